@@ -1,0 +1,3 @@
+"""pvtui: a keyboard-driven terminal explorer for Graphcore IPU profiling reports."""
+
+__version__ = "0.1.0"

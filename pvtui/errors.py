@@ -1,0 +1,18 @@
+"""The project's own error types: what every reader raises for input it cannot use."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class ReportError(Exception):
+    """A report file pvtui cannot use. Its text is one line naming the file and the problem."""
+
+    def __init__(self, path: str | Path, problem: str) -> None:
+        self.path = str(path)
+        self.problem = problem
+        super().__init__(f"{self.path}: {problem}")
+
+
+class Cancelled(Exception):
+    """The user cancelled a long operation (an ingest); nothing was left behind."""

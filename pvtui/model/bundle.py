@@ -1,0 +1,182 @@
+"""The bundle: a directory of `meta.json` plus one `.npy` per column.
+
+Columns are opened memory-mapped, so opening a bundle costs the same for 10 MB and
+10 GB. A string table is two columns: `NAME.blob` (UTF-8 bytes) and `NAME.offsets`
+(n + 1 int64 offsets into the blob). Bundles are written into a temporary sibling
+directory and renamed into place, so a crash never leaves a half bundle that looks
+whole: a directory without a readable `meta.json` is not a bundle.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+
+from pvtui.errors import ReportError
+from pvtui.model.strings import StringTable
+
+SCHEMA_VERSION = 1
+META = "meta.json"
+FORMAT_TAG = "pvtui-bundle"
+
+
+def is_bundle(path: Path) -> bool:
+    """True when PATH looks like a bundle directory (it has our meta.json)."""
+    meta = Path(path) / META
+    if not meta.is_file():
+        return False
+    try:
+        with meta.open("rb") as f:
+            head = f.read(4096)
+    except OSError:
+        return False
+    return FORMAT_TAG.encode() in head
+
+
+class BundleWriter:
+    """Writes a bundle into a temporary directory; `commit` renames it into place.
+
+    Use as a context manager: leaving the block by an exception removes the
+    temporary directory, so a cancelled or failed ingest leaves nothing behind.
+    """
+
+    def __init__(self, final_dir: str | Path) -> None:
+        self.final_dir = Path(final_dir)
+        self.final_dir.parent.mkdir(parents=True, exist_ok=True)
+        self.tmp_dir = Path(
+            tempfile.mkdtemp(prefix=f".{self.final_dir.name}.tmp-", dir=self.final_dir.parent)
+        )
+        self.meta: dict[str, Any] = {"format": FORMAT_TAG, "schema_version": SCHEMA_VERSION}
+        self.columns: list[str] = []
+        self._committed = False
+
+    def __enter__(self) -> "BundleWriter":
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is not None or not self._committed:
+            self.abort()
+
+    def _path(self, name: str) -> Path:
+        if "/" in name or name.startswith("."):
+            raise ValueError(f"bad column name {name!r}")
+        return self.tmp_dir / f"{name}.npy"
+
+    def array(self, name: str, values: Any, dtype: Any = None) -> None:
+        """Write one column."""
+        arr = np.ascontiguousarray(values, dtype=dtype)
+        np.save(self._path(name), arr, allow_pickle=False)
+        self.columns.append(name)
+
+    def open_array(self, name: str, shape: tuple[int, ...], dtype: Any) -> np.memmap:
+        """A writable memory-mapped column, for columns too large to build in memory."""
+        arr = np.lib.format.open_memmap(self._path(name), mode="w+", dtype=dtype, shape=shape)
+        self.columns.append(name)
+        return arr
+
+    def strings(self, name: str, values: Iterable[str]) -> None:
+        """Write a string table (blob + offsets)."""
+        blob, offsets = StringTable.encode(values)
+        self.array(f"{name}.blob", blob)
+        self.array(f"{name}.offsets", offsets)
+
+    def link_from(self, source: "Bundle", names: Sequence[str]) -> None:
+        """Take columns unchanged from another bundle: hard links where possible."""
+        for name in names:
+            src = source.path / f"{name}.npy"
+            dst = self._path(name)
+            try:
+                os.link(src, dst)
+            except OSError:
+                shutil.copyfile(src, dst)
+            self.columns.append(name)
+
+    def write_json(self, name: str, value: Any) -> None:
+        """Keep a JSON document (framework.json, app.json) beside the columns."""
+        with (self.tmp_dir / name).open("w", encoding="utf-8") as f:
+            json.dump(value, f)
+
+    def commit(self) -> Path:
+        """Write meta.json last, then rename the directory into place."""
+        self.meta["columns"] = sorted(set(self.columns))
+        with (self.tmp_dir / META).open("w", encoding="utf-8") as f:
+            json.dump(self.meta, f, indent=1, sort_keys=True)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(self.tmp_dir, 0o777 & ~umask)  # mkdtemp made it private; a bundle is not
+        old = None
+        if self.final_dir.exists():
+            old = self.final_dir.with_name(f".{self.final_dir.name}.old-{os.getpid()}")
+            if old.exists():
+                shutil.rmtree(old)
+            os.rename(self.final_dir, old)
+        os.rename(self.tmp_dir, self.final_dir)
+        self._committed = True
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+        return self.final_dir
+
+    def abort(self) -> None:
+        shutil.rmtree(self.tmp_dir, ignore_errors=True)
+
+
+class Bundle:
+    """A bundle opened read-only: columns are memory-mapped on first use."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        meta_path = self.path / META
+        try:
+            with meta_path.open("r", encoding="utf-8") as f:
+                self.meta: dict[str, Any] = json.load(f)
+        except (OSError, ValueError) as exc:
+            raise ReportError(meta_path, f"not a readable pvtui bundle ({exc})") from None
+        if not isinstance(self.meta, dict) or self.meta.get("format") != FORMAT_TAG:
+            raise ReportError(meta_path, "not a pvtui bundle")
+        version = self.meta.get("schema_version")
+        if version != SCHEMA_VERSION:
+            raise ReportError(
+                meta_path, f"bundle schema {version}, this pvtui reads schema {SCHEMA_VERSION}"
+            )
+        self._columns = set(self.meta.get("columns", []))
+        self._arrays: dict[str, np.ndarray] = {}
+        self._strings: dict[str, StringTable] = {}
+
+    def has(self, name: str) -> bool:
+        return name in self._columns or f"{name}.blob" in self._columns
+
+    def array(self, name: str) -> np.ndarray:
+        arr = self._arrays.get(name)
+        if arr is None:
+            if name not in self._columns:
+                raise KeyError(name)
+            path = self.path / f"{name}.npy"
+            try:
+                arr = np.load(path, mmap_mode="r", allow_pickle=False)
+            except (OSError, ValueError) as exc:
+                raise ReportError(path, f"unreadable column ({exc})") from None
+            self._arrays[name] = arr
+        return arr
+
+    def strings(self, name: str) -> StringTable:
+        table = self._strings.get(name)
+        if table is None:
+            table = StringTable(self.array(f"{name}.blob"), self.array(f"{name}.offsets"))
+            self._strings[name] = table
+        return table
+
+    def json(self, name: str) -> Any:
+        path = self.path / name
+        if not path.is_file():
+            return None
+        with path.open("r", encoding="utf-8") as f:
+            return json.load(f)
+
+    def disk_bytes(self) -> int:
+        return sum(p.stat().st_size for p in self.path.iterdir() if p.is_file())

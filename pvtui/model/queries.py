@@ -1,0 +1,212 @@
+"""Answers computed from the model, shared by the headless commands and the screens.
+
+Every figure the sources cannot give is None, never invented.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from pvtui.model.report import Report
+from pvtui.model.schema import REPORT_FILES
+
+
+def tile_totals(report: Report) -> tuple[np.ndarray, str] | None:
+    """Each tile's bytes and where they come from: the profile (including gaps) or archive.a."""
+    if report.memory is not None:
+        return np.asarray(report.memory.including_gaps), "profile"
+    if report.archive is not None:
+        return np.asarray(report.archive.total), "archive"
+    return None
+
+
+def tile_ipus(report: Report, num_tiles: int) -> np.ndarray:
+    if report.memory is not None:
+        return np.asarray(report.memory.ipu, dtype=np.int64)
+    per_ipu = report.target.tiles_per_ipu
+    if per_ipu:
+        return np.arange(num_tiles) // per_ipu
+    return np.zeros(num_tiles, dtype=np.int64)
+
+
+def category_totals(report: Report) -> dict[str, int]:
+    if report.memory is not None:
+        sums = np.asarray(report.memory.by_category).sum(axis=0)
+        return {name: int(v) for name, v in zip(report.memory.categories, sums)}
+    if report.archive is not None:
+        a = report.archive
+        return {
+            "code": int(np.sum(a.code)),
+            "data": int(np.sum(a.data)),
+            "bss": int(np.sum(a.bss)),
+        }
+    return {}
+
+
+def memory_summary(report: Report) -> dict[str, Any]:
+    totals = tile_totals(report)
+    out: dict[str, Any] = dict.fromkeys(
+        (
+            "total_including_gaps", "total_excluding_gaps", "max_tile", "max_tile_bytes",
+            "tiles_over_limit", "always_live_bytes", "peak_not_always_live_bytes",
+            "peak_step", "peak_step_name",
+        )
+    )
+    if totals is not None:
+        values, source = totals
+        if len(values):
+            worst = int(np.argmax(values))
+            out["max_tile"], out["max_tile_bytes"] = worst, int(values[worst])
+        limit = report.target.bytes_per_tile
+        out["tiles_over_limit"] = int(np.sum(values > limit)) if limit else None
+        if source == "profile":
+            out["total_including_gaps"] = int(values.sum())
+            out["total_excluding_gaps"] = int(np.sum(report.memory.excluding_gaps))
+            out["always_live_bytes"] = int(np.sum(report.memory.always_live))
+        else:
+            out["total_excluding_gaps"] = int(values.sum())
+    live = report.liveness
+    if live is not None and len(live):
+        peak = live.peak_step
+        out["peak_step"] = peak
+        out["peak_not_always_live_bytes"] = int(live.not_always_live[peak])
+        out["peak_step_name"] = step_program_name(report, int(live.program[peak]))
+    return out
+
+
+def step_program_name(report: Report, program: int) -> str | None:
+    if report.programs is None or program < 0 or program >= len(report.programs):
+        return None
+    return report.programs.names[program]
+
+
+def summary(report: Report) -> dict[str, Any]:
+    """The `pvtui summary --json` object."""
+    t = report.target
+    programs = report.programs
+    execution = report.execution
+    return {
+        "name": report.name,
+        "poplar_version": report.poplar_version,
+        "instrumentation": report.instrumentation,
+        "target": {
+            "type": t.type,
+            "architecture": t.architecture,
+            "num_ipus": t.num_ipus,
+            "tiles_per_ipu": t.tiles_per_ipu,
+            "num_tiles": t.num_tiles,
+            "bytes_per_tile": t.bytes_per_tile,
+            "bytes_per_ipu": t.bytes_per_ipu,
+            "total_memory": t.total_memory,
+            "clock_hz": t.clock_hz,
+            "num_replicas": t.num_replicas,
+        },
+        "memory": memory_summary(report),
+        "programs": {
+            "count": len(programs) if programs is not None else None,
+            "compute_sets": report.meta.get("compute_sets") if programs is not None else None,
+        },
+        "execution": None
+        if execution is None
+        else {
+            "runs": execution.num_runs,
+            "steps": execution.num_steps,
+            "total_cycles": execution.total_cycles,
+        },
+        "debug_contexts": len(report.debug) if report.debug is not None else None,
+        "files": {name: report.files.get(name) is not None for name in REPORT_FILES},
+        "notes": report.notes,
+    }
+
+
+def memory_table(report: Report, top: int | None = None) -> dict[str, Any]:
+    """The `pvtui memory --json` object: tiles largest first, and category totals."""
+    totals = tile_totals(report)
+    tiles: list[dict[str, int]] = []
+    source = None
+    if totals is not None:
+        values, source = totals
+        ipus = tile_ipus(report, len(values))
+        order = np.argsort(-values, kind="stable")
+        if top is not None:
+            order = order[:top]
+        tiles = [{"tile": int(i), "ipu": int(ipus[i]), "bytes": int(values[i])} for i in order]
+    return {
+        "source": source,
+        "bytes_per_tile": report.target.bytes_per_tile,
+        "tiles": tiles,
+        "categories": category_totals(report),
+    }
+
+
+def liveness_table(report: Report, top_variables: int = 10) -> dict[str, Any] | None:
+    live = report.liveness
+    if live is None:
+        return None
+    peak = live.peak_step
+    variables = [
+        {"name": live.variable_names[v], "bytes": int(b)}
+        for v, b in live.live_variables(peak)[:top_variables]
+    ] if peak >= 0 else []
+    return {
+        "steps": len(live),
+        "always_live_bytes": live.always_live_bytes,
+        "peak_step": peak,
+        "peak_step_name": step_program_name(report, int(live.program[peak])) if peak >= 0 else None,
+        "peak_not_always_live_bytes": int(live.not_always_live[peak]) if peak >= 0 else None,
+        "peak_total_bytes": live.always_live_bytes + int(live.not_always_live[peak]) if peak >= 0 else None,
+        "peak_variables": variables,
+        "per_ipu": live.by_ipu is not None,
+        "per_tile": live.by_tile is not None,
+    }
+
+
+def programs_table(report: Report) -> dict[str, Any] | None:
+    programs = report.programs
+    if programs is None:
+        return None
+    counts = np.bincount(np.asarray(programs.type), minlength=len(programs.type_names))
+    return {
+        "count": len(programs),
+        "compute_sets": report.meta.get("compute_sets"),
+        "roots": [int(r) for r in programs.roots],
+        "by_type": {name: int(c) for name, c in zip(programs.type_names, counts)},
+        "code_bytes": int(np.sum(programs.code_bytes)),
+    }
+
+
+def trace_table(report: Report) -> dict[str, Any] | None:
+    execution = report.execution
+    if execution is None:
+        return None
+    runs = []
+    for r in range(execution.num_runs):
+        lo, hi = execution.run_range(r)
+        starts = np.asarray(execution.cycles_from[lo:hi])
+        ends = np.asarray(execution.cycles_to[lo:hi])
+        ran = starts >= 0
+        span = int(ends[ran].max() - starts[ran].min()) if ran.any() else 0
+        runs.append({"name": execution.run_names[r], "steps": hi - lo, "cycles": span})
+    by_type: dict[str, int] = {}
+    programs = report.programs
+    if programs is not None:
+        step_program = np.asarray(execution.program)
+        known = step_program >= 0
+        step_types = np.asarray(programs.type)[step_program[known]]
+        cycles = np.asarray(execution.cycles)[known].sum(axis=1)
+        sums = np.bincount(step_types, weights=cycles, minlength=len(programs.type_names))
+        by_type = {name: int(v) for name, v in zip(programs.type_names, sums) if v}
+    seconds = None
+    if execution.total_cycles and report.target.clock_hz:
+        seconds = execution.total_cycles / report.target.clock_hz
+    return {
+        "runs": runs,
+        "steps": execution.num_steps,
+        "ipus": execution.num_ipus,
+        "total_cycles": execution.total_cycles,
+        "total_seconds": seconds,
+        "cycles_by_type": by_type,
+        "bsp_steps": int(len(execution.bsp_steps)) if execution.bsp_steps is not None else 0,
+    }

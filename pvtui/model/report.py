@@ -1,0 +1,354 @@
+"""The report model: one object over a bundle, shared by every screen and command.
+
+Every part is optional: a view asks `report.memory is None` (and reads
+`report.missing(part)`) to say plainly what the files at hand do not hold.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from pvtui.model import schema as s
+from pvtui.model.bundle import Bundle
+from pvtui.model.envelope import Envelope, column_names
+
+
+@dataclass(frozen=True)
+class Target:
+    type: str | None = None
+    architecture: str | None = None
+    num_ipus: int | None = None
+    tiles_per_ipu: int | None = None
+    num_tiles: int | None = None
+    bytes_per_tile: int | None = None
+    clock_hz: float | None = None
+    num_replicas: int | None = None
+    ipus_per_replica: int | None = None
+
+    @classmethod
+    def from_meta(cls, meta: dict[str, Any]) -> "Target":
+        fields = {k: meta.get(k) for k in cls.__dataclass_fields__}
+        return cls(**fields)
+
+    @property
+    def bytes_per_ipu(self) -> int | None:
+        if self.bytes_per_tile is None or self.tiles_per_ipu is None:
+            return None
+        return self.bytes_per_tile * self.tiles_per_ipu
+
+    @property
+    def total_memory(self) -> int | None:
+        if self.bytes_per_tile is None or self.num_tiles is None:
+            return None
+        return self.bytes_per_tile * self.num_tiles
+
+
+class Part:
+    """A view over the columns of one part of the bundle."""
+
+    def __init__(self, bundle: Bundle) -> None:
+        self.bundle = bundle
+        self.meta = bundle.meta
+
+    def col(self, name: str) -> np.ndarray:
+        return self.bundle.array(name)
+
+    def opt(self, name: str) -> np.ndarray | None:
+        return self.bundle.array(name) if self.bundle.has(name) else None
+
+
+class Memory(Part):
+    """Per-tile memory from the graph profile."""
+
+    @cached_property
+    def categories(self) -> list[str]:
+        return list(self.meta.get("memory", {}).get("categories", []))
+
+    ipu = cached_property(lambda self: self.col(s.TILE_IPU))
+    including_gaps = cached_property(lambda self: self.col(s.TILE_INCLUDING_GAPS))
+    excluding_gaps = cached_property(lambda self: self.col(s.TILE_EXCLUDING_GAPS))
+    always_live = cached_property(lambda self: self.col(s.TILE_ALWAYS_LIVE))
+    not_always_live = cached_property(lambda self: self.col(s.TILE_NOT_ALWAYS_LIVE))
+    by_category = cached_property(lambda self: self.col(s.TILE_CATEGORIES))
+
+    @property
+    def num_tiles(self) -> int:
+        return len(self.including_gaps)
+
+    def vertices_of_tile(self, tile: int) -> list[tuple[int, int]]:
+        """(vertex type index, code bytes) on TILE, where the profile gives them."""
+        offsets = self.opt(s.TILE_VERTEX_OFFSETS)
+        if offsets is None:
+            return []
+        lo, hi = int(offsets[tile]), int(offsets[tile + 1])
+        types = self.col(s.TILE_VERTEX_TYPE)[lo:hi]
+        code = self.col(s.TILE_VERTEX_CODE)[lo:hi]
+        return list(zip(types.tolist(), code.tolist()))
+
+
+class Archive(Part):
+    """Per-tile allocated ELF bytes from archive.a."""
+
+    code = cached_property(lambda self: self.col(s.ARCHIVE_CODE))
+    data = cached_property(lambda self: self.col(s.ARCHIVE_DATA))
+    bss = cached_property(lambda self: self.col(s.ARCHIVE_BSS))
+
+    @cached_property
+    def total(self) -> np.ndarray:
+        return np.asarray(self.code) + np.asarray(self.data) + np.asarray(self.bss)
+
+    @cached_property
+    def member_names(self):
+        return self.bundle.strings(s.ARCHIVE_MEMBER)
+
+
+class Programs(Part):
+    """The program tree, compute sets and vertex types."""
+
+    type = cached_property(lambda self: self.col(s.PROGRAM_TYPE))
+    names = cached_property(lambda self: self.bundle.strings(s.PROGRAM_NAME))
+    parent = cached_property(lambda self: self.col(s.PROGRAM_PARENT))
+    child_offsets = cached_property(lambda self: self.col(s.PROGRAM_CHILD_OFFSETS))
+    child_ids = cached_property(lambda self: self.col(s.PROGRAM_CHILDREN))
+    roots = cached_property(lambda self: self.col(s.PROGRAM_ROOTS))
+    compute_set = cached_property(lambda self: self.col(s.PROGRAM_COMPUTE_SET))
+    code_bytes = cached_property(lambda self: self.col(s.PROGRAM_CODE_BYTES))
+    compute_set_names = cached_property(lambda self: self.bundle.strings(s.COMPUTE_SET_NAME))
+    vertex_type_names = cached_property(lambda self: self.bundle.strings(s.VERTEX_TYPE_NAME))
+    vertex_state_bytes = cached_property(lambda self: self.col(s.VERTEX_TYPE_STATE_BYTES))
+
+    @cached_property
+    def type_names(self) -> list[str]:
+        return list(self.meta.get("programs", {}).get("types", []))
+
+    def __len__(self) -> int:
+        return len(self.type)
+
+    def type_name(self, program: int) -> str:
+        return self.type_names[int(self.type[program])]
+
+    def children(self, program: int) -> np.ndarray:
+        return self.child_ids[int(self.child_offsets[program]) : int(self.child_offsets[program + 1])]
+
+    def num_children(self, program: int) -> int:
+        return int(self.child_offsets[program + 1] - self.child_offsets[program])
+
+    def path_to(self, program: int) -> list[int]:
+        """Programs from a root down to PROGRAM, following first parents."""
+        path = [program]
+        seen = {program}
+        while (parent := int(self.parent[path[-1]])) >= 0 and parent not in seen:
+            path.append(parent)
+            seen.add(parent)
+        return path[::-1]
+
+    def compute_set_vertices(self, compute_set: int) -> list[tuple[int, int]]:
+        """(vertex type index, instances) of a compute set."""
+        offsets = self.opt(s.COMPUTE_SET_VERTEX_OFFSETS)
+        if offsets is None or compute_set < 0:
+            return []
+        lo, hi = int(offsets[compute_set]), int(offsets[compute_set + 1])
+        types = self.col(s.COMPUTE_SET_VERTEX_TYPE)[lo:hi]
+        counts = self.col(s.COMPUTE_SET_VERTEX_COUNT)[lo:hi]
+        return list(zip(types.tolist(), counts.tolist()))
+
+    def debug_context(self, program: int) -> int:
+        column = self.opt(s.PROGRAM_DEBUG_CONTEXT)
+        return -1 if column is None else int(column[program])
+
+
+class Liveness(Part):
+    """Memory over program steps: always-live plus not-always-live."""
+
+    program = cached_property(lambda self: self.col(s.LIVENESS_PROGRAM))
+    not_always_live = cached_property(lambda self: self.col(s.LIVENESS_NOT_ALWAYS_LIVE))
+    by_ipu = cached_property(lambda self: self.opt(s.LIVENESS_BY_IPU))
+    by_tile = cached_property(lambda self: self.opt(s.LIVENESS_BY_TILE))
+    variable_names = cached_property(lambda self: self.bundle.strings(s.VARIABLE_NAME))
+    variable_bytes = cached_property(lambda self: self.col(s.VARIABLE_BYTES))
+    always_live_names = cached_property(lambda self: self.bundle.strings(s.ALWAYS_LIVE_NAME))
+    always_live_sizes = cached_property(lambda self: self.col(s.ALWAYS_LIVE_BYTES))
+
+    @property
+    def always_live_bytes(self) -> int:
+        return int(self.meta.get("liveness", {}).get("always_live_bytes", 0))
+
+    def __len__(self) -> int:
+        return len(self.program)
+
+    @cached_property
+    def envelope(self) -> Envelope:
+        return self._envelope(s.LIVENESS_NOT_ALWAYS_LIVE, self.not_always_live)
+
+    def _envelope(self, name: str, series: np.ndarray) -> Envelope:
+        levels = []
+        level = 1
+        while True:
+            lo_name, hi_name = column_names(name, level)
+            if not self.bundle.has(lo_name):
+                break
+            levels.append((self.col(lo_name), self.col(hi_name)))
+            level += 1
+        return Envelope(series, levels)
+
+    @cached_property
+    def peak_step(self) -> int:
+        """The step with the most not-always-live bytes (the first, on ties)."""
+        return int(np.argmax(self.not_always_live)) if len(self) else -1
+
+    def live_variables(self, step: int) -> list[tuple[int, int]]:
+        """(variable index, bytes) live at STEP, largest first."""
+        starts = self.col(s.INTERVAL_START)
+        hi = int(np.searchsorted(starts, step, side="right"))
+        longest = int(self.col(s.INTERVAL_MAX_LENGTH)[0]) if len(starts) else 0
+        lo = int(np.searchsorted(starts, step - longest, side="left"))
+        ends = np.asarray(self.col(s.INTERVAL_END)[lo:hi])
+        live = np.asarray(self.col(s.INTERVAL_VARIABLE)[lo:hi])[ends > step]
+        live = np.unique(live)
+        sizes = np.asarray(self.variable_bytes)[live]
+        order = np.argsort(-sizes, kind="stable")
+        return list(zip(live[order].tolist(), sizes[order].tolist()))
+
+
+class Execution(Part):
+    """Execution steps over cycles, per IPU, for every profiled run."""
+
+    run_names = cached_property(lambda self: self.bundle.strings(s.RUN_NAME))
+    run_step_offsets = cached_property(lambda self: self.col(s.RUN_STEP_OFFSETS))
+    program = cached_property(lambda self: self.col(s.STEP_PROGRAM))
+    cycles_from = cached_property(lambda self: self.col(s.STEP_FROM))
+    cycles_to = cached_property(lambda self: self.col(s.STEP_TO))
+    cycles = cached_property(lambda self: self.col(s.STEP_CYCLES))
+    tile_balance = cached_property(lambda self: self.col(s.STEP_TILE_BALANCE))
+    active_tile_balance = cached_property(lambda self: self.col(s.STEP_ACTIVE_TILE_BALANCE))
+    data_in = cached_property(lambda self: self.col(s.STEP_DATA_IN))
+    data_out = cached_property(lambda self: self.col(s.STEP_DATA_OUT))
+    bsp_steps = cached_property(lambda self: self.opt(s.BSP_STEP))
+    bsp_cycles = cached_property(lambda self: self.opt(s.BSP_CYCLES))
+
+    @property
+    def total_cycles(self) -> int | None:
+        return self.meta.get("execution", {}).get("total_cycles")
+
+    @property
+    def num_runs(self) -> int:
+        return len(self.run_step_offsets) - 1
+
+    @property
+    def num_steps(self) -> int:
+        return len(self.program)
+
+    @property
+    def num_ipus(self) -> int:
+        return self.cycles_from.shape[1] if self.cycles_from.ndim == 2 else 1
+
+    def run_range(self, run: int) -> tuple[int, int]:
+        return int(self.run_step_offsets[run]), int(self.run_step_offsets[run + 1])
+
+    def bsp_row(self, step: int) -> int:
+        """Row of STEP in the per-tile cycles, or -1 when it has none."""
+        steps = self.bsp_steps
+        if steps is None or len(steps) == 0:
+            return -1
+        i = int(np.searchsorted(steps, step))
+        return i if i < len(steps) and int(steps[i]) == step else -1
+
+
+class Debug(Part):
+    """Debug contexts from debug.cbor."""
+
+    ids = cached_property(lambda self: self.col(s.DEBUG_ID))
+    parent = cached_property(lambda self: self.col(s.DEBUG_PARENT))
+    layer = cached_property(lambda self: self.col(s.DEBUG_LAYER))
+    category = cached_property(lambda self: self.col(s.DEBUG_CATEGORY))
+    names = cached_property(lambda self: self.bundle.strings(s.DEBUG_NAME))
+    fields = cached_property(lambda self: self.bundle.strings(s.DEBUG_FIELDS))
+
+    @cached_property
+    def layer_names(self) -> list[str]:
+        return list(self.meta.get("debug", {}).get("layers", []))
+
+    @cached_property
+    def category_names(self) -> list[str]:
+        return list(self.meta.get("debug", {}).get("categories", []))
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def index_of(self, context_id: int) -> int:
+        """Row of a context id, or -1. Ids are stored sorted."""
+        i = int(np.searchsorted(self.ids, context_id))
+        return i if i < len(self.ids) and int(self.ids[i]) == context_id else -1
+
+
+class Report:
+    """A report opened from a bundle. Parts absent from the bundle are None."""
+
+    def __init__(self, bundle: Bundle | str | Path) -> None:
+        self.bundle = bundle if isinstance(bundle, Bundle) else Bundle(bundle)
+        meta = self.bundle.meta
+        self.meta = meta
+        self.parts: set[str] = set(meta.get("parts", []))
+        self.target = Target.from_meta(meta.get("target", {}))
+        self.memory = Memory(self.bundle) if "memory" in self.parts else None
+        self.archive = Archive(self.bundle) if "archive" in self.parts else None
+        self.programs = Programs(self.bundle) if "programs" in self.parts else None
+        self.liveness = Liveness(self.bundle) if "liveness" in self.parts else None
+        self.execution = Execution(self.bundle) if "execution" in self.parts else None
+        self.debug = Debug(self.bundle) if "debug" in self.parts else None
+
+    @property
+    def path(self) -> Path:
+        return self.bundle.path
+
+    @property
+    def name(self) -> str:
+        return str(self.meta.get("name") or self.bundle.path.name)
+
+    @property
+    def poplar_version(self) -> str | None:
+        return self.meta.get("poplar_version")
+
+    @property
+    def instrumentation(self) -> dict[str, str] | None:
+        return self.meta.get("instrumentation")
+
+    @property
+    def files(self) -> dict[str, Any]:
+        """Each report file: {path, size, mtime_ns} when it was present, else None."""
+        return dict(self.meta.get("files", {}))
+
+    @property
+    def notes(self) -> list[str]:
+        """What could not be read, and why: one line each, naming the file."""
+        return list(self.meta.get("notes", []))
+
+    @cached_property
+    def framework_json(self) -> Any:
+        return self.bundle.json(s.FRAMEWORK_JSON) if "framework" in self.parts else None
+
+    @cached_property
+    def app_json(self) -> Any:
+        return self.bundle.json(s.APP_JSON) if "app" in self.parts else None
+
+    def missing(self, part: str) -> str:
+        """One sentence saying why PART is absent, for the views that need it."""
+        for note in self.notes:
+            if f"[{part}]" in note:
+                return note.replace(f"[{part}] ", "")
+        needs = {
+            "memory": "profile.pop",
+            "programs": "profile.pop",
+            "liveness": "profile.pop",
+            "liveness_tiles": "profile.pop with per-tile liveness",
+            "execution": "profile.pop with an execution profile",
+            "bsp": "an execution profile with per-tile cycles (instrumentation Tile or Vertex)",
+            "debug": "debug.cbor",
+            "archive": "archive.a",
+        }.get(part, part)
+        return f"This report has no {part} data: it needs {needs}."

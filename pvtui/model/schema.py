@@ -1,0 +1,92 @@
+"""The bundle schema: which columns each part of a report holds.
+
+T = tiles, C = memory categories, P = programs, S = compute sets, N = liveness
+steps, I = IPUs, X = execution steps (all runs), B = steps with per-tile cycles,
+D = debug contexts. "str" marks a string table. A part is present when its name is
+in `meta["parts"]`; within a part, columns marked optional may be missing.
+
+meta.json keys: format, schema_version, parts[], columns[], target{...},
+poplar_version, instrumentation, files{name: {path, size, mtime_ns} | null},
+notes[] (what could not be read and why), memory{categories[]},
+programs{types[]}, liveness{always_live_bytes}, execution{total_cycles},
+debug{layers[], categories[], contexts}, archive{members, unusable}.
+"""
+
+# part "memory" (profile.pop): per tile
+TILE_IPU = "tiles.ipu"  # int16 [T]
+TILE_INCLUDING_GAPS = "tiles.including_gaps"  # int64 [T]
+TILE_EXCLUDING_GAPS = "tiles.excluding_gaps"  # int64 [T]
+TILE_ALWAYS_LIVE = "tiles.always_live"  # int64 [T]
+TILE_NOT_ALWAYS_LIVE = "tiles.not_always_live"  # int64 [T]
+TILE_CATEGORIES = "tiles.categories"  # int64 [T, C], names in meta memory.categories
+TILE_VERTEX_OFFSETS = "tiles.vertex_offsets"  # int64 [T+1] (optional)
+TILE_VERTEX_TYPE = "tiles.vertex_type"  # int32 [V] index into vertex_types
+TILE_VERTEX_CODE = "tiles.vertex_code_bytes"  # int64 [V]
+
+# part "archive" (archive.a): per member, in member (= tile) order
+ARCHIVE_CODE = "archive.code"  # int64 [T]: SHF_ALLOC + SHF_EXECINSTR
+ARCHIVE_DATA = "archive.data"  # int64 [T]: SHF_ALLOC, not exec, not NOBITS
+ARCHIVE_BSS = "archive.bss"  # int64 [T]: SHF_ALLOC + SHT_NOBITS
+ARCHIVE_MEMBER = "archive.member"  # str [T]
+
+# part "programs" (profile.pop)
+PROGRAM_TYPE = "programs.type"  # int16 [P], names in meta programs.types
+PROGRAM_NAME = "programs.name"  # str [P]
+PROGRAM_PARENT = "programs.parent"  # int32 [P], -1 for roots (first parent seen)
+PROGRAM_CHILD_OFFSETS = "programs.child_offsets"  # int64 [P+1]
+PROGRAM_CHILDREN = "programs.children"  # int32 [E]
+PROGRAM_ROOTS = "programs.roots"  # int32 [R]
+PROGRAM_COMPUTE_SET = "programs.compute_set"  # int32 [P], -1 when none
+PROGRAM_CODE_BYTES = "programs.code_bytes"  # int64 [P], summed over tiles
+PROGRAM_DEBUG_CONTEXT = "programs.debug_context"  # int64 [P], -1 (optional)
+COMPUTE_SET_NAME = "compute_sets.name"  # str [S]
+COMPUTE_SET_VERTEX_OFFSETS = "compute_sets.vertex_offsets"  # int64 [S+1]
+COMPUTE_SET_VERTEX_TYPE = "compute_sets.vertex_type"  # int32 [CV]
+COMPUTE_SET_VERTEX_COUNT = "compute_sets.vertex_count"  # int64 [CV] instances
+VERTEX_TYPE_NAME = "vertex_types.name"  # str [VT]
+VERTEX_TYPE_STATE_BYTES = "vertex_types.state_bytes"  # int64 [VT]
+
+# part "liveness" (profile.pop); bytes per replica
+LIVENESS_PROGRAM = "liveness.program"  # int32 [N]
+LIVENESS_NOT_ALWAYS_LIVE = "liveness.not_always_live"  # int64 [N], enveloped
+LIVENESS_BY_IPU = "liveness.by_ipu"  # int64 [N, I] (optional)
+LIVENESS_BY_TILE = "liveness.by_tile"  # int32 [N, T] (optional, part "liveness_tiles")
+ALWAYS_LIVE_NAME = "always_live.name"  # str [AV]
+ALWAYS_LIVE_BYTES = "always_live.bytes"  # int64 [AV]
+VARIABLE_NAME = "variables.name"  # str [NV] not-always-live variables
+VARIABLE_BYTES = "variables.bytes"  # int64 [NV]
+INTERVAL_VARIABLE = "intervals.variable"  # int32 [K], sorted by start
+INTERVAL_START = "intervals.start"  # int32 [K] first live step
+INTERVAL_END = "intervals.end"  # int32 [K] exclusive
+INTERVAL_MAX_LENGTH = "intervals.max_length"  # int64 [1]: longest interval, bounds lookups
+
+# part "execution" (profile.pop)
+RUN_NAME = "runs.name"  # str [R]
+RUN_STEP_OFFSETS = "runs.step_offsets"  # int64 [R+1]
+RUN_START_US = "runs.start_us"  # int64 [R]
+RUN_END_US = "runs.end_us"  # int64 [R]
+STEP_PROGRAM = "steps.program"  # int32 [X]
+STEP_FROM = "steps.from"  # int64 [X, I], -1 where the step did not run on the IPU
+STEP_TO = "steps.to"  # int64 [X, I]
+STEP_CYCLES = "steps.cycles"  # int64 [X, I]
+STEP_TILE_BALANCE = "steps.tile_balance"  # float32 [X, I]
+STEP_ACTIVE_TILE_BALANCE = "steps.active_tile_balance"  # float32 [X, I]
+STEP_DATA_IN = "steps.data_in"  # int64 [X, I]
+STEP_DATA_OUT = "steps.data_out"  # int64 [X, I]
+BSP_STEP = "bsp.step"  # int64 [B] indices into steps (part "bsp")
+BSP_CYCLES = "bsp.cycles"  # int32 [B, T]
+
+# part "debug" (debug.cbor)
+DEBUG_ID = "debug.id"  # int64 [D]
+DEBUG_PARENT = "debug.parent"  # int64 [D], -1 when none (a context id, not an index)
+DEBUG_LAYER = "debug.layer"  # int16 [D], names in meta debug.layers
+DEBUG_CATEGORY = "debug.category"  # int16 [D], names in meta debug.categories, -1 none
+DEBUG_NAME = "debug.name"  # str [D]
+DEBUG_FIELDS = "debug.fields"  # str [D]: JSON object text of all the context's fields
+
+# parts "framework" and "app": the JSON documents, kept as files in the bundle
+FRAMEWORK_JSON = "framework.json"
+APP_JSON = "app.json"
+
+PROFILE_PARTS = ("memory", "programs", "liveness", "liveness_tiles", "execution", "bsp")
+REPORT_FILES = ("profile.pop", "debug.cbor", "archive.a", "framework.json", "app.json")

@@ -1,0 +1,145 @@
+"""Rich tables for the headless commands' human output."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from pvtui.units import format_bytes, format_cycles
+
+
+def _console() -> Console:
+    return Console()
+
+
+def _facts(title: str, rows: list[tuple[str, Any]]) -> Table:
+    table = Table(title=title, show_header=False, title_justify="left", box=None, padding=(0, 2))
+    table.add_column(style="bold")
+    table.add_column()
+    for name, value in rows:
+        table.add_row(name, "—" if value is None else str(value))
+    return table
+
+
+def render_summary(data: dict[str, Any]) -> None:
+    console = _console()
+    t, m = data["target"], data["memory"]
+    clock = f"{t['clock_hz'] / 1e9:.2f} GHz" if t["clock_hz"] else None
+    console.print(_facts(f"Report {data['name']}", [
+        ("Poplar", data["poplar_version"]),
+        ("Target", " ".join(str(x) for x in (t["type"], t["architecture"]) if x) or None),
+        ("IPUs", t["num_ipus"]),
+        ("Tiles per IPU", t["tiles_per_ipu"]),
+        ("Tiles", t["num_tiles"]),
+        ("Replicas", t["num_replicas"]),
+        ("Memory per tile", format_bytes(t["bytes_per_tile"]) if t["bytes_per_tile"] else None),
+        ("Memory per IPU", format_bytes(t["bytes_per_ipu"]) if t["bytes_per_ipu"] else None),
+        ("Clock", clock),
+    ]))
+    over = m["tiles_over_limit"]
+    console.print(_facts("Memory", [
+        ("Total (including gaps)", _maybe_bytes(m["total_including_gaps"])),
+        ("Total (excluding gaps)", _maybe_bytes(m["total_excluding_gaps"])),
+        ("Largest tile", None if m["max_tile"] is None
+         else f"tile {m['max_tile']}: {format_bytes(m['max_tile_bytes'])}"),
+        ("Tiles over the limit", f"[red]{over}[/]" if over else over),
+        ("Always-live", _maybe_bytes(m["always_live_bytes"])),
+        ("Peak not-always-live", None if m["peak_step"] is None
+         else f"{format_bytes(m['peak_not_always_live_bytes'])} at step {m['peak_step']}"
+              f" ({m['peak_step_name']})"),
+    ]))
+    p, e = data["programs"], data["execution"]
+    console.print(_facts("Programs and execution", [
+        ("Programs", p["count"]),
+        ("Compute sets", p["compute_sets"]),
+        ("Runs", e["runs"] if e else "no execution profile"),
+        ("Execution steps", e["steps"] if e else None),
+        ("Total cycles", format_cycles(e["total_cycles"]) if e else None),
+        ("Debug contexts", data["debug_contexts"]),
+    ]))
+    files = ", ".join(f"{n} {'✓' if ok else '✗'}" for n, ok in data["files"].items())
+    console.print(_facts("Files", [("Present", files)]))
+
+
+def _maybe_bytes(value: int | None) -> str | None:
+    return None if value is None else format_bytes(value)
+
+
+def render_memory(data: dict[str, Any]) -> None:
+    console = _console()
+    limit = data["bytes_per_tile"]
+    table = Table(title=f"Tiles, largest first ({data['source']})", title_justify="left")
+    for name in ("tile", "IPU", "bytes", "of limit"):
+        table.add_column(name, justify="right")
+    for row in data["tiles"]:
+        share = f"{100 * row['bytes'] / limit:.0f}%" if limit else "—"
+        style = "red" if limit and row["bytes"] > limit else None
+        table.add_row(str(row["tile"]), str(row["ipu"]), format_bytes(row["bytes"]), share, style=style)
+    console.print(table)
+    cats = Table(title="By category (all tiles)", title_justify="left")
+    cats.add_column("category")
+    cats.add_column("bytes", justify="right")
+    for name, value in sorted(data["categories"].items(), key=lambda kv: -kv[1]):
+        cats.add_row(name, format_bytes(value))
+    console.print(cats)
+
+
+def render_liveness(data: dict[str, Any]) -> None:
+    console = _console()
+    console.print(_facts("Liveness", [
+        ("Program steps", data["steps"]),
+        ("Always-live", format_bytes(data["always_live_bytes"])),
+        ("Peak step", f"{data['peak_step']} ({data['peak_step_name']})"),
+        ("Peak not-always-live", _maybe_bytes(data["peak_not_always_live_bytes"])),
+        ("Peak total", _maybe_bytes(data["peak_total_bytes"])),
+        ("Per IPU / per tile", f"{'yes' if data['per_ipu'] else 'no'} / {'yes' if data['per_tile'] else 'no'}"),
+    ]))
+    table = Table(title="Not-always-live variables at the peak", title_justify="left")
+    table.add_column("variable")
+    table.add_column("bytes", justify="right")
+    for var in data["peak_variables"]:
+        table.add_row(var["name"], format_bytes(var["bytes"]))
+    console.print(table)
+
+
+def render_programs(data: dict[str, Any]) -> None:
+    console = _console()
+    console.print(_facts("Programs", [
+        ("Programs", data["count"]),
+        ("Compute sets", data["compute_sets"]),
+        ("Top-level programs", len(data["roots"])),
+        ("Code (all programs)", format_bytes(data["code_bytes"])),
+    ]))
+    table = Table(title="By type", title_justify="left")
+    table.add_column("type")
+    table.add_column("programs", justify="right")
+    for name, count in sorted(data["by_type"].items(), key=lambda kv: -kv[1]):
+        table.add_row(name, f"{count:,}")
+    console.print(table)
+
+
+def render_trace(data: dict[str, Any]) -> None:
+    console = _console()
+    seconds = data["total_seconds"]
+    console.print(_facts("Execution", [
+        ("Runs", len(data["runs"])),
+        ("Steps", f"{data['steps']:,}"),
+        ("IPUs", data["ipus"]),
+        ("Total cycles", format_cycles(data["total_cycles"])),
+        ("Time at the clock", None if seconds is None else f"{seconds * 1e3:.3f} ms"),
+        ("Steps with per-tile cycles", data["bsp_steps"]),
+    ]))
+    runs = Table(title="Runs", title_justify="left")
+    for name in ("run", "steps", "cycles"):
+        runs.add_column(name, justify="right" if name != "run" else "left")
+    for run in data["runs"]:
+        runs.add_row(run["name"], f"{run['steps']:,}", format_cycles(run["cycles"]))
+    console.print(runs)
+    by_type = Table(title="Cycles by step type (all IPUs)", title_justify="left")
+    by_type.add_column("type")
+    by_type.add_column("cycles", justify="right")
+    for name, cycles in sorted(data["cycles_by_type"].items(), key=lambda kv: -kv[1]):
+        by_type.add_row(name, format_cycles(cycles))
+    console.print(by_type)

@@ -1,0 +1,206 @@
+"""From report files to a bundle, and from a path to an opened report (via the cache)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any, Iterable
+
+from pvtui.errors import ReportError
+from pvtui.model import schema as s
+from pvtui.model.bundle import SCHEMA_VERSION, Bundle, BundleWriter
+from pvtui.model.report import Report
+from pvtui.sources.base import CancelToken, IngestContext, Progress, ReportFiles, no_progress
+
+# Columns and meta keys of a bundle that come from profile.pop.
+PROFILE_COLUMN_PREFIXES = (
+    "tiles.", "programs.", "compute_sets.", "vertex_types.", "liveness.", "always_live.",
+    "variables.", "intervals.", "runs.", "steps.", "bsp.", "env.",
+)
+PROFILE_META_KEYS = (
+    "target", "poplar_version", "instrumentation", "memory", "programs", "compute_sets",
+    "liveness", "execution", "synthetic",
+)
+
+
+def file_stamp(path: Path | None) -> dict[str, Any] | None:
+    """What identifies a file's version: its path, size and modification time."""
+    if path is None:
+        return None
+    st = path.stat()
+    return {"path": str(path.resolve()), "size": st.st_size, "mtime_ns": st.st_mtime_ns}
+
+
+def file_stamps(files: ReportFiles) -> dict[str, Any]:
+    return {name: file_stamp(path) for name, path in files.present().items()}
+
+
+def cache_dir() -> Path:
+    """$PVTUI_CACHE_DIR, else $XDG_CACHE_HOME/pvtui, else ~/.cache/pvtui."""
+    override = os.environ.get("PVTUI_CACHE_DIR")
+    if override:
+        return Path(override)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "pvtui"
+
+
+def cache_key(files: ReportFiles) -> str:
+    key = {"schema": SCHEMA_VERSION, "files": file_stamps(files)}
+    if files.bundle is not None:
+        key["bundle"] = file_stamp(files.bundle / "meta.json")
+    digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:24]
+    return f"{files.directory.name or 'report'}-{digest}"
+
+
+def build_bundle(
+    files: ReportFiles,
+    dest: Path,
+    *,
+    pva_report: Any = None,
+    operations: Iterable[Any] | None = None,
+    progress: Progress | None = None,
+    cancel: CancelToken | None = None,
+) -> Path:
+    """Read every file of a report into a new bundle at DEST (replacing any there).
+
+    Raises ReportError when nothing usable is left, Cancelled when cancelled; in both
+    cases no bundle is left behind.
+    """
+    with BundleWriter(dest) as writer:
+        ctx = IngestContext(writer, progress or no_progress, cancel or CancelToken())
+        ctx.meta["name"] = files.name
+        ctx.meta["files"] = file_stamps(files)
+        ctx.meta["parts"] = []
+        ctx.cancel.check()
+        _read_profile(files, ctx, pva_report, operations)
+        _read_other_files(files, ctx)
+        if not {"memory", "archive", "programs"} & set(ctx.meta["parts"]):
+            notes = "; ".join(n.split("] ", 1)[-1] for n in ctx.meta.get("notes", []))
+            raise ReportError(files.directory, f"no usable graph profile ({notes or 'no report files'})")
+        _fill_target_from_archive(ctx)
+        return writer.commit()
+
+
+def _read_profile(files: ReportFiles, ctx: IngestContext, pva_report: Any, operations: Any) -> None:
+    from pvtui.sources.libpva import read_pva_report
+
+    if pva_report is not None:
+        read_pva_report(pva_report, ctx, operations)
+    elif files.profile is not None:
+        report = _open_with_libpva(files, ctx)
+        if report is not None:
+            read_pva_report(report, ctx, _pva_operations(report))
+    elif files.bundle is not None:
+        _link_profile_parts(Bundle(files.bundle), ctx)
+
+
+def _open_with_libpva(files: ReportFiles, ctx: IngestContext) -> Any:
+    try:
+        import pva  # the Poplar SDK's reader; absent outside an IPU host
+    except ImportError:
+        for part in ("memory", "programs", "liveness", "execution"):
+            ctx.note(
+                part,
+                f"{files.profile}: reading profile.pop needs libpva (module pva, from the"
+                " Poplar SDK), which is not available here; on an IPU host, enable the SDK"
+                " or run `pvtui export` there and open the bundle here",
+            )
+        return None
+    try:
+        if files.debug is not None:
+            return pva.openReport(str(files.profile), str(files.debug))
+        return pva.openReport(str(files.profile))
+    except Exception as exc:  # libpva raises its own types for damaged files
+        ctx.note("memory", f"{files.profile}: libpva could not open it ({exc})")
+        return None
+
+
+def _pva_operations(report: Any) -> Any:
+    try:
+        import pva
+
+        return list(pva.OperationAnalysis(report).operations)
+    except Exception:  # needs debug.cbor; absent or unreadable means no links
+        return None
+
+
+def _link_profile_parts(source: Bundle, ctx: IngestContext) -> None:
+    """A bundle standing in for profile.pop: take its profile columns as they are."""
+    columns = [c for c in source.meta.get("columns", []) if c.startswith(PROFILE_COLUMN_PREFIXES)]
+    ctx.writer.link_from(source, columns)
+    for key in PROFILE_META_KEYS:
+        if key in source.meta:
+            ctx.meta[key] = source.meta[key]
+    for part in source.meta.get("parts", []):
+        if part in s.PROFILE_PARTS:
+            ctx.add_part(part)
+    for note in source.meta.get("notes", []):
+        if note.split("]", 1)[0].strip("[") in s.PROFILE_PARTS:
+            ctx.meta.setdefault("notes", []).append(note)
+
+
+def _read_other_files(files: ReportFiles, ctx: IngestContext) -> None:
+    from pvtui.sources.archive import read_archive
+    from pvtui.sources.debug_cbor import read_debug
+    from pvtui.sources.json_files import read_json
+
+    readers = (
+        ("archive", files.archive, lambda p: read_archive(p, ctx)),
+        ("debug", files.debug, lambda p: read_debug(p, ctx)),
+        ("framework", files.framework, lambda p: read_json(p, ctx, "framework")),
+        ("app", files.app, lambda p: read_json(p, ctx, "app")),
+    )
+    for part, path, read in readers:
+        if path is None:
+            continue
+        ctx.cancel.check()
+        try:
+            read(path)
+        except ReportError as exc:
+            ctx.note(part, str(exc))
+        except OSError as exc:
+            ctx.note(part, f"{path}: cannot be read ({exc.strerror or exc})")
+
+
+def _fill_target_from_archive(ctx: IngestContext) -> None:
+    """Without profile.pop, the archive still says how many tiles there are."""
+    if "target" in ctx.meta or "archive" not in ctx.meta["parts"]:
+        return
+    ctx.meta["target"] = {"num_tiles": ctx.meta.get("archive", {}).get("members")}
+
+
+def is_current(bundle_path: Path, files: ReportFiles) -> bool:
+    """True when a bundle was built from exactly the files present now."""
+    try:
+        meta = Bundle(bundle_path).meta
+    except ReportError:
+        return False
+    recorded = meta.get("files", {})
+
+    def version(stamp: dict[str, Any] | None) -> Any:
+        return None if stamp is None else (stamp.get("size"), stamp.get("mtime_ns"))
+
+    return all(version(recorded.get(name)) == version(stamp) for name, stamp in file_stamps(files).items())
+
+
+def load_report(
+    files: ReportFiles,
+    *,
+    progress: Progress | None = None,
+    cancel: CancelToken | None = None,
+    cache: Path | None = None,
+) -> Report:
+    """Open a report: its own bundle when current, else the cached or a new bundle."""
+    standalone = not files.existing()  # an exported bundle, away from its report
+    if files.bundle is not None and (standalone or is_current(files.bundle, files)):
+        return Report(files.bundle)
+    dest = (cache or cache_dir()) / cache_key(files)
+    if dest.exists() and is_current(dest, files):
+        try:
+            return Report(dest)
+        except ReportError:
+            pass  # a damaged cache entry is rebuilt below, never trusted
+    build_bundle(files, dest, progress=progress, cancel=cancel)
+    return Report(dest)

@@ -1,0 +1,558 @@
+"""The libpva adapter: reads a `pva` report object graph into the bundle.
+
+Uses only the API in reference/libpva-api.md. Every optional attribute is guarded:
+a part the report does not hold becomes a note, never an exception. Program types
+are kept by name, so types this code has never seen still display.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from typing import Any, Iterable
+
+import numpy as np
+
+from pvtui.errors import Cancelled
+from pvtui.model import schema as s
+from pvtui.model.envelope import build_pyramid, column_names
+from pvtui.sources.base import IngestContext
+
+PROFILE = "profile.pop"
+# Any of these failing means the part is not in this report, not a bug in pvtui.
+MISSING = (AttributeError, TypeError, ValueError, IndexError, KeyError, RuntimeError)
+# Per-tile liveness queried one call per (step, tile) only up to this many calls.
+MAX_PER_TILE_QUERIES = 2_000_000
+
+
+def enum_name(value: Any) -> str | None:
+    if value is None:
+        return None
+    name = getattr(value, "name", None)
+    return str(name) if name is not None else str(value).rsplit(".", 1)[-1]
+
+
+def attr(obj: Any, path: str, default: Any = None) -> Any:
+    """Follow a dotted attribute path, returning DEFAULT where any step is missing."""
+    for part in path.split("."):
+        try:
+            obj = getattr(obj, part)
+        except MISSING:
+            return default
+        if obj is None:
+            return default
+    return obj
+
+
+class Throttle:
+    """Calls progress at most every 0.1 s and checks for cancellation."""
+
+    def __init__(self, ctx: IngestContext, stage: str, total: float) -> None:
+        self.ctx, self.stage, self.total = ctx, stage, total
+        self.last = 0.0
+
+    def __call__(self, done: float) -> None:
+        now = time.monotonic()
+        if now - self.last >= 0.1:
+            self.last = now
+            self.ctx.cancel.check()
+            self.ctx.progress(self.stage, done, self.total)
+
+
+def read_pva_report(report: Any, ctx: IngestContext, operations: Iterable[Any] | None = None) -> None:
+    """Fill the profile parts of the bundle from a pva report."""
+    _read_header(report, ctx)
+    programs = collect_programs(report)
+    index = {program_key(p): i for i, p in enumerate(programs)}
+    vertex_types = VertexTypes()
+    parts = (
+        ("programs", lambda: _read_programs(programs, index, report, ctx, vertex_types, operations)),
+        ("memory", lambda: _read_memory(report, ctx, vertex_types)),
+        ("liveness", lambda: _read_liveness(report, ctx, index)),
+        ("execution", lambda: _read_execution(report, ctx, index)),
+    )
+    for part, read in parts:
+        try:
+            read()
+        except Cancelled:
+            raise
+        except MISSING as exc:
+            ctx.note(part, f"{PROFILE}: the {part} data could not be read ({type(exc).__name__}: {exc})")
+    vertex_types.write(ctx)
+
+
+def _read_header(report: Any, ctx: IngestContext) -> None:
+    ctx.meta["poplar_version"] = attr(report, "poplarVersion.string")
+    settings = attr(report, "instrumentationSettings")
+    if settings is not None:
+        ctx.meta["instrumentation"] = {
+            "compute": enum_name(attr(settings, "compute")),
+            "external_exchange": enum_name(attr(settings, "externalExchange")),
+        }
+    target = attr(report, "compilation.target")
+    if target is None:
+        ctx.note("memory", f"{PROFILE}: the report has no target description")
+        return
+    clock = attr(target, "clockFrequency")
+    ctx.meta["target"] = {
+        "type": enum_name(attr(target, "type")),
+        "architecture": enum_name(attr(target, "architecture")),
+        "num_ipus": attr(target, "numIPUs"),
+        "tiles_per_ipu": attr(target, "tilesPerIpu"),
+        "num_tiles": attr(target, "numTiles"),
+        "bytes_per_tile": attr(target, "bytesPerTile"),
+        "clock_hz": float(clock) if clock is not None else None,
+        "num_replicas": attr(target, "numReplicas"),
+        "ipus_per_replica": attr(target, "ipusPerReplica"),
+    }
+
+
+def _sum_by_tile(values: Any) -> int:
+    if values is None:
+        return 0
+    arr = np.asarray(values, dtype=np.int64)
+    return int(arr.sum()) if arr.size else 0
+
+
+def program_key(program: Any) -> int:
+    key = attr(program, "_id")
+    return int(key) if key is not None else id(program)
+
+
+def collect_programs(report: Any) -> list[Any]:
+    """Every program node: the report's own list, then any child it does not list."""
+    ordered = list(attr(report, "compilation.programs") or [])
+    seen = {program_key(p) for p in ordered}
+    stack = list(ordered)
+    while stack:
+        for child in attr(stack.pop(), "children") or []:
+            key = program_key(child)
+            if key not in seen:
+                seen.add(key)
+                ordered.append(child)
+                stack.append(child)
+    return ordered
+
+
+class VertexTypes:
+    """One table of vertex types (name, state bytes) shared by compute sets and tiles."""
+
+    def __init__(self) -> None:
+        self.index: dict[str, int] = {}
+        self.state_bytes: list[int] = []
+
+    def __call__(self, vertex: Any) -> int:
+        name = str(attr(vertex, "type.name", "?"))
+        index = self.index.get(name)
+        if index is None:
+            index = self.index[name] = len(self.index)
+            self.state_bytes.append(int(attr(vertex, "type.size", 0) or 0))
+        return index
+
+    def write(self, ctx: IngestContext) -> None:
+        ctx.writer.strings(s.VERTEX_TYPE_NAME, list(self.index))
+        ctx.writer.array(s.VERTEX_TYPE_STATE_BYTES, self.state_bytes, np.int64)
+
+
+def _read_programs(programs, index, report, ctx, vertex_types, operations) -> None:
+    n = len(programs)
+    if n == 0:
+        ctx.note("programs", f"{PROFILE}: the report lists no programs")
+        return
+    cs_index = _read_compute_sets(report.compilation, ctx, vertex_types)
+    types: dict[str, int] = {}
+    type_col = np.zeros(n, np.int16)
+    parent = np.full(n, -1, np.int32)
+    compute_set = np.full(n, -1, np.int32)
+    code = np.zeros(n, np.int64)
+    names, offsets, children = [], [0], []
+    tick = Throttle(ctx, "profile.pop: programs", n)
+    for i, program in enumerate(programs):
+        tick(i)
+        names.append(str(attr(program, "name", "")))
+        type_name = enum_name(attr(program, "type")) or "Unknown"
+        type_col[i] = types.setdefault(type_name, len(types))
+        kids = [index[program_key(c)] for c in (attr(program, "children") or [])]
+        for kid in kids:
+            if parent[kid] < 0 and kid != i:
+                parent[kid] = i
+        children.extend(kids)
+        offsets.append(len(children))
+        cs_name = attr(program, "computeset.name")
+        if cs_name is not None:
+            compute_set[i] = cs_index.get(str(cs_name), -1)
+        code[i] = _sum_by_tile(attr(program, "controlCodeByTile")) + _sum_by_tile(
+            attr(program, "codeBytesByTile")
+        )
+    is_child = np.zeros(n, bool)
+    is_child[np.asarray(children, dtype=np.int64)] = True
+    w = ctx.writer
+    w.array(s.PROGRAM_TYPE, type_col)
+    w.strings(s.PROGRAM_NAME, names)
+    w.array(s.PROGRAM_PARENT, parent)
+    w.array(s.PROGRAM_CHILD_OFFSETS, offsets, np.int64)
+    w.array(s.PROGRAM_CHILDREN, children, np.int32)
+    w.array(s.PROGRAM_ROOTS, np.nonzero(~is_child)[0], np.int32)
+    w.array(s.PROGRAM_COMPUTE_SET, compute_set)
+    w.array(s.PROGRAM_CODE_BYTES, code)
+    if operations is not None:
+        w.array(s.PROGRAM_DEBUG_CONTEXT, _operation_contexts(operations, index, n))
+    ctx.meta["programs"] = {"types": list(types), "count": n}
+    ctx.add_part("programs")
+
+
+def _read_compute_sets(compilation: Any, ctx: IngestContext, vertex_types: VertexTypes) -> dict[str, int]:
+    sets = list(attr(compilation, "computeSets") or [])
+    names, offsets, types, counts = [], [0], [], []
+    index: dict[str, int] = {}
+    for i, cs in enumerate(sets):
+        name = str(attr(cs, "name", ""))
+        names.append(name)
+        index.setdefault(name, i)
+        for vertex in attr(cs, "vertices") or []:
+            types.append(vertex_types(vertex))
+            by_tile = attr(vertex, "countByTile")
+            counts.append(_sum_by_tile(by_tile) if by_tile is not None else 1)
+        offsets.append(len(types))
+    w = ctx.writer
+    w.strings(s.COMPUTE_SET_NAME, names)
+    w.array(s.COMPUTE_SET_VERTEX_OFFSETS, offsets, np.int64)
+    w.array(s.COMPUTE_SET_VERTEX_TYPE, types, np.int32)
+    w.array(s.COMPUTE_SET_VERTEX_COUNT, counts, np.int64)
+    declared = attr(compilation, "graph.numComputeSets")
+    ctx.meta["compute_sets"] = int(declared) if declared is not None else len(sets)
+    return index
+
+
+def _operation_contexts(operations: Iterable[Any], index: dict[int, int], n: int) -> np.ndarray:
+    """The debug context of each program, from the operations that own programs."""
+    context = np.full(n, -1, np.int64)
+    for op in operations:
+        context_id = attr(op, "debugContext.id")
+        if context_id is None:
+            continue
+        try:
+            programs = op.programs()
+        except MISSING:
+            continue
+        for program in programs:
+            i = index.get(program_key(program))
+            if i is not None and context[i] < 0:
+                context[i] = int(context_id)
+    return context
+
+
+def _read_memory(report: Any, ctx: IngestContext, vertex_types: VertexTypes) -> None:
+    tiles = list(report.compilation.tiles)
+    n = len(tiles)
+    if n == 0:
+        ctx.note("memory", f"{PROFILE}: the report has no tiles")
+        return
+    tiles_per_ipu = ctx.meta.get("target", {}).get("tiles_per_ipu") or n
+    categories = _category_names(attr(tiles[0], "memory.category"))
+    cols = {name: np.zeros(n, np.int64) for name in ("inc", "exc", "al", "nal")}
+    by_category = np.zeros((n, len(categories)), np.int64)
+    vertex_offsets, vertex_type_col, vertex_code = [0], [], []
+    tick = Throttle(ctx, "profile.pop: memory", n)
+    for t, tile in enumerate(tiles):
+        tick(t)
+        memory = tile.memory
+        cols["inc"][t] = attr(memory, "total.includingGaps", 0)
+        cols["exc"][t] = attr(memory, "total.excludingGaps", 0)
+        cols["al"][t] = attr(memory, "alwaysLiveBytes", 0)
+        cols["nal"][t] = attr(memory, "notAlwaysLiveBytes", 0)
+        category = attr(memory, "category")
+        for c, name in enumerate(categories):
+            by_category[t, c] = attr(category, f"{name}.total", 0)
+        for vertex in attr(memory, "vertices") or []:
+            vertex_type_col.append(vertex_types(vertex))
+            vertex_code.append(int(attr(vertex, "codeBytes", 0) or 0))
+        vertex_offsets.append(len(vertex_type_col))
+    w = ctx.writer
+    w.array(s.TILE_IPU, np.arange(n) // max(int(tiles_per_ipu), 1), np.int16)
+    w.array(s.TILE_INCLUDING_GAPS, cols["inc"])
+    w.array(s.TILE_EXCLUDING_GAPS, cols["exc"])
+    w.array(s.TILE_ALWAYS_LIVE, cols["al"])
+    w.array(s.TILE_NOT_ALWAYS_LIVE, cols["nal"])
+    w.array(s.TILE_CATEGORIES, by_category)
+    if vertex_type_col:
+        w.array(s.TILE_VERTEX_OFFSETS, vertex_offsets, np.int64)
+        w.array(s.TILE_VERTEX_TYPE, vertex_type_col, np.int32)
+        w.array(s.TILE_VERTEX_CODE, vertex_code, np.int64)
+    ctx.meta["memory"] = {"categories": categories}
+    ctx.add_part("memory")
+
+
+def _category_names(category: Any) -> list[str]:
+    if category is None:
+        return []
+    names = []
+    for name in dir(category):
+        if name.startswith("_"):
+            continue
+        if attr(category, f"{name}.total") is not None:
+            names.append(name)
+    return names
+
+
+def _read_liveness(report: Any, ctx: IngestContext, lookup: dict[int, int]) -> None:
+    compilation = report.compilation
+    steps = attr(compilation, "livenessProgramSteps")
+    if steps is None or len(steps) == 0:
+        ctx.note("liveness", f"{PROFILE}: the report has no liveness steps")
+        return
+    n = len(steps)
+    num_ipus = int(ctx.meta.get("target", {}).get("num_ipus") or 0)
+    program = np.full(n, -1, np.int32)
+    total = np.zeros(n, np.int64)
+    by_ipu = np.zeros((n, num_ipus), np.int64) if num_ipus else None
+    variables = VariableIntervals()
+    tick = Throttle(ctx, "profile.pop: liveness", n)
+    for i, step in enumerate(steps):
+        tick(i)
+        key = attr(step, "program._id")
+        program[i] = lookup.get(int(key), -1) if key is not None else -1
+        memory = attr(step, "notAlwaysLiveMemory")
+        total[i] = attr(memory, "bytes", 0)
+        variables.add_step(i, attr(memory, "variables") or [])
+        if by_ipu is not None:
+            for k in range(num_ipus):
+                by_ipu[i, k] = _call_bytes(step, "notAlwaysLiveMemoryForIpu", k)
+    w = ctx.writer
+    w.array(s.LIVENESS_PROGRAM, program)
+    w.array(s.LIVENESS_NOT_ALWAYS_LIVE, total)
+    for level, (lo, hi) in enumerate(build_pyramid(total), start=1):
+        lo_name, hi_name = column_names(s.LIVENESS_NOT_ALWAYS_LIVE, level)
+        w.array(lo_name, lo)
+        w.array(hi_name, hi)
+    if by_ipu is not None:
+        w.array(s.LIVENESS_BY_IPU, by_ipu)
+    variables.write(ctx, n)
+    _read_always_live(compilation, ctx)
+    ctx.add_part("liveness")
+    _read_liveness_by_tile(compilation, steps, ctx)
+
+
+def _call_bytes(obj: Any, method: str, arg: int) -> int:
+    try:
+        return int(getattr(obj, method)(arg).bytes)
+    except MISSING:
+        return 0
+
+
+class VariableIntervals:
+    """Turns per-step lists of live variables into (variable, start, end) intervals."""
+
+    def __init__(self) -> None:
+        self.ids: dict[tuple[str, int], int] = {}
+        self.open: dict[int, int] = {}  # variable -> first step of its open interval
+        self.intervals: list[tuple[int, int, int]] = []
+
+    def add_step(self, step: int, live: Iterable[Any]) -> None:
+        now = set()
+        for var in live:
+            key = (str(attr(var, "name", "")), int(attr(var, "size", 0) or 0))
+            vid = self.ids.setdefault(key, len(self.ids))
+            now.add(vid)
+            self.open.setdefault(vid, step)
+        for vid in [v for v in self.open if v not in now]:
+            self.intervals.append((vid, self.open.pop(vid), step))
+
+    def write(self, ctx: IngestContext, num_steps: int) -> None:
+        for vid, start in self.open.items():
+            self.intervals.append((vid, start, num_steps))
+        self.open = {}
+        arr = np.array(self.intervals, dtype=np.int64).reshape(-1, 3)
+        arr = arr[np.argsort(arr[:, 1], kind="stable")]
+        w = ctx.writer
+        w.strings(s.VARIABLE_NAME, [name for name, _ in self.ids])
+        w.array(s.VARIABLE_BYTES, [size for _, size in self.ids], np.int64)
+        w.array(s.INTERVAL_VARIABLE, arr[:, 0], np.int32)
+        w.array(s.INTERVAL_START, arr[:, 1], np.int32)
+        w.array(s.INTERVAL_END, arr[:, 2], np.int32)
+        longest = int((arr[:, 2] - arr[:, 1]).max()) if len(arr) else 0
+        w.array(s.INTERVAL_MAX_LENGTH, [longest], np.int64)
+
+
+def _read_always_live(compilation: Any, ctx: IngestContext) -> None:
+    variables = attr(compilation, "alwaysLiveVariables") or []
+    names = [str(attr(v, "name", "")) for v in variables]
+    sizes = np.array([int(attr(v, "size", 0) or 0) for v in variables], np.int64)
+    ctx.writer.strings(s.ALWAYS_LIVE_NAME, names)
+    ctx.writer.array(s.ALWAYS_LIVE_BYTES, sizes)
+    tiles = attr(compilation, "tiles")
+    if tiles is not None and len(tiles):
+        total = sum(int(attr(t, "memory.alwaysLiveBytes", 0) or 0) for t in tiles)
+    else:
+        total = int(sizes.sum())
+    ctx.meta["liveness"] = {"always_live_bytes": total}
+
+
+def _read_liveness_by_tile(compilation: Any, steps: Any, ctx: IngestContext) -> None:
+    num_tiles = int(ctx.meta.get("target", {}).get("num_tiles") or 0)
+    n = len(steps)
+    if num_tiles == 0:
+        return
+    brief = attr(compilation, "loweredVariables.allBriefVars")
+    if brief is not None and len(brief):
+        _liveness_from_lowered_vars(brief, n, num_tiles, ctx)
+    elif n * num_tiles <= MAX_PER_TILE_QUERIES:
+        out = ctx.writer.open_array(s.LIVENESS_BY_TILE, (n, num_tiles), np.int32)
+        tick = Throttle(ctx, "profile.pop: liveness per tile", n)
+        for i, step in enumerate(steps):
+            tick(i)
+            out[i] = [_call_bytes(step, "notAlwaysLiveMemoryForTile", t) for t in range(num_tiles)]
+        out.flush()
+    else:
+        ctx.note(
+            "liveness_tiles",
+            f"{PROFILE}: per-tile liveness needs the lowered variables"
+            " (autoReport.outputLoweredVars) for a report of this size",
+        )
+        return
+    ctx.add_part("liveness_tiles")
+
+
+def _liveness_from_lowered_vars(brief: Any, n: int, num_tiles: int, ctx: IngestContext) -> None:
+    """Per tile, per step bytes: a difference array over each variable's intervals."""
+    tiles, starts, ends, sizes = [], [], [], []
+    tick = Throttle(ctx, "profile.pop: lowered variables", len(brief))
+    for i, var in enumerate(brief):
+        tick(i)
+        tile, size = int(var.tileId), int(var.bytes)
+        for interval in attr(var, "equivalenceClass.steps") or []:
+            tiles.append(tile)
+            starts.append(int(interval.start))
+            ends.append(int(interval.end))
+            sizes.append(size)
+    tile_arr = np.asarray(tiles, np.int64)
+    keep = (tile_arr >= 0) & (tile_arr < num_tiles)
+    order = np.argsort(tile_arr[keep], kind="stable")
+    tile_arr = tile_arr[keep][order]
+    start_arr = np.clip(np.asarray(starts, np.int64)[keep][order], 0, n)
+    end_arr = np.clip(np.asarray(ends, np.int64)[keep][order], 0, n)
+    size_arr = np.asarray(sizes, np.int64)[keep][order]
+    out = ctx.writer.open_array(s.LIVENESS_BY_TILE, (n, num_tiles), np.int32)
+    chunk = max(1, min(num_tiles, 8_000_000 // max(n, 1)))
+    for t0 in range(0, num_tiles, chunk):
+        ctx.cancel.check()
+        t1 = min(num_tiles, t0 + chunk)
+        lo, hi = np.searchsorted(tile_arr, [t0, t1])
+        diff = np.zeros((n + 1, t1 - t0), np.int64)
+        cols = tile_arr[lo:hi] - t0
+        np.add.at(diff, (start_arr[lo:hi], cols), size_arr[lo:hi])
+        np.add.at(diff, (end_arr[lo:hi], cols), -size_arr[lo:hi])
+        out[:, t0:t1] = np.cumsum(diff, axis=0)[:n]
+    out.flush()
+
+
+def _read_execution(report: Any, ctx: IngestContext, lookup: dict[int, int]) -> None:
+    execution = attr(report, "execution")
+    steps = attr(execution, "steps")
+    if steps is None or len(steps) == 0:
+        ctx.note("execution", f"{PROFILE}: the report has no execution profile")
+        return
+    runs = list(attr(execution, "runs") or [])
+    run_offsets = [0]
+    for run in runs:
+        run_offsets.append(run_offsets[-1] + len(attr(run, "steps") or []))
+    if not runs or run_offsets[-1] != len(steps):
+        run_offsets = [0, len(steps)]
+        runs = runs[:1] or [None]
+    w = ctx.writer
+    w.strings(s.RUN_NAME, [str(attr(r, "name", f"run {i}")) for i, r in enumerate(runs)])
+    w.array(s.RUN_STEP_OFFSETS, run_offsets, np.int64)
+    w.array(s.RUN_START_US, [int(attr(r, "microseconds.start", 0) or 0) for r in runs], np.int64)
+    w.array(s.RUN_END_US, [int(attr(r, "microseconds.end", 0) or 0) for r in runs], np.int64)
+    StepReader(ctx, steps, lookup).read()
+    total = attr(execution, "totalCycles.total")
+    ctx.meta["execution"] = {"total_cycles": int(total) if total is not None else None}
+    ctx.add_part("execution")
+
+
+class StepReader:
+    """Execution steps: per IPU cycles and balance, and per-tile cycles where present."""
+
+    def __init__(self, ctx: IngestContext, steps: Any, lookup: dict[int, int]) -> None:
+        self.ctx = ctx
+        self.steps = steps
+        self.lookup = lookup
+        self.num_ipus = int(ctx.meta.get("target", {}).get("num_ipus") or 1)
+        self.num_tiles = int(ctx.meta.get("target", {}).get("num_tiles") or 0)
+
+    def read(self) -> None:
+        n, k = len(self.steps), self.num_ipus
+        w = self.ctx.writer
+        program = np.full(n, -1, np.int32)
+        cols = {
+            s.STEP_FROM: w.open_array(s.STEP_FROM, (n, k), np.int64),
+            s.STEP_TO: w.open_array(s.STEP_TO, (n, k), np.int64),
+            s.STEP_CYCLES: w.open_array(s.STEP_CYCLES, (n, k), np.int64),
+            s.STEP_TILE_BALANCE: w.open_array(s.STEP_TILE_BALANCE, (n, k), np.float32),
+            s.STEP_ACTIVE_TILE_BALANCE: w.open_array(s.STEP_ACTIVE_TILE_BALANCE, (n, k), np.float32),
+            s.STEP_DATA_IN: w.open_array(s.STEP_DATA_IN, (n, k), np.int64),
+            s.STEP_DATA_OUT: w.open_array(s.STEP_DATA_OUT, (n, k), np.int64),
+        }
+        cols[s.STEP_FROM][:] = -1
+        cols[s.STEP_TO][:] = -1
+        bsp = BspRows(self.num_tiles)
+        tick = Throttle(self.ctx, "profile.pop: execution", n)
+        for i, step in enumerate(self.steps):
+            tick(i)
+            key = attr(step, "program._id")
+            program[i] = self.lookup.get(int(key), -1) if key is not None else -1
+            for ipu_index, ipu in enumerate(attr(step, "ipus") or []):
+                if ipu_index >= k:
+                    break
+                self._read_ipu(cols, i, ipu_index, ipu)
+            by_tile = attr(step, "cyclesByTile")
+            if by_tile is not None and len(by_tile):
+                bsp.add(i, by_tile)
+        w.array(s.STEP_PROGRAM, program)
+        for arr in cols.values():
+            arr.flush()
+        bsp.write(self.ctx)
+
+    @staticmethod
+    def _read_ipu(cols: dict, i: int, k: int, ipu: Any) -> None:
+        cycles_from = attr(ipu, "activeCycles.cyclesFrom.min")
+        cycles_to = attr(ipu, "activeCycles.cyclesTo.max")
+        if cycles_from is not None and cycles_to is not None:
+            cols[s.STEP_FROM][i, k] = cycles_from
+            cols[s.STEP_TO][i, k] = cycles_to
+        cols[s.STEP_CYCLES][i, k] = attr(ipu, "cycles", 0)
+        cols[s.STEP_TILE_BALANCE][i, k] = attr(ipu, "tileBalance", 0.0)
+        cols[s.STEP_ACTIVE_TILE_BALANCE][i, k] = attr(ipu, "activeTileBalance", 0.0)
+        cols[s.STEP_DATA_IN][i, k] = attr(ipu, "dataIn", 0)
+        cols[s.STEP_DATA_OUT][i, k] = attr(ipu, "dataOut", 0)
+
+
+class BspRows:
+    """Per-tile cycles of the instrumented steps, spooled to a scratch file as they come."""
+
+    def __init__(self, num_tiles: int) -> None:
+        self.num_tiles = num_tiles
+        self.steps: list[int] = []
+        self.scratch = tempfile.TemporaryFile()
+
+    def add(self, step: int, by_tile: Any) -> None:
+        row = np.zeros(self.num_tiles, np.int32)
+        values = np.asarray(by_tile, dtype=np.int64)[: self.num_tiles]
+        row[: len(values)] = np.clip(values, 0, np.iinfo(np.int32).max)
+        self.scratch.write(row.tobytes())
+        self.steps.append(step)
+
+    def write(self, ctx: IngestContext) -> None:
+        with self.scratch:
+            if not self.steps or self.num_tiles == 0:
+                return
+            ctx.writer.array(s.BSP_STEP, self.steps, np.int64)
+            out = ctx.writer.open_array(s.BSP_CYCLES, (len(self.steps), self.num_tiles), np.int32)
+            self.scratch.seek(0)
+            rows_per_read = max(1, 4_000_000 // self.num_tiles)
+            for r0 in range(0, len(self.steps), rows_per_read):
+                r1 = min(len(self.steps), r0 + rows_per_read)
+                raw = self.scratch.read((r1 - r0) * self.num_tiles * 4)
+                out[r0:r1] = np.frombuffer(raw, np.int32).reshape(r1 - r0, self.num_tiles)
+            out.flush()
+        ctx.add_part("bsp")

@@ -1,0 +1,30 @@
+"""Memory units as the desktop tool offers them: binary (KiB), SI (kB) or plain bytes."""
+
+from __future__ import annotations
+
+UNIT_MODES = ("binary", "si", "bytes")
+_BINARY = ("B", "KiB", "MiB", "GiB", "TiB")
+_SI = ("B", "kB", "MB", "GB", "TB")
+
+
+def format_bytes(value: float | int | None, mode: str = "binary") -> str:
+    """`1.5 MiB`, `1.6 MB` or `1,572,864 B`; None is shown as a dash."""
+    if value is None:
+        return "—"
+    if mode == "bytes":
+        return f"{int(value):,} B"
+    base, names = (1024, _BINARY) if mode == "binary" else (1000, _SI)
+    size = float(value)
+    for name in names:
+        if abs(size) < base or name == names[-1]:
+            return f"{int(size)} {name}" if name == "B" else f"{size:.1f} {name}"
+        size /= base
+    raise AssertionError("unreachable")
+
+
+def next_mode(mode: str) -> str:
+    return UNIT_MODES[(UNIT_MODES.index(mode) + 1) % len(UNIT_MODES)]
+
+
+def format_cycles(value: int | None) -> str:
+    return "—" if value is None else f"{int(value):,}"
