@@ -289,8 +289,9 @@ class Debug(Part):
 class Report:
     """A report opened from a bundle. Parts absent from the bundle are None."""
 
-    def __init__(self, bundle: Bundle | str | Path) -> None:
+    def __init__(self, bundle: Bundle | str | Path, name: str | None = None) -> None:
         self.bundle = bundle if isinstance(bundle, Bundle) else Bundle(bundle)
+        self._name = name  # what the user opened; the bundle may be a cache entry
         meta = self.bundle.meta
         self.meta = meta
         self.parts: set[str] = set(meta.get("parts", []))
@@ -308,7 +309,7 @@ class Report:
 
     @property
     def name(self) -> str:
-        return str(self.meta.get("name") or self.bundle.path.name)
+        return str(self._name or self.meta.get("name") or self.bundle.path.name)
 
     @property
     def poplar_version(self) -> str | None:

@@ -62,6 +62,7 @@ def build_bundle(
     operations: Iterable[Any] | None = None,
     progress: Progress | None = None,
     cancel: CancelToken | None = None,
+    meta: dict[str, Any] | None = None,
 ) -> Path:
     """Read every file of a report into a new bundle at DEST (replacing any there).
 
@@ -73,6 +74,7 @@ def build_bundle(
         ctx.meta["name"] = files.name
         ctx.meta["files"] = file_stamps(files)
         ctx.meta["parts"] = []
+        ctx.meta.update(meta or {})
         ctx.cancel.check()
         _read_profile(files, ctx, pva_report, operations)
         _read_other_files(files, ctx)
@@ -195,12 +197,12 @@ def load_report(
     """Open a report: its own bundle when current, else the cached or a new bundle."""
     standalone = not files.existing()  # an exported bundle, away from its report
     if files.bundle is not None and (standalone or is_current(files.bundle, files)):
-        return Report(files.bundle)
+        return Report(files.bundle, files.name)
     dest = (cache or cache_dir()) / cache_key(files)
     if dest.exists() and is_current(dest, files):
         try:
-            return Report(dest)
+            return Report(dest, files.name)
         except ReportError:
             pass  # a damaged cache entry is rebuilt below, never trusted
     build_bundle(files, dest, progress=progress, cancel=cancel)
-    return Report(dest)
+    return Report(dest, files.name)

@@ -1,0 +1,251 @@
+"""The Textual app: one shared report model behind five screens, and live reload."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import weakref
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable
+
+from textual import work
+from textual.app import App
+from textual.binding import Binding
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.screen import Screen
+
+from pvtui.errors import Cancelled, ReportError
+from pvtui.sources.base import CancelToken, ReportFiles
+from pvtui.theming import DEFAULT_THEME, builtin_themes, resolve_theme_name, user_themes
+
+if TYPE_CHECKING:
+    from pvtui.model.report import Report
+    from pvtui.screens.base import ReportScreen
+
+SCREENS = {
+    "summary": "pvtui.screens.summary:SummaryScreen",
+    "memory": "pvtui.screens.memory:MemoryScreen",
+    "liveness": "pvtui.screens.liveness:LivenessScreen",
+    "programs": "pvtui.screens.programs:ProgramsScreen",
+    "trace": "pvtui.screens.trace:TraceScreen",
+}
+
+
+def _screen_factory(target: str) -> Callable[[], Screen]:
+    module, name = target.split(":")
+    return lambda: getattr(importlib.import_module(module), name)()
+
+
+class ScreenActions(Provider):
+    """Every action of the current screen and the app, by its description."""
+
+    def _actions(self):
+        for key, active in self.screen.active_bindings.items():
+            binding = active.binding
+            if binding.description and active.enabled:
+                run = partial(self.screen.run_action, binding.action, active.node)
+                yield binding.description, run, f"key: {binding.key_display or key}"
+
+    async def discover(self) -> Hits:
+        for text, run, help_text in self._actions():
+            yield DiscoveryHit(text, run, help=help_text)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for text, run, help_text in self._actions():
+            score = matcher.match(text)
+            if score > 0:
+                yield Hit(score, matcher.highlight(text), run, help=help_text)
+
+
+class PvtuiApp(App):
+    """pvtui: every screen reads `app.report`, the one shared model."""
+
+    TITLE = "pvtui"
+    CSS_PATH = "app.tcss"
+    MODES = {name: _screen_factory(target) for name, target in SCREENS.items()}
+    COMMANDS = App.COMMANDS | {ScreenActions}
+    BINDINGS = [
+        Binding("s", "show('summary')", "Summary", id="summary"),
+        Binding("m", "show('memory')", "Memory", id="memory"),
+        Binding("l", "show('liveness')", "Liveness", id="liveness"),
+        Binding("p", "show('programs')", "Programs", id="programs"),
+        Binding("t", "show('trace')", "Trace", id="trace"),
+        Binding("u", "cycle_units", "Units", id="units"),
+        Binding("question_mark", "help", "Help", key_display="?", id="help"),
+        Binding("q", "quit", "Quit", id="quit"),
+    ]
+
+    def __init__(
+        self,
+        reports: list[ReportFiles],
+        *,
+        path: Path | None = None,
+        theme: str | None = None,
+        watch: bool = True,
+        cache: Path | None = None,
+    ) -> None:
+        super().__init__()
+        self.reports = reports
+        self.path = path
+        self.files: ReportFiles | None = None
+        self.report: Report | None = None
+        self.cache = cache
+        self.watch = watch
+        self.report_screens: "weakref.WeakSet[ReportScreen]" = weakref.WeakSet()
+        self.cancel_token: CancelToken | None = None
+        self.units = "binary"  # memory units on every screen: binary, si or bytes
+        builtin = builtin_themes()
+        extra, self.theme_problems = user_themes(builtin)
+        for item in builtin + extra:
+            self.register_theme(item)
+        self.theme = resolve_theme_name(theme, list(self.available_themes)) or DEFAULT_THEME
+
+    def on_mount(self) -> None:
+        for problem in self.theme_problems:
+            self.notify(problem, severity="warning", timeout=8)
+        if len(self.reports) == 1:
+            self.open_report(self.reports[0])
+        else:
+            from pvtui.screens.dialogs import ReportPicker
+
+            self.push_screen(ReportPicker(self.reports), self.open_report)
+
+    # Loading and reloading -------------------------------------------------------
+
+    def open_report(self, files: ReportFiles | None, reload: bool = False) -> None:
+        if files is None:
+            self.exit()
+            return
+        from pvtui.screens.dialogs import LoadingScreen
+
+        self.cancel_token = CancelToken()
+        self.push_screen(LoadingScreen(files.name, self.cancel_token))
+        self._load(files, reload)
+
+    @work(thread=True, exclusive=True, group="load")
+    def _load(self, files: ReportFiles, reload: bool) -> None:
+        from pvtui.sources.ingest import load_report
+
+        token = self.cancel_token
+        try:
+            report = load_report(files, progress=self._progress, cancel=token, cache=self.cache)
+        except Cancelled:
+            self.call_from_thread(self._load_cancelled, reload)
+        except ReportError as exc:
+            self.call_from_thread(self._load_failed, str(exc), reload)
+        else:
+            self.call_from_thread(self._loaded, files, report, reload)
+
+    def _progress(self, stage: str, done: float, total: float) -> None:
+        from pvtui.screens.dialogs import LoadingScreen
+
+        def update() -> None:
+            if isinstance(self.screen, LoadingScreen):
+                self.screen.show_progress(stage, done, total)
+
+        self.call_from_thread(update)
+
+    def _loaded(self, files: ReportFiles, report: "Report", reload: bool) -> None:
+        self.pop_screen()
+        self.files, self.report = files, report
+        self.sub_title = report.name
+        if reload:
+            for screen in list(self.report_screens):
+                screen.report_changed()
+            self.notify(f"Reloaded {report.name}", timeout=3)
+        else:
+            self.switch_mode("summary")
+            if self.watch:
+                self._watch_files()
+
+    def _load_cancelled(self, reload: bool) -> None:
+        self.pop_screen()
+        if not reload:
+            self.exit(message="pvtui: cancelled; nothing was written")
+        else:
+            self.notify("Reload cancelled: the report shown is unchanged.", timeout=4)
+
+    def _load_failed(self, message: str, reload: bool) -> None:
+        self.pop_screen()
+        if reload:
+            self.notify(f"Reload failed: {message}", severity="error", timeout=10)
+        else:
+            self.exit(return_code=2, message=f"pvtui: {message}")
+
+    @work(exclusive=True, group="watch")
+    async def _watch_files(self) -> None:
+        from pvtui.watch import watch_report
+
+        async for changed in watch_report(self.files):
+            self._offer_reload(changed)
+
+    def _offer_reload(self, changed: list[Path]) -> None:
+        from pvtui.screens.dialogs import ReloadPrompt
+
+        if isinstance(self.screen, ReloadPrompt):
+            self.screen.add_changes(changed)
+            return
+
+        def answer(reload: bool | None) -> None:
+            if reload:
+                self.open_report(self._rediscover(), reload=True)
+
+        self.push_screen(ReloadPrompt(changed), answer)
+
+    def _rediscover(self) -> ReportFiles:
+        """The same report's files as they are now (a debug.cbor may have appeared)."""
+        from pvtui.sources.discovery import discover
+
+        assert self.files is not None
+        try:
+            for files in discover(self.path or self.files.directory):
+                if files.name == self.files.name:
+                    return files
+        except ReportError:
+            pass
+        return self.files
+
+    # Actions ----------------------------------------------------------------------
+
+    def action_show(self, mode: str) -> None:
+        if self.report is not None:
+            self.switch_mode(mode)
+
+    def action_cycle_units(self) -> None:
+        from pvtui.units import next_mode
+
+        self.units = next_mode(self.units)
+        for screen in list(self.report_screens):
+            screen.units_changed()
+        self.notify(f"Units: {self.units}", timeout=2)
+
+    def action_help(self) -> None:
+        from pvtui.screens.dialogs import HelpScreen
+
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen(self.screen))
+
+
+def run_app(path: Path, engine: str | None = None, theme: str | None = None) -> int:
+    """Discover the reports at PATH and run the explorer; 2 on bad input."""
+    from pvtui.sources.discovery import discover
+
+    try:
+        reports = discover(path)
+    except ReportError as exc:
+        print(f"pvtui: {exc}", file=sys.stderr)
+        return 2
+    if engine is not None:
+        reports = [r for r in reports if r.name == engine]
+        if not reports:
+            print(f"pvtui: {path}: no report named {engine!r} here", file=sys.stderr)
+            return 2
+    app = PvtuiApp(reports, path=path, theme=theme)
+    if theme is not None and resolve_theme_name(theme, list(app.available_themes)) is None:
+        print(f"pvtui: no theme named {theme!r}; see `themes/` and {Path('~/.config/pvtui/themes')}",
+              file=sys.stderr)
+        return 2
+    app.run()
+    return app.return_code or 0

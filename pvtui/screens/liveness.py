@@ -1,0 +1,357 @@
+"""Liveness: memory against program step, the peak marked, what is live at the cursor step."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+
+import numpy as np
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.markup import escape
+from textual.widget import Widget
+from textual.widgets import Static
+
+from pvtui.model.liveness_views import StepSeries, Window, ZOOM_FACTOR, always_live_by_ipu, steps_per_column
+from pvtui.screens.base import ReportScreen, Unavailable
+from pvtui.widgets.liveness_chart import LivenessChart
+
+VIEWS = ("total", "ipu", "tile")
+FAST_COLUMNS = 10
+TILE_SERIES_KEPT = 8
+MAX_VARIABLES_LISTED = 200  # more than any details panel has rows for
+
+
+class LiveVariables(Widget):
+    """The not-always-live variables at a step, largest first: as many as fit, then a count."""
+
+    DEFAULT_CSS = """
+    LiveVariables {
+        width: 1fr;
+        height: 1fr;
+        padding: 0 1;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
+    }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.heading = ""
+        self.variables: list[tuple[str, str]] = []  # (size shown, name), the largest
+        self.total = 0
+
+    def show(self, heading: str, variables: list[tuple[str, str]], total: int) -> None:
+        self.heading, self.variables, self.total = heading, variables, total
+        self.refresh()
+
+    def render(self) -> Text:
+        room = max(0, self.size.height - 1)
+        shown = self.variables if self.total <= room else self.variables[: max(0, room - 1)]
+        text = Text(self.heading, style="bold", no_wrap=True, overflow="ellipsis")
+        size_width = max((len(size) for size, _ in shown), default=0)
+        for size, name in shown:
+            text.append(f"\n{size:>{size_width}}  ")
+            text.append(name)
+        rest = self.total - len(shown)
+        if rest:
+            text.append(f"\n… and {rest:,} more", style="italic")
+        return text
+
+
+class LivenessScreen(ReportScreen):
+    SCREEN_NAME = "Liveness"
+
+    DEFAULT_CSS = """
+    LivenessScreen #details {
+        height: 9;
+        background: $surface;
+    }
+    LivenessScreen #step-facts {
+        width: 42;
+        padding: 0 1;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
+    }
+    LivenessScreen #view-missing {
+        height: 1fr;
+    }
+    """
+
+    BINDINGS = [
+        Binding("left", "move(-1)", "Previous column", show=False),
+        Binding("right", "move(1)", "Next column", show=False),
+        Binding("shift+left", f"move(-{FAST_COLUMNS})", f"Back {FAST_COLUMNS} columns", show=False),
+        Binding("shift+right", f"move({FAST_COLUMNS})", f"Forward {FAST_COLUMNS} columns", show=False),
+        Binding("pageup", "page(-1)", "Back one chart width", show=False),
+        Binding("pagedown", "page(1)", "Forward one chart width", show=False),
+        Binding("home", "jump('first')", "First step", show=False),
+        Binding("end", "jump('last')", "Last step", show=False),
+        Binding("k", "jump('peak')", "Go to peak", id="liveness.peak"),
+        Binding("v", "cycle_view", "Next view", id="liveness.view"),
+        Binding("i", "next_ipu", "Next IPU", id="liveness.ipu"),
+        Binding("left_square_bracket", "tile(-1)", "Previous tile", key_display="[", id="liveness.tile_prev"),
+        Binding("right_square_bracket", "tile(1)", "Next tile", key_display="]", id="liveness.tile_next"),
+        Binding("plus,equals_sign", "zoom(-1)", "Zoom in", key_display="+", id="liveness.zoom_in"),
+        Binding("minus", "zoom(1)", "Zoom out", key_display="-", id="liveness.zoom_out"),
+        Binding("0", "fit", "Fit all", id="liveness.fit"),
+        Binding("a", "toggle_always_live", "Always-live band", id="liveness.always_live"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.cursor = 0
+        self.window = Window(0, 1)
+        self.view = "total"
+        self.ipu = 0
+        self.tile: int | None = None
+        self._series: OrderedDict[tuple[str, int], StepSeries] = OrderedDict()
+
+    def compose_body(self) -> ComposeResult:
+        yield Unavailable("", id="liveness-missing")
+        with Vertical(id="liveness-body"):
+            yield LivenessChart(id="chart")
+            yield Unavailable("", id="view-missing")
+            with Horizontal(id="details"):
+                yield Static(id="step-facts")
+                yield LiveVariables(id="live-variables")
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.query_one(LivenessChart).units = self.pv_app.units
+        live = self.report.liveness
+        if live is not None and len(live):
+            self.cursor = live.peak_step
+            self.window = Window.fit(len(live))
+        self.redraw()
+
+    def on_resize(self) -> None:
+        self.query_one("#details").styles.height = min(16, max(9, self.size.height // 4))
+        self.query_one("#step-facts").styles.width = min(72, max(42, self.size.width * 2 // 5))
+        self.call_after_refresh(self.redraw)  # the zoom shown depends on the chart's new width
+
+    # What is shown ------------------------------------------------------------------
+
+    @property
+    def num_steps(self) -> int:
+        live = self.report.liveness
+        return 0 if live is None else len(live)
+
+    def redraw(self) -> None:
+        live = self.report.liveness
+        missing = self.query_one("#liveness-missing", Unavailable)
+        body = self.query_one("#liveness-body")
+        if live is None or not len(live):
+            missing.update(self.report.missing("liveness") if live is None else "The liveness profile has no steps.")
+            missing.display, body.display = True, False
+            return
+        missing.display, body.display = False, True
+        chart = self.query_one(LivenessChart)
+        series, why_not = self.current_series()
+        view_missing = self.query_one("#view-missing", Unavailable)
+        view_missing.update(why_not or "")
+        view_missing.display = series is None and why_not is not None
+        chart.display = not view_missing.display
+        chart.show(series, self.window, self.cursor)
+        self.show_details(series)
+
+    def current_series(self) -> tuple[StepSeries | None, str | None]:
+        """The series of the current view, or why there is none (None while a tile is read)."""
+        live = self.report.liveness
+        assert live is not None
+        target = self.report.target
+        if self.view == "total":
+            return self._cached(("total", 0), lambda: StepSeries(
+                "all IPUs", live.not_always_live, live.always_live_bytes, target.total_memory, live.envelope
+            )), None
+        if self.view == "ipu":
+            if live.by_ipu is None:
+                return None, self.report.missing("liveness_tiles")
+            self.ipu %= live.by_ipu.shape[1]
+            return self._cached(("ipu", self.ipu), lambda: StepSeries(
+                f"IPU {self.ipu}", live.by_ipu[:, self.ipu], self._ipu_always_live(self.ipu), target.bytes_per_ipu
+            )), None
+        if live.by_tile is None:
+            return None, self.report.missing("liveness_tiles")
+        if self.tile is None:
+            self.tile = self._worst_tile()
+        self.tile %= live.by_tile.shape[1]
+        series = self._series.get(("tile", self.tile))
+        if series is None:
+            self._read_tile(self.tile)
+            return None, None
+        self._series.move_to_end(("tile", self.tile))
+        return series, None
+
+    def _cached(self, key: tuple[str, int], build) -> StepSeries:
+        series = self._series.get(key)
+        if series is None:
+            series = self._series[key] = build()
+        return series
+
+    def _ipu_always_live(self, ipu: int) -> int | None:
+        memory = self.report.memory
+        if memory is None:
+            return None
+        num_ipus = self.report.liveness.by_ipu.shape[1]
+        return int(always_live_by_ipu(memory.always_live, memory.ipu, num_ipus)[ipu])
+
+    def _worst_tile(self) -> int:
+        """The tile whose not-always-live bytes peak highest (else: most live at the overall peak)."""
+        memory, live = self.report.memory, self.report.liveness
+        if memory is not None and len(memory.not_always_live) == live.by_tile.shape[1]:
+            return int(np.argmax(memory.not_always_live))
+        return int(np.argmax(live.by_tile[live.peak_step]))
+
+    @work(thread=True, exclusive=True, group="liveness-tile")
+    def _read_tile(self, tile: int) -> None:
+        """One tile's column: a strided read over the memory map, off the UI thread."""
+        report = self.report
+        live = report.liveness
+        column = np.ascontiguousarray(live.by_tile[:, tile], dtype=np.int64)
+        always = int(report.memory.always_live[tile]) if report.memory is not None else None
+        ipu = f" on IPU {int(report.memory.ipu[tile])}" if report.memory is not None else ""
+        series = StepSeries(f"tile {tile}{ipu}", column, always, report.target.bytes_per_tile)
+        self.app.call_from_thread(self._tile_read, report, tile, series)
+
+    def _tile_read(self, report, tile: int, series: StepSeries) -> None:
+        if report is not self.report:
+            return  # a reload came in meanwhile
+        self._series[("tile", tile)] = series
+        while sum(key[0] == "tile" for key in self._series) > TILE_SERIES_KEPT:
+            oldest = next(key for key in self._series if key[0] == "tile")
+            del self._series[oldest]
+        if self.view == "tile" and self.tile == tile:
+            self.redraw()
+
+    def show_details(self, series: StepSeries | None) -> None:
+        live = self.report.liveness
+        step = self.cursor
+        facts = self.query_one("#step-facts", Static)
+        variables = self.query_one(LiveVariables)
+        program = int(live.program[step])
+        at_peak = " · [$pv-peak]peak[/]" if series is not None and step == series.peak_step else ""
+        lines = [f"[b]Step {step:,}[/b] of {len(live):,} · {self._view_label(series)}{at_peak}",
+                 f"Program  {self._program_text(program)}"]
+        if series is not None:
+            always, not_always = series.always_live, series.at(step)
+            total = (always or 0) + not_always
+            share = f"{100 * total / series.capacity:.1f}% of {self.bytes(series.capacity)}" if series.capacity else "—"
+            lines += [
+                f"[$pv-always-live]■[/] Always-live      {self.bytes(always)}",
+                f"[$pv-not-always-live]■[/] Not-always-live  {self.bytes(not_always)}",
+                f"  Total            {self.bytes(total)}",
+                f"  Of the memory    {share}",
+                f"[$pv-muted]{steps_per_column(self.window, self.query_one(LivenessChart).plot_width):,} "
+                f"steps/column · steps {self.window.start:,}–{self.window.stop - 1:,}[/]",
+            ]
+        elif self.view == "tile" and live.by_tile is not None:
+            lines.append(f"[$pv-muted]Reading tile {self.tile}…[/]")
+        facts.update("\n".join(lines))
+        live_here = live.live_variables(step)
+        names = live.variable_names
+        variables.show(
+            f"Live at step {step:,}: {len(live_here):,} variables"
+            + ("" if self.view == "total" else ", all IPUs"),
+            [(self.bytes(size), names[v]) for v, size in live_here[:MAX_VARIABLES_LISTED]],
+            len(live_here),
+        )
+
+    def _view_label(self, series: StepSeries | None) -> str:
+        if series is not None:
+            return series.label
+        return {"total": "all IPUs", "ipu": "per IPU", "tile": f"tile {self.tile}"}[self.view]
+
+    def _program_text(self, program: int) -> str:
+        programs = self.report.programs
+        if programs is None or not 0 <= program < len(programs):
+            return f"#{program}"
+        return f"{escape(programs.names[program])} [$pv-muted]({programs.type_name(program)})[/]"
+
+    # Keeping state across reloads and units -------------------------------------------
+
+    def units_changed(self) -> None:
+        chart = self.query_one(LivenessChart)
+        chart.units = self.pv_app.units
+        chart.clear_caches()
+        self.redraw()
+
+    def report_changed(self) -> None:
+        super().report_changed()
+        self._series.clear()
+        n = self.num_steps
+        self.cursor = min(max(0, self.cursor), max(0, n - 1))
+        self.window = self.window.clamped(n).following(n, self.cursor)
+        live = self.report.liveness
+        if live is not None and live.by_tile is not None and self.tile is not None:
+            self.tile = min(self.tile, live.by_tile.shape[1] - 1)
+        self.query_one(LivenessChart).clear_caches()
+        self.redraw()
+
+    # Actions --------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if not self.num_steps:
+            return False
+        if action == "next_ipu":
+            return self.view == "ipu"
+        if action == "tile":
+            return self.view == "tile"
+        return True
+
+    def go_to(self, step: int) -> None:
+        n = self.num_steps
+        if not n:
+            return
+        self.cursor = min(max(0, step), n - 1)
+        self.window = self.window.following(n, self.cursor)
+        self.redraw()
+
+    def _columns_to_steps(self, columns: int) -> int:
+        return columns * steps_per_column(self.window, self.query_one(LivenessChart).plot_width)
+
+    def action_move(self, columns: int) -> None:
+        self.go_to(self.cursor + self._columns_to_steps(columns))
+
+    def action_page(self, pages: int) -> None:
+        self.go_to(self.cursor + pages * max(1, self.window.span))
+
+    def action_jump(self, where: str) -> None:
+        if where == "peak":
+            series, _ = self.current_series()
+            self.go_to(series.peak_step if series is not None else self.report.liveness.peak_step)
+        else:
+            self.go_to(0 if where == "first" else self.num_steps - 1)
+
+    def action_cycle_view(self) -> None:
+        self.view = VIEWS[(VIEWS.index(self.view) + 1) % len(VIEWS)]
+        self.refresh_bindings()
+        self.redraw()
+
+    def action_next_ipu(self) -> None:
+        self.ipu += 1  # wrapped in current_series, which knows how many IPUs there are
+        self.redraw()
+
+    def action_tile(self, delta: int) -> None:
+        if self.tile is not None:
+            self.tile += delta  # wrapped in current_series
+        self.redraw()
+
+    def action_zoom(self, direction: int) -> None:
+        factor = ZOOM_FACTOR if direction > 0 else 1 / ZOOM_FACTOR
+        self.window = self.window.zoomed(self.num_steps, self.cursor, factor)
+        self.redraw()
+
+    def action_toggle_always_live(self) -> None:
+        chart = self.query_one(LivenessChart)
+        chart.stack_always_live = not chart.stack_always_live
+        chart.refresh()
+
+    def action_fit(self) -> None:
+        self.window = Window.fit(self.num_steps)
+        self.redraw()
+
+    def on_liveness_chart_picked(self, message: LivenessChart.Picked) -> None:
+        self.go_to(message.step)

@@ -1,0 +1,335 @@
+"""Programs: the program tree, lazy and searchable, with the selected program's details."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Callable
+
+import numpy as np
+from rich.style import Style
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.widgets import Input, Label, Static, Tree
+
+from pvtui.model.program_search import NameSearch, step_match
+from pvtui.model.step_types import phase_of
+from pvtui.screens.base import ReportScreen, Unavailable
+from pvtui.widgets.program_tree import EXPAND_CAP, ProgramItem, ProgramTree, phase_styles
+
+if TYPE_CHECKING:
+    from pvtui.model.report import Report
+
+WIDE = 120  # columns from which the details sit beside the tree
+VERTEX_ROWS = 12  # vertex types listed per compute set
+JSON_LINES = 16  # lines of a debug context's fields
+NO_SELECTION = "Select a program to see its details."
+
+
+def program_details(
+    report: "Report",
+    program: int,
+    fmt: Callable[[int], str],
+    styles: dict[str, Style] | None = None,
+    width: int = 60,
+) -> Text:
+    """What the details pane says about PROGRAM; FMT formats bytes, STYLES colours phases."""
+    programs = report.programs
+    assert programs is not None
+    styles = styles or {}
+    muted = styles.get("muted", Style(dim=True))
+    out = Text()
+
+    def row(label: str, value: str | Text) -> None:
+        out.append(f"{label:<10}", style=muted)
+        out.append(value)
+        out.append("\n")
+
+    type_name = programs.type_name(program)
+    phase = phase_of(type_name)
+    row("Program", str(program))
+    row("Type", Text.assemble((type_name, styles.get(phase, Style())), (f"  {phase}", muted)))
+    row("Name", programs.names[program] or "—")
+    parent = int(programs.parent[program])
+    row("Parent", "— (a root)" if parent < 0 else f"{parent}  {_describe(programs, parent)}")
+    row("Children", f"{programs.num_children(program):,}")
+    row("Code", fmt(int(programs.code_bytes[program])))
+    _compute_set(out, row, programs, int(programs.compute_set[program]), fmt, muted, width)
+    _debug(out, row, report, programs.debug_context(program), muted, width)
+    out.rstrip()
+    return out
+
+
+def _describe(programs, program: int) -> str:
+    name = programs.names[program]
+    return f"{programs.type_name(program)} {name}" if name else programs.type_name(program)
+
+
+def _compute_set(out: Text, row, programs, compute_set: int, fmt, muted: Style, width: int) -> None:
+    if compute_set < 0:
+        row("Compute", "none")
+        return
+    row("Compute", f"set {compute_set}  {programs.compute_set_names[compute_set]}")
+    vertices = sorted(programs.compute_set_vertices(compute_set), key=lambda v: -v[1])
+    if not vertices:
+        out.append("  no vertices recorded\n", style=muted)
+        return
+    state = np.asarray(programs.vertex_state_bytes)
+    name_width = max(12, width - 30)
+    out.append(f"  {'vertex type':<{name_width}} {'instances':>9} {'state':>12}\n", style=muted)
+    for vertex_type, count in vertices[:VERTEX_ROWS]:
+        name = _clip(programs.vertex_type_names[vertex_type], name_width)
+        out.append(f"  {name:<{name_width}} {count:>9,} {fmt(int(state[vertex_type]) * count):>12}\n")
+    if len(vertices) > VERTEX_ROWS:
+        out.append(f"  … {len(vertices) - VERTEX_ROWS} more vertex types\n", style=muted)
+
+
+def _debug(out: Text, row, report: "Report", context: int, muted: Style, width: int) -> None:
+    debug = report.debug
+    if debug is None:
+        row("Debug", Text("no debug.cbor in this report", style=muted))
+        return
+    index = debug.index_of(context) if context >= 0 else -1
+    if index < 0:
+        row("Debug", Text("no debug context linked to this program", style=muted))
+        return
+    layer = debug.layer_names[int(debug.layer[index])]
+    category_index = int(debug.category[index])
+    category = debug.category_names[category_index] if category_index >= 0 else "—"
+    row("Debug", f"context {context}  {layer} · {category}")
+    row("  name", debug.names[index] or "—")
+    for line in _pretty_fields(debug.fields[index], width):
+        out.append(f"  {line}\n")
+
+
+def _pretty_fields(fields: str, width: int) -> list[str]:
+    try:
+        text = json.dumps(json.loads(fields), indent=1, ensure_ascii=False)
+    except ValueError:
+        text = fields
+    lines = [_clip(line, width - 2) for line in text.splitlines()]
+    if len(lines) > JSON_LINES:
+        lines = lines[:JSON_LINES] + [f"… {len(lines) - JSON_LINES} more lines"]
+    return lines
+
+
+def _clip(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: max(width - 1, 0)] + "…"
+
+
+class ProgramsScreen(ReportScreen):
+    """The program tree: expand lazily, search by name, read a program's details."""
+
+    SCREEN_NAME = "Programs"
+
+    DEFAULT_CSS = """
+    ProgramsScreen #programs-body { height: 1fr; }
+    ProgramsScreen ProgramTree { width: 3fr; height: 1fr; }
+    ProgramsScreen #details-scroll {
+        width: 2fr;
+        height: 1fr;
+        border-left: vkey $panel;
+        padding: 0 1;
+    }
+    ProgramsScreen.narrow #programs-body { layout: vertical; }
+    ProgramsScreen.narrow ProgramTree { width: 1fr; }
+    ProgramsScreen.narrow #details-scroll {
+        width: 1fr;
+        height: 9;
+        border-left: none;
+        border-top: hkey $panel;
+    }
+    ProgramsScreen #search-bar { height: 1; display: none; background: $panel; }
+    ProgramsScreen #search-bar.open { display: block; }
+    ProgramsScreen #search-bar Label { width: auto; padding: 0 1; }
+    ProgramsScreen #search-input { width: 1fr; }
+    ProgramsScreen #search-status { color: $text-muted; }
+    """
+
+    BINDINGS = [
+        Binding("slash", "open_search", "Search", key_display="/", id="programs.search"),
+        Binding("n", "step_match(True)", "Next match", id="programs.next"),
+        Binding("N", "step_match(False)", "Prev match", key_display="N", id="programs.previous"),
+        Binding("e", "expand_children", "Expand children", id="programs.expand"),
+        Binding("c", "collapse_subtree", "Collapse", id="programs.collapse"),
+        Binding("escape", "close_search", "Close search", id="programs.close_search"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.matches = np.zeros(0, dtype=np.int64)
+        self._name_search: NameSearch | None = None
+
+    # Composition ------------------------------------------------------------------
+
+    def compose_body(self) -> ComposeResult:
+        programs = self.report.programs
+        if programs is None:
+            yield Unavailable(self.report.missing("programs"))
+            return
+        with Horizontal(id="search-bar"):
+            yield Label("/")
+            yield Input(placeholder="part of a program name; Enter finds it", id="search-input", compact=True)
+            yield Label("", id="search-status")
+        with Horizontal(id="programs-body"):
+            yield ProgramTree(programs, id="program-tree")
+            with VerticalScroll(id="details-scroll"):
+                yield Static(NO_SELECTION, id="details")
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self.show_details())
+        self.on_resize()
+        self._focus_tree()
+
+    def on_resize(self) -> None:
+        self.set_class(self.app.size.width < WIDE, "narrow")
+
+    @property
+    def tree(self) -> ProgramTree | None:
+        found = self.query(ProgramTree)
+        return found.first() if found else None
+
+    def _focus_tree(self) -> None:
+        if self.tree is not None:
+            self.tree.focus()
+            if self.tree.cursor_line < 0:
+                self.tree.cursor_line = 0
+
+    # Details ----------------------------------------------------------------------
+
+    def selected_program(self) -> int | None:
+        tree = self.tree
+        node = tree.cursor_node if tree is not None else None
+        return node.data.program if node is not None and isinstance(node.data, ProgramItem) else None
+
+    def show_details(self) -> None:
+        if self.tree is None:
+            return
+        details = self.query_one("#details", Static)
+        program = self.selected_program()
+        if program is None:
+            details.update(NO_SELECTION)
+            return
+        styles = phase_styles(self.app.theme_variables)
+        width = max(self.query_one("#details-scroll").size.width - 2, 30)
+        details.update(program_details(self.report, program, self.bytes, styles, width))
+
+    @on(Tree.NodeHighlighted)
+    def _highlighted(self) -> None:
+        self.show_details()
+
+    def units_changed(self) -> None:
+        self.show_details()
+
+    # Search -----------------------------------------------------------------------
+
+    def action_open_search(self) -> None:
+        self.query_one("#search-bar").add_class("open")
+        self.query_one("#search-input", Input).focus()
+
+    def action_close_search(self) -> None:
+        self.query_one("#search-bar").remove_class("open")
+        self.matches = np.zeros(0, dtype=np.int64)
+        if self.tree is not None:
+            self.tree.highlight_text = ""
+            self.tree.recolour()
+        self._focus_tree()
+        self.refresh_bindings()
+
+    @on(Input.Submitted, "#search-input")
+    def _submitted(self, event: Input.Submitted) -> None:
+        needle = event.value.strip()
+        if needle:
+            self.query_one("#search-status", Label).update("searching…")
+            self._search(needle)
+
+    @work(thread=True, exclusive=True, group="program-search")
+    def _search(self, needle: str) -> None:
+        if self._name_search is None:
+            self._name_search = NameSearch(self.report.programs.names)
+        matches = self._name_search.matches(needle)
+        self.app.call_from_thread(self._found, needle, matches)
+
+    def _found(self, needle: str, matches: np.ndarray) -> None:
+        self.matches = matches
+        self.tree.highlight_text = needle
+        self.tree.recolour()
+        self.refresh_bindings()
+        if len(matches) == 0:
+            self.query_one("#search-status", Label).update(f"no program name contains {needle!r}")
+            return
+        self.jump_to(int(matches[0]))
+        self.tree.focus()
+
+    def action_step_match(self, forward: bool) -> None:
+        current = self.selected_program()
+        program = step_match(self.matches, -1 if current is None else current, forward)
+        if program >= 0:
+            self.jump_to(program)
+
+    def _show_match_status(self, program: int) -> None:
+        i = int(np.searchsorted(self.matches, program))
+        if i < len(self.matches) and int(self.matches[i]) == program:
+            text = f"match {i + 1:,} of {len(self.matches):,}  n/N next/prev"
+            self.query_one("#search-status", Label).update(text)
+
+    def jump_to(self, program: int) -> bool:
+        """Expand the path to PROGRAM, select it and scroll to it."""
+        tree = self.tree
+        if tree is None or not 0 <= program < len(self.report.programs):
+            return False
+        node = tree.reveal(self.report.programs.path_to(program))
+        if node is None:
+            self.notify(f"Program {program} is not reachable from the roots.", severity="warning")
+            return False
+        tree.select_program_node(node)
+        self._show_match_status(program)
+        return True
+
+    # Expand and collapse ----------------------------------------------------------
+
+    def action_expand_children(self) -> None:
+        node = self.tree.cursor_node if self.tree is not None else None
+        if node is None or not node.allow_expand:
+            return
+        done, expandable = self.tree.expand_children(node)
+        if done < expandable:
+            self.notify(
+                f"Expanded {done:,} of {expandable:,} children: at most {EXPAND_CAP:,} nodes at once.",
+                severity="warning",
+            )
+
+    def action_collapse_subtree(self) -> None:
+        node = self.tree.cursor_node if self.tree is not None else None
+        if node is not None:
+            node.collapse_all()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("open_search", "expand_children", "collapse_subtree"):
+            return self.tree is not None
+        if action == "step_match":
+            return len(self.matches) > 0
+        if action == "close_search":
+            return bool(self.query("#search-bar.open"))
+        return True
+
+    # Reload -----------------------------------------------------------------------
+
+    def report_changed(self) -> None:
+        super().report_changed()
+        self._rebuild(self.selected_program())
+
+    @work(exclusive=True, group="programs-rebuild")
+    async def _rebuild(self, selected: int | None) -> None:
+        self.matches = np.zeros(0, dtype=np.int64)
+        self._name_search = None
+        await self.recompose()
+        self.on_resize()
+        self._focus_tree()
+        programs = self.report.programs
+        if selected is not None and programs is not None and selected < len(programs):
+            self.jump_to(selected)
+        self.refresh_bindings()

@@ -1,0 +1,495 @@
+"""debug.cbor: the debug contexts, decoded one at a time into compact columns.
+
+The file is `{"contexts": [...]}` (the shape of Poplar's JSON form), a bare array of
+contexts, or a stream of concatenated context maps; arrays may be indefinite. The
+outer headers are parsed here and each context is decoded on its own by cbor2, so
+memory holds the columns, never the document. Per context we keep id, parent,
+layer, category, a display name and the whole map as JSON text (the "fields").
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from array import array
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any, BinaryIO, Iterator, Mapping
+
+import cbor2
+import numpy as np
+
+from pvtui.errors import ReportError
+from pvtui.model import schema as s
+from pvtui.model.bundle import BundleWriter
+from pvtui.sources.base import IngestContext
+
+MAX_DEPTH = 64  # containers nested deeper than this reject the context
+MAX_SKIP_DEPTH = 10_000  # bound on the nesting walked when skipping an item
+MAX_NAMES = 32_767  # distinct layers or categories: they are stored as int16
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+PROGRESS_SECONDS = 0.1
+CANCEL_EVERY = 4096  # contexts between cancel checks
+READ_BUFFER = 1 << 20
+ROWS_PER_CHUNK = 1 << 16  # rows moved per batch when strings are put in id order
+
+NAME_KEYS = (
+    "name", "opName", "op_name", "hlo_name", "api", "tensorId",
+    "opType", "op_type", "class", "opid",
+)  # fmt: skip
+PARENT_KEYS = ("parentId", "parent_id", "parent", "parents", "parentIds")
+
+ARRAY, MAP = 4, 5
+BREAK = 0xFF
+
+# Value sharing (tags 28/29) can build cycles, and string references (tag 25) let a
+# few bytes repeat a long string without bound: keep both as plain tags.
+_LITERAL_TAGS = {
+    25: lambda value, immutable: cbor2.CBORTag(25, value),
+    28: lambda value, immutable: value,
+    29: lambda value, immutable: cbor2.CBORTag(29, value),
+}
+
+
+class _Damage(Exception):
+    """The file stops making sense here: keep what was read before it."""
+
+
+def read_debug(path: Path, ctx: IngestContext) -> None:
+    """Read the debug contexts of PATH into the bundle's "debug" part."""
+    path = Path(path)
+    try:
+        size = path.stat().st_size
+        if size == 0:
+            raise ReportError(path, "empty file: no debug contexts")
+        with path.open("rb", buffering=READ_BUFFER) as fp:
+            reader = _ContextReader(_CborInput(fp, size), ctx)
+            damage = reader.run()
+            ctx.progress("debug.cbor", size, size)
+    except OSError as exc:
+        raise ReportError(path, f"cannot read ({exc.strerror or exc})") from None
+    problems = reader.problems(damage)
+    if len(reader.columns) == 0 and problems:
+        raise ReportError(path, f"no debug contexts: {problems}")
+    if problems:
+        ctx.note("debug", f"{path}: {problems}; kept the {len(reader.columns)} contexts read")
+    reader.columns.write(ctx.writer)
+    ctx.meta["debug"] = reader.columns.meta()
+    ctx.add_part("debug")
+
+
+class _CborInput:
+    """The outer CBOR structure, read by hand; whole items are decoded by cbor2."""
+
+    def __init__(self, fp: BinaryIO, size: int) -> None:
+        self.fp = fp
+        self.size = size
+        self.decoder = self._new_decoder("strict")
+
+    @property
+    def position(self) -> int:
+        return self.fp.tell()
+
+    def _peek(self) -> int | None:
+        """The next byte, not consumed (BufferedReader.peek would copy its whole buffer)."""
+        head = self.fp.read(1)
+        if not head:
+            return None
+        self.fp.seek(-1, 1)
+        return head[0]
+
+    def at_end(self) -> bool:
+        return self._peek() is None
+
+    def next_major(self) -> int:
+        head = self._peek()
+        if head is None:
+            raise _Damage(f"file ends at byte {self.size} where an item was expected")
+        return head >> 5
+
+    def at_break(self) -> bool:
+        """Consume the break that ends an indefinite container, if it comes next."""
+        head = self._peek()
+        if head is None:
+            raise _Damage(f"file ends at byte {self.size} inside an indefinite-length item")
+        if head == BREAK:
+            self.fp.read(1)
+            return True
+        return False
+
+    def header(self) -> tuple[int, int | None]:
+        """Major type and argument of the next item; None for indefinite length."""
+        start = self.position
+        initial = self._read(1, start)[0]
+        major, info = initial >> 5, initial & 0x1F
+        if info < 24:
+            argument: int | None = info
+        elif info <= 27:
+            argument = int.from_bytes(self._read(1 << (info - 24), start), "big")
+        elif info == 31 and major in (2, 3, ARRAY, MAP, 7):
+            if major == 7:
+                raise _Damage(f"unexpected break code at byte {start}")
+            argument = None
+        else:
+            raise _Damage(f"invalid CBOR header 0x{initial:02x} at byte {start}")
+        self._check_length(major, argument, start)
+        return major, argument
+
+    def _check_length(self, major: int, length: int | None, start: int) -> None:
+        minimum_bytes = {2: 1, 3: 1, ARRAY: 1, MAP: 2}.get(major)
+        if length is None or minimum_bytes is None:
+            return
+        if length * minimum_bytes > self.size - self.position:
+            raise _Damage(
+                f"file ends at byte {self.size} inside the item at byte {start}"
+                f" (declared length {length})"
+            )
+
+    def _read(self, n: int, start: int) -> bytes:
+        data = self.fp.read(n)
+        if len(data) < n:
+            raise _Damage(f"file ends at byte {self.size} inside the item at byte {start}")
+        return data
+
+    def elements(self, length: int | None) -> Iterator[None]:
+        """Yield once per element of a container whose header was just read."""
+        if length is None:
+            while not self.at_break():
+                yield
+        else:
+            for _ in range(length):
+                yield
+
+    def _new_decoder(self, str_errors: str) -> cbor2.CBORDecoder:
+        return cbor2.CBORDecoder(
+            self.fp, max_depth=MAX_DEPTH, semantic_decoders=_LITERAL_TAGS, str_errors=str_errors
+        )
+
+    def decode_or_skip(self) -> tuple[Any, str | None]:
+        """The next item, or (None, why) when cbor2 cannot build it though it is well formed.
+
+        A decoder that raised keeps stale read-ahead, so it is replaced. Replacing bad
+        UTF-8 slows every string down: the lenient decoder is only for items that need it.
+        """
+        start = self.position
+        try:
+            return self.decoder.decode(), None
+        except Exception:  # cbor2 raises many types from its tag decoders
+            self.decoder = self._new_decoder("strict")
+        self.fp.seek(start)
+        try:
+            return self._new_decoder("replace").decode(), None
+        except Exception as exc:
+            self.fp.seek(start)
+            self.skip()
+            return None, f"byte {start}: {_first_line(exc)}"
+
+    def skip(self) -> None:
+        """Move past one item without building it (structure checks only)."""
+        pending: list[int | None] = [1]  # items left at each open level; None = until break
+        while pending:
+            left = pending[-1]
+            if left == 0 or (left is None and self.at_break()):
+                pending.pop()
+                continue
+            if left is not None:
+                pending[-1] = left - 1
+            self._skip_one(pending)
+
+    def _skip_one(self, pending: list[int | None]) -> None:
+        major, argument = self.header()
+        if major in (2, 3) and argument is not None:
+            self.fp.seek(argument, 1)
+            return
+        if major in (0, 1, 7):
+            return
+        if len(pending) > MAX_SKIP_DEPTH:
+            raise _Damage(f"nested deeper than {MAX_SKIP_DEPTH} levels at byte {self.position}")
+        if major == 6:
+            pending.append(1)
+        elif major == MAP and argument is not None:
+            pending.append(2 * argument)
+        else:
+            pending.append(argument)
+
+
+class _StringColumn:
+    """Many strings as one UTF-8 blob plus offsets, built without a list of str."""
+
+    def __init__(self) -> None:
+        self.blob = bytearray()
+        self.offsets = array("q", [0])
+
+    def append(self, text: str) -> None:
+        self.blob += text.encode("utf-8", "surrogatepass")
+        self.offsets.append(len(self.blob))
+
+    def write(self, writer: BundleWriter, name: str, order: np.ndarray | None) -> None:
+        """Write the string table `name.blob` + `name.offsets`, rows permuted by ORDER."""
+        offsets = np.frombuffer(self.offsets, dtype=np.int64)
+        if order is None or not self.blob:
+            writer.array(f"{name}.blob", np.frombuffer(self.blob, dtype=np.uint8))
+            writer.array(f"{name}.offsets", offsets if order is None else np.zeros_like(offsets))
+            return
+        new_offsets = np.zeros(len(offsets), dtype=np.int64)
+        np.cumsum(np.diff(offsets)[order], out=new_offsets[1:])
+        blob = writer.open_array(f"{name}.blob", (len(self.blob),), np.uint8)
+        with memoryview(self.blob) as source, memoryview(blob) as target:
+            for first in range(0, len(order), ROWS_PER_CHUNK):
+                rows = order[first : first + ROWS_PER_CHUNK]
+                starts = new_offsets[first : first + len(rows)].tolist()
+                for at, lo, hi in zip(starts, offsets[rows].tolist(), offsets[rows + 1].tolist()):
+                    target[at : at + hi - lo] = source[lo:hi]
+        blob.flush()
+        del blob
+        writer.array(f"{name}.offsets", new_offsets)
+
+
+class _Labels:
+    """Distinct names (layers, categories) and their int16 indices."""
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+        self.index: dict[str, int] = {}
+
+    def __call__(self, name: str) -> int:
+        index = self.index.get(name)
+        if index is None:
+            if len(self.index) >= MAX_NAMES:
+                raise _Damage(f"more than {MAX_NAMES} distinct {self.kind} names")
+            index = self.index[name] = len(self.index)
+        return index
+
+    def names(self) -> list[str]:
+        return list(self.index)
+
+
+class _Columns:
+    """The compact per-context columns, in file order until written."""
+
+    def __init__(self) -> None:
+        self.ids = array("q")
+        self.parents = array("q")
+        self.layers = array("h")
+        self.categories = array("h")
+        self.names = _StringColumn()
+        self.fields = _StringColumn()
+        self.layer_labels = _Labels("layer")
+        self.category_labels = _Labels("category")
+        self.rows_without_id = array("q")
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def add(self, context: dict) -> None:
+        fields = _json_text(context)
+        layer = self.layer_labels(_text(context.get("layer")))
+        category = context.get("category")
+        category_index = -1 if category is None else self.category_labels(_text(category))
+        context_id = _int64(context.get("id"))
+        if context_id is None:
+            self.rows_without_id.append(len(self.ids))
+            context_id = 0
+        self.ids.append(context_id)
+        self.parents.append(_parent(context))
+        self.layers.append(layer)
+        self.categories.append(category_index)
+        self.names.append(_display_name(context))
+        self.fields.append(fields)
+
+    def write(self, writer: BundleWriter) -> None:
+        ids = self._ids_with_fresh()
+        order = None if np.all(ids[1:] >= ids[:-1]) else np.argsort(ids, kind="stable")
+
+        def permuted(values: np.ndarray) -> np.ndarray:
+            return values if order is None else values[order]
+
+        writer.array(s.DEBUG_ID, permuted(ids))
+        writer.array(s.DEBUG_PARENT, permuted(np.frombuffer(self.parents, dtype=np.int64)))
+        writer.array(s.DEBUG_LAYER, permuted(np.frombuffer(self.layers, dtype=np.int16)))
+        writer.array(s.DEBUG_CATEGORY, permuted(np.frombuffer(self.categories, dtype=np.int16)))
+        self.names.write(writer, s.DEBUG_NAME, order)
+        self.fields.write(writer, s.DEBUG_FIELDS, order)
+
+    def _ids_with_fresh(self) -> np.ndarray:
+        """The ids, contexts without one numbered after the largest id seen."""
+        ids = np.array(self.ids, dtype=np.int64)
+        missing = np.frombuffer(self.rows_without_id, dtype=np.int64)
+        if len(missing):
+            known = np.delete(ids, missing)
+            first = int(known.max()) + 1 if len(known) else 0
+            if first + len(missing) > INT64_MAX:
+                first = int(known.min()) - len(missing)
+            ids[missing] = np.arange(first, first + len(missing), dtype=np.int64)
+        return ids
+
+    def meta(self) -> dict[str, Any]:
+        return {
+            "layers": self.layer_labels.names(),
+            "categories": self.category_labels.names(),
+            "contexts": len(self),
+        }
+
+
+class _ContextReader:
+    """Walks the top-level layout and feeds each context to the columns."""
+
+    def __init__(self, cbor: _CborInput, ctx: IngestContext) -> None:
+        self.cbor = cbor
+        self.ctx = ctx
+        self.columns = _Columns()
+        self.not_maps = 0
+        self.unreadable = 0
+        self.first_unreadable: str | None = None
+        self.next_progress = 0.0
+
+    def run(self) -> str | None:
+        """Read everything; return why reading stopped early, or None."""
+        try:
+            self._read_top_level()
+        except _Damage as damage:
+            return str(damage)
+        return None
+
+    def problems(self, damage: str | None) -> str:
+        """One line saying what was skipped and where reading stopped."""
+        parts = []
+        if self.not_maps:
+            parts.append(f"skipped {self.not_maps} items that are not context maps")
+        if self.unreadable:
+            first = self.first_unreadable
+            parts.append(f"skipped {self.unreadable} unreadable contexts (first at {first})")
+        if damage:
+            parts.append(f"stopped: {damage}")
+        return "; ".join(parts)
+
+    def _read_top_level(self) -> None:
+        stream = False  # once a top-level map proves to be a context, the rest is a stream
+        while not self.cbor.at_end():
+            major = self.cbor.next_major()
+            if stream or major not in (ARRAY, MAP):
+                self._read_context()
+            elif major == ARRAY:
+                self._read_array()
+            else:
+                stream = not self._read_wrapper()
+
+    def _read_array(self) -> None:
+        major, length = self.cbor.header()
+        if major != ARRAY:
+            raise _Damage(f"'contexts' is not an array (CBOR major type {major})")
+        for _ in self.cbor.elements(length):
+            self._read_context()
+
+    def _read_wrapper(self) -> bool:
+        """Read a top-level map: True if it held "contexts"; else it was a context itself."""
+        start = self.cbor.position
+        _, length = self.cbor.header()
+        found = False
+        for _ in self.cbor.elements(length):
+            key, _error = self.cbor.decode_or_skip()
+            if key == "contexts" and not found:
+                self._read_array()
+                found = True
+            else:
+                self.cbor.skip()
+        if not found:
+            self.cbor.fp.seek(start)
+            self._read_context()
+        return found
+
+    def _read_context(self) -> None:
+        context, error = self.cbor.decode_or_skip()
+        if error is not None:
+            self.unreadable += 1
+            self.first_unreadable = self.first_unreadable or error
+        elif isinstance(context, dict):
+            self.columns.add(context)
+        else:
+            self.not_maps += 1
+        self._tick()
+
+    def _tick(self) -> None:
+        seen = len(self.columns) + self.not_maps + self.unreadable
+        if seen % CANCEL_EVERY == 0:
+            self.ctx.cancel.check()
+        if seen % 64 == 0 and time.monotonic() >= self.next_progress:
+            self.next_progress = time.monotonic() + PROGRESS_SECONDS
+            self.ctx.progress("debug.cbor", self.cbor.position, self.cbor.size)
+
+
+def _first_line(exc: Exception) -> str:
+    lines = str(exc).splitlines()
+    return lines[0] if lines else type(exc).__name__
+
+
+def _int64(value: Any) -> int | None:
+    if type(value) is int and INT64_MIN <= value <= INT64_MAX:
+        return value
+    return None
+
+
+def _parent(context: dict) -> int:
+    for key in PARENT_KEYS:
+        if key in context:
+            value = context[key]
+            if isinstance(value, (list, tuple)):
+                value = value[0] if value else None
+            parent = _int64(value)
+            return -1 if parent is None else parent
+    return -1
+
+
+def _display_name(context: dict) -> str:
+    for key in NAME_KEYS:
+        value = context.get(key)
+        if value is not None:
+            return _text(value)
+    return ""
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    return "" if value is None else _json_text(value)
+
+
+def _jsonable(value: Any) -> Any:
+    """What json cannot encode itself: bytes as hex, tags as {tag, value}, the rest as text."""
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return bytes(value).hex()
+    if isinstance(value, cbor2.CBORTag):
+        return {"tag": value.tag, "value": value.value}
+    if isinstance(value, Mapping):
+        return dict(value)
+    if isinstance(value, (set, frozenset)):
+        return list(value)
+    if isinstance(value, (datetime, date)):
+        return value.isoformat()
+    return str(value)
+
+
+_ENCODER = json.JSONEncoder(default=_jsonable, separators=(",", ":"), check_circular=False)
+
+
+def _json_text(value: Any) -> str:
+    try:
+        return _ENCODER.encode(value)
+    except (TypeError, ValueError):  # non-string keys, integers too long for str()
+        return _ENCODER.encode(_plain(value))
+
+
+def _plain(value: Any) -> Any:
+    """VALUE rebuilt from what json encodes as is; the slow path for odd values."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 8192:
+        return hex(value)
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    if isinstance(value, Mapping):
+        return {
+            key if isinstance(key, str) else _json_text(key): _plain(item)
+            for key, item in value.items()
+        }
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [_plain(item) for item in value]
+    return _plain(_jsonable(value))

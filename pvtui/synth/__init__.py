@@ -1,0 +1,48 @@
+"""Synthetic reports of a BERT-like model: a deterministic truth, a libpva stand-in
+over it, and real report files (archive.a, debug.cbor, framework.json, app.json)
+plus the bundle that stands in for profile.pop."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pvtui.sources.base import Progress, ReportFiles, no_progress
+from pvtui.synth.model import SyntheticReport, generate
+from pvtui.synth.scales import SCALES, Scale
+
+BUNDLE_NAME = "profile.pvtui"
+
+__all__ = ["SCALES", "BUNDLE_NAME", "Scale", "SyntheticReport", "generate", "write_report"]
+
+
+def write_report(
+    out: Path, scale: str = "tiny", ipus: int | None = None, seed: int = 0, progress: Progress | None = None
+) -> Path:
+    """Write a synthetic report directory at OUT, its bundle at OUT/profile.pvtui; return OUT."""
+    from pvtui.sources.ingest import build_bundle
+    from pvtui.synth import files
+
+    progress = progress or no_progress
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    steps = 6
+    progress("synth: generating", 0, steps)
+    truth = generate(scale, ipus, seed)
+    report = ReportFiles(
+        directory=out, name=out.name, archive=out / "archive.a", debug=out / "debug.cbor",
+        framework=out / "framework.json", app=out / "app.json",
+    )
+    progress("synth: archive.a", 1, steps)
+    files.write_archive(truth, report.archive)
+    progress("synth: debug.cbor", 2, steps)
+    files.write_debug(truth, report.debug)
+    progress("synth: json", 3, steps)
+    files.write_json(files.framework_json(truth), report.framework)
+    files.write_json(files.app_json(truth), report.app)
+    progress("synth: bundle", 4, steps)
+    build_bundle(
+        report, out / BUNDLE_NAME, pva_report=truth.as_pva(), operations=truth.operations(), progress=progress,
+        meta={"synthetic": {"scale": scale, "ipus": truth.scale.ipus, "seed": seed, "generator": "pvtui.synth"}},
+    )
+    progress("synth: done", steps, steps)
+    return out

@@ -1,0 +1,70 @@
+"""Themes from theme files: the built-in ones in themes/, then the user's own.
+
+A theme file is JSON with Textual's Theme fields (name, primary, background, ...)
+and `variables`, the pv-* colours every view draws with. A user theme may leave
+out variables: it inherits them from the built-in theme of the same darkness.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from textual.theme import Theme
+
+DEFAULT_THEME = "pvtui-dark"
+_FIELDS = set(Theme.__dataclass_fields__)
+
+
+def user_theme_dir() -> Path:
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "pvtui" / "themes"
+
+
+def _theme_from(data: Any, fallback_variables: dict[str, str]) -> Theme:
+    if not isinstance(data, dict) or not isinstance(data.get("name"), str) or "primary" not in data:
+        raise ValueError("needs at least a string 'name' and a 'primary' colour")
+    unknown = set(data) - _FIELDS
+    if unknown:
+        raise ValueError(f"unknown fields: {', '.join(sorted(unknown))}")
+    fields = dict(data)
+    fields["variables"] = {**fallback_variables, **dict(data.get("variables") or {})}
+    return Theme(**fields)
+
+
+def builtin_themes() -> list[Theme]:
+    themes = []
+    for entry in sorted(resources.files("pvtui.themes").iterdir(), key=lambda e: e.name):
+        if entry.name.endswith(".json"):
+            themes.append(_theme_from(json.loads(entry.read_text("utf-8")), {}))
+    return themes
+
+
+def user_themes(builtin: list[Theme]) -> tuple[list[Theme], list[str]]:
+    """The user's themes and one line per file that could not be used."""
+    folder = user_theme_dir()
+    if not folder.is_dir():
+        return [], []
+    by_darkness = {t.dark: t.variables for t in builtin}
+    themes, problems = [], []
+    for path in sorted(folder.glob("*.json")):
+        try:
+            data = json.loads(path.read_text("utf-8"))
+            dark = bool(data.get("dark", True)) if isinstance(data, dict) else True
+            themes.append(_theme_from(data, by_darkness.get(dark, {})))
+        except (OSError, ValueError, TypeError) as exc:
+            problems.append(f"{path}: not a usable theme ({exc})")
+    return themes, problems
+
+
+def resolve_theme_name(name: str | None, available: list[str]) -> str | None:
+    """Accept `dark` for `pvtui-dark`; None when NAME names no theme."""
+    if name is None:
+        return DEFAULT_THEME
+    for candidate in (name, f"pvtui-{name}"):
+        if candidate in available:
+            return candidate
+    return None

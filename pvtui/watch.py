@@ -1,0 +1,60 @@
+"""Watching a report's files: changes are offered only once the writes have settled."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import AsyncIterator
+
+from watchfiles import awatch
+
+from pvtui.model.schema import REPORT_FILES
+from pvtui.sources.base import ReportFiles
+
+SETTLE_SECONDS = 1.0  # sizes and times must hold still this long
+POLL_SECONDS = 0.25
+
+
+def _stamp(path: Path) -> tuple[int, int] | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_size, st.st_mtime_ns
+
+
+async def settled(paths: list[Path], settle: float = SETTLE_SECONDS, poll: float = POLL_SECONDS) -> None:
+    """Return once none of PATHS has changed size or time for SETTLE seconds.
+
+    A profile.pop still being written keeps growing, so it is never offered half done.
+    """
+    last = [_stamp(p) for p in paths]
+    quiet = 0.0
+    while quiet < settle:
+        await asyncio.sleep(poll)
+        now = [_stamp(p) for p in paths]
+        quiet = quiet + poll if now == last else 0.0
+        last = now
+
+
+def _directories(files: ReportFiles) -> list[Path]:
+    dirs = {files.directory}
+    dirs.update(p.parent for p in files.existing())
+    return sorted(d for d in dirs if d.is_dir())
+
+
+async def watch_report(
+    files: ReportFiles, stop: asyncio.Event | None = None, settle: float = SETTLE_SECONDS
+) -> AsyncIterator[list[Path]]:
+    """Yield the report files that changed, each batch once its writes have settled."""
+    dirs = _directories(files)
+    if not dirs:
+        return
+
+    def is_report_file(_change, path: str) -> bool:
+        return Path(path).name in REPORT_FILES
+
+    async for changes in awatch(*dirs, watch_filter=is_report_file, stop_event=stop, recursive=False):
+        changed = sorted({Path(path) for _, path in changes})
+        await settled(changed, settle)
+        yield changed

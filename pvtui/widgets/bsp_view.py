@@ -1,0 +1,106 @@
+"""The BSP view: an IPU's tiles, grouped into rows, against the trace's cycle window.
+
+Each tile works from its step's start for its own cycles (in the step's phase),
+then waits at the sync until the step ends. A cell's glyph says what share of its
+group of tiles is still working: solid phase colour for all, shades for some,
+the sync colour for none. Columns whose step has no per-tile cycles stay blank.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from rich.segment import Segment
+from rich.style import Style
+from textual.cache import LRUCache
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from pvtui.model.step_types import PHASES
+from pvtui.model.trace_views import IDLE, BspFrame, busy_fractions, tile_groups
+from pvtui.widgets.trace_view import GUTTER, coded_segments, phase_styles
+
+SHADES = "░▒▓"  # some, about half, most of a group's tiles still working
+LEVELS = len(SHADES) + 2  # all working, the shades, all waiting
+BLANK_CODE = len(PHASES) * LEVELS
+
+
+def busy_levels(fractions: np.ndarray) -> np.ndarray:
+    """0 where every tile works, 1..len(SHADES) for the shades, LEVELS - 1 where all wait."""
+    fractions = np.asarray(fractions, dtype=np.float64)
+    shades = 1 + np.minimum((fractions * len(SHADES)).astype(np.int64), len(SHADES) - 1)
+    return np.where(fractions >= 1, 0, np.where(fractions <= 0, LEVELS - 1, shades))
+
+
+def bsp_cell_table(styles: dict[str, Style], waiting: Style) -> list[tuple[str, Style]]:
+    """Cells by phase and level (see busy_levels), then the blank of a column without data."""
+    table = []
+    for phase in PHASES:
+        working = styles[phase]
+        table += [(" ", working), *((shade, working + waiting) for shade in SHADES), (" ", waiting)]
+    return table + [(" ", Style())]
+
+
+class BspView(ScrollView, can_focus=False):
+    """Rows of tile groups; the screen computes the frame and sets it here."""
+
+    DEFAULT_CSS = """
+    BspView {
+        height: 1fr;
+        overflow: hidden hidden;
+    }
+    """
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.frame: BspFrame | None = None
+        self.first_tile = 0
+        self.key: tuple = ()
+        self._strips: LRUCache[tuple, Strip] = LRUCache(128)
+        self._styles: dict[str, Style] = {}
+        self._cell_table: list[tuple[str, Style]] = []
+
+    def on_mount(self) -> None:
+        self.watch(self.app, "theme", self._theme_changed, init=True)
+
+    def _theme_changed(self) -> None:
+        variables = self.app.theme_variables
+        self._styles = phase_styles(variables)
+        self._cell_table = bsp_cell_table(self._styles, Style(bgcolor=variables["pv-sync"]))
+        self._strips.clear()
+        self.refresh()
+
+    def on_resize(self) -> None:
+        self._strips.clear()
+
+    def show(self, frame: BspFrame, first_tile: int, key: tuple) -> None:
+        """Draw FRAME; KEY names what it was computed from (run, IPU, window, width)."""
+        if key != self.key:
+            self._strips.clear()
+        self.frame, self.first_tile, self.key = frame, first_tile, key
+        self.refresh()
+
+    def render_line(self, y: int) -> Strip:
+        region = self.scrollable_content_region
+        frame = self.frame
+        if frame is None or not self._styles:
+            return Strip.blank(region.width)
+        groups = tile_groups(frame.tile_cycles.shape[1], region.height)
+        if y >= len(groups):
+            return Strip.blank(region.width)
+        key = (y, region.width, region.height, self.key, self.app.theme)
+        strip = self._strips.get(key)
+        if strip is None:
+            strip = self._render_group(*groups[y]).adjust_cell_length(region.width)
+            self._strips[key] = strip
+        return strip
+
+    def _render_group(self, first: int, last: int) -> Strip:
+        frame = self.frame
+        assert frame is not None
+        fractions = busy_fractions(frame.tile_cycles[:, first:last], frame.offsets)
+        blank = frame.phases == IDLE
+        codes = np.where(blank, BLANK_CODE, np.maximum(frame.phases, 0) * LEVELS + busy_levels(fractions))
+        tiles = f"{self.first_tile + first}-{self.first_tile + last - 1}"
+        gutter = tiles.rjust(GUTTER - 1)[: GUTTER - 1] + " "
+        return Strip([Segment(gutter, self._styles["muted"]), *coded_segments(codes, self._cell_table)])
+

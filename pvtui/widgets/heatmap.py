@@ -1,0 +1,367 @@
+"""The tile heatmap: one Line-API widget with a row per tile (or per group of tiles).
+
+A row reads: cursor mark, tile number (or range), IPU, a swatch whose colour is the
+tile's bytes against the per-tile limit, the bytes, then a bar of the tile's memory
+stacked by category (gaps last), the limit marked as a column and the part of the
+bar beyond it in the over-limit colour. Rows are rendered from numpy in O(width)
+and cached as Strips keyed on everything that changes them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
+from textual.binding import Binding
+from textual.cache import LRUCache
+from textual.events import Click
+from textual.geometry import Size
+from textual.message import Message
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from pvtui.model.tile_views import TileMemory, TileRows, tile_rows, visible_tiles
+from pvtui.units import format_bytes
+
+CATEGORY_COLOURS = tuple(f"pv-cat-{i}" for i in range(6))
+HEAT_COLOURS = tuple(f"pv-heat-{i}" for i in range(5))
+LIMIT_MARK = "│"
+GAPS_MARK = "░"
+
+
+@dataclass(frozen=True)
+class Palette:
+    """The styles a row is drawn with, from the theme's pv-* variables."""
+
+    categories: tuple[Style, ...]  # the largest categories, in order
+    rest: Style  # categories beyond the palette
+    gaps: Style
+    over: Style  # bar cells beyond the limit
+    limit: Style  # the limit mark on an empty cell
+    heat: tuple[Style, ...]  # swatch: bytes against the limit, low to high
+    label: Style
+    over_label: Style
+    cursor_label: Style
+    cursor_empty: Style
+
+    @classmethod
+    def from_variables(cls, v: dict[str, str]) -> "Palette":
+        background = v.get("background", "#000000")
+        return cls(
+            categories=tuple(Style(bgcolor=v[name]) for name in CATEGORY_COLOURS),
+            rest=Style(bgcolor=v["pv-muted"]),
+            gaps=Style(color=v["pv-muted"], bgcolor=v["pv-idle"]),
+            over=Style(bgcolor=v["pv-over"]),
+            limit=Style(color=v["pv-limit"], bold=True),
+            heat=tuple(Style(bgcolor=v[name]) for name in HEAT_COLOURS),
+            label=Style(color=v.get("foreground")),
+            over_label=Style(color=v["pv-over"], bold=True),
+            cursor_label=Style(color=background, bgcolor=v["pv-cursor"], bold=True),
+            cursor_empty=Style(bgcolor=v["pv-idle"]),
+        )
+
+    def category(self, index: int) -> Style:
+        return self.categories[index] if index < len(self.categories) else self.rest
+
+    def heat_of(self, fraction: float) -> Style:
+        """The swatch for a tile at FRACTION of its limit; over 1 is the over-limit colour."""
+        if fraction > 1:
+            return Style(bgcolor=self.over.bgcolor)
+        return self.heat[min(int(fraction * len(self.heat)), len(self.heat) - 1)]
+
+
+def bar_cells(category_bytes: np.ndarray, gaps_bytes: int, scale: int, width: int) -> np.ndarray:
+    """What fills each of WIDTH cells: a category index, C for gaps, C + 1 for nothing.
+
+    A cell shows whatever covers its centre, so the bar is as long as the bytes are.
+    """
+    cumulative = np.cumsum(np.append(category_bytes, max(gaps_bytes, 0)))
+    centres = (np.arange(width) + 0.5) * (scale / width)
+    return np.searchsorted(cumulative, centres, side="right")
+
+
+def limit_column(limit: int | None, scale: int, width: int) -> int | None:
+    if not limit or width <= 0:
+        return None
+    return min(int(limit / scale * width), width - 1)
+
+
+def bar_segments(
+    cells: np.ndarray, num_categories: int, limit_col: int | None, palette: Palette, cursor: bool
+) -> list[Segment]:
+    """The bar as segments: one per run of equal cells, the limit column split out."""
+    width = len(cells)
+    codes = cells.copy()
+    over_code = num_categories + 2
+    if limit_col is not None:
+        beyond = np.arange(width) > limit_col
+        codes[beyond & (cells <= num_categories)] = over_code
+    empty = palette.cursor_empty if cursor else Style()
+    breaks = set((np.flatnonzero(np.diff(codes)) + 1).tolist())
+    if limit_col is not None:
+        breaks |= {limit_col, limit_col + 1}
+    edges = sorted(b for b in breaks if 0 < b < width)
+    run_codes = codes[[0, *edges]].tolist()
+    segments = []
+    for start, end, code in zip([0, *edges], [*edges, width], run_codes):
+        if code == over_code:
+            style = palette.over
+        elif code == num_categories:
+            style = palette.gaps
+        elif code > num_categories:
+            style = empty
+        else:
+            style = palette.category(code)
+        if start == limit_col:
+            segments.append(Segment(LIMIT_MARK, style + palette.limit))
+        else:
+            text = GAPS_MARK if code == num_categories else " "
+            segments.append(Segment(text * (end - start), style))
+    return segments
+
+
+@dataclass(frozen=True)
+class RowLayout:
+    """Column widths of the row label, fixed for a given report, zoom and units."""
+
+    tile_width: int
+    ipu_width: int
+    bytes_width: int
+
+    @property
+    def label_width(self) -> int:
+        # mark, tile, space, IPU, space, 2-cell swatch, space, bytes, space
+        return 1 + self.tile_width + 1 + self.ipu_width + 1 + 2 + 1 + self.bytes_width + 1
+
+
+def row_layout(memory: TileMemory, zoom: int, units: str, gaps: bool) -> RowLayout:
+    """Widths that fit every tile's label: O(tiles), so computed once per change of view."""
+    digits = len(str(max(memory.num_tiles - 1, 0)))
+    tile_width = digits if zoom == 1 else 2 * digits + 1
+    ipu_width = len(f"IPU{max(memory.ipus, default=0)}")
+    bytes_width = max((len(format_bytes(int(v), units)) for v in np.unique(memory.totals(gaps))), default=1)
+    return RowLayout(tile_width, ipu_width, bytes_width)
+
+
+def row_segments(
+    memory: TileMemory,
+    rows: TileRows,
+    row: int,
+    width: int,
+    layout: RowLayout,
+    gaps: bool,
+    units: str,
+    cursor: bool,
+    palette: Palette,
+) -> list[Segment]:
+    """One heatmap row, WIDTH cells wide."""
+    tile = int(rows.representative[row])
+    first, last = rows.span(row)
+    tile_text = str(first) if rows.zoom == 1 else f"{first}–{last}"
+    total = int(memory.totals(gaps)[tile])
+    limit = memory.limit
+    over = bool(limit) and total > limit
+    fraction = total / (limit or memory.scale(gaps))
+    name_style = palette.cursor_label if cursor else palette.label
+    bytes_style = palette.cursor_label if cursor else (palette.over_label if over else palette.label)
+    mark = "▶" if cursor else " "
+    ipu = f"IPU{int(memory.ipu[tile])}"
+    segments = [
+        Segment(f"{mark}{tile_text:>{layout.tile_width}} {ipu:<{layout.ipu_width}} ", name_style),
+        Segment("  ", palette.heat_of(fraction)),
+        Segment(" ", name_style),
+        Segment(f"{format_bytes(total, units):>{layout.bytes_width}}", bytes_style),
+        Segment(" "),
+    ]
+    bar_width = width - layout.label_width
+    if bar_width > 0:
+        scale = memory.scale(gaps)
+        gap_bytes = int(memory.including_gaps[tile] - memory.excluding_gaps[tile]) if gaps else 0
+        cells = bar_cells(memory.by_category[tile], gap_bytes, scale, bar_width)
+        limit_col = limit_column(limit, scale, bar_width)
+        segments += bar_segments(cells, len(memory.categories), limit_col, palette, cursor)
+    return segments
+
+
+def legend(memory: TileMemory, palette: Palette, gaps: bool) -> Text:
+    """The colour of each category (the rest share one), gaps, and the limit mark."""
+    text = Text()
+    shown = len(palette.categories)
+    for index, name in enumerate(memory.categories[:shown]):
+        text.append("  ", palette.category(index))
+        text.append(f" {name}  ")
+    if len(memory.categories) > shown:
+        text.append("  ", palette.rest)
+        text.append(f" {len(memory.categories) - shown} more  ")
+    if gaps and memory.has_gaps:
+        text.append(GAPS_MARK * 2, palette.gaps)
+        text.append(" gaps  ")
+    if memory.limit:
+        text.append(LIMIT_MARK, palette.limit)
+        text.append(" limit  ")
+        text.append("  ", palette.over)
+        text.append(" over")
+    return text
+
+
+class TileHeatmap(ScrollView, can_focus=True):
+    """Every tile's memory as rows of bars, one selected tile, the viewport following it."""
+
+    BINDINGS = [
+        Binding("up", "move(-1)", "Previous tile", show=False),
+        Binding("down", "move(1)", "Next tile", show=False),
+        Binding("pageup", "page(-1)", "Page up", show=False),
+        Binding("pagedown", "page(1)", "Page down", show=False),
+        Binding("home", "move_to_end(False)", "First tile", show=False),
+        Binding("end", "move_to_end(True)", "Last tile", show=False),
+    ]
+
+    DEFAULT_CSS = """
+    TileHeatmap {
+        scrollbar-size-horizontal: 0;
+    }
+    """
+
+    class TileSelected(Message):
+        def __init__(self, tile: int) -> None:
+            super().__init__()
+            self.tile = tile
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.memory: TileMemory | None = None
+        self.rows: TileRows | None = None
+        self.label_layout: RowLayout | None = None
+        self.zoom = 1
+        self.ipu_filter: int | None = None
+        self.gaps = True
+        self.units = "binary"
+        self.selected = 0
+        self._version = 0  # bumped when the data changes (a reload)
+        self._palette: tuple[str, Palette] | None = None
+        self._strips: LRUCache[tuple, Strip] = LRUCache(2048)
+
+    def on_mount(self) -> None:
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self.refresh())
+
+    def on_resize(self) -> None:
+        self._strips.clear()
+        self._update_virtual_size()
+
+    @property
+    def palette(self) -> Palette:
+        """The current theme's palette (rebuilt when the theme changes)."""
+        theme = self.app.theme
+        if self._palette is None or self._palette[0] != theme:
+            self._palette = (theme, Palette.from_variables(self.app.theme_variables))
+            self._strips.clear()
+        return self._palette[1]
+
+    # State: each change regroups the rows and keeps the selected tile where it can --
+
+    def set_memory(self, memory: TileMemory, selected: int) -> None:
+        self.memory = memory
+        self._version += 1
+        self._regroup(selected)
+
+    def set_zoom(self, zoom: int) -> None:
+        self.zoom = zoom
+        self._regroup()
+
+    def set_ipu_filter(self, ipu: int | None) -> None:
+        self.ipu_filter = ipu
+        self._regroup()
+
+    def set_gaps(self, gaps: bool) -> None:
+        self.gaps = gaps
+        self._regroup()
+
+    def set_units(self, units: str) -> None:
+        self.units = units
+        self._regroup()
+
+    def _regroup(self, selected: int | None = None) -> None:
+        if self.memory is None:
+            return
+        tiles = visible_tiles(self.memory.ipu, self.ipu_filter)
+        self.rows = tile_rows(self.memory.totals(self.gaps), tiles, self.zoom)
+        self.label_layout = row_layout(self.memory, self.zoom, self.units, self.gaps)
+        self._update_virtual_size()
+        nearest = self.rows.nearest_tile(self.selected if selected is None else selected)
+        self.select(nearest or 0, force=True)
+
+    def _update_virtual_size(self) -> None:
+        rows = len(self.rows) if self.rows is not None else 0
+        self.virtual_size = Size(self.scrollable_content_region.width, rows)
+
+    @property
+    def cursor_row(self) -> int | None:
+        return None if self.rows is None else self.rows.row_of(self.selected)
+
+    def select(self, tile: int, force: bool = False) -> None:
+        if self.rows is None or (tile == self.selected and not force):
+            return
+        self.selected = tile
+        row = self.cursor_row
+        if row is not None:
+            self._follow(row)
+        self.refresh()
+        self.post_message(self.TileSelected(tile))
+
+    def _follow(self, row: int) -> None:
+        height = max(self.scrollable_content_region.height, 1)
+        top = int(self.scroll_y)
+        if row < top:
+            self.scroll_to(y=row, animate=False, immediate=True)
+        elif row >= top + height:
+            self.scroll_to(y=row - height + 1, animate=False, immediate=True)
+
+    def _select_row(self, row: int) -> None:
+        if self.rows is None or len(self.rows) == 0:
+            return
+        row = max(0, min(row, len(self.rows) - 1))
+        self.select(int(self.rows.representative[row]))
+
+    # Actions -----------------------------------------------------------------------
+
+    def action_move(self, delta: int) -> None:
+        self._select_row((self.cursor_row or 0) + delta)
+
+    def action_page(self, direction: int) -> None:
+        page = max(self.scrollable_content_region.height - 1, 1)
+        self._select_row((self.cursor_row or 0) + direction * page)
+
+    def action_move_to_end(self, last: bool) -> None:
+        if self.rows is not None:
+            self._select_row(len(self.rows) - 1 if last else 0)
+
+    def on_click(self, event: Click) -> None:
+        self._select_row(int(self.scroll_y) + event.y)
+
+    # Rendering ---------------------------------------------------------------------
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        row = int(self.scroll_y) + y
+        if self.memory is None or self.rows is None or self.label_layout is None or row >= len(self.rows):
+            return Strip.blank(width, self.rich_style)
+        cursor = row == self.cursor_row
+        key = (
+            row, width, self.zoom, self.ipu_filter, self.gaps, cursor,
+            self.app.theme, self.units, self._version,
+        )
+        strip = self._strips.get(key)
+        if strip is None:
+            segments = row_segments(
+                self.memory, self.rows, row, width, self.label_layout, self.gaps, self.units, cursor,
+                self.palette,
+            )
+            strip = Strip(segments)
+            if strip.cell_length != width:  # a label wider than a very narrow widget
+                strip = strip.crop_extend(0, width, self.rich_style)
+            strip = strip.apply_style(self.rich_style)
+            self._strips[key] = strip
+        return strip

@@ -1,0 +1,259 @@
+"""The liveness chart: always-live plus not-always-live bytes per step, one Line-API widget.
+
+Rows, top to bottom: a marker row (the peak and the cursor), the plot, the x axis
+and its step numbers. The y axis labels sit on the left. Each plot cell is drawn
+with eighth blocks, so a column's height has eight levels per row.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import groupby
+
+import numpy as np
+from rich.segment import Segment
+from rich.style import Style
+from textual.cache import LRUCache
+from textual.color import Color
+from textual.events import Click
+from textual.message import Message
+from textual.strip import Strip
+from textual.widget import Widget
+
+from pvtui.model.liveness_views import StepSeries, Window, column_first_steps, columns_of_step, stacked_row
+from pvtui.units import format_bytes
+
+BLOCKS = " ▁▂▃▄▅▆▇█"
+ALWAYS, SOLID, RANGE, EMPTY = range(4)  # the stacked layers, bottom to top
+PLAIN, PEAK, CURSOR = range(3)  # how a column is highlighted
+MARKER_ROWS = 1
+AXIS_ROWS = 2
+MIN_LABEL_GAP = 2
+MIN_TICK_SPACING = 8
+
+
+@dataclass(frozen=True)
+class Frame:
+    """The geometry and data of one state of the chart, shared by all its rows."""
+
+    top: int  # bytes at the top of the plot
+    label_width: int
+    plot_width: int
+    plot_height: int
+    first_steps: np.ndarray  # the first step of each column
+    boundaries: np.ndarray  # (3, plot_width): always-live, then + min and + max not-always-live
+    kinds: np.ndarray  # PLAIN, PEAK or CURSOR per column
+    cursor_columns: tuple[int, int]
+    ticks: list[tuple[int, str]]  # (column, step number) under the axis
+
+    @classmethod
+    def build(cls, series: StepSeries | None, window: Window, cursor: int, width: int, height: int,
+              stack_always_live: bool, units: str) -> "Frame":
+        has_data = series is not None and len(series) > 0
+        base = (series.always_live or 0) if has_data and stack_always_live else 0
+        top = max(1, base + (series.at(series.peak_step) if has_data else 0))
+        label_width = len(format_bytes(top, units)) + 2
+        plot_width = max(1, width - label_width)
+        start, stop = window.start, window.stop
+        kinds = np.full(plot_width, PLAIN, dtype=np.int8)
+        cursor_columns = columns_of_step(cursor, start, stop, plot_width)
+        if has_data:
+            mins, maxs = series.columns(start, min(stop, len(series)), plot_width)
+            kinds[list(columns_of_step(series.peak_step, start, stop, plot_width))] = PEAK
+            kinds[list(cursor_columns)] = CURSOR
+        else:
+            mins = maxs = np.zeros(plot_width, dtype=np.int64)
+        boundaries = np.vstack([np.full(plot_width, base), base + mins, base + maxs]).astype(float)
+        first_steps = column_first_steps(start, stop, plot_width)
+        return cls(top, label_width, plot_width, max(1, height - MARKER_ROWS - AXIS_ROWS), first_steps,
+                   boundaries, kinds, (cursor_columns.start, cursor_columns.stop), _ticks(first_steps, stop))
+
+
+def _ticks(first_steps: np.ndarray, stop: int) -> list[tuple[int, str]]:
+    """Columns with a step number below them, spaced so the numbers never touch."""
+    spacing = max(len(str(stop)) + MIN_LABEL_GAP, MIN_TICK_SPACING)
+    last = max(1, len(first_steps) - spacing + 1)
+    return [(column, str(int(first_steps[column]))) for column in range(0, last, spacing)]
+
+
+class LivenessChart(Widget):
+    """Draws a StepSeries over a Window of steps, with a cursor step highlighted."""
+
+    DEFAULT_CSS = """
+    LivenessChart {
+        background: $background;
+        height: 1fr;
+        min-height: 6;
+    }
+    """
+
+    class Picked(Message):
+        """A step was clicked."""
+
+        def __init__(self, step: int) -> None:
+            super().__init__()
+            self.step = step
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.series: StepSeries | None = None
+        self.window = Window(0, 1)
+        self.cursor = 0
+        self.units = "binary"
+        self.stack_always_live = True  # off: the scale starts at zero not-always-live bytes
+        self._strips: LRUCache[tuple, Strip] = LRUCache(256)
+        self._styles: dict[tuple[int, int, int], Style] = {}
+        self._frame_cache: tuple[tuple, Frame] | None = None
+
+    def on_mount(self) -> None:
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self.clear_caches())
+
+    def on_resize(self) -> None:
+        self.clear_caches()
+
+    def clear_caches(self) -> None:
+        self._strips.clear()
+        self._styles.clear()
+        self._frame_cache = None
+        self.refresh()
+
+    def show(self, series: StepSeries | None, window: Window, cursor: int) -> None:
+        if series is not self.series:
+            self._strips.clear()
+            self._frame_cache = None
+        self.series, self.window, self.cursor = series, window, cursor
+        self.refresh()
+
+    @property
+    def plot_width(self) -> int:
+        return self._frame().plot_width
+
+    @property
+    def label_width(self) -> int:
+        return self._frame().label_width
+
+    def step_at(self, x: int) -> int | None:
+        """The first step shown at column X of the widget, if X is on the plot."""
+        frame = self._frame()
+        column = x - frame.label_width
+        if self.series is None or not 0 <= column < frame.plot_width:
+            return None
+        return int(frame.first_steps[column])
+
+    def on_click(self, event: Click) -> None:
+        step = self.step_at(event.x)
+        if step is not None:
+            self.post_message(self.Picked(step))
+
+    # Rendering ----------------------------------------------------------------------
+
+    def _frame(self) -> Frame:
+        """What every row shares, computed once per state of the chart."""
+        key = (self.size, self.window, self.cursor, self.stack_always_live, self.units)
+        if self._frame_cache is None or self._frame_cache[0] != key:
+            width, height = self.size
+            frame = Frame.build(self.series, self.window, self.cursor, width, height,
+                                self.stack_always_live, self.units)
+            self._frame_cache = (key, frame)
+        return self._frame_cache[1]
+
+    def render_line(self, y: int) -> Strip:
+        frame = self._frame()
+        label = self.series.label if self.series is not None else ""
+        key = (y, self.size, self.window, label, frame.cursor_columns, self.stack_always_live, self.units,
+               self.app.theme)
+        strip = self._strips.get(key)
+        if strip is None:
+            strip = self._render_row(frame, y)
+            self._strips[key] = strip
+        return strip
+
+    def _render_row(self, frame: Frame, y: int) -> Strip:
+        width = self.size.width
+        background = self._style(EMPTY, EMPTY, PLAIN)
+        if self.series is None or len(self.series) == 0:
+            return Strip.blank(width, background)
+        plot_rows = frame.plot_height
+        if y < MARKER_ROWS:
+            segments = self._marker_row(frame)
+        elif y < MARKER_ROWS + plot_rows:
+            segments = self._plot_row(frame, plot_rows - 1 - (y - MARKER_ROWS))
+        elif y == MARKER_ROWS + plot_rows:
+            segments = self._axis_row(frame)
+        elif y == MARKER_ROWS + plot_rows + 1:
+            segments = self._step_label_row(frame)
+        else:
+            return Strip.blank(width, background)
+        return Strip(segments).adjust_cell_length(width, background)
+
+    def _marker_row(self, frame: Frame) -> list[Segment]:
+        muted = self._text_style("pv-muted")
+        segments = [Segment(" " * frame.label_width, muted)]
+        for kind, run in groupby(frame.kinds.tolist()):
+            n = len(list(run))
+            if kind == PLAIN:
+                segments.append(Segment(" " * n, muted))
+            else:
+                segments.append(Segment("▼" * n, self._text_style("pv-peak" if kind == PEAK else "pv-cursor")))
+        return segments
+
+    def _plot_row(self, frame: Frame, level: int) -> list[Segment]:
+        """Row LEVEL of the plot, 0 at the bottom."""
+        unit = frame.top / frame.plot_height
+        cells = stacked_row(frame.boundaries, level * unit, (level + 1) * unit)
+        segments = [Segment(self._y_label(frame, level), self._text_style("pv-muted"))]
+        runs = zip(cells.eighths.tolist(), cells.lower.tolist(), cells.upper.tolist(), frame.kinds.tolist())
+        for (eighths, lower, upper, kind), run in groupby(runs):
+            n = len(list(run))
+            if eighths >= 8:
+                upper = lower
+            elif eighths <= 0:
+                lower = upper
+            char = " " if lower == EMPTY else (BLOCKS[8] if lower == upper else BLOCKS[eighths])
+            segments.append(Segment(char * n, self._style(lower, upper, kind)))
+        return segments
+
+    def _y_label(self, frame: Frame, level: int) -> str:
+        width, plot_rows = frame.label_width, frame.plot_height
+        from_top = plot_rows - 1 - level
+        if from_top % max(2, plot_rows // 4) or (level == 0 and plot_rows > 1):
+            return " " * (width - 1) + "│"
+        value = frame.top * (level + 1) / plot_rows
+        return format_bytes(value, self.units).rjust(width - 2) + " ┤"
+
+    def _axis_row(self, frame: Frame) -> list[Segment]:
+        line = ["─"] * frame.plot_width
+        for column, _ in frame.ticks:
+            line[column] = "┬"
+        label = format_bytes(0, self.units).rjust(frame.label_width - 2)
+        return [Segment(label + " └" + "".join(line), self._text_style("pv-muted"))]
+
+    def _step_label_row(self, frame: Frame) -> list[Segment]:
+        text = [" "] * frame.plot_width
+        for column, label in frame.ticks:
+            text[column : column + len(label)] = label
+        line = " " * frame.label_width + "".join(text)[: frame.plot_width]
+        return [Segment(line, self._text_style("pv-muted"))]
+
+    # Colours ------------------------------------------------------------------------
+
+    def _colour(self, name: str) -> Color:
+        return Color.parse(self.app.theme_variables[name])
+
+    def _text_style(self, name: str) -> Style:
+        return Style(color=self._colour(name).rich_color, bgcolor=self._colour("background").rich_color)
+
+    def _style(self, lower: int, upper: int, kind: int) -> Style:
+        key = (lower, upper, kind)
+        style = self._styles.get(key)
+        if style is None:
+            layers = self._layer_colours(kind)
+            style = self._styles[key] = Style(color=layers[lower].rich_color, bgcolor=layers[upper].rich_color)
+        return style
+
+    def _layer_colours(self, kind: int) -> list[Color]:
+        """Always-live, not-always-live (to the column's min), its range (min to max), empty."""
+        background = self._colour("background")
+        live = self._colour({PLAIN: "pv-not-always-live", PEAK: "pv-peak", CURSOR: "pv-cursor"}[kind])
+        empty = background.blend(self._colour("pv-cursor"), 0.18) if kind == CURSOR else background
+        return [self._colour("pv-always-live"), live, background.blend(live, 0.5), empty]

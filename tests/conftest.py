@@ -1,0 +1,80 @@
+"""Shared fixtures: a tiny synthetic report, an app over it, snapshots in snapshots/."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
+
+ROOT = Path(__file__).resolve().parent.parent
+SNAPSHOTS = ROOT / "snapshots"
+
+
+def _keep_snapshots_in_the_repository_root() -> None:
+    """pytest-textual-snapshot files SVGs beside the tests; the project keeps them in snapshots/."""
+    try:
+        import pytest_textual_snapshot as plugin
+    except ImportError:
+        return
+
+    class RootSnapshots(plugin.SVGImageExtension):
+        @classmethod
+        def dirname(cls, *, test_location) -> str:
+            return str(SNAPSHOTS / test_location.basename)
+
+    plugin.SVGImageExtension = RootSnapshots
+
+
+_keep_snapshots_in_the_repository_root()
+
+
+@pytest.fixture(scope="session")
+def cache_root(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("cache")
+    os.environ["PVTUI_CACHE_DIR"] = str(path)
+    return path
+
+
+@pytest.fixture(scope="session")
+def tiny_dir(tmp_path_factory, cache_root) -> Path:
+    """The tiny synthetic report directory (seed 0), written once per test session."""
+    from pvtui.synth import write_report
+
+    out = tmp_path_factory.mktemp("reports") / "tiny"
+    write_report(out, scale="tiny", ipus=None, seed=0)
+    return out
+
+
+@pytest.fixture(scope="session")
+def tiny_report(tiny_dir):
+    """The tiny report's model, opened the way the app opens it."""
+    from pvtui.sources.discovery import discover
+    from pvtui.sources.ingest import load_report
+
+    return load_report(discover(tiny_dir)[0])
+
+
+@pytest.fixture
+def make_app(tiny_dir, cache_root):
+    """An app over a report directory (the tiny one by default), without file watching."""
+    from pvtui.app import PvtuiApp
+    from pvtui.sources.discovery import discover
+
+    def make(path: Path | None = None, theme: str | None = None, watch: bool = False) -> "PvtuiApp":
+        path = path or tiny_dir
+        return PvtuiApp(discover(path), path=path, theme=theme, watch=watch, cache=cache_root)
+
+    return make
+
+
+async def wait_until_loaded(pilot) -> None:
+    """Wait for the load worker and for the first screen to mount."""
+    app = pilot.app
+    for _ in range(200):
+        await pilot.pause(0.02)
+        if app.report is not None and getattr(app.screen, "SCREEN_NAME", ""):
+            break
+    await pilot.pause()

@@ -1,0 +1,158 @@
+"""The app shell: screen keys, help, palette, themes, picker and live reload."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+
+import pytest
+from conftest import wait_until_loaded
+
+from pvtui.app import PvtuiApp, ScreenActions, run_app
+from pvtui.screens.dialogs import HelpScreen, ReloadPrompt, ReportPicker
+from pvtui.sources.discovery import discover
+from pvtui.watch import settled
+
+pytestmark = pytest.mark.anyio
+
+SCREEN_KEYS = {"s": "Summary", "m": "Memory", "l": "Liveness", "p": "Programs", "t": "Trace"}
+
+
+async def test_each_key_shows_its_screen_by_name(make_app):
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        await wait_until_loaded(pilot)
+        for key, name in SCREEN_KEYS.items():
+            await pilot.press(key)
+            await pilot.pause()
+            assert pilot.app.screen.SCREEN_NAME == name
+            title = str(pilot.app.screen.query_one("#title").render())
+            assert title.startswith(name)
+
+
+async def test_help_lists_the_keys_of_the_screen(make_app):
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        await wait_until_loaded(pilot)
+        await pilot.press("m", "question_mark")
+        await pilot.pause()
+        assert isinstance(pilot.app.screen, HelpScreen)
+        text = "\n".join(str(w.render()) for w in pilot.app.screen.query("Static"))
+        assert "Worst tile" in text and "Summary" in text
+        await pilot.press("escape")
+        assert pilot.app.screen.SCREEN_NAME == "Memory"
+
+
+async def test_the_palette_offers_every_action_of_the_screen(make_app):
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        await wait_until_loaded(pilot)
+        await pilot.press("l")
+        await pilot.pause()
+        provider = ScreenActions(pilot.app.screen)
+        names = [hit.display async for hit in provider.discover()]
+        assert {"Summary", "Memory", "Trace", "Quit"} <= {str(n) for n in names}
+        assert any("peak" in str(n).lower() for n in names)
+
+
+async def test_themes_from_files_and_the_theme_option(make_app):
+    app = make_app(theme="light")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until_loaded(pilot)
+        assert app.theme == "pvtui-light"
+        assert {"pvtui-dark", "pvtui-light", "pvtui-high-contrast"} <= set(app.available_themes)
+        assert app.theme_variables["pv-over"]
+
+
+def test_an_unknown_theme_is_refused(tiny_dir, capsys):
+    assert run_app(tiny_dir, theme="no-such-theme") == 2
+    assert "no-such-theme" in capsys.readouterr().err
+
+
+async def test_several_engines_offer_a_picker(tiny_dir, tmp_path, cache_root):
+    for engine in ("inference", "training"):
+        shutil.copytree(tiny_dir, tmp_path / engine)
+    app = PvtuiApp(discover(tmp_path), path=tmp_path, watch=False, cache=cache_root)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, ReportPicker)
+        await pilot.press("down", "enter")
+        await wait_until_loaded(pilot)
+        assert app.report.name == "training"
+
+
+async def test_writes_settle_before_a_reload_is_offered(tmp_path):
+    path = tmp_path / "profile.pop"
+    path.write_bytes(b"x")
+
+    async def keep_writing():
+        for _ in range(4):
+            await asyncio.sleep(0.1)
+            with path.open("ab") as f:
+                f.write(b"more")
+
+    writer = asyncio.ensure_future(keep_writing())
+    started = asyncio.get_running_loop().time()
+    await settled([path], settle=0.3, poll=0.05)
+    assert writer.done()
+    assert asyncio.get_running_loop().time() - started >= 0.7
+
+
+async def test_accept_a_reload_keeps_the_screen_and_selection(tiny_dir, tmp_path, cache_root):
+    folder = tmp_path / "report"
+    shutil.copytree(tiny_dir, folder)
+    app = PvtuiApp(discover(folder), path=folder, watch=True, cache=cache_root)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until_loaded(pilot)
+        await pilot.press("m", "w")
+        await pilot.pause()
+        from pvtui.widgets.heatmap import TileHeatmap
+
+        worst = app.screen.query_one(TileHeatmap).selected
+        await asyncio.sleep(0.3)  # let the watcher start
+        (folder / "framework.json").write_text(json.dumps({"framework": "popart", "version": "9.9"}))
+        for _ in range(100):
+            await pilot.pause(0.05)
+            if isinstance(app.screen, ReloadPrompt):
+                break
+        assert isinstance(app.screen, ReloadPrompt)
+        assert [p.name for p in app.screen.changed] == ["framework.json"]
+        old = app.report
+        await pilot.press("r")
+        for _ in range(100):
+            await pilot.pause(0.05)
+            if app.report is not old and app.screen.SCREEN_NAME == "Memory":
+                break
+        assert app.report is not old
+        assert app.report.framework_json == {"framework": "popart", "version": "9.9"}
+        assert app.screen.SCREEN_NAME == "Memory"
+        assert app.screen.query_one(TileHeatmap).selected == worst
+
+
+async def test_dismissing_a_reload_keeps_the_model(make_app, tiny_dir):
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until_loaded(pilot)
+        old = app.report
+        app._offer_reload([tiny_dir / "archive.a"])
+        await pilot.pause()
+        assert isinstance(app.screen, ReloadPrompt)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.report is old and app.screen.SCREEN_NAME == "Summary"
+
+
+def test_summary_snapshot_80x24(snap_compare, make_app):
+    assert snap_compare(make_app(), terminal_size=(80, 24), run_before=wait_until_loaded)
+
+
+def test_summary_snapshot_160x48(snap_compare, make_app):
+    assert snap_compare(make_app(), terminal_size=(160, 48), run_before=wait_until_loaded)
+
+
+@pytest.mark.parametrize("key", ["s", "m", "l", "p", "t"])
+def test_light_theme_snapshots(snap_compare, make_app, key):
+    async def run_before(pilot):
+        await wait_until_loaded(pilot)
+        await pilot.press(key)
+        await pilot.pause()
+
+    assert snap_compare(make_app(theme="light"), terminal_size=(80, 24), run_before=run_before)

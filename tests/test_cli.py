@@ -1,0 +1,146 @@
+"""The headless commands: JSON figures checked against independent computations."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pvtui import __version__
+from pvtui.cli import main
+
+
+def run_json(capsys, *args: str) -> dict:
+    assert main([*args, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_version_and_help():
+    out = subprocess.run([sys.executable, "-m", "pvtui.cli", "--version"], capture_output=True, text=True)
+    assert out.stdout.strip() == f"pvtui {__version__}"
+    out = subprocess.run([sys.executable, "-m", "pvtui.cli", "--help"], capture_output=True, text=True)
+    assert out.returncode == 0
+    for command in ("summary", "memory", "liveness", "programs", "trace", "export", "synth", "demo"):
+        assert command in out.stdout
+
+
+def test_summary_matches_the_generators_own_figures(capsys, tiny_dir):
+    from pvtui.synth import generate
+
+    expected = generate("tiny", seed=0).expected_summary()
+    data = run_json(capsys, "summary", str(tiny_dir))
+    target, memory = data["target"], data["memory"]
+    assert target["num_tiles"] == expected["num_tiles"]
+    assert target["tiles_per_ipu"] == expected["tiles_per_ipu"]
+    assert target["bytes_per_tile"] == expected["bytes_per_tile"]
+    assert target["num_ipus"] == expected["num_ipus"]
+    assert target["architecture"] == "Ipu2" and target["type"] == "Ipu"
+    assert target["clock_hz"] == pytest.approx(expected["clock_hz"])
+    for key in (
+        "total_including_gaps", "total_excluding_gaps", "max_tile", "max_tile_bytes",
+        "tiles_over_limit", "always_live_bytes", "peak_not_always_live_bytes", "peak_step",
+        "peak_step_name",
+    ):
+        assert memory[key] == expected[key], key
+    assert data["programs"]["count"] == expected["programs"]
+    assert data["programs"]["compute_sets"] == expected["compute_sets"]
+    assert data["execution"] == {
+        "runs": expected["runs"], "steps": expected["steps"], "total_cycles": expected["total_cycles"],
+    }
+    assert data["poplar_version"] == expected["poplar_version"]
+    assert data["files"] == {
+        "profile.pop": False, "debug.cbor": True, "archive.a": True,
+        "framework.json": True, "app.json": True,
+    }
+
+
+def test_memory_lists_tiles_largest_first(capsys, tiny_dir):
+    from pvtui.synth import generate
+
+    expected = generate("tiny", seed=0).expected_summary()
+    data = run_json(capsys, "memory", str(tiny_dir), "--top", "5")
+    sizes = [t["bytes"] for t in data["tiles"]]
+    assert len(sizes) == 5 and sizes == sorted(sizes, reverse=True)
+    assert data["tiles"][0]["tile"] == expected["max_tile"]
+    assert sizes[0] == expected["max_tile_bytes"]
+    assert data["categories"] == expected["category_totals"]
+
+
+def test_memory_of_a_gcc_archive_matches_readelf(capsys, tmp_path):
+    from test_archive import C_SOURCES, readelf_sizes, require
+
+    require("gcc", "ar", "readelf")
+    report = tmp_path / "report"
+    report.mkdir()
+    objects = []
+    for name, source in C_SOURCES.items():
+        (tmp_path / name).write_text(source)
+        obj = tmp_path / name.replace(".c", ".o")
+        subprocess.run(["gcc", "-c", "-O1", "-fno-common", "-o", str(obj), str(tmp_path / name)], check=True)
+        objects.append(str(obj))
+    subprocess.run(["ar", "rcs", str(report / "archive.a"), *objects], check=True)
+    expected = readelf_sizes(report / "archive.a")
+    data = run_json(capsys, "memory", str(report))
+    got = {t["tile"]: t["bytes"] for t in data["tiles"]}
+    assert got == {i: code + data_ + bss for i, (_, code, data_, bss) in enumerate(expected)}
+    assert data["source"] == "archive"
+    assert data["categories"] == {
+        "code": sum(m[1] for m in expected), "data": sum(m[2] for m in expected),
+        "bss": sum(m[3] for m in expected),
+    }
+
+
+def test_every_command_prints_tables_and_json(capsys, tiny_dir):
+    for command in ("summary", "memory", "liveness", "programs", "trace"):
+        assert main([command, str(tiny_dir)]) == 0
+        assert capsys.readouterr().out.strip()
+        run_json(capsys, command, str(tiny_dir))
+
+
+def test_liveness_peak_agrees_with_summary(capsys, tiny_dir):
+    summary = run_json(capsys, "summary", str(tiny_dir))["memory"]
+    liveness = run_json(capsys, "liveness", str(tiny_dir))
+    assert liveness["peak_step"] == summary["peak_step"]
+    assert liveness["peak_not_always_live_bytes"] == summary["peak_not_always_live_bytes"]
+    sizes = [v["bytes"] for v in liveness["peak_variables"]]
+    assert sizes == sorted(sizes, reverse=True) and sizes
+
+
+def test_export_opens_anywhere_with_the_same_figures(capsys, tiny_dir, tmp_path):
+    out = tmp_path / "exported"
+    assert main(["export", str(tiny_dir), str(out)]) == 0
+    capsys.readouterr()
+    original = run_json(capsys, "summary", str(tiny_dir))
+    exported = run_json(capsys, "summary", str(out))
+    assert exported.pop("name") == "exported" and original.pop("name") == "tiny"
+    assert exported == original
+
+
+def test_bad_paths_give_one_line_and_status_2(capsys, tmp_path):
+    assert main(["summary", str(tmp_path / "missing")]) == 2
+    err = capsys.readouterr().err
+    assert "missing" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+    (tmp_path / "only").mkdir()
+    (tmp_path / "only" / "framework.json").write_text("{}")
+    assert main(["summary", str(tmp_path / "only")]) == 2
+    assert "No graph profile found" in capsys.readouterr().err
+
+
+def digest(folder: Path) -> dict[str, str]:
+    return {
+        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*")) if p.is_file()
+    }
+
+
+def test_commands_never_change_the_report_files(capsys, tiny_dir, tmp_path):
+    before = digest(tiny_dir)
+    for args in (["summary"], ["memory"], ["liveness"], ["programs"], ["trace"]):
+        main([*args, str(tiny_dir), "--json"])
+    main(["export", str(tiny_dir), str(tmp_path / "out")])
+    capsys.readouterr()
+    assert digest(tiny_dir) == before

@@ -1,0 +1,147 @@
+"""Ingest: the libpva adapter through the generator's stand-in, the cache, partial reports."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import numpy as np
+import pytest
+
+from pvtui.errors import Cancelled, ReportError
+from pvtui.model.report import Report
+from pvtui.sources.base import CancelToken, ReportFiles
+from pvtui.sources.discovery import discover
+from pvtui.sources.ingest import build_bundle, load_report
+
+
+@pytest.fixture(scope="module")
+def synthetic():
+    from pvtui.synth import generate
+
+    return generate("tiny", seed=3)
+
+
+@pytest.fixture(scope="module")
+def adapted(synthetic, tmp_path_factory):
+    """The stand-in pva report read by the adapter alone (no other files)."""
+    folder = tmp_path_factory.mktemp("adapted")
+    files = ReportFiles(directory=folder, name="adapted")
+    path = build_bundle(files, folder / "bundle", pva_report=synthetic.as_pva(),
+                        operations=synthetic.operations())
+    return Report(path)
+
+
+def test_adapter_reads_target_and_memory(adapted, synthetic):
+    expected = synthetic.expected_summary()
+    assert adapted.target.num_tiles == expected["num_tiles"]
+    assert adapted.target.bytes_per_tile == expected["bytes_per_tile"]
+    np.testing.assert_array_equal(adapted.memory.including_gaps, expected["tile_including_gaps"])
+    assert {"memory", "programs", "liveness", "liveness_tiles", "execution", "bsp"} <= adapted.parts
+    cats = dict(zip(adapted.memory.categories, np.asarray(adapted.memory.by_category).sum(axis=0)))
+    assert {k: int(v) for k, v in cats.items()} == expected["category_totals"]
+
+
+def test_adapter_keeps_the_program_tree_and_unknown_types(adapted, synthetic):
+    pva = synthetic.as_pva()
+    programs = adapted.programs
+    assert len(programs) == len(pva.compilation.programs)
+    known = {"OnTileExecute", "DoExchange", "GlobalExchange", "StreamCopyBegin", "StreamCopyMid",
+             "StreamCopyEnd", "Sync", "SyncAns", "Sans", "Repeat", "Sequence", "OnEveryTileSwitch"}
+    assert set(programs.type_names) - known, "the generator's unknown type was dropped"
+    for i, program in enumerate(list(pva.compilation.programs)[:50]):
+        assert programs.names[i] == program.name
+        assert [programs.names[c] for c in programs.children(i)] == [c.name for c in program.children]
+
+
+def test_adapter_liveness_matches_the_stand_in(adapted, synthetic):
+    pva = synthetic.as_pva()
+    steps = pva.compilation.livenessProgramSteps
+    live = adapted.liveness
+    assert len(live) == len(steps)
+    for i in range(0, len(steps), max(1, len(steps) // 25)):
+        step = steps[i]
+        assert int(live.not_always_live[i]) == step.notAlwaysLiveMemory.bytes
+        want = sorted(((v.name, v.size) for v in step.notAlwaysLiveMemory.variables), key=lambda x: (-x[1], x[0]))
+        got = sorted(((live.variable_names[v], b) for v, b in live.live_variables(i)), key=lambda x: (-x[1], x[0]))
+        assert got == want
+        for t in range(0, adapted.target.num_tiles, 7):
+            assert int(live.by_tile[i, t]) == step.notAlwaysLiveMemoryForTile(t).bytes
+        for k in range(adapted.target.num_ipus):
+            assert int(live.by_ipu[i, k]) == step.notAlwaysLiveMemoryForIpu(k).bytes
+
+
+def test_adapter_execution_matches_the_stand_in(adapted, synthetic):
+    pva = synthetic.as_pva()
+    steps = pva.execution.steps
+    ex = adapted.execution
+    assert ex.num_steps == len(steps)
+    assert ex.total_cycles == pva.execution.totalCycles.total
+    assert ex.num_runs == len(pva.execution.runs)
+    for i in range(0, len(steps), max(1, len(steps) // 40)):
+        for k, ipu in enumerate(steps[i].ipus):
+            if ipu.activeCycles is None:  # the step did not run on this IPU
+                assert int(ex.cycles_from[i, k]) == -1
+                continue
+            assert int(ex.cycles_from[i, k]) == ipu.activeCycles.cyclesFrom.min
+            assert int(ex.cycles_to[i, k]) == ipu.activeCycles.cyclesTo.max
+            assert int(ex.data_in[i, k]) == ipu.dataIn
+        by_tile = steps[i].cyclesByTile
+        row = ex.bsp_row(i)
+        if len(by_tile):
+            np.testing.assert_array_equal(ex.bsp_cycles[row], np.asarray(by_tile))
+        else:
+            assert row == -1
+
+
+class Fragment:
+    """A pva-like report with only some attributes: the adapter must note, not crash."""
+
+    class compilation:
+        class target:
+            numTiles = 4
+            tilesPerIpu = 4
+            numIPUs = 1
+            bytesPerTile = 1000
+
+        programs = []
+        tiles = []
+
+
+def test_a_report_missing_parts_notes_them(tmp_path):
+    files = ReportFiles(directory=tmp_path, name="fragment")
+    with pytest.raises(ReportError):  # nothing usable: no tiles, no programs, no archive
+        build_bundle(files, tmp_path / "b", pva_report=Fragment())
+    assert not (tmp_path / "b").exists()
+
+
+def test_profile_without_libpva_opens_the_rest(tiny_dir, tmp_path, cache_root):
+    folder = tmp_path / "report"
+    shutil.copytree(tiny_dir, folder, ignore=shutil.ignore_patterns("profile.pvtui"))
+    (folder / "profile.pop").write_bytes(b"SQLite format 3\x00" + bytes(100))
+    report = load_report(discover(folder)[0], cache=cache_root)
+    assert report.memory is None and report.archive is not None and report.debug is not None
+    assert "libpva" in report.missing("memory") and "profile.pop" in report.missing("memory")
+
+
+def test_the_cache_is_reused_and_a_corrupt_entry_rebuilt(tiny_dir, tmp_path):
+    folder = tmp_path / "report"
+    shutil.copytree(tiny_dir, folder, ignore=shutil.ignore_patterns("profile.pvtui"))
+    cache = tmp_path / "cache"
+    first = load_report(discover(folder)[0], cache=cache)
+    again = load_report(discover(folder)[0], cache=cache)
+    assert again.path == first.path
+    (first.path / "meta.json").write_text("{not json")
+    rebuilt = load_report(discover(folder)[0], cache=cache)
+    assert json.loads((rebuilt.path / "meta.json").read_text())["format"] == "pvtui-bundle"
+
+
+def test_cancelling_leaves_no_bundle(tiny_dir, tmp_path):
+    folder = tmp_path / "report"
+    shutil.copytree(tiny_dir, folder, ignore=shutil.ignore_patterns("profile.pvtui"))
+    token = CancelToken()
+    token.cancel()
+    cache = tmp_path / "cache"
+    with pytest.raises(Cancelled):
+        load_report(discover(folder)[0], cache=cache, cancel=token)
+    assert not cache.exists() or not any(cache.iterdir())

@@ -1,0 +1,184 @@
+"""The liveness chart: its column arithmetic, cell rows and the widget over a long series."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+from textual.app import App, ComposeResult
+
+from pvtui.model.envelope import Envelope, build_pyramid
+from pvtui.model.liveness_views import (
+    MIN_SPAN,
+    StepSeries,
+    Window,
+    column_first_steps,
+    columns_of_step,
+    envelope_columns,
+    series_columns,
+    stacked_row,
+    steps_per_column,
+)
+from pvtui.theming import DEFAULT_THEME, builtin_themes
+from pvtui.widgets.liveness_chart import BLOCKS, LivenessChart
+
+
+def brute_columns(series, start, stop, width):
+    first = list(column_first_steps(start, stop, width)) + [stop]
+    chunks = [series[a : max(b, a + 1)] for a, b in zip(first[:-1], first[1:])]
+    return np.array([c.min() for c in chunks]), np.array([c.max() for c in chunks])
+
+
+@settings(max_examples=80, deadline=None)
+@given(n=st.integers(1, 3000), width=st.integers(1, 250), seed=st.integers(0, 99),
+       frac=st.tuples(st.floats(0, 1), st.floats(0, 1)))
+def test_series_columns_match_brute_force_and_every_step_has_its_column(n, width, seed, frac):
+    series = np.random.default_rng(seed).integers(0, 10**6, n)
+    a, b = sorted(int(f * n) for f in frac)
+    a, b = min(a, n - 1), max(b, min(a, n - 1) + 1)
+    mins, maxs = series_columns(series, a, b, width)
+    want_min, want_max = brute_columns(series, a, b, width)
+    assert np.array_equal(mins, want_min) and np.array_equal(maxs, want_max)
+    for step in range(a, b, max(1, (b - a) // 20)):
+        columns = columns_of_step(step, a, b, width)
+        assert len(columns) >= 1
+        assert all(mins[c] <= series[step] <= maxs[c] for c in columns)
+
+
+def test_envelope_columns_show_one_step_per_column_when_zoomed_in():
+    series = np.arange(100) * 10
+    env = Envelope(series, build_pyramid(series))
+    mins, maxs = envelope_columns(env, 40, 50, 30)  # 10 steps over 30 columns: 3 each
+    assert list(maxs) == [s * 10 for s in range(40, 50) for _ in range(3)]
+    assert np.array_equal(mins, maxs)
+    assert list(columns_of_step(41, 40, 50, 30)) == [3, 4, 5]
+
+
+def test_envelope_columns_cover_a_million_steps_in_width_columns():
+    series = np.random.default_rng(1).integers(0, 10**9, 1_000_000)
+    env = Envelope(series, build_pyramid(series))
+    mins, maxs = envelope_columns(env, 0, len(series), 200)
+    assert len(maxs) == 200
+    assert maxs.max() == series.max() and mins.min() == series.min()
+
+
+def test_window_zoom_keeps_the_cursor_in_place_and_stays_inside():
+    w = Window.fit(1000)
+    assert (w.start, w.span) == (0, 1000)
+    z = w.zoomed(1000, cursor=750, factor=0.5)
+    assert z.span == 500 and z.start <= 750 < z.stop
+    assert abs((750 - z.start) / z.span - 0.75) < 0.01
+    deepest = Window(0, 1000)
+    for _ in range(20):
+        deepest = deepest.zoomed(1000, 999, 0.5)
+    assert deepest.span == MIN_SPAN and deepest.stop == 1000
+    assert deepest.zoomed(1000, 999, 2 ** 20) == Window(0, 1000)
+
+
+def test_window_follows_a_cursor_that_leaves_it():
+    w = Window(100, 50)
+    assert w.following(1000, 120) is w
+    moved = w.following(1000, 400)
+    assert moved.start <= 400 < moved.stop and moved.span == 50
+    assert w.following(1000, 999).stop == 1000
+    assert steps_per_column(Window(0, 1000), 100) == 10
+    assert steps_per_column(Window(0, 10), 100) == 1
+
+
+def test_stacked_row_splits_cells_in_eighths():
+    # One column per case; layers: always-live to 2, solid to 2 + lo, range to 2 + hi.
+    always = np.array([2.0, 2.0, 2.0, 0.0])
+    lo = np.array([0.0, 1.0, 0.5, 0.0])
+    hi = np.array([0.0, 1.5, 6.0, 0.0])
+    bounds = np.vstack([always, always + lo, always + hi])
+    bottom_row = stacked_row(bounds, 0.0, 4.0)
+    # Column 0: always-live fills half the cell, then empty above.
+    assert (bottom_row.eighths[0], bottom_row.lower[0], bottom_row.upper[0]) == (4, 0, 3)
+    # Column 1: always-live to half, then solid.
+    assert (bottom_row.eighths[1], bottom_row.lower[1], bottom_row.upper[1]) == (4, 0, 1)
+    # Column 3: nothing at all: the empty layer fills it.
+    assert bottom_row.lower[3] == 3 and bottom_row.upper[3] == 3
+    top_row = stacked_row(bounds, 4.0, 8.0)
+    # Column 2: range layer from 4 to 8 crosses nothing inside [4, 8): full range layer.
+    assert top_row.lower[2] == 2 and top_row.eighths[2] == 8
+    assert top_row.lower[1] == 3  # column 1 ends at 3.5, below this row
+
+
+def test_step_series_finds_its_peak_and_reads_without_an_envelope():
+    s = StepSeries("x", np.array([5, 9, 3, 9]), 100, None)
+    assert s.peak_step == 1 and s.at(2) == 3
+    assert [list(a) for a in s.columns(0, 4, 2)] == [[5, 3], [9, 9]]
+
+
+class ChartApp(App):
+    def __init__(self, series: StepSeries, window: Window, cursor: int) -> None:
+        super().__init__()
+        for theme in builtin_themes():
+            self.register_theme(theme)
+        self.theme = DEFAULT_THEME
+        self.initial = (series, window, cursor)
+
+    def compose(self) -> ComposeResult:
+        yield LivenessChart()
+
+    def on_mount(self) -> None:
+        self.query_one(LivenessChart).show(*self.initial)
+
+
+def plot_text(chart: LivenessChart) -> list[str]:
+    return [chart.render_line(y).text for y in range(chart.size.height)]
+
+
+def enveloped(series: np.ndarray, always: int) -> StepSeries:
+    return StepSeries("all IPUs", series, always, None, Envelope(series, build_pyramid(series)))
+
+
+@pytest.mark.anyio
+async def test_chart_marks_the_peak_and_draws_the_tallest_column_there():
+    series = np.full(60, 100, dtype=np.int64)
+    series[37] = 1000
+    app = ChartApp(enveloped(series, 200), Window.fit(60), cursor=10)
+    async with app.run_test(size=(80, 20)) as pilot:
+        await pilot.pause()
+        chart = app.query_one(LivenessChart)
+        lines = plot_text(chart)
+        peak_columns = columns_of_step(37, 0, 60, chart.plot_width)
+        cursor_columns = columns_of_step(10, 0, 60, chart.plot_width)
+        marker = lines[0]
+        assert all(marker[chart.label_width + c] == "▼" for c in peak_columns)
+        assert all(marker[chart.label_width + c] == "▼" for c in cursor_columns)
+        top_plot_row = lines[1]
+        assert all(top_plot_row[chart.label_width + c] in BLOCKS[1:] for c in peak_columns)
+        assert top_plot_row[chart.label_width + 0] == " "
+        assert "1.2 KiB" in top_plot_row  # the y axis: 1200 B at the top
+        assert lines[-1].lstrip().startswith("0")  # step numbers under the axis
+
+
+@pytest.mark.anyio
+async def test_chart_repaints_a_million_steps_in_width_time():
+    series = np.random.default_rng(7).integers(0, 10**9, 1_000_000)
+    app = ChartApp(enveloped(series, 10**8), Window.fit(len(series)), cursor=123_456)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await pilot.pause()
+        chart = app.query_one(LivenessChart)
+        chart.clear_caches()
+        started = time.perf_counter()
+        lines = plot_text(chart)
+        elapsed = time.perf_counter() - started
+        assert len(lines) == 50 and all(len(line) == 200 for line in lines)
+        assert elapsed < 0.25, f"full repaint took {elapsed * 1000:.0f} ms"
+
+
+@pytest.mark.parametrize("units, label", [("binary", "KiB"), ("si", "kB")])
+@pytest.mark.anyio
+async def test_chart_labels_follow_the_units(units, label):
+    series = np.arange(50, dtype=np.int64) * 1000
+    app = ChartApp(enveloped(series, 0), Window.fit(50), cursor=0)
+    async with app.run_test(size=(80, 16)) as pilot:
+        chart = app.query_one(LivenessChart)
+        chart.units = units
+        chart.clear_caches()
+        await pilot.pause()
+        assert label in "".join(plot_text(chart))

@@ -1,0 +1,194 @@
+"""The Liveness screen: opening on the peak, moving, views, zoom, reload and snapshots."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+from conftest import wait_until_loaded
+
+from pvtui.model.report import Report
+from pvtui.model.schema import LIVENESS_BY_IPU, LIVENESS_BY_TILE
+from pvtui.screens.base import Unavailable
+from pvtui.screens.liveness import LivenessScreen, LiveVariables
+from pvtui.widgets.liveness_chart import LivenessChart
+
+async def open_liveness(pilot) -> LivenessScreen:
+    await wait_until_loaded(pilot)
+    await pilot.press("l")
+    await pilot.pause()
+    screen = pilot.app.screen
+    assert isinstance(screen, LivenessScreen)
+    return screen
+
+
+def facts_text(screen: LivenessScreen) -> str:
+    return str(screen.query_one("#step-facts").render())
+
+
+@pytest.mark.anyio
+async def test_jump_to_the_liveness_peak(make_app, tiny_report):
+    live = tiny_report.liveness
+    peak = live.peak_step
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        screen = await open_liveness(pilot)
+        assert screen.cursor == peak
+        away = "right" if peak < len(live) - 1 else "left"
+        for _ in range(3):
+            await pilot.press(away)
+        assert screen.cursor != peak
+        await pilot.press("k")
+        assert screen.cursor == peak
+        program = int(live.program[peak])
+        name = tiny_report.programs.names[program]
+        assert f"Step {peak:,}" in facts_text(screen)
+        assert name in facts_text(screen)
+
+
+@pytest.mark.anyio
+async def test_details_list_the_largest_live_variables_and_count_the_rest(make_app, tiny_report):
+    live = tiny_report.liveness
+    expected = live.live_variables(live.peak_step)
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        screen = await open_liveness(pilot)
+        variables = screen.query_one(LiveVariables)
+        assert variables.total == len(expected)
+        text = str(variables.render())
+        if expected:
+            assert live.variable_names[expected[0][0]] in text.splitlines()[1]
+        room = variables.size.height - 1
+        if len(expected) > room:
+            assert f"and {len(expected) - (room - 1):,} more" in text
+
+
+@pytest.mark.anyio
+async def test_moving_zooming_and_fitting(make_app, tiny_report):
+    n = len(tiny_report.liveness)
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        screen = await open_liveness(pilot)
+        await pilot.press("home")
+        assert screen.cursor == 0
+        await pilot.press("end")
+        assert screen.cursor == n - 1
+        full = screen.window.span
+        await pilot.press("plus")
+        assert screen.window.span < full and screen.window.start <= screen.cursor < screen.window.stop
+        await pilot.press("minus", "0")
+        assert (screen.window.start, screen.window.span) == (0, full)
+        await pilot.press("home", "shift+right")
+        assert screen.cursor > 0
+
+
+@pytest.mark.anyio
+async def test_views_cycle_through_ipus_and_tiles(make_app, tiny_report):
+    live = tiny_report.liveness
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        screen = await open_liveness(pilot)
+        await pilot.press("v")
+        assert screen.view == "ipu"
+        if live.by_ipu is not None:
+            assert "IPU 0" in facts_text(screen)
+            await pilot.press("i")
+            assert screen.ipu == 1 % live.by_ipu.shape[1]
+        else:
+            assert screen.query_one("#view-missing", Unavailable).display
+        await pilot.press("v")
+        assert screen.view == "tile"
+        await pilot.pause(0.2)
+        if live.by_tile is not None:
+            assert f"tile {screen.tile}" in facts_text(screen)
+            first = screen.tile
+            await pilot.press("right_square_bracket")
+            await pilot.pause(0.2)
+            assert screen.tile == (first + 1) % live.by_tile.shape[1]
+        else:
+            missing = screen.query_one("#view-missing", Unavailable)
+            assert missing.display and "per-tile" in str(missing.render())
+        await pilot.press("v")
+        assert screen.view == "total"
+
+
+@pytest.mark.anyio
+async def test_a_reload_keeps_the_cursor_step(make_app, tiny_report):
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        screen = await open_liveness(pilot)
+        await pilot.press("home", "right", "right")
+        kept = screen.cursor
+        pilot.app.report = Report(pilot.app.report.path)
+        screen.report_changed()
+        await pilot.pause()
+        assert screen.cursor == kept
+        assert f"Step {kept:,}" in facts_text(screen)
+
+
+@pytest.mark.anyio
+async def test_units_change_the_axis_labels(make_app):
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        screen = await open_liveness(pilot)
+        chart = screen.query_one(LivenessChart)
+        await pilot.press("u")
+        await pilot.pause()
+        assert chart.units == "si"
+        axis = "".join(chart.render_line(y).text for y in range(chart.size.height))
+        assert "MB" in axis or "kB" in axis
+
+
+def bundle_without(tiny_report, path, parts: tuple[str, ...], columns: tuple[str, ...] = ()):
+    """A copy of the tiny bundle that no longer holds PARTS and COLUMNS."""
+    shutil.copytree(tiny_report.path, path)
+    meta = json.loads((path / "meta.json").read_text())
+    meta["parts"] = [p for p in meta["parts"] if p not in parts]
+    meta["columns"] = [c for c in meta["columns"] if c not in columns]
+    (path / "meta.json").write_text(json.dumps(meta))
+    return path
+
+
+@pytest.mark.anyio
+async def test_a_report_without_per_ipu_or_per_tile_liveness_says_so(make_app, tiny_report, tmp_path):
+    bundle = bundle_without(tiny_report, tmp_path / "flat", ("liveness_tiles",), (LIVENESS_BY_IPU, LIVENESS_BY_TILE))
+    async with make_app(path=bundle).run_test(size=(80, 24)) as pilot:
+        screen = await open_liveness(pilot)
+        missing = screen.query_one("#view-missing", Unavailable)
+        assert not missing.display
+        for view in ("ipu", "tile"):
+            await pilot.press("v")
+            assert screen.view == view
+            assert missing.display and not screen.query_one(LivenessChart).display
+            assert str(missing.render()) == Report(bundle).missing("liveness_tiles")
+        await pilot.press("v")
+        assert not missing.display and screen.query_one(LivenessChart).display
+
+
+@pytest.mark.anyio
+async def test_the_light_theme_draws_the_chart_in_its_own_colours(make_app):
+    async with make_app(theme="pvtui-light").run_test(size=(80, 24)) as pilot:
+        screen = await open_liveness(pilot)
+        chart = screen.query_one(LivenessChart)
+        background = pilot.app.theme_variables["background"].lower()
+        first_row = chart.render_line(1)
+        assert any(seg.style.bgcolor.triplet.hex.lower() == background for seg in first_row if seg.style)
+
+
+@pytest.mark.anyio
+async def test_a_report_without_liveness_says_why(make_app, tiny_report, tmp_path):
+    bundle = bundle_without(tiny_report, tmp_path / "no-liveness", ("liveness", "liveness_tiles"))
+    async with make_app(path=bundle).run_test(size=(80, 24)) as pilot:
+        screen = await open_liveness(pilot)
+        message = screen.query_one("#liveness-missing", Unavailable)
+        assert message.display
+        assert str(message.render()) == Report(bundle).missing("liveness")
+
+
+async def press_l(pilot) -> None:
+    await wait_until_loaded(pilot)
+    await pilot.press("l")
+    await pilot.pause(0.3)
+
+
+def test_snapshot_liveness_80x24(snap_compare, make_app):
+    assert snap_compare(make_app(), terminal_size=(80, 24), run_before=press_l)
+
+
+def test_snapshot_liveness_160x48(snap_compare, make_app):
+    assert snap_compare(make_app(), terminal_size=(160, 48), run_before=press_l)

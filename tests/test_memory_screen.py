@@ -1,0 +1,138 @@
+"""The Memory screen: keyboard flows over the tiny report, other sources, and snapshots."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import wait_until_loaded
+from test_heatmap import write_bundle
+
+from pvtui.model.bundle import BundleWriter
+from pvtui.screens.memory import MemoryScreen
+from pvtui.widgets.heatmap import TileHeatmap
+
+pytestmark = pytest.mark.anyio
+
+
+async def open_memory(pilot) -> MemoryScreen:
+    await wait_until_loaded(pilot)
+    await pilot.press("m")
+    await pilot.pause()
+    screen = pilot.app.screen
+    assert isinstance(screen, MemoryScreen)
+    return screen
+
+
+def detail_text(screen: MemoryScreen) -> str:
+    return "\n".join(w.text.plain for w in screen.query("DetailText"))
+
+
+async def test_find_the_worst_tile(make_app, tiny_report):
+    worst = int(np.argmax(tiny_report.memory.including_gaps))
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        screen = await open_memory(pilot)
+        await pilot.press("w")
+        await pilot.pause()
+        heatmap = screen.query_one(TileHeatmap)
+        assert heatmap.selected == worst
+        assert heatmap.cursor_row == heatmap.rows.row_of(worst)
+        assert f"Tile {worst} · IPU {int(tiny_report.memory.ipu[worst])}" in detail_text(screen)
+
+
+async def test_cursor_keys_move_the_selected_tile(make_app, tiny_report):
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        screen = await open_memory(pilot)
+        heatmap = screen.query_one(TileHeatmap)
+        await pilot.press("down", "down")
+        assert heatmap.selected == 2
+        await pilot.press("end")
+        assert heatmap.selected == tiny_report.memory.num_tiles - 1
+        assert heatmap.scroll_y > 0  # the viewport followed the cursor
+        await pilot.press("home", "pagedown")
+        assert heatmap.selected == heatmap.scrollable_content_region.height - 1
+        await pilot.press("up")
+        assert heatmap.selected == heatmap.scrollable_content_region.height - 2
+
+
+async def test_ipu_filter_zoom_and_gaps(make_app, tiny_report):
+    memory = tiny_report.memory
+    ipus = sorted(set(np.asarray(memory.ipu).tolist()))
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        screen = await open_memory(pilot)
+        heatmap = screen.query_one(TileHeatmap)
+        await pilot.press("i")
+        assert heatmap.ipu_filter == ipus[0]
+        assert set(np.asarray(memory.ipu)[heatmap.rows.tiles].tolist()) == {ipus[0]}
+        await pilot.press(*["i"] * len(ipus))
+        assert heatmap.ipu_filter is None
+        await pilot.press("minus", "minus")
+        assert heatmap.zoom == 4
+        assert len(heatmap.rows) == -(-memory.num_tiles // 4)
+        totals = np.asarray(memory.including_gaps)
+        assert totals[heatmap.rows.representative[0]] == totals[:4].max()
+        await pilot.press("plus")
+        assert heatmap.zoom == 2
+        await pilot.press("g")
+        assert not heatmap.gaps
+        assert "excl. gaps" in str(screen.query_one("#memory-header").render())
+
+
+async def test_units_and_reload_keep_the_selection(make_app):
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        screen = await open_memory(pilot)
+        heatmap = screen.query_one(TileHeatmap)
+        await pilot.press("down", "down", "down")
+        await pilot.press("u")
+        assert heatmap.units == "si"
+        assert " kB" in detail_text(screen) or " MB" in detail_text(screen)
+        screen.report_changed()
+        await pilot.pause()
+        assert heatmap.selected == 3
+
+
+async def test_archive_only_report_shows_elf_sections(make_app, tmp_path):
+    path = write_bundle(tmp_path / "archive-only", memory=False)
+    async with make_app(path).run_test(size=(80, 24)) as pilot:
+        screen = await open_memory(pilot)
+        heatmap = screen.query_one(TileHeatmap)
+        assert heatmap.memory.source == "archive"
+        assert "archive.a" in str(screen.query_one("#memory-header").render())
+        await pilot.press("w")
+        assert heatmap.selected == 1
+        assert "Allocated" in detail_text(screen)
+
+
+async def test_without_memory_or_archive_says_so(make_app, tmp_path):
+    with BundleWriter(tmp_path / "empty") as w:
+        w.meta.update(name="empty", parts=[], target={})
+        w.commit()
+    async with make_app(tmp_path / "empty").run_test(size=(80, 24)) as pilot:
+        screen = await open_memory(pilot)
+        notice = screen.query_one("#memory-unavailable")
+        assert notice.display
+        assert "profile.pop" in str(notice.render())
+        await pilot.press("w", "i", "minus", "g")  # disabled, and harmless
+
+
+async def _press_m(pilot):
+    await wait_until_loaded(pilot)
+    await pilot.press("m")
+    await pilot.pause()
+
+
+async def _press_m_w(pilot):
+    await _press_m(pilot)
+    await pilot.press("w")
+    await pilot.pause()
+
+
+def test_snapshot_memory_80x24(snap_compare, make_app):
+    assert snap_compare(make_app(), terminal_size=(80, 24), run_before=_press_m)
+
+
+def test_snapshot_memory_160x48(snap_compare, make_app):
+    assert snap_compare(make_app(), terminal_size=(160, 48), run_before=_press_m)
+
+
+def test_snapshot_memory_worst_tile_160x48(snap_compare, make_app):
+    assert snap_compare(make_app(), terminal_size=(160, 48), run_before=_press_m_w)

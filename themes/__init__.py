@@ -1,0 +1,1 @@
+"""Built-in theme files (installed as pvtui.themes)."""
