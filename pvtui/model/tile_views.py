@@ -212,19 +212,3 @@ def tile_vertices(report: Report, tile: int) -> list[TileVertex] | None:
         for t, b in vertices
     ]
     return sorted(rows, key=lambda v: -v.code_bytes)
-
-
-def compute_sets_using(report: Report, vertex_types: set[int]) -> list[str]:
-    """Names of the compute sets that hold any of VERTEX_TYPES (by the compute sets' lists)."""
-    programs = report.programs
-    if programs is None or not vertex_types:
-        return []
-    offsets = programs.opt(schema.COMPUTE_SET_VERTEX_OFFSETS)
-    if offsets is None:
-        return []
-    offsets = np.asarray(offsets)
-    types = np.asarray(programs.col(schema.COMPUTE_SET_VERTEX_TYPE))
-    owner = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
-    hits = np.unique(owner[np.isin(types, np.fromiter(vertex_types, dtype=types.dtype))])
-    names = programs.compute_set_names
-    return [names[int(c)] for c in hits]

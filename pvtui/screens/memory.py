@@ -12,7 +12,6 @@ from textual.widgets import Static
 
 from pvtui.model.tile_views import (
     TileMemory,
-    compute_sets_using,
     max_zoom,
     next_ipu_filter,
     tile_memory,
@@ -24,7 +23,7 @@ from pvtui.screens.base import ReportScreen, Unavailable
 from pvtui.widgets.heatmap import TileHeatmap, legend
 
 WIDE = 120  # columns from which the detail pane sits beside the heatmap
-LISTED = 12  # vertices and compute sets listed in the detail pane
+LISTED = 12  # vertices listed in the detail pane
 
 
 class DetailText(Widget):
@@ -301,10 +300,6 @@ class MemoryScreen(ReportScreen):
             text.append(f" {self.bytes(vertex.code_bytes):>10}  {vertex.name}\n")
         if len(vertices) > LISTED:
             text.append(f"  … and {len(vertices) - LISTED} more\n", "dim")
-        compute_sets = compute_sets_using(self.report, {v.type for v in vertices})
-        text.append(f"Compute sets with these vertex types ({len(compute_sets)})\n", "bold")
-        for name in compute_sets[:LISTED]:
-            text.append(f"  {name}\n")
-        if len(compute_sets) > LISTED:
-            text.append(f"  … and {len(compute_sets) - LISTED} more\n", "dim")
+        # libpva gives vertices per tile but not which compute sets placed them there.
+        text.append("Compute sets per tile are not in the profile.", "dim")
         return text
