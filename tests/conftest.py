@@ -78,3 +78,13 @@ async def wait_until_loaded(pilot) -> None:
         if app.report is not None and getattr(app.screen, "SCREEN_NAME", ""):
             break
     await pilot.pause()
+
+
+async def open_screen(pilot, key: str, screen_type: type):
+    """Wait for the report, press KEY and return the screen it shows (of SCREEN_TYPE)."""
+    await wait_until_loaded(pilot)
+    await pilot.press(key)
+    await pilot.pause()
+    screen = pilot.app.screen
+    assert isinstance(screen, screen_type)
+    return screen

@@ -6,7 +6,7 @@ import json
 import shutil
 
 import pytest
-from conftest import wait_until_loaded
+from conftest import open_screen, wait_until_loaded
 
 from pvtui.model.report import Report
 from pvtui.model.schema import LIVENESS_BY_IPU, LIVENESS_BY_TILE
@@ -15,12 +15,7 @@ from pvtui.screens.liveness import LivenessScreen, LiveVariables
 from pvtui.widgets.liveness_chart import LivenessChart
 
 async def open_liveness(pilot) -> LivenessScreen:
-    await wait_until_loaded(pilot)
-    await pilot.press("l")
-    await pilot.pause()
-    screen = pilot.app.screen
-    assert isinstance(screen, LivenessScreen)
-    return screen
+    return await open_screen(pilot, "l", LivenessScreen)
 
 
 def facts_text(screen: LivenessScreen) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import wait_until_loaded
+from conftest import open_screen, wait_until_loaded
 from test_heatmap import write_bundle
 
 from pvtui.model.bundle import BundleWriter
@@ -15,12 +15,7 @@ pytestmark = pytest.mark.anyio
 
 
 async def open_memory(pilot) -> MemoryScreen:
-    await wait_until_loaded(pilot)
-    await pilot.press("m")
-    await pilot.pause()
-    screen = pilot.app.screen
-    assert isinstance(screen, MemoryScreen)
-    return screen
+    return await open_screen(pilot, "m", MemoryScreen)
 
 
 def detail_text(screen: MemoryScreen) -> str:

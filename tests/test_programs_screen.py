@@ -6,7 +6,7 @@ import json
 
 import numpy as np
 import pytest
-from conftest import wait_until_loaded
+from conftest import open_screen, wait_until_loaded
 
 from pvtui.model import schema as s
 from pvtui.model.bundle import BundleWriter
@@ -154,12 +154,7 @@ def test_unknown_types_are_shown_in_the_other_phase(programs_bundle):
 
 
 async def _programs_screen(pilot) -> ProgramsScreen:
-    await wait_until_loaded(pilot)
-    await pilot.press("p")
-    await pilot.pause()
-    screen = pilot.app.screen
-    assert isinstance(screen, ProgramsScreen)
-    return screen
+    return await open_screen(pilot, "p", ProgramsScreen)
 
 
 def _programs_of(node) -> list[int]:
