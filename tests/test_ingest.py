@@ -145,3 +145,26 @@ def test_cancelling_leaves_no_bundle(tiny_dir, tmp_path):
     with pytest.raises(Cancelled):
         load_report(discover(folder)[0], cache=cache, cancel=token)
     assert not cache.exists() or not any(cache.iterdir())
+
+
+def test_a_file_written_during_ingest_is_read_again_once_settled(tiny_dir, tmp_path, monkeypatch):
+    import pvtui.sources.json_files as json_files
+    import pvtui.sources.ingest as ingest
+
+    folder = tmp_path / "report"
+    shutil.copytree(tiny_dir, folder, ignore=shutil.ignore_patterns("profile.pvtui"))
+    real_read = json_files.read_json
+    calls = []
+
+    def read_while_the_run_still_writes(path, ctx, part):
+        calls.append(part)
+        if calls.count("framework") == 1 and part == "framework":
+            (folder / "framework.json").write_text(json.dumps({"framework": "popart", "final": True}))
+        return real_read(path, ctx, part)
+
+    monkeypatch.setattr(json_files, "read_json", read_while_the_run_still_writes)
+    monkeypatch.setattr(ingest, "wait_until_settled", lambda paths, cancel: None)
+    report = load_report(discover(folder)[0], cache=tmp_path / "cache")
+    assert calls.count("framework") == 2
+    assert report.framework_json == {"framework": "popart", "final": True}
+    assert len(list((tmp_path / "cache").iterdir())) == 1  # the half-read bundle was never kept

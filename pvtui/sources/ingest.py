@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import time
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -19,18 +20,30 @@ PROFILE_COLUMN_PREFIXES = (
     "tiles.", "programs.", "compute_sets.", "vertex_types.", "liveness.", "always_live.",
     "variables.", "intervals.", "runs.", "steps.", "bsp.", "env.",
 )
+READ_ATTEMPTS = 3
 PROFILE_META_KEYS = (
     "target", "poplar_version", "instrumentation", "memory", "programs", "compute_sets",
     "liveness", "execution", "synthetic",
 )
 
 
+class SourceChanged(ReportError):
+    """A report file changed while it was read: a bundle of it would mix two versions."""
+
+
 def file_stamp(path: Path | None) -> dict[str, Any] | None:
     """What identifies a file's version: its path, size and modification time."""
     if path is None:
         return None
-    st = path.stat()
+    try:
+        st = path.stat()
+    except OSError:
+        return None
     return {"path": str(path.resolve()), "size": st.st_size, "mtime_ns": st.st_mtime_ns}
+
+
+def _version(stamp: dict[str, Any] | None) -> Any:
+    return None if stamp is None else (stamp.get("size"), stamp.get("mtime_ns"))
 
 
 def file_stamps(files: ReportFiles) -> dict[str, Any]:
@@ -82,7 +95,14 @@ def build_bundle(
             notes = "; ".join(n.split("] ", 1)[-1] for n in ctx.meta.get("notes", []))
             raise ReportError(files.directory, f"no usable graph profile ({notes or 'no report files'})")
         _fill_target_from_archive(ctx)
+        _check_unchanged(files, ctx.meta["files"])
         return writer.commit()
+
+
+def _check_unchanged(files: ReportFiles, before: dict[str, Any]) -> None:
+    changed = [name for name, stamp in file_stamps(files).items() if _version(stamp) != _version(before[name])]
+    if changed:
+        raise SourceChanged(files.directory, f"{', '.join(changed)} changed while being read")
 
 
 def _read_profile(files: ReportFiles, ctx: IngestContext, pva_report: Any, operations: Any) -> None:
@@ -180,11 +200,22 @@ def is_current(bundle_path: Path, files: ReportFiles) -> bool:
     except ReportError:
         return False
     recorded = meta.get("files", {})
+    return all(_version(recorded.get(name)) == _version(stamp) for name, stamp in file_stamps(files).items())
 
-    def version(stamp: dict[str, Any] | None) -> Any:
-        return None if stamp is None else (stamp.get("size"), stamp.get("mtime_ns"))
 
-    return all(version(recorded.get(name)) == version(stamp) for name, stamp in file_stamps(files).items())
+def wait_until_settled(
+    paths: list[Path], cancel: CancelToken, settle: float = 1.0, poll: float = 0.25, limit: float = 120.0
+) -> None:
+    """Block until no file in PATHS has changed for SETTLE seconds (at most LIMIT seconds)."""
+    last = [_version(file_stamp(p)) for p in paths]
+    quiet = waited = 0.0
+    while quiet < settle and waited < limit:
+        cancel.check()
+        time.sleep(poll)
+        waited += poll
+        now = [_version(file_stamp(p)) for p in paths]
+        quiet = quiet + poll if now == last else 0.0
+        last = now
 
 
 def load_report(
@@ -194,7 +225,23 @@ def load_report(
     cancel: CancelToken | None = None,
     cache: Path | None = None,
 ) -> Report:
-    """Open a report: its own bundle when current, else the cached or a new bundle."""
+    """Open a report: its own bundle when current, else the cached or a new bundle.
+
+    Files still being written are waited for and read again, up to READ_ATTEMPTS times.
+    """
+    cancel = cancel or CancelToken()
+    for attempt in range(1, READ_ATTEMPTS + 1):
+        try:
+            return _load_once(files, progress, cancel, cache)
+        except SourceChanged:
+            if attempt == READ_ATTEMPTS:
+                raise
+            (progress or no_progress)("files are still being written: waiting", attempt, READ_ATTEMPTS)
+            wait_until_settled(files.existing(), cancel)
+    raise AssertionError("unreachable")
+
+
+def _load_once(files: ReportFiles, progress: Progress | None, cancel: CancelToken, cache: Path | None) -> Report:
     standalone = not files.existing()  # an exported bundle, away from its report
     if files.bundle is not None and (standalone or is_current(files.bundle, files)):
         return Report(files.bundle, files.name)
