@@ -77,6 +77,8 @@ def _progress_bar():
 
     def update(stage: str, done: float, total: float) -> None:
         if stage not in tasks:
+            for task in bar.tasks:  # a new stage means the earlier ones are done
+                bar.update(task.id, completed=task.total)
             tasks[stage] = bar.add_task(stage, total=max(total, 1))
         bar.update(tasks[stage], completed=done, total=max(total, 1))
 

@@ -14,7 +14,8 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from contextlib import contextmanager
+from typing import Any, BinaryIO, Iterable, Iterator, Sequence
 
 import numpy as np
 
@@ -79,6 +80,16 @@ class BundleWriter:
         arr = np.lib.format.open_memmap(self._path(name), mode="w+", dtype=dtype, shape=shape)
         self.columns.append(name)
         return arr
+
+    @contextmanager
+    def byte_column(self, name: str, size: int) -> Iterator[BinaryIO]:
+        """A uint8 column of SIZE bytes filled through a plain file, for blobs streamed from disk."""
+        header = self.open_array(name, (size,), np.uint8)
+        path, data_start = header.filename, header.offset
+        del header  # write through the file, so no mapped pages count against RSS
+        with open(path, "r+b") as out:
+            out.seek(data_start)
+            yield out
 
     def strings(self, name: str, values: Iterable[str]) -> None:
         """Write a string table (blob + offsets)."""

@@ -3,18 +3,22 @@
 The file is `{"contexts": [...]}` (the shape of Poplar's JSON form), a bare array of
 contexts, or a stream of concatenated context maps; arrays may be indefinite. The
 outer headers are parsed here and each context is decoded on its own by cbor2, so
-memory holds the columns, never the document. Per context we keep id, parent,
-layer, category, a display name and the whole map as JSON text (the "fields").
+the document is never held whole. Per context we keep id, parent, layer, category
+(small int columns in memory), a display name and the whole map as JSON text (the
+"fields"), both written to temporary files as they come.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import tempfile
 import time
 from array import array
 from datetime import date, datetime
 from pathlib import Path
-from typing import Any, BinaryIO, Iterator, Mapping
+from typing import Any, BinaryIO, Iterable, Iterator, Mapping
 
 import cbor2
 import numpy as np
@@ -24,13 +28,16 @@ from pvtui.model import schema as s
 from pvtui.model.bundle import BundleWriter
 from pvtui.sources.base import IngestContext
 
+import orjson  # 4x faster than json here: what keeps debug.cbor ingest near cbor2.load
+
 MAX_DEPTH = 64  # containers nested deeper than this reject the context
 MAX_SKIP_DEPTH = 10_000  # bound on the nesting walked when skipping an item
 MAX_NAMES = 32_767  # distinct layers or categories: they are stored as int16
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 PROGRESS_SECONDS = 0.1
-CANCEL_EVERY = 4096  # contexts between cancel checks
-READ_BUFFER = 1 << 20
+TICK_EVERY = 64  # items between looks at the clock
+CANCEL_EVERY = 4096  # items between cancel checks (a multiple of TICK_EVERY)
+FILE_BUFFER = 1 << 20
 ROWS_PER_CHUNK = 1 << 16  # rows moved per batch when strings are put in id order
 
 NAME_KEYS = (
@@ -58,24 +65,30 @@ class _Damage(Exception):
 def read_debug(path: Path, ctx: IngestContext) -> None:
     """Read the debug contexts of PATH into the bundle's "debug" part."""
     path = Path(path)
+    with _Columns(ctx.writer.tmp_dir) as columns:
+        problems = _read_contexts(path, columns, ctx)
+        if len(columns) == 0 and problems:
+            raise ReportError(path, f"no debug contexts: {problems}")
+        if problems:
+            ctx.note("debug", f"{path}: {problems}; kept the {len(columns)} contexts read")
+        columns.write(ctx.writer)
+    ctx.meta["debug"] = columns.meta()
+    ctx.add_part("debug")
+
+
+def _read_contexts(path: Path, columns: "_Columns", ctx: IngestContext) -> str:
+    """Read PATH into COLUMNS; return what was skipped or stopped the reading ("" if none)."""
     try:
         size = path.stat().st_size
         if size == 0:
             raise ReportError(path, "empty file: no debug contexts")
-        with path.open("rb", buffering=READ_BUFFER) as fp:
-            reader = _ContextReader(_CborInput(fp, size), ctx)
+        with path.open("rb", buffering=FILE_BUFFER) as fp:
+            reader = _ContextReader(_CborInput(fp, size), columns, ctx)
             damage = reader.run()
-            ctx.progress("debug.cbor", size, size)
     except OSError as exc:
         raise ReportError(path, f"cannot read ({exc.strerror or exc})") from None
-    problems = reader.problems(damage)
-    if len(reader.columns) == 0 and problems:
-        raise ReportError(path, f"no debug contexts: {problems}")
-    if problems:
-        ctx.note("debug", f"{path}: {problems}; kept the {len(reader.columns)} contexts read")
-    reader.columns.write(ctx.writer)
-    ctx.meta["debug"] = reader.columns.meta()
-    ctx.add_part("debug")
+    ctx.progress("debug.cbor", size, size)
+    return reader.problems(damage)
 
 
 class _CborInput:
@@ -151,14 +164,13 @@ class _CborInput:
             raise _Damage(f"file ends at byte {self.size} inside the item at byte {start}")
         return data
 
-    def elements(self, length: int | None) -> Iterator[None]:
-        """Yield once per element of a container whose header was just read."""
-        if length is None:
-            while not self.at_break():
-                yield
-        else:
-            for _ in range(length):
-                yield
+    def elements(self, length: int | None) -> Iterable[Any]:
+        """One step per element of a container whose header was just read."""
+        return self._until_break() if length is None else range(length)
+
+    def _until_break(self) -> Iterator[None]:
+        while not self.at_break():
+            yield
 
     def _new_decoder(self, str_errors: str) -> cbor2.CBORDecoder:
         return cbor2.CBORDecoder(
@@ -171,7 +183,7 @@ class _CborInput:
         A decoder that raised keeps stale read-ahead, so it is replaced. Replacing bad
         UTF-8 slows every string down: the lenient decoder is only for items that need it.
         """
-        start = self.position
+        start = self.fp.tell()
         try:
             return self.decoder.decode(), None
         except Exception:  # cbor2 raises many types from its tag decoders
@@ -214,35 +226,45 @@ class _CborInput:
 
 
 class _StringColumn:
-    """Many strings as one UTF-8 blob plus offsets, built without a list of str."""
+    """A string table built on disk: rows of UTF-8 appended to an unnamed temporary file."""
 
-    def __init__(self) -> None:
-        self.blob = bytearray()
+    def __init__(self, directory: Path) -> None:
+        self.file = tempfile.TemporaryFile(dir=directory, buffering=FILE_BUFFER)
+        self.size = 0
         self.offsets = array("q", [0])
 
-    def append(self, text: str) -> None:
-        self.blob += text.encode("utf-8", "surrogatepass")
-        self.offsets.append(len(self.blob))
+    def append(self, data: bytes) -> None:
+        self.size += self.file.write(data)
+        self.offsets.append(self.size)
+
+    def close(self) -> None:
+        self.file.close()
 
     def write(self, writer: BundleWriter, name: str, order: np.ndarray | None) -> None:
         """Write the string table `name.blob` + `name.offsets`, rows permuted by ORDER."""
         offsets = np.frombuffer(self.offsets, dtype=np.int64)
-        if order is None or not self.blob:
-            writer.array(f"{name}.blob", np.frombuffer(self.blob, dtype=np.uint8))
-            writer.array(f"{name}.offsets", offsets if order is None else np.zeros_like(offsets))
-            return
-        new_offsets = np.zeros(len(offsets), dtype=np.int64)
-        np.cumsum(np.diff(offsets)[order], out=new_offsets[1:])
-        blob = writer.open_array(f"{name}.blob", (len(self.blob),), np.uint8)
-        with memoryview(self.blob) as source, memoryview(blob) as target:
-            for first in range(0, len(order), ROWS_PER_CHUNK):
-                rows = order[first : first + ROWS_PER_CHUNK]
-                starts = new_offsets[first : first + len(rows)].tolist()
-                for at, lo, hi in zip(starts, offsets[rows].tolist(), offsets[rows + 1].tolist()):
-                    target[at : at + hi - lo] = source[lo:hi]
-        blob.flush()
-        del blob
-        writer.array(f"{name}.offsets", new_offsets)
+        self.file.flush()
+        with writer.byte_column(f"{name}.blob", self.size) as out:
+            if order is None:
+                self.file.seek(0)
+                shutil.copyfileobj(self.file, out, FILE_BUFFER)
+            else:
+                self._copy_rows(offsets, order, out)
+                offsets = _offsets_of(np.diff(offsets)[order])
+        writer.array(f"{name}.offsets", offsets)
+
+    def _copy_rows(self, offsets: np.ndarray, order: np.ndarray, out: BinaryIO) -> None:
+        fd = self.file.fileno()
+        for first in range(0, len(order), ROWS_PER_CHUNK):
+            rows = order[first : first + ROWS_PER_CHUNK]
+            for lo, hi in zip(offsets[rows].tolist(), offsets[rows + 1].tolist()):
+                out.write(os.pread(fd, hi - lo, lo))
+
+
+def _offsets_of(lengths: np.ndarray) -> np.ndarray:
+    offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    return offsets
 
 
 class _Labels:
@@ -252,7 +274,11 @@ class _Labels:
         self.kind = kind
         self.index: dict[str, int] = {}
 
-    def __call__(self, name: str) -> int:
+    def index_of(self, value: Any) -> int:
+        """The index of VALUE's text, given on first sight."""
+        if type(value) is str and value in self.index:  # the common case, kept short
+            return self.index[value]
+        name = _text(value)
         index = self.index.get(name)
         if index is None:
             if len(self.index) >= MAX_NAMES:
@@ -267,34 +293,41 @@ class _Labels:
 class _Columns:
     """The compact per-context columns, in file order until written."""
 
-    def __init__(self) -> None:
+    def __init__(self, directory: Path) -> None:
         self.ids = array("q")
         self.parents = array("q")
         self.layers = array("h")
         self.categories = array("h")
-        self.names = _StringColumn()
-        self.fields = _StringColumn()
+        self.names = _StringColumn(directory)
+        self.fields = _StringColumn(directory)
         self.layer_labels = _Labels("layer")
         self.category_labels = _Labels("category")
         self.rows_without_id = array("q")
+
+    def __enter__(self) -> "_Columns":
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.names.close()
+        self.fields.close()
 
     def __len__(self) -> int:
         return len(self.ids)
 
     def add(self, context: dict) -> None:
-        fields = _json_text(context)
-        layer = self.layer_labels(_text(context.get("layer")))
+        fields = _json_bytes(context)
+        layer = self.layer_labels.index_of(context.get("layer"))
         category = context.get("category")
-        category_index = -1 if category is None else self.category_labels(_text(category))
-        context_id = _int64(context.get("id"))
-        if context_id is None:
+        category_index = -1 if category is None else self.category_labels.index_of(category)
+        context_id = context.get("id")
+        if type(context_id) is not int or not INT64_MIN <= context_id <= INT64_MAX:
             self.rows_without_id.append(len(self.ids))
             context_id = 0
         self.ids.append(context_id)
         self.parents.append(_parent(context))
         self.layers.append(layer)
         self.categories.append(category_index)
-        self.names.append(_display_name(context))
+        self.names.append(_display_name(context).encode("utf-8", "surrogatepass"))
         self.fields.append(fields)
 
     def write(self, writer: BundleWriter) -> None:
@@ -334,13 +367,14 @@ class _Columns:
 class _ContextReader:
     """Walks the top-level layout and feeds each context to the columns."""
 
-    def __init__(self, cbor: _CborInput, ctx: IngestContext) -> None:
+    def __init__(self, cbor: _CborInput, columns: _Columns, ctx: IngestContext) -> None:
         self.cbor = cbor
         self.ctx = ctx
-        self.columns = _Columns()
+        self.columns = columns
         self.not_maps = 0
         self.unreadable = 0
         self.first_unreadable: str | None = None
+        self.seen = 0
         self.next_progress = 0.0
 
     def run(self) -> str | None:
@@ -407,13 +441,14 @@ class _ContextReader:
             self.columns.add(context)
         else:
             self.not_maps += 1
-        self._tick()
+        self.seen += 1
+        if self.seen % TICK_EVERY == 0:
+            self._tick()
 
     def _tick(self) -> None:
-        seen = len(self.columns) + self.not_maps + self.unreadable
-        if seen % CANCEL_EVERY == 0:
+        if self.seen % CANCEL_EVERY == 0:
             self.ctx.cancel.check()
-        if seen % 64 == 0 and time.monotonic() >= self.next_progress:
+        if time.monotonic() >= self.next_progress:
             self.next_progress = time.monotonic() + PROGRESS_SECONDS
             self.ctx.progress("debug.cbor", self.cbor.position, self.cbor.size)
 
@@ -473,10 +508,15 @@ _ENCODER = json.JSONEncoder(default=_jsonable, separators=(",", ":"), check_circ
 
 
 def _json_text(value: Any) -> str:
+    return _json_bytes(value).decode("utf-8")
+
+
+def _json_bytes(value: Any) -> bytes:
+    """VALUE as compact JSON in UTF-8."""
     try:
-        return _ENCODER.encode(value)
-    except (TypeError, ValueError):  # non-string keys, integers too long for str()
-        return _ENCODER.encode(_plain(value))
+        return orjson.dumps(value, default=_jsonable, option=orjson.OPT_NON_STR_KEYS)
+    except (TypeError, ValueError):  # keys json cannot take, integers beyond 64 bits or str()
+        return _ENCODER.encode(_plain(value)).encode("ascii")
 
 
 def _plain(value: Any) -> Any:
