@@ -156,3 +156,31 @@ def test_light_theme_snapshots(snap_compare, make_app, key):
         await pilot.pause()
 
     assert snap_compare(make_app(theme="light"), terminal_size=(80, 24), run_before=run_before)
+
+
+async def test_escape_cancels_the_first_load(make_app, monkeypatch):
+    import pvtui.sources.ingest as ingest
+    from pvtui.errors import Cancelled
+    from pvtui.screens.dialogs import LoadingScreen
+
+    def slow_load(files, *, progress=None, cancel=None, cache=None):
+        while not cancel.cancelled:
+            progress("archive.a", 1, 10)
+            cancel._event.wait(0.05)
+        raise Cancelled()
+
+    monkeypatch.setattr(ingest, "load_report", slow_load)
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        for _ in range(50):
+            await pilot.pause(0.02)
+            if isinstance(app.screen, LoadingScreen):
+                break
+        assert isinstance(app.screen, LoadingScreen)
+        await pilot.press("escape")
+        for _ in range(50):
+            await pilot.pause(0.02)
+            if app.return_code is not None:
+                break
+    assert app.report is None
+    assert app.return_code == 0

@@ -179,6 +179,8 @@ class SummaryScreen(ReportScreen):
             limit = self.bytes(data["target"]["bytes_per_tile"])
             yield Static(f"Out of memory: {over} tile{'s' if over > 1 else ''} over the {limit} limit"
                          " (press m, then w for the worst)", classes="warning")
+        if report.memory is None:
+            yield Static(report.missing("memory"), classes="note")
         for note in report.notes:
             yield Static(note.split("] ", 1)[-1], classes="note", markup=False)
         for title, rows in fact_rows(data, self.bytes):
