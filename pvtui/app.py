@@ -67,11 +67,11 @@ class PvtuiApp(App):
     MODES = {name: _screen_factory(target) for name, target in SCREENS.items()}
     COMMANDS = App.COMMANDS | {ScreenActions}
     BINDINGS = [
-        Binding("s", "show('summary')", "Summary", id="summary"),
-        Binding("m", "show('memory')", "Memory", id="memory"),
-        Binding("l", "show('liveness')", "Liveness", id="liveness"),
-        Binding("p", "show('programs')", "Programs", id="programs"),
-        Binding("t", "show('trace')", "Trace", id="trace"),
+        Binding("s", "show('summary')", "Summary", id="summary", show=False),
+        Binding("m", "show('memory')", "Memory", id="memory", show=False),
+        Binding("l", "show('liveness')", "Liveness", id="liveness", show=False),
+        Binding("p", "show('programs')", "Programs", id="programs", show=False),
+        Binding("t", "show('trace')", "Trace", id="trace", show=False),
         Binding("u", "cycle_units", "Units", id="units"),
         Binding("question_mark", "help", "Help", key_display="?", id="help"),
         Binding("q", "quit", "Quit", id="quit"),
@@ -95,6 +95,8 @@ class PvtuiApp(App):
         self.watch = watch
         self.report_screens: "weakref.WeakSet[ReportScreen]" = weakref.WeakSet()
         self.cancel_token: CancelToken | None = None
+        self.loading: Screen | None = None  # the progress dialog while a load runs
+        self.pending_changes: list[Path] = []  # changes seen during a load, offered after it
         self.units = "binary"  # memory units on every screen: binary, si or bytes
         builtin = builtin_themes()
         extra, self.theme_problems = user_themes(builtin)
@@ -121,8 +123,14 @@ class PvtuiApp(App):
         from pvtui.screens.dialogs import LoadingScreen
 
         self.cancel_token = CancelToken()
-        self.push_screen(LoadingScreen(files.name, self.cancel_token))
+        self.loading = LoadingScreen(files.name, self.cancel_token)
+        self.push_screen(self.loading)
         self._load(files, reload)
+
+    def _close_loading(self) -> None:
+        if self.loading is not None and self.screen is self.loading:
+            self.pop_screen()
+        self.loading = None
 
     @work(thread=True, exclusive=True, group="load")
     def _load(self, files: ReportFiles, reload: bool) -> None:
@@ -148,7 +156,7 @@ class PvtuiApp(App):
         self.call_from_thread(update)
 
     def _loaded(self, files: ReportFiles, report: "Report", reload: bool) -> None:
-        self.pop_screen()
+        self._close_loading()
         self.files, self.report = files, report
         self.sub_title = report.name
         if reload:
@@ -159,16 +167,19 @@ class PvtuiApp(App):
             self.switch_mode("summary")
             if self.watch:
                 self._watch_files()
+        if self.pending_changes:
+            changed, self.pending_changes = self.pending_changes, []
+            self._offer_reload(changed)
 
     def _load_cancelled(self, reload: bool) -> None:
-        self.pop_screen()
+        self._close_loading()
         if not reload:
             self.exit(message="pvtui: cancelled; nothing was written")
         else:
             self.notify("Reload cancelled: the report shown is unchanged.", timeout=4)
 
     def _load_failed(self, message: str, reload: bool) -> None:
-        self.pop_screen()
+        self._close_loading()
         if reload:
             self.notify(f"Reload failed: {message}", severity="error", timeout=10)
         else:
@@ -184,6 +195,9 @@ class PvtuiApp(App):
     def _offer_reload(self, changed: list[Path]) -> None:
         from pvtui.screens.dialogs import ReloadPrompt
 
+        if self.loading is not None:
+            self.pending_changes.extend(p for p in changed if p not in self.pending_changes)
+            return
         if isinstance(self.screen, ReloadPrompt):
             self.screen.add_changes(changed)
             return
@@ -210,7 +224,7 @@ class PvtuiApp(App):
     # Actions ----------------------------------------------------------------------
 
     def action_show(self, mode: str) -> None:
-        if self.report is not None:
+        if self.report is not None and self.loading is None:
             self.switch_mode(mode)
 
     def action_cycle_units(self) -> None:
@@ -224,7 +238,7 @@ class PvtuiApp(App):
     def action_help(self) -> None:
         from pvtui.screens.dialogs import HelpScreen
 
-        if not isinstance(self.screen, HelpScreen):
+        if self.loading is None and not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen(self.screen))
 
 

@@ -6,6 +6,9 @@ from typing import Any
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
+
+from pvtui.model.facts import fact_rows
 
 from pvtui.units import format_bytes, format_cycles
 
@@ -14,53 +17,30 @@ def _console() -> Console:
     return Console()
 
 
-def _facts(title: str, rows: list[tuple[str, Any]]) -> Table:
-    table = Table(title=title, show_header=False, title_justify="left", box=None, padding=(0, 2))
-    table.add_column(style="bold")
+def facts_table(title: str, rows: list[tuple[str, Any]]) -> Table:
+    """Labelled values under a bold title; a missing value shows as a dim dash."""
+    table = Table(title=title, title_justify="left", show_header=False, box=None, padding=(0, 1),
+                  title_style="bold")
+    table.add_column(style="bold", no_wrap=True)
     table.add_column()
-    for name, value in rows:
-        table.add_row(name, "—" if value is None else str(value))
+    for label, value in rows:
+        table.add_row(label, Text("—", style="dim") if value is None else value)
     return table
+
+
+def files_row(files: dict[str, bool]) -> Text:
+    text = Text()
+    for name, present in files.items():
+        text.append(f"{'✓' if present else '✗'} {name}   ", style="" if present else "dim")
+    return text
 
 
 def render_summary(data: dict[str, Any]) -> None:
     console = _console()
-    t, m = data["target"], data["memory"]
-    clock = f"{t['clock_hz'] / 1e9:.2f} GHz" if t["clock_hz"] else None
-    console.print(_facts(f"Report {data['name']}", [
-        ("Poplar", data["poplar_version"]),
-        ("Target", " ".join(str(x) for x in (t["type"], t["architecture"]) if x) or None),
-        ("IPUs", t["num_ipus"]),
-        ("Tiles per IPU", t["tiles_per_ipu"]),
-        ("Tiles", t["num_tiles"]),
-        ("Replicas", t["num_replicas"]),
-        ("Memory per tile", format_bytes(t["bytes_per_tile"]) if t["bytes_per_tile"] else None),
-        ("Memory per IPU", format_bytes(t["bytes_per_ipu"]) if t["bytes_per_ipu"] else None),
-        ("Clock", clock),
-    ]))
-    over = m["tiles_over_limit"]
-    console.print(_facts("Memory", [
-        ("Total (including gaps)", _maybe_bytes(m["total_including_gaps"])),
-        ("Total (excluding gaps)", _maybe_bytes(m["total_excluding_gaps"])),
-        ("Largest tile", None if m["max_tile"] is None
-         else f"tile {m['max_tile']}: {format_bytes(m['max_tile_bytes'])}"),
-        ("Tiles over the limit", f"[red]{over}[/]" if over else over),
-        ("Always-live", _maybe_bytes(m["always_live_bytes"])),
-        ("Peak not-always-live", None if m["peak_step"] is None
-         else f"{format_bytes(m['peak_not_always_live_bytes'])} at step {m['peak_step']}"
-              f" ({m['peak_step_name']})"),
-    ]))
-    p, e = data["programs"], data["execution"]
-    console.print(_facts("Programs and execution", [
-        ("Programs", p["count"]),
-        ("Compute sets", p["compute_sets"]),
-        ("Runs", e["runs"] if e else "no execution profile"),
-        ("Execution steps", e["steps"] if e else None),
-        ("Total cycles", format_cycles(e["total_cycles"]) if e else None),
-        ("Debug contexts", data["debug_contexts"]),
-    ]))
-    files = ", ".join(f"{n} {'✓' if ok else '✗'}" for n, ok in data["files"].items())
-    console.print(_facts("Files", [("Present", files)]))
+    console.print(f"[b]Report {data['name']}[/b]", highlight=False)
+    for title, rows in fact_rows(data, format_bytes):
+        console.print(facts_table(title, rows))
+    console.print(facts_table("Files", [("Present", files_row(data["files"]))]))
 
 
 def _maybe_bytes(value: int | None) -> str | None:
@@ -88,9 +68,9 @@ def render_memory(data: dict[str, Any]) -> None:
 
 def render_liveness(data: dict[str, Any]) -> None:
     console = _console()
-    console.print(_facts("Liveness", [
+    console.print(facts_table("Liveness", [
         ("Program steps", data["steps"]),
-        ("Always-live", format_bytes(data["always_live_bytes"])),
+        ("Always-live", _maybe_bytes(data["always_live_bytes"])),
         ("Peak step", f"{data['peak_step']} ({data['peak_step_name']})"),
         ("Peak not-always-live", _maybe_bytes(data["peak_not_always_live_bytes"])),
         ("Peak total", _maybe_bytes(data["peak_total_bytes"])),
@@ -106,7 +86,7 @@ def render_liveness(data: dict[str, Any]) -> None:
 
 def render_programs(data: dict[str, Any]) -> None:
     console = _console()
-    console.print(_facts("Programs", [
+    console.print(facts_table("Programs", [
         ("Programs", data["count"]),
         ("Compute sets", data["compute_sets"]),
         ("Top-level programs", len(data["roots"])),
@@ -123,7 +103,7 @@ def render_programs(data: dict[str, Any]) -> None:
 def render_trace(data: dict[str, Any]) -> None:
     console = _console()
     seconds = data["total_seconds"]
-    console.print(_facts("Execution", [
+    console.print(facts_table("Execution", [
         ("Runs", len(data["runs"])),
         ("Steps", f"{data['steps']:,}"),
         ("IPUs", data["ipus"]),

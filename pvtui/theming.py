@@ -48,7 +48,8 @@ def user_themes(builtin: list[Theme]) -> tuple[list[Theme], list[str]]:
     folder = user_theme_dir()
     if not folder.is_dir():
         return [], []
-    by_darkness = {t.dark: t.variables for t in builtin}
+    by_name = {t.name: t.variables for t in builtin}
+    by_darkness = {True: by_name.get(DEFAULT_THEME, {}), False: by_name.get("pvtui-light", {})}
     themes, problems = [], []
     for path in sorted(folder.glob("*.json")):
         try:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 import shutil
 
@@ -200,3 +201,26 @@ def test_user_themes_load_and_bad_ones_are_named(tmp_path, monkeypatch):
     light = next(t for t in builtin if t.name == "pvtui-light")
     assert themes[0].variables["pv-over"] == light.variables["pv-over"]  # inherited by darkness
     assert len(problems) == 1 and "broken.json" in problems[0]
+
+
+def facts_text(screen) -> str:
+    from rich.console import Console
+
+    console = Console(width=100, record=True, file=io.StringIO())
+    for widget in screen.query(".facts"):
+        console.print(widget.content)
+    return console.export_text()
+
+
+async def test_units_redraw_the_summary_in_place(make_app):
+    from pvtui.screens.summary import JsonTree
+
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        await wait_until_loaded(pilot)
+        trees = list(pilot.app.screen.query(JsonTree))
+        before = facts_text(pilot.app.screen)
+        await pilot.press("u")
+        await pilot.pause()
+        after = facts_text(pilot.app.screen)
+        assert "kB" in after and "kB" not in before
+        assert list(pilot.app.screen.query(JsonTree)) == trees  # not rebuilt: expansions survive

@@ -143,21 +143,22 @@ def memory_table(report: Report, top: int | None = None) -> dict[str, Any]:
 
 def liveness_table(report: Report, top_variables: int = 10) -> dict[str, Any] | None:
     live = report.liveness
-    if live is None:
+    if live is None or len(live) == 0:
         return None
     peak = live.peak_step
-    variables = [
-        {"name": live.variable_names[v], "bytes": int(b)}
-        for v, b in live.live_variables(peak)[:top_variables]
-    ] if peak >= 0 else []
+    peak_bytes = int(live.not_always_live[peak])
+    always = live.always_live_bytes
     return {
         "steps": len(live),
-        "always_live_bytes": live.always_live_bytes,
+        "always_live_bytes": always,
         "peak_step": peak,
-        "peak_step_name": step_program_name(report, int(live.program[peak])) if peak >= 0 else None,
-        "peak_not_always_live_bytes": int(live.not_always_live[peak]) if peak >= 0 else None,
-        "peak_total_bytes": live.always_live_bytes + int(live.not_always_live[peak]) if peak >= 0 else None,
-        "peak_variables": variables,
+        "peak_step_name": step_program_name(report, int(live.program[peak])),
+        "peak_not_always_live_bytes": peak_bytes,
+        "peak_total_bytes": None if always is None else always + peak_bytes,
+        "peak_variables": [
+            {"name": live.variable_names[v], "bytes": int(b)}
+            for v, b in live.live_variables(peak)[:top_variables]
+        ],
         "per_ipu": live.by_ipu is not None,
         "per_tile": live.by_tile is not None,
     }

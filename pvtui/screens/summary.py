@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -12,85 +11,12 @@ from textual.containers import VerticalScroll
 from textual.widgets import Label, Static, Tree
 from textual.widgets.tree import TreeNode
 
+from pvtui.model.facts import fact_rows
 from pvtui.model.queries import summary
+from pvtui.render_text import facts_table, files_row
 from pvtui.screens.base import ReportScreen, Unavailable
 
 JSON_CHUNK = 200  # children added per expansion of a large JSON array or object
-
-
-def fact_rows(data: dict[str, Any], fmt) -> list[tuple[str, list[tuple[str, str | None]]]]:
-    """The summary's sections as (title, [(label, value)]); FMT formats bytes."""
-    t, m, p, e = data["target"], data["memory"], data["programs"], data["execution"]
-    instrumentation = data["instrumentation"] or {}
-    clock = f"{t['clock_hz'] / 1e9:.3g} GHz" if t["clock_hz"] else None
-
-    def b(v):
-        return None if v is None else fmt(v)
-
-    used = None
-    if m["total_including_gaps"] is not None and t["total_memory"]:
-        used = f"{100 * m['total_including_gaps'] / t['total_memory']:.1f}% of {fmt(t['total_memory'])}"
-    peak = None
-    if m["peak_step"] is not None:
-        peak = f"{fmt(m['peak_not_always_live_bytes'])} at step {m['peak_step']} ({m['peak_step_name']})"
-    largest = None
-    if m["max_tile"] is not None:
-        largest = f"tile {m['max_tile']}: {fmt(m['max_tile_bytes'])}"
-    return [
-        ("Target", [
-            ("Type", t["type"]),
-            ("Architecture", t["architecture"]),
-            ("IPUs", _str(t["num_ipus"])),
-            ("Tiles per IPU", _str(t["tiles_per_ipu"])),
-            ("Total tiles", _str(t["num_tiles"])),
-            ("Replicas", _str(t["num_replicas"])),
-            ("Memory per tile", b(t["bytes_per_tile"])),
-            ("Memory per IPU", b(t["bytes_per_ipu"])),
-            ("Total memory", b(t["total_memory"])),
-            ("Clock", clock),
-            ("Poplar", data["poplar_version"]),
-            ("Instrumentation", instrumentation.get("compute")),
-            ("External exchange", instrumentation.get("external_exchange")),
-        ]),
-        ("Memory", [
-            ("Including gaps", b(m["total_including_gaps"])),
-            ("Excluding gaps", b(m["total_excluding_gaps"])),
-            ("Used", used),
-            ("Largest tile", largest),
-            ("Tiles over limit", _str(m["tiles_over_limit"])),
-            ("Always-live", b(m["always_live_bytes"])),
-            ("Peak not-always-live", peak),
-        ]),
-        ("Graph and execution", [
-            ("Programs", _str(p["count"])),
-            ("Compute sets", _str(p["compute_sets"])),
-            ("Debug contexts", _str(data["debug_contexts"])),
-            ("Runs", _str(e["runs"]) if e else "no execution profile"),
-            ("Execution steps", _str(e["steps"]) if e else None),
-            ("Total cycles", f"{e['total_cycles']:,}" if e and e["total_cycles"] is not None else None),
-            ("Time at the clock", _time(e, t)),
-        ]),
-    ]
-
-
-def _str(value: Any) -> str | None:
-    return None if value is None else f"{value:,}" if isinstance(value, int) else str(value)
-
-
-def _time(execution: dict | None, target: dict) -> str | None:
-    if not execution or not execution["total_cycles"] or not target["clock_hz"]:
-        return None
-    return f"{execution['total_cycles'] / target['clock_hz'] * 1e3:.3f} ms"
-
-
-def facts_table(title: str, rows: list[tuple[str, str | None]]) -> Table:
-    table = Table(title=title, title_justify="left", show_header=False, box=None, padding=(0, 1),
-                  title_style="bold")
-    table.add_column(style="bold", no_wrap=True)
-    table.add_column()
-    for label, value in rows:
-        table.add_row(label, Text("—", style="dim") if value is None else value)
-    return table
 
 
 class JsonTree(Tree):
@@ -164,31 +90,39 @@ class SummaryScreen(ReportScreen):
         self._fill()
 
     def units_changed(self) -> None:
-        self._fill()
+        """Redraw the facts in place: the JSON trees keep what is expanded."""
+        for widget, renderable in zip(self.query(".fact").results(Static), self._facts(summary(self.report))):
+            widget.update(renderable)
 
     def _fill(self) -> None:
         body = self.query_one("#summary", VerticalScroll)
         body.remove_children()
         body.mount_all(list(self._widgets()))
 
-    def _widgets(self):
-        report = self.report
-        data = summary(report)
+    def _facts(self, data: dict[str, Any]) -> list:
+        """What shows bytes: the out-of-memory warning (if any) and the fact tables."""
+        facts: list = []
         over = data["memory"]["tiles_over_limit"]
         if over:
             limit = self.bytes(data["target"]["bytes_per_tile"])
-            yield Static(f"Out of memory: {over} tile{'s' if over > 1 else ''} over the {limit} limit"
-                         " (press m, then w for the worst)", classes="warning")
+            facts.append(Text(f"Out of memory: {over} tile{'s' if over > 1 else ''} over the {limit} limit"
+                              " (press m, then w for the worst)", style="bold"))
+        facts.extend(facts_table(title, rows) for title, rows in fact_rows(data, self.bytes))
+        return facts
+
+    def _widgets(self):
+        report = self.report
+        data = summary(report)
+        facts = self._facts(data)
+        if data["memory"]["tiles_over_limit"]:
+            yield Static(facts.pop(0), classes="fact warning")
         if report.memory is None:
             yield Static(report.missing("memory"), classes="note")
         for note in report.notes:
             yield Static(note.split("] ", 1)[-1], classes="note", markup=False)
-        for title, rows in fact_rows(data, self.bytes):
-            yield Static(facts_table(title, rows), classes="facts")
-        files = Text()
-        for name, present in data["files"].items():
-            files.append(f"{'✓' if present else '✗'} {name}   ", style="" if present else "dim")
-        yield Static(facts_table("Files", [("Present", files)]), classes="facts")
+        for table in facts:
+            yield Static(table, classes="fact facts")
+        yield Static(facts_table("Files", [("Present", files_row(data["files"]))]), classes="facts")
         for label, value in (("framework.json", report.framework_json), ("app.json", report.app_json)):
             yield Label(label, classes="heading")
             if value is None:

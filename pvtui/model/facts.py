@@ -1,0 +1,72 @@
+"""The summary's facts as labelled rows, shared by the Summary screen and `pvtui summary`."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+FactRows = list[tuple[str, list[tuple[str, Any]]]]
+
+
+def fact_rows(data: dict[str, Any], fmt: Callable[[int], str]) -> FactRows:
+    """The summary (queries.summary) as sections of (label, value); FMT formats bytes."""
+    t, m, p, e = data["target"], data["memory"], data["programs"], data["execution"]
+    instrumentation = data["instrumentation"] or {}
+    clock = f"{t['clock_hz'] / 1e9:.3g} GHz" if t["clock_hz"] else None
+
+    def b(v):
+        return None if v is None else fmt(v)
+
+    used = None
+    if m["total_including_gaps"] is not None and t["total_memory"]:
+        used = f"{100 * m['total_including_gaps'] / t['total_memory']:.1f}% of {fmt(t['total_memory'])}"
+    peak = None
+    if m["peak_step"] is not None:
+        peak = f"{fmt(m['peak_not_always_live_bytes'])} at step {m['peak_step']} ({m['peak_step_name']})"
+    largest = None
+    if m["max_tile"] is not None:
+        largest = f"tile {m['max_tile']}: {fmt(m['max_tile_bytes'])}"
+    return [
+        ("Target", [
+            ("Type", t["type"]),
+            ("Architecture", t["architecture"]),
+            ("IPUs", _str(t["num_ipus"])),
+            ("Tiles per IPU", _str(t["tiles_per_ipu"])),
+            ("Total tiles", _str(t["num_tiles"])),
+            ("Replicas", _str(t["num_replicas"])),
+            ("Memory per tile", b(t["bytes_per_tile"])),
+            ("Memory per IPU", b(t["bytes_per_ipu"])),
+            ("Total memory", b(t["total_memory"])),
+            ("Clock", clock),
+            ("Poplar", data["poplar_version"]),
+            ("Instrumentation", instrumentation.get("compute")),
+            ("External exchange", instrumentation.get("external_exchange")),
+        ]),
+        ("Memory", [
+            ("Including gaps", b(m["total_including_gaps"])),
+            ("Excluding gaps", b(m["total_excluding_gaps"])),
+            ("Used", used),
+            ("Largest tile", largest),
+            ("Tiles over limit", _str(m["tiles_over_limit"])),
+            ("Always-live", b(m["always_live_bytes"])),
+            ("Peak not-always-live", peak),
+        ]),
+        ("Graph and execution", [
+            ("Programs", _str(p["count"])),
+            ("Compute sets", _str(p["compute_sets"])),
+            ("Debug contexts", _str(data["debug_contexts"])),
+            ("Runs", _str(e["runs"]) if e else "no execution profile"),
+            ("Execution steps", _str(e["steps"]) if e else None),
+            ("Total cycles", f"{e['total_cycles']:,}" if e and e["total_cycles"] is not None else None),
+            ("Time at the clock", _time(e, t)),
+        ]),
+    ]
+
+
+def _str(value: Any) -> str | None:
+    return None if value is None else f"{value:,}" if isinstance(value, int) else str(value)
+
+
+def _time(execution: dict | None, target: dict) -> str | None:
+    if not execution or not execution["total_cycles"] or not target["clock_hz"]:
+        return None
+    return f"{execution['total_cycles'] / target['clock_hz'] * 1e3:.3f} ms"
