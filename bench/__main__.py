@@ -1,0 +1,196 @@
+"""`python -m bench [--scale large|small|tiny]`: synthesize a report, measure, print the table.
+
+Writes BENCHMARKS.md (for the large scale, or wherever --out says) and ends with
+one line, `targets met: K/N`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+from bench.figures import Results, Row, markdown, megabytes, text_table
+
+ROOT = Path(__file__).resolve().parent.parent
+
+METHOD = """
+- The report is `pvtui.synth` at the chosen scale, seed 0, written under a temporary
+  directory (deleted afterwards unless `--keep`). Its size is checked from its bundle:
+  the "report" rows.
+- Every figure is the median of `--runs` runs, each in a fresh Python process
+  (`python -m bench.child`), the subject and its baseline alternating in the same run
+  of the benchmark, so that other load on the machine falls on both alike.
+- Cold ingest: one reader of `pvtui.sources` into a new bundle, timed in the child
+  around the read alone (imports excluded); report files are in the OS page cache
+  (the bundle is not: "cold" means not cached by pvtui). MB/s is the source file's
+  size over the time, or for profile columns the bytes written.
+- `size -A -d archive.a` is timed as a whole command, start to exit.
+- Peak memory of debug.cbor ingest and of `cbor2.load(f)` (the whole file into Python
+  objects): the child resets its VmHWM (`/proc/self/clear_refs`), runs the one call
+  and reports VmHWM minus the RSS just before it.
+- Warm open: the bundle is in the cache (built once beforehand). Both pvtui and the
+  bare Textual app (an App that composes one Label) run as
+  `App.run_test(headless=True, size=(200, 50))` in a fresh process; the time runs
+  from just before the parent starts the process (system-wide monotonic clock) to the
+  first frame painted by the screen in question. For screens other than Summary the
+  app's first `switch_mode` after loading is redirected to that screen, so each screen
+  is the first one shown. "Settled" in the notes is the last frame before the app went
+  quiet (no frame for 0.25 s and no worker running).
+- Frames: `App._display` is wrapped to record the time of every frame. Headless,
+  Textual still composes each frame (the compositor renders every changed line) but
+  skips producing terminal output; the wrapper also calls the update's
+  `render_segments`, so a frame costs what it would cost in a terminal.
+  Animations are off (`TEXTUAL_ANIMATIONS=none`).
+- Key-to-repaint: a key event is sent the way the terminal driver sends it, then the
+  benchmark waits until the app is quiet (no frame for 0.25 s, no worker running);
+  the figure is the time from sending the key to the LAST frame it caused (so work
+  done in workers and follow-up refreshes count). Keys that caused no frame (an edge
+  reached) are left out and counted. The first-frame figure is in the notes.
+  Program tree: a bundle with 24 roots of 10,000 children each; each root is expanded
+  for the first time with `space` (the one before collapsed again, untimed).
+- Peak RSS: VmHWM of the child after the bare app settled, or after pvtui opened the
+  report and showed Memory, Liveness, Programs, Trace and Summary in turn, each
+  settled. "The bundle on disk" is the size of the cached bundle's files.
+- Cancel: `pvtui summary` on an empty cache with stderr on a pseudo-terminal (so Rich
+  draws its bar): once to the end, once with SIGINT one second in; then the app,
+  Escape pressed one second into a cold open, counting the loading screen's progress
+  updates. "Nothing left" means the cache directory is empty afterwards.
+"""
+
+
+def machine() -> dict[str, str]:
+    info = {
+        "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "host": platform.node(),
+        "os": f"{platform.system()} {platform.release()}",
+        "python": platform.python_version(),
+        "cpus": str(os.cpu_count()),
+    }
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                info["cpu"] = line.split(":", 1)[1].strip()
+                break
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal"):
+                info["memory"] = f"{int(line.split()[1]) / 1024 / 1024:.1f} GiB"
+                break
+        info["load average at start"] = " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    except OSError:
+        pass
+    try:
+        import numpy
+        import textual
+
+        info["textual"] = textual.__version__
+        info["numpy"] = numpy.__version__
+    except (ImportError, AttributeError):
+        pass
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], check=False, cwd=ROOT, capture_output=True, text=True)
+        dirty = subprocess.run(["git", "status", "--porcelain"], check=False, cwd=ROOT, capture_output=True, text=True)
+        if commit.returncode == 0:
+            info["commit"] = commit.stdout.strip() + (" (with uncommitted changes)" if dirty.stdout.strip() else "")
+    except OSError:
+        pass
+    return info
+
+
+def report_rows(facts: dict, scale: str, results: Results) -> None:
+    """What the report holds; for the large scale, against the sizes the issue asks for."""
+    large = scale == "large"
+
+    def row(what: str, value: str, need: str, ok: bool) -> None:
+        results.add(Row("report", what, value, target=need if large else "",
+                        note="" if ok or not large else "SHORT of the issue's size"))
+
+    per_ipu = facts.get("steps_per_ipu") or [0]
+    row("IPUs x tiles", f"{facts['ipus']} x {facts['tiles'] // max(facts['ipus'] or 1, 1):,}", "4 x 1,472",
+        facts["ipus"] == 4 and facts["tiles"] == 4 * 1472)
+    row("liveness steps", f"{facts['liveness_steps']:,} (per tile: {'yes' if facts['per_tile_liveness'] else 'no'})",
+        ">= 20,000, per tile", facts["liveness_steps"] >= 20_000 and facts["per_tile_liveness"])
+    row("execution steps per IPU (fewest)", f"{min(per_ipu):,} of {facts.get('steps', 0):,} steps",
+        ">= 200,000", min(per_ipu) >= 200_000)
+    row("steps with per-tile (BSP) cycles", f"{facts.get('bsp_steps', 0):,}", ">= 5,000", facts.get("bsp_steps", 0) >= 5_000)
+    row("archive.a ELF members", f"{facts['archive_members']:,} ({megabytes(facts['archive_bytes'])})", "5,888",
+        facts["archive_members"] == 5_888)
+    row("debug.cbor", megabytes(facts["debug_bytes"]), ">= 100 MB", facts["debug_bytes"] >= 100e6)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0])
+    parser.add_argument("--scale", choices=("tiny", "small", "large"), default="large",
+                        help="the synthetic report to measure (large: the issue's; small: a quick look)")
+    parser.add_argument("--runs", type=int, default=5, help="runs per figure (the median is reported)")
+    parser.add_argument("--workdir", type=Path, default=None,
+                        help="where the report and caches go (default: a new directory under $TMPDIR)")
+    parser.add_argument("--keep", action="store_true", help="keep the work directory (and reuse its report next time)")
+    parser.add_argument("--out", default=None,
+                        help="markdown file to write (default: BENCHMARKS.md for the large scale, none otherwise;"
+                        " '-' for none)")
+    parser.add_argument("--no-adapter", action="store_true",
+                        help="skip the (slow, single-run) libpva-adapter ingest of the stand-in")
+    args = parser.parse_args(argv)
+
+    def say(line: str) -> None:
+        print(line, file=sys.stderr, flush=True)
+
+    workdir = args.workdir or Path(tempfile.gettempdir()) / f"pvtui-bench-{args.scale}"
+    workdir.mkdir(parents=True, exist_ok=True)
+    started = time.monotonic()
+    results = Results(machine=machine())
+    try:
+        from bench import app as app_bench
+        from bench import cancel, ingest
+        from bench.reports import make_report, make_wide_programs, report_facts
+
+        report = make_report(args.scale, workdir, say)
+        report_rows(report_facts(report), args.scale, results)
+        say("cold ingest")
+        ingest.measure_ingest(report, workdir, args.runs, results, say, adapter=not args.no_adapter)
+
+        say("warming the cache")
+        from pvtui.sources.discovery import discover
+        from pvtui.sources.ingest import load_report
+
+        cache = workdir / "cache"
+        shutil.rmtree(cache, ignore_errors=True)
+        load_report(discover(report)[0], cache=cache)
+        wide = make_wide_programs(workdir / "wide-programs")
+
+        say("the app")
+        app_bench.measure_first_paint(report, cache, args.runs, results, say)
+        app_bench.measure_latency(report, wide, cache, results, say)
+        app_bench.measure_rss(report, cache, args.runs, results, say)
+        say("progress and cancelling")
+        cancel.measure_cancel(report, workdir, results, say)
+    finally:
+        if not args.keep:
+            shutil.rmtree(workdir, ignore_errors=True)
+
+    results.machine["benchmark"] = f"--scale {args.scale} --runs {args.runs}, {time.monotonic() - started:.0f} s"
+    print(text_table(results.rows))
+    notes = [r for r in results.rows if r.note]
+    if notes:
+        print()
+        for row in notes:
+            print(f"- {row.section}: {row.what}: {row.note}")
+    out = args.out if args.out is not None else ("BENCHMARKS.md" if args.scale == "large" else "-")
+    if out != "-":
+        path = Path(out) if Path(out).is_absolute() else ROOT / out
+        path.write_text(markdown(results, f"pvtui benchmarks ({args.scale} report)", METHOD))
+        print(f"\nwrote {path}")
+    print(results.summary_line())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,109 @@
+"""The app: warm open to first paint of each screen against a bare Textual app, key-to-repaint
+latency on the heavy views, and peak RSS after visiting every screen."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from bench.figures import (
+    Results,
+    Row,
+    median,
+    megabytes,
+    millis,
+    percentile,
+    ratio,
+    seconds,
+)
+from bench.reports import dir_bytes
+from bench.runner import run_child
+
+FIRST_PAINT_LIMIT = 1.5  # at most 1.5x the bare app
+RSS_ALLOWANCE = 150e6  # at most the bare app's peak RSS plus 150 MB
+BUNDLE_FLOOR = 1e9  # while the bundle on disk is over 1 GB
+MEDIAN_LIMIT_MS = 16.0
+P95_LIMIT_MS = 50.0
+SCREENS = ("summary", "memory", "liveness", "programs", "trace")
+
+
+def cached_bundle(cache: Path) -> Path | None:
+    bundles = [p for p in cache.iterdir() if p.is_dir() and (p / "meta.json").is_file()]
+    return bundles[0] if bundles else None
+
+
+def measure_first_paint(report: Path, cache: Path, runs: int, results: Results, say: Callable[[str], None]) -> None:
+    say(f"  first paint: bare app and five screens x{runs}, interleaved")
+    bare: list[dict] = []
+    screens: dict[str, list[dict]] = {name: [] for name in SCREENS}
+    for _ in range(runs):
+        bare.append(run_child("first_paint", kind="bare", t0=0.0))
+        for name in SCREENS:
+            screens[name].append(run_child(
+                "first_paint", kind="pvtui", t0=0.0, report=str(report), cache=str(cache), screen=name,
+            ))
+    b = median(r["first"] for r in bare)
+    results.add(Row("warm open", "bare Textual app (one label): process start to first frame", seconds(b)))
+    for name in SCREENS:
+        first = median(r["first"] for r in screens[name])
+        settled = median(r["settled"] for r in screens[name])
+        note = ""
+        if settled - first > 0.05:
+            note = f"first frame at {seconds(first)}, settled (workers done, no frame for 0.25 s) at {seconds(settled)}"
+        results.add(Row(
+            "warm open", f"{name}: process start to first frame", seconds(first), seconds(b), ratio(first, b),
+            f"<= {FIRST_PAINT_LIMIT}x", met=first <= FIRST_PAINT_LIMIT * b, note=note,
+        ))
+
+
+def measure_rss(report: Path, cache: Path, runs: int, results: Results, say: Callable[[str], None]) -> None:
+    say(f"  peak RSS: bare app and pvtui through all five screens x{runs}")
+    bare, full = [], []
+    for _ in range(runs):
+        bare.append(run_child("rss", kind="bare"))
+        full.append(run_child("rss", kind="pvtui", report=str(report), cache=str(cache)))
+    b, p = median(r["peak_rss"] for r in bare), median(r["peak_rss"] for r in full)
+    bundle = cached_bundle(cache)
+    on_disk = dir_bytes(bundle) if bundle is not None else 0
+    results.add(Row(
+        "peak RSS", "all five screens visited (VmHWM)", megabytes(p), megabytes(b), f"+{megabytes(p - b)}",
+        f"<= +{megabytes(RSS_ALLOWANCE)}", met=p - b <= RSS_ALLOWANCE,
+    ))
+    results.add(Row(
+        "peak RSS", "while the bundle on disk is", megabytes(on_disk), "", "", f"> {megabytes(BUNDLE_FLOOR)}",
+        met=on_disk > BUNDLE_FLOOR,
+    ))
+
+
+LATENCY_VIEWS = (
+    ("memory", "scroll", "memory heatmap: scroll (up/down/pageup/pagedown)"),
+    ("memory", "zoom", "memory heatmap: zoom (+/-)"),
+    ("liveness", "scroll", "liveness chart: scroll (left/right/shift+arrows/pages)"),
+    ("liveness", "zoom", "liveness chart: zoom (+/-)"),
+    ("trace", "scroll", "trace: pan and step (,/./left/right)"),
+    ("trace", "zoom", "trace: zoom (+/-)"),
+    ("programs", "expand", "program tree: expand a node of 10,000 children"),
+)
+
+
+def measure_latency(report: Path, wide: Path, cache: Path, results: Results, say: Callable[[str], None]) -> None:
+    say("  key-to-repaint on the heavy views")
+    samples: dict[str, dict] = {}
+    for view in ("memory", "liveness", "trace", "programs"):
+        target = wide if view == "programs" else report
+        samples[view] = run_child("latency", view=view, report=str(target), cache=str(cache))
+    for view, action, label in LATENCY_VIEWS:
+        data = samples[view][action]
+        last = [s * 1000 for s in data["last"]]
+        first = [s * 1000 for s in data["first"]]
+        med, p95 = median(last), percentile(last, 95)
+        n = len(last)
+        note = f"{n} keys timed"
+        if data["noop"]:
+            note += f", {data['noop']} changed nothing and were left out"
+        note += f"; first frame after the key: median {millis(median(first))}, p95 {millis(percentile(first, 95))}"
+        results.add(Row(
+            "key-to-repaint", label, f"median {millis(med)}, p95 {millis(p95)}", "", "",
+            f"median <= {MEDIAN_LIMIT_MS:.0f} ms, p95 <= {P95_LIMIT_MS:.0f} ms",
+            met=bool(n) and med <= MEDIAN_LIMIT_MS and p95 <= P95_LIMIT_MS, note=note,
+        ))

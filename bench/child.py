@@ -1,0 +1,438 @@
+"""One measurement in a fresh process: `python -m bench.child JOB-JSON`.
+
+Each job prints one JSON line (prefixed RESULT) and exits, so that every figure
+starts from a clean heap and its peak RSS is its own. Times come from
+time.monotonic(), which is system-wide on Linux: `t0` passed by the parent (taken
+just before it started this process) makes "from process start" figures.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
+
+RESULT = "RESULT "
+SIZE = (200, 50)
+QUIET = 0.25  # seconds without a frame (and no worker running) that count as settled
+SETTLE_TIMEOUT = 30.0
+
+
+# --- memory ---------------------------------------------------------------------------
+
+
+def proc_status(field: str) -> int:
+    """A field of /proc/self/status in bytes (VmRSS, VmHWM)."""
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+def reset_peak() -> bool:
+    """Reset VmHWM to the current RSS (Linux >= 4.0: write 5 to clear_refs)."""
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+        return True
+    except OSError:
+        return False
+
+
+def measured(run) -> dict[str, Any]:
+    """Time RUN and its peak RSS above the RSS it started from."""
+    import gc
+
+    gc.collect()
+    reset_peak()
+    before = proc_status("VmRSS")
+    t = time.perf_counter()
+    extra = run() or {}
+    seconds = time.perf_counter() - t
+    peak = proc_status("VmHWM")
+    return {"seconds": seconds, "peak_bytes": max(peak - before, 0), "rss_before": before, **extra}
+
+
+# --- ingest jobs -------------------------------------------------------------------------
+
+
+def job_ingest(source: str, report: str, tmp: str) -> dict[str, Any]:
+    """Cold ingest of one source of REPORT into a new bundle under TMP."""
+    from pvtui.model.bundle import Bundle, BundleWriter
+    from pvtui.sources.base import IngestContext
+    from pvtui.sources.discovery import discover
+
+    files = discover(Path(report))[0]
+    dest = Path(tmp) / f"bundle-{source}"
+    extra: dict[str, Any] = {}
+
+    if source == "profile-adapter":
+        from pvtui.synth import generate
+
+        meta = json.loads((Path(report) / "profile.pvtui" / "meta.json").read_text())["synthetic"]
+        truth = generate(meta["scale"], meta["ipus"], meta["seed"])
+        pva, operations = truth.as_pva(), truth.operations()
+
+    def run() -> dict[str, Any]:
+        from pvtui.sources import ingest
+
+        if source == "all":
+            ingest.load_report(files, cache=Path(tmp))
+            return {}
+        with BundleWriter(dest) as writer:
+            ctx = IngestContext(writer)
+            ctx.meta["parts"] = []
+            if source == "profile-link":
+                ingest._link_profile_parts(Bundle(files.bundle), ctx)
+            elif source == "profile-adapter":
+                from pvtui.sources.libpva import read_pva_report
+
+                read_pva_report(pva, ctx, operations)
+            elif source == "archive":
+                from pvtui.sources.archive import read_archive
+
+                read_archive(files.archive, ctx)
+            elif source == "debug":
+                from pvtui.sources.debug_cbor import read_debug
+
+                read_debug(files.debug, ctx)
+            elif source in ("framework", "app"):
+                from pvtui.sources.json_files import read_json
+
+                read_json(getattr(files, source), ctx, source)
+            else:
+                raise ValueError(source)
+            writer.commit()
+        return {}
+
+    result = measured(run)
+    out = dest if source != "all" else next(p for p in Path(tmp).iterdir() if p.is_dir())
+    extra["bundle_bytes"] = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
+    return {**result, **extra}
+
+
+def job_cbor2_load(path: str) -> dict[str, Any]:
+    import cbor2
+
+    def run() -> dict[str, Any]:
+        with open(path, "rb") as f:
+            document = cbor2.load(f)
+        contexts = document.get("contexts", document) if isinstance(document, dict) else document
+        return {"items": len(contexts)}
+
+    return measured(run)
+
+
+# --- app jobs ------------------------------------------------------------------------------
+
+SCREEN_CLASSES = {
+    "summary": "SummaryScreen", "memory": "MemoryScreen", "liveness": "LivenessScreen",
+    "programs": "ProgramsScreen", "trace": "TraceScreen",
+}
+SCREEN_KEYS = {"summary": "s", "memory": "m", "liveness": "l", "programs": "p", "trace": "t"}
+KEY_CHARS = {"plus": "+", "minus": "-", "full_stop": ".", "comma": ",", "space": " ", "equals_sign": "="}
+
+
+class Frames:
+    """Every frame the app paints: (monotonic time, screen). Hooks App._display.
+
+    Headless, Textual composes each frame (the compositor renders every changed
+    line of every widget) but skips turning it into terminal output; the hook does
+    that too (`render_segments`), so a frame costs what it would in a terminal.
+    """
+
+    def __init__(self, app) -> None:
+        self.app = app
+        self.log: list[tuple[float, Any]] = []
+        original = app._display
+        console = app.console
+
+        def display(screen, renderable) -> None:
+            original(screen, renderable)
+            if renderable is None or app._batch_count:
+                return
+            render = getattr(renderable, "render_segments", None)
+            if render is not None:
+                render(console)
+            self.log.append((time.monotonic(), screen))
+
+        app._display = display
+
+    def after(self, t: float) -> list[tuple[float, Any]]:
+        return [entry for entry in self.log if entry[0] >= t]
+
+    def busy(self) -> bool:
+        app = self.app
+        if any(not w.is_finished for w in app.workers):
+            return True
+        from textual.app import ScreenStackError
+
+        try:
+            screen = app.screen
+        except ScreenStackError:
+            return False
+        return bool(screen._dirty_widgets or screen._layout_required or screen._repaint_required)
+
+    async def settle(self, since: float, quiet: float = QUIET, timeout: float = SETTLE_TIMEOUT) -> None:
+        """Wait until no frame was painted for QUIET seconds and no worker runs."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
+            last = self.log[-1][0] if self.log else since
+            if time.monotonic() - max(last, since) >= quiet and not self.busy():
+                return
+
+    async def wait_for_screen(self, name: str, since: float = 0.0, timeout: float = 120.0) -> tuple[float, Any]:
+        """The first frame painted by a screen of NAME's class (at or after SINCE)."""
+        cls = SCREEN_CLASSES[name]
+        deadline = time.monotonic() + timeout
+        seen = 0
+        while time.monotonic() < deadline:
+            for entry in self.log[seen:]:
+                if type(entry[1]).__name__ == cls and entry[0] >= since:
+                    return entry
+            seen = len(self.log)
+            await asyncio.sleep(0.002)
+        raise TimeoutError(f"no frame of {cls} within {timeout} s")
+
+    def last_of(self, screen) -> float:
+        return max(t for t, s in self.log if s is screen)
+
+
+def send_key(app, key: str) -> None:
+    """What the terminal driver does when a key arrives."""
+    from textual import events
+
+    char = KEY_CHARS.get(key, key if len(key) == 1 else None)
+    event = events.Key(key, char)
+    event.set_sender(app)
+    app._driver.send_message(event)
+
+
+def bare_app():
+    from textual.app import App, ComposeResult
+    from textual.widgets import Label
+
+    class Bare(App):
+        def compose(self) -> ComposeResult:
+            yield Label("pvtui benchmark: the bare Textual app")
+
+    return Bare()
+
+
+def pvtui_app(report: str, cache: str, first_screen: str = "summary"):
+    from pvtui.app import PvtuiApp
+    from pvtui.sources.discovery import discover
+
+    app = PvtuiApp(discover(Path(report)), path=Path(report), watch=False, cache=Path(cache))
+    if first_screen != "summary":
+        original = app.switch_mode
+
+        def first_switch(mode: str):  # the first screen shown after loading: FIRST_SCREEN
+            del app.switch_mode
+            return original(first_screen)
+
+        app.switch_mode = first_switch
+    return app
+
+
+def job_first_paint(kind: str, t0: float, report: str = "", cache: str = "", screen: str = "summary") -> dict:
+    """From process start (t0) to the first frame, and to the frame after which it settles."""
+
+    async def main() -> dict:
+        app = bare_app() if kind == "bare" else pvtui_app(report, cache, screen)
+        frames = Frames(app)
+        async with app.run_test(headless=True, size=SIZE):
+            if kind == "bare":
+                while not frames.log:
+                    await asyncio.sleep(0.002)
+                first, shown = frames.log[0]
+            else:
+                first, shown = await frames.wait_for_screen(screen)
+            await frames.settle(first)
+            settled = frames.last_of(shown)
+            return {"first": first - t0, "settled": settled - t0, "rss": proc_status("VmHWM")}
+
+    return asyncio.run(main())
+
+
+def job_rss(kind: str, report: str = "", cache: str = "") -> dict:
+    """Peak RSS after the bare app painted, or after pvtui visited all five screens."""
+
+    async def main() -> dict:
+        app = bare_app() if kind == "bare" else pvtui_app(report, cache)
+        frames = Frames(app)
+        async with app.run_test(headless=True, size=SIZE):
+            if kind == "bare":
+                while not frames.log:
+                    await asyncio.sleep(0.002)
+                await frames.settle(frames.log[0][0])
+            else:
+                await frames.wait_for_screen("summary")
+                await frames.settle(time.monotonic())
+                for name in ("memory", "liveness", "programs", "trace", "summary"):
+                    t = time.monotonic()
+                    send_key(app, SCREEN_KEYS[name])
+                    await frames.wait_for_screen(name, since=t)
+                    await frames.settle(t)
+                    if type(app.screen).__name__ != SCREEN_CLASSES[name]:
+                        raise RuntimeError(f"{name}: the screen shown is {type(app.screen).__name__}")
+            return {"peak_rss": proc_status("VmHWM"), "rss": proc_status("VmRSS")}
+
+    return asyncio.run(main())
+
+
+# Key-to-repaint: per view, keys pressed once before timing (setup) and the timed keys.
+LATENCY_PLANS: dict[str, dict[str, Any]] = {
+    "memory": {
+        "scroll": {"setup": [], "keys": (["down"] * 10 + ["pagedown"] * 10 + ["up"] * 5 + ["pageup"] * 5) * 2},
+        "zoom": {"setup": [], "keys": (["minus"] * 4 + ["plus"] * 4) * 4},
+    },
+    "liveness": {
+        "scroll": {"setup": ["plus"] * 4, "keys": (["right"] * 10 + ["shift+right"] * 5 + ["pagedown"] * 5
+                                                   + ["left"] * 5 + ["pageup"] * 5) * 2},
+        "zoom": {"setup": ["0"], "keys": (["plus"] * 5 + ["minus"] * 5) * 3},
+    },
+    "trace": {
+        "scroll": {"setup": ["plus"] * 4, "keys": (["full_stop"] * 10 + ["right"] * 10 + ["comma"] * 5
+                                                   + ["left"] * 5) * 2},
+        "zoom": {"setup": ["0"], "keys": (["plus"] * 6 + ["minus"] * 6) * 3},
+    },
+}
+
+
+def job_latency(view: str, report: str, cache: str) -> dict:
+    """Key-to-repaint samples on VIEW: from sending the key to the last frame it caused."""
+
+    async def main() -> dict:
+        app = pvtui_app(report, cache, view)
+        frames = Frames(app)
+        out: dict[str, Any] = {}
+        async with app.run_test(headless=True, size=SIZE):
+            first, _ = await frames.wait_for_screen(view)
+            await frames.settle(first)
+            if view == "programs":
+                out["expand"] = await _expand_samples(app, frames)
+            else:
+                for action, plan in LATENCY_PLANS[view].items():
+                    for key in plan["setup"]:
+                        t = time.monotonic()
+                        send_key(app, key)
+                        await frames.settle(t)
+                    out[action] = await _samples(app, frames, plan["keys"])
+        return out
+
+    return asyncio.run(main())
+
+
+async def _press_timed(app, frames: Frames, key: str) -> tuple[float, float] | None:
+    t = time.monotonic()
+    send_key(app, key)
+    await frames.settle(t)
+    painted = frames.after(t)
+    if not painted:
+        return None  # the key changed nothing on screen (an edge was reached)
+    return painted[0][0] - t, painted[-1][0] - t
+
+
+async def _samples(app, frames: Frames, keys: list[str]) -> dict[str, Any]:
+    first, last, noop = [], [], 0
+    for key in keys:
+        timed = await _press_timed(app, frames, key)
+        if timed is None:
+            noop += 1
+            continue
+        first.append(timed[0])
+        last.append(timed[1])
+    return {"first": first, "last": last, "noop": noop}
+
+
+async def _expand_samples(app, frames: Frames) -> dict[str, Any]:
+    """Expand each wide root (10,000 children) for the first time, collapsing the one before."""
+    from pvtui.widgets.program_tree import ProgramTree
+
+    tree = app.screen.query_one(ProgramTree)
+    first, last, noop = [], [], 0
+    roots = list(tree.root.children)[1:]
+    for node in roots:
+        tree.move_cursor(node)
+        t = time.monotonic()
+        await frames.settle(t)
+        timed = await _press_timed(app, frames, "space")
+        if timed is None or not node.is_expanded:
+            noop += 1
+            continue
+        first.append(timed[0])
+        last.append(timed[1])
+        t = time.monotonic()
+        send_key(app, "space")  # collapse again, untimed
+        await frames.settle(t)
+    return {"first": first, "last": last, "noop": noop, "children": len(node.children) if roots else 0}
+
+
+def job_app_cancel(report: str, cache: str, after: float) -> dict:
+    """Open REPORT with an empty cache; press Escape AFTER seconds into the ingest."""
+    from pvtui.screens.dialogs import LoadingScreen
+
+    updates = []
+    original = LoadingScreen.show_progress
+
+    def counting(self, stage, done, total):
+        updates.append((stage, done, total))
+        return original(self, stage, done, total)
+
+    LoadingScreen.show_progress = counting
+
+    async def main() -> dict:
+        app = pvtui_app(report, cache)
+        frames = Frames(app)
+        async with app.run_test(headless=True, size=SIZE):
+            start = time.monotonic()
+            while time.monotonic() - start < after:
+                await asyncio.sleep(0.01)
+            loading = isinstance(app.screen, LoadingScreen)
+            t = time.monotonic()
+            send_key(app, "escape")
+            while loading and not app._exit and time.monotonic() - t < 60:
+                await asyncio.sleep(0.005)
+            exited = time.monotonic() - t
+            # the loader thread may still be unwinding: wait for it before looking at the cache
+            while any(not w.is_finished for w in app.workers) and time.monotonic() - t < 60:
+                await asyncio.sleep(0.005)
+            finished = time.monotonic() - t
+        return {
+            "loading_when_cancelled": loading, "exit_seconds": exited, "worker_done_seconds": finished,
+            "progress_updates": len(updates), "stages": sorted({u[0] for u in updates}),
+            "frames": len(frames.log), "left": sorted(p.name for p in Path(cache).iterdir()),
+        }
+
+    return asyncio.run(main())
+
+
+JOBS = {
+    "ingest": job_ingest,
+    "cbor2_load": job_cbor2_load,
+    "first_paint": job_first_paint,
+    "rss": job_rss,
+    "latency": job_latency,
+    "app_cancel": job_app_cancel,
+}
+
+
+def main() -> None:
+    job = json.loads(sys.argv[1])
+    name = job.pop("job")
+    result = JOBS[name](**job)
+    sys.stdout.flush()
+    print(RESULT + json.dumps(result), flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,95 @@
+"""Cold ingest of each source, archive.a against `size -A -d`, debug.cbor against
+`cbor2.load`: each run in a fresh process, subject and baseline alternating."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+from bench.figures import Results, Row, median, megabytes, ratio, seconds, throughput
+from bench.runner import run_child, timed_command
+
+SOURCES = (
+    ("profile-link", "profile.pvtui (stands in for profile.pop): columns linked"),
+    ("archive", "archive.a"),
+    ("debug", "debug.cbor"),
+    ("framework", "framework.json"),
+    ("app", "app.json"),
+    ("all", "whole report, cold open (load_report, empty cache)"),
+)
+
+ARCHIVE_LIMIT = 3.0  # archive.a ingest at most 3x `size -A -d`
+DEBUG_TIME_LIMIT = 1.2  # debug.cbor ingest at most 1.2x cbor2.load
+DEBUG_MEMORY_LIMIT = 0.25  # and at most a quarter of its peak memory
+
+
+def _ingest(source: str, report: Path, workdir: Path) -> dict:
+    tmp = Path(tempfile.mkdtemp(prefix=f"ingest-{source}-", dir=workdir))
+    try:
+        return run_child("ingest", source=source, report=str(report), tmp=str(tmp))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def source_bytes(report: Path, source: str) -> int:
+    names = {
+        "archive": ["archive.a"], "debug": ["debug.cbor"], "framework": ["framework.json"], "app": ["app.json"],
+        "all": ["archive.a", "debug.cbor", "framework.json", "app.json"],
+    }
+    if source.startswith("profile"):
+        return 0
+    return sum((report / name).stat().st_size for name in names[source])
+
+
+def measure_ingest(report: Path, workdir: Path, runs: int, results: Results, say: Callable[[str], None],
+                   adapter: bool = True) -> None:
+    section = "cold ingest"
+    archive_runs: list[float] = []
+    size_runs: list[float] = []
+    debug_runs: list[dict] = []
+    cbor_runs: list[dict] = []
+    for source, label in SOURCES:
+        say(f"  ingest {source} x{runs}")
+        figures = []
+        for _ in range(runs):
+            figures.append(_ingest(source, report, workdir))
+            if source == "archive":
+                size_runs.append(timed_command(["size", "-A", "-d", str(report / "archive.a")]))
+            if source == "debug":
+                cbor_runs.append(run_child("cbor2_load", path=str(report / "debug.cbor")))
+        t = median(f["seconds"] for f in figures)
+        nbytes = source_bytes(report, source) or figures[0]["bundle_bytes"]
+        basis = "read" if source_bytes(report, source) else "written"
+        results.add(Row(section, label, f"{seconds(t)}, {throughput(nbytes, t)} of {megabytes(nbytes)} {basis}"))
+        if source == "archive":
+            archive_runs = [f["seconds"] for f in figures]
+        if source == "debug":
+            debug_runs = figures
+    if adapter:
+        say("  ingest profile via the libpva adapter x1 (the synthetic stand-in object graph)")
+        f = _ingest("profile-adapter", report, workdir)
+        results.add(Row(
+            section, "profile via the libpva adapter over the stand-in (1 run)",
+            f"{seconds(f['seconds'])}, {throughput(f['bundle_bytes'], f['seconds'])} of"
+            f" {megabytes(f['bundle_bytes'])} written",
+            note="what `pvtui export` costs on an IPU host, less libpva's own decoding; the stand-in builds its"
+            " objects lazily, so this includes generating them",
+        ))
+
+    a, b = median(archive_runs), median(size_runs)
+    results.add(Row(
+        "archive.a", "ingest vs `size -A -d`", seconds(a), seconds(b), ratio(a, b), f"<= {ARCHIVE_LIMIT}x",
+        met=a <= ARCHIVE_LIMIT * b,
+    ))
+    a, b = median(f["seconds"] for f in debug_runs), median(f["seconds"] for f in cbor_runs)
+    results.add(Row(
+        "debug.cbor", "ingest vs cbor2.load: time", seconds(a), seconds(b), ratio(a, b), f"<= {DEBUG_TIME_LIMIT}x",
+        met=a <= DEBUG_TIME_LIMIT * b,
+    ))
+    a, b = median(f["peak_bytes"] for f in debug_runs), median(f["peak_bytes"] for f in cbor_runs)
+    results.add(Row(
+        "debug.cbor", "ingest vs cbor2.load: peak memory (RSS above start)", megabytes(a), megabytes(b),
+        ratio(a, b), f"<= {DEBUG_MEMORY_LIMIT}x", met=a <= DEBUG_MEMORY_LIMIT * b,
+    ))
