@@ -189,8 +189,12 @@ class PvtuiApp(App):
     async def _watch_files(self) -> None:
         from pvtui.watch import watch_report
 
-        async for changed in watch_report(self.files):
-            self._offer_reload(changed)
+        try:
+            async for changed in watch_report(self.files):
+                self._offer_reload(changed)
+        except (OSError, UnicodeError) as exc:  # no inotify watch left, a path watchfiles cannot encode
+            self.notify(f"Live reload is off: the report files cannot be watched ({exc})",
+                        severity="warning", timeout=8)
 
     def _offer_reload(self, changed: list[Path]) -> None:
         from pvtui.screens.dialogs import ReloadPrompt

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import sys
 from pathlib import Path
@@ -60,8 +61,11 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def say(line: str) -> None:
-    """One unwrapped line on stderr: errors and warnings stay greppable."""
-    print(line, file=sys.stderr)
+    """One unwrapped line on stderr: errors and warnings stay greppable.
+
+    Line breaks inside it (a path may hold one) are escaped, so one message stays one line.
+    """
+    print(line.replace("\r", "\\r").replace("\n", "\\n"), file=sys.stderr)
 
 
 def _progress_bar():
@@ -69,9 +73,10 @@ def _progress_bar():
     from rich.console import Console
     from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn
 
+    console = Console(stderr=True)
     bar = Progress(
         TextColumn("{task.description}"), BarColumn(), TaskProgressColumn(),
-        console=Console(stderr=True), transient=True,
+        console=console, transient=True, disable=not console.is_terminal,  # piped: no stray blank line
     )
     tasks: dict[str, Any] = {}
 
@@ -101,8 +106,8 @@ def load(path: Path, engine: str | None = None):
     bar, update = _progress_bar()
     with bar:
         report = load_report(found[0], progress=update)
-    for note in report.notes:
-        say(f"warning: {note.split('] ', 1)[-1]}")
+    for problem in report.problems:
+        say(f"warning: {problem}")
     return report
 
 
@@ -230,6 +235,9 @@ def main(argv: list[str] | None = None) -> int:
     elif argv[0].startswith("--theme") or argv[0] == "--engine":
         argv.insert(0, "open")
     args = _parser().parse_args(argv)
+    for stream in (sys.stdout, sys.stderr):  # a name the terminal cannot encode must not stop a command
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="backslashreplace")
     try:
         return COMMANDS[args.command](args)
     except ReportError as exc:

@@ -24,7 +24,9 @@ def facts_table(title: str, rows: list[tuple[str, Any]]) -> Table:
     table.add_column(style="bold", no_wrap=True)
     table.add_column()
     for label, value in rows:
-        table.add_row(label, Text("—", style="dim") if value is None else value)
+        if value is None:
+            value = Text("—", style="dim")
+        table.add_row(label, value if isinstance(value, (str, Text)) else str(value))
     return table
 
 

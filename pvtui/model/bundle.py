@@ -10,6 +10,7 @@ whole: a directory without a readable `meta.json` is not a bundle.
 from __future__ import annotations
 
 import json
+import math
 import os
 import shutil
 import tempfile
@@ -25,6 +26,8 @@ from pvtui.model.strings import StringTable
 SCHEMA_VERSION = 1
 META = "meta.json"
 FORMAT_TAG = "pvtui-bundle"
+# The type of each meta.json entry the model relies on; the lists hold strings.
+META_TYPES = {"columns": list, "parts": list, "notes": list, "files": dict, "target": dict}
 
 
 def is_bundle(path: Path) -> bool:
@@ -146,7 +149,7 @@ class Bundle:
         try:
             with meta_path.open("r", encoding="utf-8") as f:
                 self.meta: dict[str, Any] = json.load(f)
-        except (OSError, ValueError) as exc:
+        except (OSError, ValueError, RecursionError) as exc:
             raise ReportError(meta_path, f"not a readable pvtui bundle ({exc})") from None
         if not isinstance(self.meta, dict) or self.meta.get("format") != FORMAT_TAG:
             raise ReportError(meta_path, "not a pvtui bundle")
@@ -155,7 +158,16 @@ class Bundle:
             raise ReportError(
                 meta_path, f"bundle schema {version}, this pvtui reads schema {SCHEMA_VERSION}"
             )
-        self._columns = set(self.meta.get("columns", []))
+        for key, kind in META_TYPES.items():
+            value = self.meta.get(key, kind())
+            if not isinstance(value, kind) or (kind is list and not all(isinstance(v, str) for v in value)):
+                raise ReportError(meta_path, f"not a pvtui bundle (its {key!r} is damaged)")
+        columns = self.meta.get("columns", [])
+        if not all(_is_column_name(c) for c in columns):
+            raise ReportError(meta_path, "not a pvtui bundle (a column name is damaged)")
+        for name in columns:
+            _check_column(self.path / f"{name}.npy")
+        self._columns = set(columns)
         self._arrays: dict[str, np.ndarray] = {}
         self._strings: dict[str, StringTable] = {}
 
@@ -186,8 +198,43 @@ class Bundle:
         path = self.path / name
         if not path.is_file():
             return None
-        with path.open("r", encoding="utf-8") as f:
-            return json.load(f)
+        try:
+            with path.open("r", encoding="utf-8") as f:
+                return json.load(f)
+        except (OSError, ValueError, RecursionError) as exc:
+            raise ReportError(path, f"unreadable JSON document ({exc})") from None
 
     def disk_bytes(self) -> int:
         return sum(p.stat().st_size for p in self.path.iterdir() if p.is_file())
+
+
+def _is_column_name(name: str) -> bool:
+    return bool(name) and "/" not in name and not name.startswith(".")
+
+
+NUMERIC_KINDS = "biuf"  # every column holds numbers: strings are uint8 blobs
+_NPY_HEADER_READERS = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}
+
+
+def _check_column(path: Path) -> None:
+    """Raise ReportError unless PATH is a whole .npy file: a bundle cut short is never trusted.
+
+    Reads only the header, so checking costs the same for any column size.
+    """
+    try:
+        with path.open("rb") as f:
+            version = np.lib.format.read_magic(f)
+            read_header = _NPY_HEADER_READERS.get(version)
+            if read_header is None:
+                raise ValueError(f"unknown .npy format version {version}")
+            shape, _fortran_order, dtype = read_header(f)
+            if dtype.kind not in NUMERIC_KINDS:
+                raise ValueError(f"holds {dtype}, not numbers")
+            expected = f.tell() + math.prod(shape) * dtype.itemsize
+            actual = os.fstat(f.fileno()).st_size
+    except OSError as exc:
+        raise ReportError(path, f"unreadable column ({exc.strerror or exc})") from None
+    except ValueError as exc:
+        raise ReportError(path, f"unreadable column ({exc})") from None
+    if actual < expected:
+        raise ReportError(path, f"truncated column ({actual} of {expected} bytes)")

@@ -286,6 +286,11 @@ class Debug(Part):
         return i if i < len(self.ids) and int(self.ids[i]) == context_id else -1
 
 
+def note_messages(notes: list[str]) -> list[str]:
+    """The messages of notes (`[part] file: problem`), each once: a file may be noted for several parts."""
+    return list(dict.fromkeys(note.split("] ", 1)[-1] for note in notes))
+
+
 class Report:
     """A report opened from a bundle. Parts absent from the bundle are None."""
 
@@ -328,6 +333,11 @@ class Report:
     def notes(self) -> list[str]:
         """What could not be read, and why: one line each, naming the file."""
         return list(self.meta.get("notes", []))
+
+    @property
+    def problems(self) -> list[str]:
+        """What could not be read, each message once: the warnings to show."""
+        return note_messages(self.notes)
 
     @cached_property
     def framework_json(self) -> Any:

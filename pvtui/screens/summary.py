@@ -116,10 +116,11 @@ class SummaryScreen(ReportScreen):
         facts = self._facts(data)
         if data["memory"]["tiles_over_limit"]:
             yield Static(facts.pop(0), classes="fact warning")
-        if report.memory is None:
-            yield Static(report.missing("memory"), classes="note")
-        for note in report.notes:
-            yield Static(note.split("] ", 1)[-1], classes="note", markup=False)
+        problems = report.problems
+        if report.memory is None and report.missing("memory") not in problems:
+            yield Static(report.missing("memory"), classes="note", markup=False)
+        for problem in problems:
+            yield Static(problem, classes="note", markup=False)
         for table in facts:
             yield Static(table, classes="fact facts")
         yield Static(facts_table("Files", [("Present", files_row(data["files"]))]), classes="facts")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import time
 from pathlib import Path
 from typing import Any, Iterable
@@ -12,7 +13,7 @@ from typing import Any, Iterable
 from pvtui.errors import ReportError
 from pvtui.model import schema as s
 from pvtui.model.bundle import SCHEMA_VERSION, Bundle, BundleWriter
-from pvtui.model.report import Report
+from pvtui.model.report import Report, note_messages
 from pvtui.sources.base import CancelToken, IngestContext, Progress, ReportFiles, no_progress
 
 # Columns and meta keys of a bundle that come from profile.pop.
@@ -60,11 +61,13 @@ def cache_dir() -> Path:
 
 
 def cache_key(files: ReportFiles) -> str:
+    """The cache entry's name: the report's directory name made safe and short, and a digest."""
     key = {"schema": SCHEMA_VERSION, "files": file_stamps(files)}
     if files.bundle is not None:
         key["bundle"] = file_stamp(files.bundle / "meta.json")
     digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:24]
-    return f"{files.directory.name or 'report'}-{digest}"
+    label = re.sub(r"[^\w.+-]+", "_", files.directory.name, flags=re.ASCII).strip("._")[:48]
+    return f"{label or 'report'}-{digest}"
 
 
 def build_bundle(
@@ -92,7 +95,7 @@ def build_bundle(
         _read_profile(files, ctx, pva_report, operations)
         _read_other_files(files, ctx)
         if not {"memory", "archive", "programs"} & set(ctx.meta["parts"]):
-            notes = "; ".join(n.split("] ", 1)[-1] for n in ctx.meta.get("notes", []))
+            notes = "; ".join(note_messages(ctx.meta.get("notes", [])))
             raise ReportError(files.directory, f"no usable graph profile ({notes or 'no report files'})")
         _fill_target_from_archive(ctx)
         _check_unchanged(files, ctx.meta["files"])
@@ -115,27 +118,37 @@ def _read_profile(files: ReportFiles, ctx: IngestContext, pva_report: Any, opera
         if report is not None:
             read_pva_report(report, ctx, _pva_operations(report))
     elif files.bundle is not None:
-        _link_profile_parts(Bundle(files.bundle), ctx)
+        try:
+            source = Bundle(files.bundle)
+        except ReportError as exc:
+            _note_profile_problem(ctx, str(exc))
+        else:
+            _link_profile_parts(source, ctx)
+
+
+def _note_profile_problem(ctx: IngestContext, message: str) -> None:
+    """What kept the profile from being read, for every view that needs it."""
+    for part in ("memory", "programs", "liveness", "execution"):
+        ctx.note(part, message)
 
 
 def _open_with_libpva(files: ReportFiles, ctx: IngestContext) -> Any:
     try:
         import pva  # the Poplar SDK's reader; absent outside an IPU host
     except ImportError:
-        for part in ("memory", "programs", "liveness", "execution"):
-            ctx.note(
-                part,
-                f"{files.profile}: reading profile.pop needs libpva (module pva, from the"
-                " Poplar SDK), which is not available here; on an IPU host, enable the SDK"
-                " or run `pvtui export` there and open the bundle here",
-            )
+        _note_profile_problem(
+            ctx,
+            f"{files.profile}: reading profile.pop needs libpva (module pva, from the"
+            " Poplar SDK), which is not available here; on an IPU host, enable the SDK"
+            " or run `pvtui export` there and open the bundle here",
+        )
         return None
     try:
         if files.debug is not None:
             return pva.openReport(str(files.profile), str(files.debug))
         return pva.openReport(str(files.profile))
     except Exception as exc:  # libpva raises its own types for damaged files
-        ctx.note("memory", f"{files.profile}: libpva could not open it ({exc})")
+        _note_profile_problem(ctx, f"{files.profile}: libpva could not open it ({exc})")
         return None
 
 
@@ -233,10 +246,13 @@ def load_report(
     for attempt in range(1, READ_ATTEMPTS + 1):
         try:
             return _load_once(files, progress, cancel, cache)
-        except SourceChanged:
+        except SourceChanged as changed:
             if attempt == READ_ATTEMPTS:
-                raise
-            (progress or no_progress)("files are still being written: waiting", attempt, READ_ATTEMPTS)
+                raise SourceChanged(
+                    changed.path, f"{changed.problem}, {READ_ATTEMPTS} times: open it once the run has finished writing"
+                ) from None
+            stage = f"{changed.problem}: waiting for the writes to settle, then reading again"
+            (progress or no_progress)(stage, attempt, READ_ATTEMPTS)
             wait_until_settled(files.existing(), cancel)
     raise AssertionError("unreachable")
 

@@ -1,0 +1,377 @@
+"""Damaged reports: every command answers with a model or one clear line, and changes nothing.
+
+The corpus (tests/bad_inputs.py) goes through every headless command in-process, one
+entry of each kind through a real process (no traceback may reach stderr), and a
+partial report through the app. Hypothesis then fuzzes each reader on its own.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import cbor2
+import numpy as np
+import pytest
+from conftest import wait_until_loaded
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from bad_inputs import PARTIAL, UNUSABLE, BadInput, build_corpus
+from pvtui.cli import main
+from pvtui.errors import ReportError
+from pvtui.model.bundle import Bundle, BundleWriter
+from pvtui.model.report import Report
+from pvtui.sources.archive import read_archive
+from pvtui.sources.base import IngestContext
+from pvtui.sources.debug_cbor import read_debug
+from pvtui.sources.discovery import discover
+from pvtui.sources.json_files import read_json
+from pvtui.synth.elf import ElfSection, build_elf, write_ar
+
+COMMANDS = ("summary", "memory", "liveness", "programs", "trace", "export")
+HANG_GUARD = 60  # seconds: a command still running by then is hung, not slow
+FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@pytest.fixture(scope="module")
+def corpus(tiny_dir, tmp_path_factory) -> list[BadInput]:
+    return build_corpus(tiny_dir, tmp_path_factory.mktemp("corpus"))
+
+
+def entry_dir(entry: BadInput) -> Path:
+    return entry.path if entry.path.is_dir() else entry.path.parent
+
+
+def snapshot(folder: Path) -> dict[str, str]:
+    """Every file and directory under FOLDER, files with their sha256."""
+    return {
+        str(path.relative_to(folder)): hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else "dir"
+        for path in sorted(folder.rglob("*"))
+    }
+
+
+def check_answer(entry: BadInput, status: int, err: str) -> None:
+    """The exit status and stderr pvtui owes ENTRY."""
+    lines = err.splitlines()
+    assert "Traceback" not in err, err
+    warnings = [line for line in lines if line.startswith("warning: ")]
+    if entry.outcome == UNUSABLE:
+        assert status == 2, err
+        assert len(lines) == 1 and lines[0].startswith("pvtui: ") and entry.mentions in lines[0], err
+    elif entry.outcome == PARTIAL:
+        assert status == 0, err
+        assert any(entry.mentions in line for line in warnings), err
+    else:
+        assert status == 0 and not warnings, err
+
+
+def command_args(command: str, entry: BadInput, out: Path) -> list[str]:
+    return [command, str(entry.path), *([str(out)] if command == "export" else [])]
+
+
+def test_every_command_answers_every_entry_and_changes_nothing(corpus, capsys, tmp_path, cache_root):
+    for number, entry in enumerate(corpus):
+        before = snapshot(entry_dir(entry))
+        for command in COMMANDS:
+            out = tmp_path / f"export-{number}"
+            status = main(command_args(command, entry, out))
+            check_answer(entry, status, capsys.readouterr().err)
+            if command == "export" and status == 0:
+                assert Report(out).parts, entry.name  # the export opens on its own
+        assert snapshot(entry_dir(entry)) == before, entry.name
+
+
+def run_pvtui(*args: str, cache: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PVTUI_CACHE_DIR": str(cache)}
+    return subprocess.run(
+        [sys.executable, "-m", "pvtui.cli", *args], capture_output=True, text=True, errors="replace",
+        env=env, timeout=HANG_GUARD,
+    )
+
+
+def test_one_entry_of_each_kind_in_a_real_process(corpus, tmp_path, cache_root):
+    first_of_kind = list({entry.kind: entry for entry in reversed(corpus)}.values())
+
+    def run(number: int, entry: BadInput) -> tuple[BadInput, subprocess.CompletedProcess]:
+        command = COMMANDS[number % len(COMMANDS)]  # every command gets its share of kinds
+        return entry, run_pvtui(*command_args(command, entry, tmp_path / f"out-{number}"), cache=cache_root)
+
+    before = {entry.name: snapshot(entry_dir(entry)) for entry in first_of_kind}
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        for entry, done in pool.map(run, range(len(first_of_kind)), first_of_kind):
+            check_answer(entry, done.returncode, done.stderr)
+            assert snapshot(entry_dir(entry)) == before[entry.name]
+
+
+PEAK_RSS = """
+import contextlib, io, resource, sys
+from pvtui.cli import main
+with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+    main(["summary", sys.argv[1]])
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)
+"""
+
+
+def peak_rss(path: Path, cache: Path) -> int:
+    env = {**os.environ, "PVTUI_CACHE_DIR": str(cache)}
+    done = subprocess.run([sys.executable, "-c", PEAK_RSS, str(path)], capture_output=True, text=True,
+                          env=env, timeout=HANG_GUARD, check=True)
+    return int(done.stdout)
+
+
+def test_huge_lengths_and_deep_nesting_cost_no_memory(corpus, tmp_path):
+    by_name = {entry.name: entry for entry in corpus}
+    baseline = peak_rss(by_name["debug-odd-field-types"].path, tmp_path / "baseline")
+    for name in ("debug-huge-array", "debug-huge-string", "debug-deep-nesting", "framework-deep-nesting",
+                 "archive-huge-member-length", "archive-elf-huge-shnum"):
+        assert peak_rss(by_name[name].path, tmp_path / name) < baseline + 64 * 2**20, name
+
+
+# --- the cache ---------------------------------------------------------------------
+
+CACHE_DAMAGE = {
+    "meta.json garbage": lambda bundle: (bundle / "meta.json").write_bytes(b"\x00garbage{"),
+    "meta.json truncated": lambda bundle: (bundle / "meta.json").write_bytes((bundle / "meta.json").read_bytes()[:99]),
+    "a .npy missing": lambda bundle: (bundle / "debug.id.npy").unlink(),
+    "a .npy truncated": lambda bundle: os.truncate(bundle / "archive.code.npy", 140),
+    "a newer schema": lambda bundle: (bundle / "meta.json").write_text(
+        json.dumps({**json.loads((bundle / "meta.json").read_text()), "schema_version": 99})
+    ),
+}
+
+
+@pytest.mark.parametrize("damage", list(CACHE_DAMAGE))
+def test_a_damaged_cache_entry_is_rebuilt_never_trusted(damage, tiny_dir, tmp_path, capsys, monkeypatch):
+    report = tmp_path / "report"
+    shutil.copytree(tiny_dir, report, ignore=shutil.ignore_patterns("profile.pvtui"))  # read into the cache
+    monkeypatch.setenv("PVTUI_CACHE_DIR", str(tmp_path / "cache"))
+    assert main(["summary", str(report), "--json"]) == 0
+    expected = capsys.readouterr().out
+    (entry,) = (tmp_path / "cache").iterdir()
+    CACHE_DAMAGE[damage](entry)
+    assert main(["summary", str(report), "--json"]) == 0
+    answer = capsys.readouterr()
+    assert answer.out == expected and answer.err == ""
+    Bundle(entry)  # rebuilt whole, in place
+
+
+def test_a_file_still_being_written_is_waited_for_and_named(tiny_dir, tmp_path, capsys, monkeypatch):
+    import pvtui.sources.ingest as ingest
+    import pvtui.sources.json_files as json_files
+
+    report = tmp_path / "report"
+    shutil.copytree(tiny_dir, report, ignore=shutil.ignore_patterns("profile.pvtui"))
+    real_read = json_files.read_json
+
+    def read_while_the_run_appends(path, ctx, part):
+        with (report / "debug.cbor").open("ab") as growing:
+            growing.write(b"\xa0")
+        return real_read(path, ctx, part)
+
+    stages = []
+    monkeypatch.setattr(json_files, "read_json", read_while_the_run_appends)
+    monkeypatch.setattr(ingest, "wait_until_settled", lambda paths, cancel: stages.append("waited"))
+    with pytest.raises(ingest.SourceChanged) as raised:
+        ingest.load_report(discover(report)[0], cache=tmp_path / "cache",
+                           progress=lambda stage, done, total: stages.append(stage))
+    told = [stage for stage in stages if "debug.cbor changed while being read" in stage]
+    assert len(told) == ingest.READ_ATTEMPTS - 1 and all("waiting" in stage for stage in told)
+    assert "debug.cbor" in str(raised.value) and "\n" not in str(raised.value)
+    assert not any((tmp_path / "cache").iterdir())  # no bundle of half a file
+    monkeypatch.setenv("PVTUI_CACHE_DIR", str(tmp_path / "cache"))
+    assert main(["summary", str(report)]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and "debug.cbor changed while being read" in err[0]
+
+
+# --- the app -----------------------------------------------------------------------
+
+
+@pytest.mark.anyio
+async def test_the_app_says_which_file_is_wrong_where_it_matters(corpus, make_app):
+    from pvtui.screens.base import Unavailable
+
+    entry = next(entry for entry in corpus if entry.name == "profile-sqlite-over-garbage")
+    before = snapshot(entry.path)
+    app = make_app(entry.path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until_loaded(pilot)
+        await pilot.press("l")
+        await pilot.pause()
+        notice = str(app.screen.query_one("#liveness-missing", Unavailable).render())
+        assert "profile.pop" in notice and "libpva" in notice
+        await pilot.press("m")  # the archive still gives the memory view
+        await pilot.pause()
+        assert app.screen.query_one("#memory-view").display
+        app.open_report(app._rediscover(), reload=True)
+        await wait_until_loaded(pilot)
+        await pilot.pause(0.2)
+        assert app.screen.SCREEN_NAME == "Memory"
+    assert snapshot(entry.path) == before
+
+
+@pytest.mark.anyio
+async def test_the_app_watches_or_says_it_cannot_under_any_name(corpus, make_app):
+    for entry in (entry for entry in corpus if entry.kind == "unusual directory name"):
+        app = make_app(entry.path, watch=True)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_until_loaded(pilot)
+            await pilot.pause(0.3)  # the watcher starts, or says why it cannot
+            assert app.report is not None and app.screen.SCREEN_NAME == "Summary"
+
+
+@pytest.mark.anyio
+async def test_the_app_exits_with_the_problem_when_nothing_is_usable(corpus, make_app):
+    entry = next(entry for entry in corpus if entry.name == "only-archive-random")
+    app = make_app(entry.path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        for _ in range(100):
+            await pilot.pause(0.02)
+            if app.return_code is not None:
+                break
+    assert app.return_code == 2
+
+
+# --- each reader, fuzzed -------------------------------------------------------------
+
+
+def read_or_report_error(read, data: bytes, name: str) -> None:
+    """Run READ over DATA saved as NAME; it may only succeed or raise ReportError."""
+    with tempfile.TemporaryDirectory() as scratch:
+        path = Path(scratch) / name
+        path.write_bytes(data)
+        with BundleWriter(Path(scratch) / "bundle") as writer:
+            try:
+                read(path, IngestContext(writer))
+            except ReportError as error:
+                assert "\n" not in str(error)
+
+
+def damage(data: bytes, draw) -> bytes:
+    """DATA with a few bytes overwritten (a big number written at one place), then maybe cut short."""
+    content = bytearray(data)
+    for _ in range(draw(st.integers(0, 6))):
+        content[draw(st.integers(0, len(content) - 1))] = draw(st.integers(0, 255))
+    if draw(st.booleans()):
+        at = draw(st.integers(0, max(len(content) - 8, 0)))
+        content[at : at + 8] = struct.pack(">Q", draw(st.sampled_from([2**31, 2**62, 2**64 - 1])))
+    return bytes(content[: draw(st.integers(0, len(content)))])
+
+
+def small_archive() -> bytes:
+    with tempfile.TemporaryDirectory() as scratch:
+        path = Path(scratch) / "archive.a"
+        elf = build_elf([ElfSection(".text", "code", 24), ElfSection(".bss", "bss", 8)])
+        write_ar(path, [("tile0", elf), ("a_member_with_a_long_name", elf)])
+        return path.read_bytes()
+
+
+SMALL_ARCHIVE = small_archive()
+SMALL_DEBUG = cbor2.dumps({"contexts": [{"id": i, "layer": "popart", "parentId": i - 1, "name": f"op{i}"}
+                                        for i in range(4)]})
+cbor_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8) | st.binary(max_size=8),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6) | st.integers(), inner, max_size=4),
+    max_leaves=20,
+)
+json_texts = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4),
+    max_leaves=20,
+).map(json.dumps)
+
+
+@FUZZ
+@given(st.data())
+def test_fuzzed_archives_give_a_model_or_report_error(data):
+    read_or_report_error(read_archive, damage(SMALL_ARCHIVE, data.draw), "archive.a")
+
+
+@FUZZ
+@given(st.data(), cbor_values)
+def test_fuzzed_debug_cbor_gives_a_model_or_report_error(data, value):
+    document = data.draw(st.sampled_from([cbor2.dumps(value), cbor2.dumps({"contexts": value}), SMALL_DEBUG]))
+    read_or_report_error(read_debug, damage(document, data.draw), "debug.cbor")
+
+
+@FUZZ
+@given(st.data(), json_texts)
+def test_fuzzed_json_files_give_a_model_or_report_error(data, text):
+    document = text.encode() if data.draw(st.booleans()) else damage(text.encode() + b" ", data.draw)
+    read_or_report_error(lambda path, ctx: read_json(path, ctx, "app"), document, "app.json")
+
+
+tree_names = st.sampled_from(
+    ["profile.pop", "archive.a", "debug.cbor", "framework.json", "profile.pvtui", "meta.json", "training",
+     "tf_report_1", ".hidden", "new\nline", "报告"]
+)
+
+
+@FUZZ
+@given(st.lists(st.tuples(st.lists(tree_names, min_size=1, max_size=4), st.sampled_from(["file", "dir", "link"]),
+                          st.binary(max_size=16)), max_size=8))
+def test_fuzzed_trees_give_reports_or_report_error(entries):
+    with tempfile.TemporaryDirectory() as scratch:
+        root = Path(scratch) / "root"
+        root.mkdir()
+        for parts, kind, content in entries:
+            path = root.joinpath(*parts)
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                if kind == "file":
+                    path.write_bytes(b'{"format": "pvtui-bundle"' + content if path.name == "meta.json" else content)
+                elif kind == "dir":
+                    path.mkdir(exist_ok=True)
+                else:
+                    path.symlink_to(root)  # a loop back to the top
+            except OSError:
+                continue  # a name already taken by the other kind
+        try:
+            reports = discover(root)
+        except ReportError:
+            return
+        assert reports and all(report.name for report in reports)
+
+
+@pytest.fixture(scope="module")
+def small_bundle(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("small") / "bundle"
+    with BundleWriter(path) as writer:
+        writer.array("archive.code", np.arange(8, dtype=np.int64))
+        writer.array("archive.data", np.arange(8, dtype=np.int64))
+        writer.array("archive.bss", np.zeros(8, dtype=np.int64))
+        writer.strings("archive.member", [f"tile{i}" for i in range(8)])
+        writer.meta.update({"parts": ["archive"], "target": {"num_tiles": 8}, "notes": [], "files": {}})
+        writer.commit()
+    return path
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.data())
+def test_fuzzed_bundles_open_whole_or_give_report_error(small_bundle, data):
+    with tempfile.TemporaryDirectory() as scratch:
+        bundle = Path(scratch) / "bundle"
+        shutil.copytree(small_bundle, bundle)
+        for name in data.draw(st.lists(st.sampled_from(sorted(p.name for p in bundle.iterdir())), min_size=1,
+                                       max_size=3, unique=True)):
+            path = bundle / name
+            if data.draw(st.booleans()):
+                path.unlink()
+            else:
+                path.write_bytes(damage(path.read_bytes(), data.draw))
+        try:
+            report = Report(bundle)
+        except ReportError as error:
+            assert "\n" not in str(error)
+            return
+        for column in report.meta.get("columns", []):  # every column it lists can be read whole
+            np.asarray(report.bundle.array(column)).sum()
