@@ -121,7 +121,15 @@ class PvtuiApp(App):
             self.exit()
             return
         from pvtui.screens.dialogs import LoadingScreen
+        from pvtui.sources.ingest import open_current
 
+        try:
+            report = open_current(files, self.cache)
+        except ReportError:
+            report = None  # the load below reports the problem
+        if report is not None:  # already in a bundle: no file to read, no dialog
+            self._loaded(files, report, reload)
+            return
         self.cancel_token = CancelToken()
         self.loading = LoadingScreen(files.name, self.cancel_token)
         self.push_screen(self.loading)

@@ -171,6 +171,7 @@ async def test_escape_cancels_the_first_load(make_app, monkeypatch):
         raise Cancelled()
 
     monkeypatch.setattr(ingest, "load_report", slow_load)
+    monkeypatch.setattr(ingest, "open_current", lambda files, cache=None: None)  # as if never read
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
         for _ in range(50):

@@ -17,8 +17,10 @@ from pvtui.model.liveness_views import (
     column_first_steps,
     columns_of_step,
     envelope_columns,
+    read_column,
     series_columns,
     stacked_row,
+    step_columns_away,
     steps_per_column,
 )
 from pvtui.theming import DEFAULT_THEME, builtin_themes
@@ -85,6 +87,30 @@ def test_window_follows_a_cursor_that_leaves_it():
     assert w.following(1000, 999).stop == 1000
     assert steps_per_column(Window(0, 1000), 100) == 10
     assert steps_per_column(Window(0, 10), 100) == 1
+
+
+@pytest.mark.parametrize("span, width", [(150, 100), (1000, 70), (100, 100), (8, 80)])
+def test_moving_one_column_at_a_time_visits_every_column_once(span, width):
+    window = Window(0, span)
+    steps = [0]
+    while (step := step_columns_away(steps[-1], window, width, 1)) < span:
+        steps.append(step)
+    columns = [columns_of_step(step, 0, span, width).start for step in steps]
+    if span >= width:
+        assert columns == list(range(width))
+    else:  # zoomed in: each press moves one step, however many columns it spans
+        assert steps == list(range(span))
+    for earlier, later in zip(steps, steps[1:]):
+        assert step_columns_away(later, window, width, -1) == earlier
+    assert step_columns_away(0, window, width, -1) < 0
+
+
+def test_read_column_reads_in_chunks_until_cancelled():
+    table = np.arange(50_000, dtype=np.int32).reshape(5_000, 10)
+    assert read_column(table, 3, lambda: False, chunk=2_000).tolist() == table[:, 3].tolist()
+    checks = []
+    assert read_column(table, 3, lambda: checks.append(1) or len(checks) > 2, chunk=2_000) is None
+    assert len(checks) == 3
 
 
 def test_stacked_row_splits_cells_in_eighths():

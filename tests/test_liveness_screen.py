@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 import shutil
 
+import numpy as np
 import pytest
 from conftest import open_screen, wait_until_loaded
 
+from pvtui.model.liveness_views import columns_of_step
 from pvtui.model.report import Report
 from pvtui.model.schema import LIVENESS_BY_IPU, LIVENESS_BY_TILE
 from pvtui.screens.base import Unavailable
@@ -173,6 +175,61 @@ async def test_a_report_without_liveness_says_why(make_app, tiny_report, tmp_pat
         message = screen.query_one("#liveness-missing", Unavailable)
         assert message.display
         assert str(message.render()) == Report(bundle).missing("liveness")
+
+
+@pytest.mark.anyio
+async def test_each_arrow_press_moves_the_cursor_one_column(make_app):
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        screen = await open_liveness(pilot)
+        await pilot.press("home")
+        width = screen.query_one(LivenessChart).plot_width
+        window = screen.window
+        assert window.span > width  # several steps a column, not a whole number of them
+        for column in range(1, 12):
+            await pilot.press("right")
+            assert screen.window == window
+            assert columns_of_step(screen.cursor, window.start, window.stop, width).start == column
+        await pilot.press("left")
+        assert columns_of_step(screen.cursor, window.start, window.stop, width).start == 10
+
+
+@pytest.mark.anyio
+async def test_a_tile_being_read_is_not_read_again_on_each_redraw(make_app):
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        screen = await open_liveness(pilot)
+        reads = []
+        screen._read_tile = lambda report, tile: reads.append(tile)
+        await pilot.press("v", "v")
+        for key in ("right", "left", "right"):
+            await pilot.press(key)
+        assert reads == [screen.tile]
+        assert f"Reading tile {screen.tile}" in facts_text(screen)
+
+
+@pytest.mark.anyio
+async def test_the_details_say_why_a_step_has_no_program(make_app, monkeypatch):
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        screen = await open_liveness(pilot)
+        live = pilot.app.report.liveness
+        program = np.array(live.program)
+        monkeypatch.setitem(live.__dict__, "program", program)
+        program[screen.cursor] = -1
+        screen.redraw()
+        assert "this step names no program" in facts_text(screen)
+        program[screen.cursor] = len(pilot.app.report.programs)
+        screen.redraw()
+        assert f"program {len(pilot.app.report.programs):,} is not in the program table" in facts_text(screen)
+
+
+@pytest.mark.anyio
+async def test_without_always_live_bytes_the_details_do_not_add_them_up(make_app, tiny_report, tmp_path):
+    bundle = bundle_without(tiny_report, tmp_path / "no-memory", ("memory",))
+    async with make_app(path=bundle).run_test(size=(80, 24)) as pilot:
+        screen = await open_liveness(pilot)
+        await pilot.press("v")
+        facts = facts_text(screen)
+        assert "Always-live      unknown" in facts and "always-live unknown: not-always-live only" in facts
+        assert "Total" not in facts
 
 
 async def press_l(pilot) -> None:

@@ -293,3 +293,25 @@ async def test_without_programs_the_screen_says_why(make_app, tmp_path):
         assert screen.tree is None
         assert "profile.pop" in str(screen.query_one(Unavailable).render())
         await pilot.press("slash", "e", "c")  # nothing to act on: no error
+
+
+async def test_search_results_that_outlive_a_reload_are_ignored(make_app, tiny_dir):
+    from pvtui.sources.discovery import discover
+    from pvtui.sources.ingest import load_report
+
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        screen = await _programs_screen(pilot)
+        old = screen.report
+        pilot.app.report = load_report(discover(tiny_dir)[0], cache=pilot.app.cache)
+        screen.report_changed()
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        screen._found(old, "x", np.arange(3))  # the old report's matches arrive late
+        assert len(screen.matches) == 0 and screen.tree.highlight_text == ""
+        pilot.app.report.programs = None
+        screen.report_changed()
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        assert screen.tree is None
+        screen._found(screen.report, "x", np.arange(3))  # no tree to show them in: no error
+        assert len(screen.matches) == 0

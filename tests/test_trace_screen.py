@@ -7,9 +7,12 @@ import pytest
 from conftest import wait_until_loaded
 from rich.style import Style
 
+from pvtui.model import trace_views
+from pvtui.model.step_types import PHASES, phase_of
 from pvtui.screens.base import Unavailable
 from pvtui.screens.trace import TraceScreen, format_seconds, step_details
 from pvtui.widgets.bsp_view import LEVELS, BspView, busy_levels
+from pvtui.widgets.palette import phase_fill_styles, phase_text_styles
 from pvtui.widgets.trace_view import TraceView, coded_segments
 
 pytestmark = pytest.mark.anyio
@@ -150,6 +153,100 @@ def test_step_details_name_the_step_and_every_ipu(tiny_report):
     assert f"{int(execution.cycles[step, 0]):,} cycles" in text
     assert text.count("\n") >= 5 + execution.num_ipus
     assert format_seconds(2.5e-6) == "2.5 µs" and format_seconds(0.5) == "500 ms"
+
+
+async def wait_available(pilot, screen: TraceScreen) -> None:
+    for _ in range(100):
+        await pilot.pause(0.02)
+        if screen.available:
+            break
+    await pilot.pause()
+
+
+async def test_a_run_without_steps_and_a_trace_without_runs(make_app):
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        await wait_until_loaded(pilot)
+        execution = pilot.app.report.execution
+        execution.__dict__["run_step_offsets"] = np.array([0, 0, execution.num_steps])
+        screen = await open_trace(pilot)
+        assert screen.run == 0 and screen.lanes and not any(len(lane) for lane in screen.lanes)
+        assert "IPU 0  no steps" in str(screen.query_one("#trace-status").render())
+        execution.__dict__["run_step_offsets"] = np.array([0])
+        screen.report_changed()
+        await wait_available(pilot, screen)
+        status = str(screen.query_one("#trace-status").render())
+        assert status.startswith("no runs") and "/0" not in status
+
+
+async def test_next_run_names_the_run_it_goes_to(make_app):
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        screen = await open_trace(pilot)
+        notes = []
+        screen.notify = lambda message, **_: notes.append(message)
+        await pilot.press("r")
+        await wait_available(pilot, screen)
+        assert screen.run == 1 and notes == [f"Run 2: {screen.report.execution.run_names[1]}"]
+
+
+async def test_the_details_draw_the_type_in_the_phase_colour_on_the_panel(make_app):
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        screen = await open_trace(pilot)
+        type_name = screen.report.programs.type_name(int(screen.report.execution.program[screen.selected_step]))
+        texts = phase_text_styles(pilot.app.theme_variables)
+        drawn = [s for s in screen.query_one("#details-text").render_line(1) if s.text.strip() == type_name]
+        assert drawn and drawn[0].style.color == texts[phase_of(type_name)].color
+        assert drawn[0].style.bgcolor != drawn[0].style.color
+        fills = phase_fill_styles(pilot.app.theme_variables)
+        assert all(texts[phase].color == fills[phase].bgcolor for phase in PHASES)
+
+
+def test_step_details_say_why_a_step_has_no_program(tiny_report, monkeypatch):
+    execution = tiny_report.execution
+    step = int((execution.cycles_from[:, 0] >= 0).nonzero()[0][0])
+    program = np.array(execution.program)
+    monkeypatch.setitem(execution.__dict__, "program", program)
+    program[step] = -1
+    assert "this step names no program" in step_details(tiny_report, step, 0, str, {}).plain
+    program[step] = len(tiny_report.programs) + 5
+    text = step_details(tiny_report, step, 0, str, {}).plain
+    assert f"program {len(tiny_report.programs) + 5:,} is not in the program table" in text
+    assert tiny_report.missing("programs") not in text
+
+
+async def test_a_reload_that_gains_or_loses_per_tile_cycles_recomposes(make_app, tiny_dir):
+    from pvtui.sources.discovery import discover
+    from pvtui.sources.ingest import load_report
+
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        screen = await open_trace(pilot)
+        await pilot.press("b")
+        report = load_report(discover(tiny_dir)[0], cache=pilot.app.cache)
+        report.execution.__dict__.update(bsp_steps=None, bsp_cycles=None)
+        pilot.app.report = report
+        screen.report_changed()
+        await wait_available(pilot, screen)
+        assert not screen.query(BspView) and screen.query_one("#bsp").query(Unavailable)
+        pilot.app.report = load_report(discover(tiny_dir)[0], cache=pilot.app.cache)
+        screen.report_changed()
+        await wait_available(pilot, screen)
+        assert screen.query_one(BspView).frame is not None
+
+
+async def test_the_bsp_frame_is_computed_once_per_view(make_app, monkeypatch):
+    calls = []
+    compute = trace_views.bsp_frame
+    monkeypatch.setattr(trace_views, "bsp_frame", lambda *args: calls.append(args) or compute(*args))
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        screen = await open_trace(pilot)
+        await pilot.press("b")
+        await pilot.pause()
+        drawn = len(calls)
+        screen._redraw()
+        screen._draw_bsp()
+        assert drawn >= 1 and len(calls) == drawn
+        await pilot.press("plus")
+        assert len(calls) == drawn + 1
+        assert "steps drawn" in str(screen.query_one("#bsp-status").render())
 
 
 def test_busy_levels_and_coded_segments():

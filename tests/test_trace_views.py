@@ -45,6 +45,14 @@ def test_run_span_of_an_empty_run():
     assert tv.run_span(empty) == (0, tv.MIN_SPAN)
 
 
+def test_build_lanes_of_a_run_with_no_steps_and_of_one_ipu_column():
+    lanes = tv.build_lanes(np.zeros((0, 2)), np.zeros((0, 2)), np.zeros(0, np.int8), first_step=7)
+    assert [len(lane) for lane in lanes] == [0, 0]
+    assert tv.run_span(lanes) == (0, tv.MIN_SPAN)
+    single = tv.build_lanes(np.array([5, 0]), np.array([9, 5]), np.array([COMPUTE, SYNC], np.int8), 0)
+    assert len(single) == 1 and single[0].steps.tolist() == [1, 0]
+
+
 def test_column_cells_one_step_per_column_when_zoomed_in():
     lane = lane_of([(0, 10), (10, 20), (25, 40)])
     cells, several = tv.column_cells(lane, 0, 40, 8)  # 5 cycles a column

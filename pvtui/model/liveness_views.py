@@ -7,6 +7,7 @@ min and max; zoomed in (SPAN < WIDTH), a step spans several columns.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -68,6 +69,30 @@ def columns_of_step(step: int, start: int, stop: int, width: int) -> range:
 
 def steps_per_column(window: Window, width: int) -> int:
     return max(1, window.span // max(1, width))
+
+
+def step_columns_away(step: int, window: Window, width: int, columns: int) -> int:
+    """The first step of the column COLUMNS away from STEP's: one column per press, whatever the zoom.
+
+    Counted from the last column showing STEP going right, from its first going
+    left, so a step wider than a column is left in one press. Columns beyond the
+    window continue its grid.
+    """
+    shown = columns_of_step(step, window.start, window.stop, width)
+    if not shown:
+        return step + columns
+    column = (shown.stop - 1 if columns > 0 else shown.start) + columns
+    return window.start + (column * window.span) // width
+
+
+def read_column(table: np.ndarray, column: int, cancelled: Callable[[], bool], chunk: int = 2_000) -> np.ndarray | None:
+    """COLUMN of a [steps, columns] TABLE as int64, read CHUNK rows at a time; None once CANCELLED says so."""
+    out = np.empty(len(table), dtype=np.int64)
+    for start in range(0, len(table), chunk):
+        if cancelled():
+            return None
+        out[start : start + chunk] = table[start : start + chunk, column]
+    return out
 
 
 def series_columns(series: np.ndarray, start: int, stop: int, width: int) -> tuple[np.ndarray, np.ndarray]:

@@ -175,8 +175,10 @@ class Liveness(Part):
     always_live_sizes = cached_property(lambda self: self.col(s.ALWAYS_LIVE_BYTES))
 
     @property
-    def always_live_bytes(self) -> int:
-        return int(self.meta.get("liveness", {}).get("always_live_bytes", 0))
+    def always_live_bytes(self) -> int | None:
+        """Always-live bytes of the whole target, or None when the source did not give them."""
+        value = self.meta.get("liveness", {}).get("always_live_bytes")
+        return None if value is None else int(value)
 
     def __len__(self) -> int:
         return len(self.program)

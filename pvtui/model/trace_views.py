@@ -49,8 +49,10 @@ def step_phases(step_programs: np.ndarray, program_types: np.ndarray | None, typ
 
 def build_lanes(cycles_from: np.ndarray, cycles_to: np.ndarray, phases: np.ndarray, first_step: int) -> list[Lane]:
     """One lane per IPU from a run's [steps, IPUs] cycles (-1 where a step did not run)."""
-    starts_all = np.asarray(cycles_from, dtype=np.int64).reshape(len(cycles_from), -1)
-    ends_all = np.asarray(cycles_to, dtype=np.int64).reshape(len(cycles_to), -1)
+    starts_all = np.asarray(cycles_from, dtype=np.int64)
+    ends_all = np.asarray(cycles_to, dtype=np.int64)
+    if starts_all.ndim == 1:  # a single IPU's column
+        starts_all, ends_all = starts_all[:, None], ends_all[:, None]
     lanes = []
     for ipu in range(starts_all.shape[1]):
         ran = np.flatnonzero(starts_all[:, ipu] >= 0)

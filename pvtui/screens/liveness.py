@@ -7,6 +7,7 @@ from collections import OrderedDict
 import numpy as np
 from rich.text import Text
 from textual import work
+from textual.worker import get_current_worker
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -14,8 +15,17 @@ from textual.markup import escape
 from textual.widget import Widget
 from textual.widgets import Static
 
-from pvtui.model.liveness_views import StepSeries, Window, ZOOM_FACTOR, always_live_by_ipu, steps_per_column
+from pvtui.model.liveness_views import (
+    StepSeries,
+    Window,
+    ZOOM_FACTOR,
+    always_live_by_ipu,
+    read_column,
+    step_columns_away,
+    steps_per_column,
+)
 from pvtui.screens.base import ReportScreen, Unavailable
+from pvtui.screens.programs import unknown_program
 from pvtui.widgets.liveness_chart import LivenessChart
 
 VIEWS = ("total", "ipu", "tile")
@@ -107,6 +117,7 @@ class LivenessScreen(ReportScreen):
         self.view = "total"
         self.ipu = 0
         self.tile: int | None = None
+        self._reading: int | None = None  # the tile a worker is reading
         self._series: OrderedDict[tuple[str, int], StepSeries] = OrderedDict()
 
     def compose_body(self) -> ComposeResult:
@@ -180,7 +191,9 @@ class LivenessScreen(ReportScreen):
         self.tile %= live.by_tile.shape[1]
         series = self._series.get(("tile", self.tile))
         if series is None:
-            self._read_tile(self.tile)
+            if self._reading != self.tile:
+                self._reading = self.tile
+                self._read_tile(self.report, self.tile)
             return None, None
         self._series.move_to_end(("tile", self.tile))
         return series, None
@@ -206,11 +219,11 @@ class LivenessScreen(ReportScreen):
         return int(np.argmax(live.by_tile[live.peak_step]))
 
     @work(thread=True, exclusive=True, group="liveness-tile")
-    def _read_tile(self, tile: int) -> None:
-        """One tile's column: a strided read over the memory map, off the UI thread."""
-        report = self.report
-        live = report.liveness
-        column = np.ascontiguousarray(live.by_tile[:, tile], dtype=np.int64)
+    def _read_tile(self, report, tile: int) -> None:
+        """One tile's column: strided reads over the memory map, off the UI thread, given up when cancelled."""
+        column = read_column(report.liveness.by_tile, tile, lambda: get_current_worker().is_cancelled)
+        if column is None:
+            return
         always = int(report.memory.always_live[tile]) if report.memory is not None else None
         ipu = f" on IPU {int(report.memory.ipu[tile])}" if report.memory is not None else ""
         series = StepSeries(f"tile {tile}{ipu}", column, always, report.target.bytes_per_tile)
@@ -219,6 +232,8 @@ class LivenessScreen(ReportScreen):
     def _tile_read(self, report, tile: int, series: StepSeries) -> None:
         if report is not self.report:
             return  # a reload came in meanwhile
+        if self._reading == tile:
+            self._reading = None
         self._series[("tile", tile)] = series
         while sum(key[0] == "tile" for key in self._series) > TILE_SERIES_KEPT:
             oldest = next(key for key in self._series if key[0] == "tile")
@@ -237,12 +252,13 @@ class LivenessScreen(ReportScreen):
                  f"Program  {self._program_text(program)}"]
         if series is not None:
             always, not_always = series.always_live, series.at(step)
-            total = (always or 0) + not_always
+            total = not_always if always is None else always + not_always
             share = f"{100 * total / series.capacity:.1f}% of {self.bytes(series.capacity)}" if series.capacity else "—"
             lines += [
-                f"[$pv-always-live]■[/] Always-live      {self.bytes(always)}",
+                f"[$pv-always-live]■[/] Always-live      {'unknown' if always is None else self.bytes(always)}",
                 f"[$pv-not-always-live]■[/] Not-always-live  {self.bytes(not_always)}",
-                f"  Total            {self.bytes(total)}",
+                f"  Total            {self.bytes(total)}" if always is not None
+                else "  [$pv-muted]always-live unknown: not-always-live only[/]",
                 f"  Of the memory    {share}",
                 f"[$pv-muted]{steps_per_column(self.window, self.query_one(LivenessChart).plot_width):,} "
                 f"steps/column · steps {self.window.start:,}–{self.window.stop - 1:,}[/]",
@@ -265,9 +281,10 @@ class LivenessScreen(ReportScreen):
         return {"total": "all IPUs", "ipu": "per IPU", "tile": f"tile {self.tile}"}[self.view]
 
     def _program_text(self, program: int) -> str:
+        unknown = unknown_program(self.report, program)
+        if unknown is not None:
+            return f"{program:,} [$pv-muted]({escape(unknown)})[/]"
         programs = self.report.programs
-        if programs is None or not 0 <= program < len(programs):
-            return f"#{program}"
         return f"{escape(programs.names[program])} [$pv-muted]({programs.type_name(program)})[/]"
 
     # Keeping state across reloads and units -------------------------------------------
@@ -281,6 +298,7 @@ class LivenessScreen(ReportScreen):
     def report_changed(self) -> None:
         super().report_changed()
         self._series.clear()
+        self._reading = None  # a read of the old report's tile is ignored when it ends
         n = self.num_steps
         self.cursor = min(max(0, self.cursor), max(0, n - 1))
         self.window = self.window.clamped(n).following(n, self.cursor)
@@ -309,11 +327,9 @@ class LivenessScreen(ReportScreen):
         self.window = self.window.following(n, self.cursor)
         self.redraw()
 
-    def _columns_to_steps(self, columns: int) -> int:
-        return columns * steps_per_column(self.window, self.query_one(LivenessChart).plot_width)
-
     def action_move(self, columns: int) -> None:
-        self.go_to(self.cursor + self._columns_to_steps(columns))
+        width = self.query_one(LivenessChart).plot_width
+        self.go_to(step_columns_away(self.cursor, self.window, width, columns))
 
     def action_page(self, pages: int) -> None:
         self.go_to(self.cursor + pages * max(1, self.window.span))

@@ -17,7 +17,8 @@ from textual.widgets import Input, Label, Static, Tree
 from pvtui.model.program_search import NameSearch, step_match
 from pvtui.model.step_types import phase_of
 from pvtui.screens.base import ReportScreen, Unavailable
-from pvtui.widgets.program_tree import EXPAND_CAP, ProgramItem, ProgramTree, phase_styles
+from pvtui.widgets.palette import phase_text_styles
+from pvtui.widgets.program_tree import EXPAND_CAP, ProgramItem, ProgramTree
 
 if TYPE_CHECKING:
     from pvtui.model.report import Report
@@ -26,6 +27,18 @@ WIDE = 120  # columns from which the details sit beside the tree
 VERTEX_ROWS = 12  # vertex types listed per compute set
 JSON_LINES = 16  # lines of a debug context's fields
 NO_SELECTION = "Select a program to see its details."
+
+
+def unknown_program(report: "Report", program: int) -> str | None:
+    """Why PROGRAM (a step's program index) has no entry in the program table; None when it has one."""
+    programs = report.programs
+    if programs is None:
+        return report.missing("programs")
+    if program < 0:
+        return "this step names no program"
+    if program >= len(programs):
+        return f"program {program:,} is not in the program table"
+    return None
 
 
 def program_details(
@@ -160,7 +173,7 @@ class ProgramsScreen(ReportScreen):
     def __init__(self) -> None:
         super().__init__()
         self.matches = np.zeros(0, dtype=np.int64)
-        self._name_search: NameSearch | None = None
+        self._name_search: tuple["Report", NameSearch] | None = None  # built on the first search of a report
 
     # Composition ------------------------------------------------------------------
 
@@ -213,7 +226,7 @@ class ProgramsScreen(ReportScreen):
         if program is None:
             details.update(NO_SELECTION)
             return
-        styles = phase_styles(self.app.theme_variables)
+        styles = phase_text_styles(self.app.theme_variables)
         width = max(self.query_one("#details-scroll").size.width - 2, 30)
         details.update(program_details(self.report, program, self.bytes, styles, width))
 
@@ -244,16 +257,18 @@ class ProgramsScreen(ReportScreen):
         needle = event.value.strip()
         if needle:
             self.query_one("#search-status", Label).update("searching…")
-            self._search(needle)
+            self._search(self.report, needle)
 
     @work(thread=True, exclusive=True, group="program-search")
-    def _search(self, needle: str) -> None:
-        if self._name_search is None:
-            self._name_search = NameSearch(self.report.programs.names)
-        matches = self._name_search.matches(needle)
-        self.app.call_from_thread(self._found, needle, matches)
+    def _search(self, report: "Report", needle: str) -> None:
+        if self._name_search is None or self._name_search[0] is not report:
+            self._name_search = (report, NameSearch(report.programs.names))
+        matches = self._name_search[1].matches(needle)
+        self.app.call_from_thread(self._found, report, needle, matches)
 
-    def _found(self, needle: str, matches: np.ndarray) -> None:
+    def _found(self, report: "Report", needle: str, matches: np.ndarray) -> None:
+        if report is not self.report or self.tree is None:
+            return  # a reload came in meanwhile: the matches are of the old report's programs
         self.matches = matches
         self.tree.highlight_text = needle
         self.tree.recolour()

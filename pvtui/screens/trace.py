@@ -15,9 +15,11 @@ from textual.widgets import ContentSwitcher, Static
 from pvtui.model import trace_views as tv
 from pvtui.model.step_types import PHASES, phase_of
 from pvtui.screens.base import ReportScreen, Unavailable
+from pvtui.screens.programs import unknown_program
 from pvtui.units import format_cycles
 from pvtui.widgets.bsp_view import BspView
-from pvtui.widgets.trace_view import GUTTER, TraceState, TraceView, phase_styles
+from pvtui.widgets.palette import phase_fill_styles, phase_text_styles
+from pvtui.widgets.trace_view import GUTTER, TraceState, TraceView
 
 if TYPE_CHECKING:
     from pvtui.model.report import Report
@@ -40,7 +42,7 @@ def percent(value: float) -> str:
 def step_details(
     report: "Report", step: int, ipu: int, fmt: Callable[[int], str], styles: dict[str, Style]
 ) -> Text:
-    """What the details panel says about STEP, on IPU first and then on every IPU."""
+    """What the details panel says about STEP, on IPU first and then on every IPU; STYLES colour text."""
     execution = report.execution
     assert execution is not None
     muted = styles.get("muted", Style(dim=True))
@@ -54,14 +56,15 @@ def step_details(
 
     program = int(execution.program[step])
     programs = report.programs
-    if programs is not None and 0 <= program < len(programs):
+    unknown = unknown_program(report, program)
+    if unknown is None:
         type_name = programs.type_name(program)
         phase = phase_of(type_name)
         row("Step", f"{step:,}  program {program:,}  {programs.names[program] or '—'}")
-        row("Type", Text.assemble((f" {type_name} ", styles.get(phase, Style())), (f"  {phase}", muted)))
+        row("Type", Text.assemble((type_name, styles.get(phase, Style())), (f"  {phase}", muted)))
     else:
         row("Step", f"{step:,}  program {program:,}")
-        row("Type", Text(report.missing("programs"), style=muted))
+        row("Type", Text(unknown, style=muted))
     cycles = int(execution.cycles[step, ipu])
     start, end = int(execution.cycles_from[step, ipu]), int(execution.cycles_to[step, ipu])
     time = f"  {format_seconds(cycles / clock)} at {clock / 1e9:.3g} GHz" if clock else ""
@@ -143,8 +146,19 @@ class TraceScreen(ReportScreen):
         self.show_bsp = False
         self._lanes_of_run: dict[int, tuple[tv.Lane, ...]] = {}
         self.generation = 0  # counts the lanes shown, so cached drawings of older ones are never reused
+        self._composed_for: tuple[bool, bool] | None = None  # the layout key the screen was composed for
+
+    @property
+    def has_bsp(self) -> bool:
+        execution = self.report.execution
+        return execution is not None and execution.bsp_steps is not None and execution.bsp_cycles is not None
+
+    def _layout_key(self) -> tuple[bool, bool]:
+        """What decides which widgets compose yields: a trace at all, and a BSP view or its absence."""
+        return self.report.execution is not None, self.has_bsp
 
     def compose_body(self) -> ComposeResult:
+        self._composed_for = self._layout_key()
         if self.report.execution is None:
             yield Unavailable(self.report.missing("execution"))
             return
@@ -156,7 +170,7 @@ class TraceScreen(ReportScreen):
                 yield Static(id="details-text")
             with Vertical(id="bsp"):
                 yield Static(id="bsp-status")
-                if self.report.execution.bsp_steps is None:
+                if not self.has_bsp:
                     yield Unavailable(self.report.missing("bsp"))
                 else:
                     yield BspView(id="bsp-view")
@@ -260,20 +274,22 @@ class TraceScreen(ReportScreen):
 
     def _status_text(self) -> Text:
         execution = self.report.execution
-        name = execution.run_names[self.run] if execution.num_runs else "—"
         lo, hi = self.window
         span = self.bounds[1] - self.bounds[0]
         zoom = span / max(hi - lo, 1)
         zoom_text = f"×{zoom:,.0f}" if zoom >= 10 else f"×{zoom:.2g}"
         step = self.selected_step
         text = Text()
-        text.append(f"Run {self.run + 1}/{execution.num_runs} {name}", style="bold")
+        if execution.num_runs:
+            text.append(f"Run {self.run + 1}/{execution.num_runs} {execution.run_names[self.run]}", style="bold")
+        else:
+            text.append("no runs", style="bold")
         text.append(f"  cycles {format_cycles(lo)}–{format_cycles(hi)}  {zoom_text}")
         text.append(f"  IPU {self.cursor_ipu}  step {step:,}" if step >= 0 else f"  IPU {self.cursor_ipu}  no steps")
         return text
 
     def _legend_text(self) -> Text:
-        styles = phase_styles(self.app.theme_variables)
+        styles = phase_fill_styles(self.app.theme_variables)
         text = Text()
         for phase in PHASES:
             text.append("  ", style=styles[phase])
@@ -288,14 +304,14 @@ class TraceScreen(ReportScreen):
         if step < 0:
             details.update(f"IPU {self.cursor_ipu} ran no steps in this run.")
             return
-        styles = phase_styles(self.app.theme_variables)
+        styles = phase_text_styles(self.app.theme_variables)
         details.update(step_details(self.report, step, self.cursor_ipu, self.bytes, styles))
 
     def _draw_bsp(self) -> None:
         status = self.query_one("#bsp-status", Static)
         views = self.query(BspView)
         lane = self.current_lane
-        if not views:
+        if not views or not self.has_bsp:  # no per-tile cycles, or a reload is recomposing the screen
             status.update("")
             return
         if lane is None:
@@ -306,13 +322,15 @@ class TraceScreen(ReportScreen):
         bsp_cycles = execution.bsp_cycles
         tiles = tv.ipu_tiles(self.cursor_ipu, bsp_cycles.shape[1], execution.num_ipus, self.report.target.tiles_per_ipu)
         width = max(view.scrollable_content_region.width - GUTTER, 0)
-        frame = tv.bsp_frame(lane, self.window, width, execution.bsp_steps, bsp_cycles, tiles)
-        view.show(frame, tiles.start, (self.generation, self.run, self.cursor_ipu, self.window, width))
+        key = (self.generation, self.run, self.cursor_ipu, self.window, width)
+        if key != view.key:
+            view.show(tv.bsp_frame(lane, self.window, width, execution.bsp_steps, bsp_cycles, tiles), tiles.start, key)
+        frame = view.frame
         per_group = -(-frame.tile_cycles.shape[1] // max(view.scrollable_content_region.height, 1))
-        styles = phase_styles(self.app.theme_variables)
+        styles = phase_fill_styles(self.app.theme_variables)
         status.update(Text.assemble(
             f"tiles {tiles.start}–{tiles.stop - 1} ({per_group}/row) · "
-            f"tile cycles: {frame.steps_with_data}/{frame.steps_shown} steps · ",
+            f"tile cycles: {frame.steps_with_data}/{frame.steps_shown} steps drawn · ",
             (" ", styles["compute"]), " working ",
             ("▒", styles["compute"] + Style(bgcolor=self.app.theme_variables["pv-sync"])), " some ",
             (" ", styles["sync"]), " waiting",
@@ -332,16 +350,15 @@ class TraceScreen(ReportScreen):
 
     def report_changed(self) -> None:
         super().report_changed()
-        had_trace = bool(self.query(TraceView))
         self._lanes_of_run.clear()
-        if (self.report.execution is None) == had_trace:
+        if self._layout_key() != self._composed_for:
             self.call_later(self._rebuild)
             return
         if self.report.execution is not None:
             self._open_run(self.run, keep_step=self.selected_step, keep_window=self.window)
 
     async def _rebuild(self) -> None:
-        """The reload gained or lost the execution profile: compose the screen again."""
+        """The reload gained or lost the execution profile or its per-tile cycles: compose the screen again."""
         await self.recompose()
         if self.report.execution is not None:
             self._open_run(self.run)
@@ -403,8 +420,9 @@ class TraceScreen(ReportScreen):
     def action_next_run(self) -> None:
         execution = self.report.execution
         if execution.num_runs > 1:
-            self._open_run((self.run + 1) % execution.num_runs)
-            self.notify(f"Run {self.run + 1}: {execution.run_names[self.run]}", timeout=2)
+            run = (self.run + 1) % execution.num_runs
+            self.notify(f"Run {run + 1}: {execution.run_names[run]}", timeout=2)
+            self._open_run(run)
 
     def action_next_bsp_step(self) -> None:
         """Select the lane's next step that has per-tile cycles, and fit the window to it."""

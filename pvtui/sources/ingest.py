@@ -257,7 +257,8 @@ def load_report(
     raise AssertionError("unreachable")
 
 
-def _load_once(files: ReportFiles, progress: Progress | None, cancel: CancelToken, cache: Path | None) -> Report:
+def open_current(files: ReportFiles, cache: Path | None = None) -> Report | None:
+    """The report without reading any report file, when a bundle of exactly these files exists."""
     standalone = not files.existing()  # an exported bundle, away from its report
     if files.bundle is not None and (standalone or is_current(files.bundle, files)):
         return Report(files.bundle, files.name)
@@ -266,6 +267,14 @@ def _load_once(files: ReportFiles, progress: Progress | None, cancel: CancelToke
         try:
             return Report(dest, files.name)
         except ReportError:
-            pass  # a damaged cache entry is rebuilt below, never trusted
+            pass  # a damaged cache entry is rebuilt, never trusted
+    return None
+
+
+def _load_once(files: ReportFiles, progress: Progress | None, cancel: CancelToken, cache: Path | None) -> Report:
+    report = open_current(files, cache)
+    if report is not None:
+        return report
+    dest = (cache or cache_dir()) / cache_key(files)
     build_bundle(files, dest, progress=progress, cancel=cancel)
     return Report(dest, files.name)

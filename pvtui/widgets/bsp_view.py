@@ -17,7 +17,8 @@ from textual.strip import Strip
 
 from pvtui.model.step_types import PHASES
 from pvtui.model.trace_views import IDLE, BspFrame, busy_fractions, tile_groups
-from pvtui.widgets.trace_view import GUTTER, coded_segments, phase_styles
+from pvtui.widgets.palette import phase_fill_styles
+from pvtui.widgets.trace_view import GUTTER, coded_segments
 
 SHADES = "░▒▓"  # some, about half, most of a group's tiles still working
 LEVELS = len(SHADES) + 2  # all working, the shades, all waiting
@@ -64,7 +65,7 @@ class BspView(ScrollView, can_focus=False):
 
     def _theme_changed(self) -> None:
         variables = self.app.theme_variables
-        self._styles = phase_styles(variables)
+        self._styles = phase_fill_styles(variables)
         self._cell_table = bsp_cell_table(self._styles, Style(bgcolor=variables["pv-sync"]))
         self._strips.clear()
         self.refresh()

@@ -17,7 +17,8 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from pvtui.model.program_search import chunk_around
-from pvtui.model.step_types import PHASES, phase_of
+from pvtui.model.step_types import phase_of
+from pvtui.widgets.palette import phase_text_styles
 
 if TYPE_CHECKING:
     from pvtui.model.report import Programs
@@ -44,15 +45,8 @@ class MoreChildren:
 
 
 NodeData = Union[ProgramItem, MoreChildren]
-
-
-def phase_styles(variables: dict[str, str]) -> dict[str, Style]:
-    """The theme's colour for each phase, for muted text, and the style of a search match."""
-    styles = {phase: Style(color=variables[f"pv-{phase}"]) for phase in PHASES}
-    styles["muted"] = Style(color=variables["pv-muted"])
-    styles["match"] = Style(underline=True, bold=True)
-    return styles
 ProgramNode = TreeNode[NodeData]
+MATCH = Style(underline=True, bold=True)  # the part of a name the search found
 
 
 class ProgramTree(Tree[NodeData]):
@@ -88,7 +82,7 @@ class ProgramTree(Tree[NodeData]):
             first.expand()
 
     def recolour(self) -> None:
-        self._styles = phase_styles(self.app.theme_variables)
+        self._styles = phase_text_styles(self.app.theme_variables)
         self._invalidate()
 
     # Labels -------------------------------------------------------------------------
@@ -127,7 +121,7 @@ class ProgramTree(Tree[NodeData]):
         if self.highlight_text:
             at = name.lower().find(self.highlight_text.lower())
             if at >= 0:
-                text.stylize(self._styles["match"], start + at, start + at + len(self.highlight_text))
+                text.stylize(MATCH, start + at, start + at + len(self.highlight_text))
 
     def render_label(self, node: ProgramNode, base_style: Style, style: Style) -> Text:
         if node.data is None:

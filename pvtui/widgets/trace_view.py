@@ -20,6 +20,7 @@ from textual.strip import Strip
 
 from pvtui.model.step_types import PHASES
 from pvtui.model.trace_views import IDLE, Lane, axis_ticks, column_cells
+from pvtui.widgets.palette import phase_fill_styles
 
 GUTTER = 10  # columns of labels left of the cells; the BSP view uses the same
 
@@ -33,15 +34,6 @@ class TraceState:
     window: tuple[int, int]
     cursor_ipu: int
     cursor_pos: int
-
-
-def phase_styles(variables: dict[str, str]) -> dict[str, Style]:
-    """Theme styles of the trace: one per phase, idle, cursor, muted."""
-    styles = {phase: Style(bgcolor=variables[f"pv-{phase}"], color=variables[f"pv-{phase}"]) for phase in PHASES}
-    styles["idle"] = Style(bgcolor=variables["pv-idle"])
-    styles["cursor"] = Style(color=variables["pv-cursor"], bold=True)
-    styles["muted"] = Style(color=variables["pv-muted"])
-    return styles
 
 
 def coded_segments(codes: np.ndarray, cells: list[tuple[str, Style]]) -> list[Segment]:
@@ -105,7 +97,7 @@ class TraceView(ScrollView, can_focus=False):
         self.watch(self.app, "theme", self._theme_changed, init=True)
 
     def _theme_changed(self) -> None:
-        self._styles = phase_styles(self.app.theme_variables)
+        self._styles = phase_fill_styles(self.app.theme_variables)
         self._cell_table = lane_cell_table(self._styles)
         self._strips.clear()
         self.refresh()
