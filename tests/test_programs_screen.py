@@ -142,7 +142,7 @@ def test_details_say_plainly_when_debug_is_absent(programs_bundle, tmp_path):
     assert "no debug context linked to this program" in program_details(report, 2, str).plain
     write_programs_bundle(tmp_path / "nodebug", debug=False)
     plain = program_details(Report(tmp_path / "nodebug"), 1, str).plain
-    assert "no debug.cbor in this report" in plain
+    assert "no debug data: it needs debug.cbor" in plain
 
 
 def test_unknown_types_are_shown_in_the_other_phase(programs_bundle):

@@ -102,7 +102,7 @@ def _compute_set(out: Text, row, programs, compute_set: int, fmt, muted: Style, 
 def _debug(out: Text, row, report: "Report", context: int, muted: Style, width: int) -> None:
     debug = report.debug
     if debug is None:
-        row("Debug", Text("no debug.cbor in this report", style=muted))
+        row("Debug", Text(report.missing("debug"), style=muted))
         return
     index = debug.index_of(context) if context >= 0 else -1
     if index < 0:

@@ -23,7 +23,7 @@ from pvtui.widgets.palette import phase_text_styles
 if TYPE_CHECKING:
     from pvtui.model.report import Programs
 
-CHUNK = 500
+CHUNK = 100  # nodes added per expansion: about 11 ms of Tree work at ~0.1 ms a node
 EXPAND_CAP = 5_000  # most nodes one "expand children" may create
 
 
