@@ -128,7 +128,7 @@ class MemoryScreen(ReportScreen):
         with Vertical(id="memory-view"):
             yield Static(id="memory-header")
             with Horizontal(id="memory-body"):
-                yield TileHeatmap(id="heatmap")
+                yield TileHeatmap(on_select=lambda _tile: self._show_detail(), id="heatmap")
                 with VerticalScroll(id="detail-pane"):
                     with Horizontal(id="detail-columns"):
                         yield DetailText(id="detail-facts")
@@ -180,9 +180,6 @@ class MemoryScreen(ReportScreen):
         if self.memory is not None:
             self.heatmap.set_units(self.pv_app.units)
             self._redraw_text()
-
-    def on_tile_heatmap_tile_selected(self, _message: TileHeatmap.TileSelected) -> None:
-        self._show_detail()
 
     # Actions -----------------------------------------------------------------------
 

@@ -10,6 +10,7 @@ and cached as Strips keyed on everything that changes them.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 from rich.segment import Segment
@@ -19,7 +20,7 @@ from textual.binding import Binding
 from textual.cache import LRUCache
 from textual.events import Click
 from textual.geometry import Size
-from textual.message import Message
+
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
@@ -30,7 +31,6 @@ CATEGORY_COLOURS = tuple(f"pv-cat-{i}" for i in range(6))
 HEAT_COLOURS = tuple(f"pv-heat-{i}" for i in range(5))
 LIMIT_MARK = "│"
 GAPS_MARK = "░"
-
 
 @dataclass(frozen=True)
 class Palette:
@@ -72,7 +72,6 @@ class Palette:
             return Style(bgcolor=self.over.bgcolor)
         return self.heat[min(int(fraction * len(self.heat)), len(self.heat) - 1)]
 
-
 def bar_cells(category_bytes: np.ndarray, gaps_bytes: int, scale: int, width: int) -> np.ndarray:
     """What fills each of WIDTH cells: a category index, C for gaps, C + 1 for nothing.
 
@@ -82,12 +81,10 @@ def bar_cells(category_bytes: np.ndarray, gaps_bytes: int, scale: int, width: in
     centres = (np.arange(width) + 0.5) * (scale / width)
     return np.searchsorted(cumulative, centres, side="right")
 
-
 def limit_column(limit: int | None, scale: int, width: int) -> int | None:
     if not limit or width <= 0:
         return None
     return min(int(limit / scale * width), width - 1)
-
 
 def bar_segments(
     cells: np.ndarray, num_categories: int, limit_col: int | None, palette: Palette, cursor: bool
@@ -122,7 +119,6 @@ def bar_segments(
             segments.append(Segment(text * (end - start), style))
     return segments
 
-
 @dataclass(frozen=True)
 class RowLayout:
     """Column widths of the row label, fixed for a given report, zoom and units."""
@@ -136,7 +132,6 @@ class RowLayout:
         # mark, tile, space, IPU, space, 2-cell swatch, space, bytes, space
         return 1 + self.tile_width + 1 + self.ipu_width + 1 + 2 + 1 + self.bytes_width + 1
 
-
 def row_layout(memory: TileMemory, zoom: int, units: str, gaps: bool) -> RowLayout:
     """Widths that fit every tile's label: O(tiles), so computed once per change of view."""
     digits = len(str(max(memory.num_tiles - 1, 0)))
@@ -144,7 +139,6 @@ def row_layout(memory: TileMemory, zoom: int, units: str, gaps: bool) -> RowLayo
     ipu_width = len(f"IPU{max(memory.ipus, default=0)}")
     bytes_width = max((len(format_bytes(int(v), units)) for v in np.unique(memory.totals(gaps))), default=1)
     return RowLayout(tile_width, ipu_width, bytes_width)
-
 
 def row_segments(
     memory: TileMemory,
@@ -185,7 +179,6 @@ def row_segments(
         segments += bar_segments(cells, len(memory.categories), limit_col, palette, cursor)
     return segments
 
-
 def legend(memory: TileMemory, palette: Palette, gaps: bool) -> Text:
     """The colour of each category (the rest share one), gaps, and the limit mark."""
     text = Text()
@@ -206,7 +199,6 @@ def legend(memory: TileMemory, palette: Palette, gaps: bool) -> Text:
         text.append(" over")
     return text
 
-
 class TileHeatmap(ScrollView, can_focus=True):
     """Every tile's memory as rows of bars, one selected tile, the viewport following it."""
 
@@ -225,13 +217,11 @@ class TileHeatmap(ScrollView, can_focus=True):
     }
     """
 
-    class TileSelected(Message):
-        def __init__(self, tile: int) -> None:
-            super().__init__()
-            self.tile = tile
-
-    def __init__(self, *, id: str | None = None) -> None:
+    def __init__(self, *, on_select: Callable[[int], None] | None = None, id: str | None = None) -> None:
         super().__init__(id=id)
+        # Called at once, not by message: a message lands after this frame, and the
+        # detail pane would then cost a second frame per key.
+        self.on_select = on_select
         self.memory: TileMemory | None = None
         self.rows: TileRows | None = None
         self.label_layout: RowLayout | None = None
@@ -309,7 +299,8 @@ class TileHeatmap(ScrollView, can_focus=True):
         if row is not None:
             self._follow(row)
         self.refresh()
-        self.post_message(self.TileSelected(tile))
+        if self.on_select is not None:
+            self.on_select(tile)
 
     def _follow(self, row: int) -> None:
         height = max(self.scrollable_content_region.height, 1)
