@@ -12,7 +12,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Input, Label, Static, Tree
+from textual.widgets import Input, Label, Static
 
 from pvtui.model.program_search import NameSearch, step_match
 from pvtui.model.step_types import phase_of
@@ -187,7 +187,7 @@ class ProgramsScreen(ReportScreen):
             yield Input(placeholder="part of a program name; Enter finds it", id="search-input", compact=True)
             yield Label("", id="search-status")
         with Horizontal(id="programs-body"):
-            yield ProgramTree(programs, id="program-tree")
+            yield ProgramTree(programs, on_cursor=self.show_details, id="program-tree")
             with VerticalScroll(id="details-scroll"):
                 yield Static(NO_SELECTION, id="details")
 
@@ -229,10 +229,6 @@ class ProgramsScreen(ReportScreen):
         styles = phase_text_styles(self.app.theme_variables)
         width = max(self.query_one("#details-scroll").size.width - 2, 30)
         details.update(program_details(self.report, program, self.bytes, styles, width))
-
-    @on(Tree.NodeHighlighted)
-    def _highlighted(self) -> None:
-        self.show_details()
 
     def units_changed(self) -> None:
         self.show_details()

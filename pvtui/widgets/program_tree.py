@@ -8,7 +8,7 @@ theme change recolours them without rebuilding a node.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Union
+from typing import TYPE_CHECKING, Callable, Union
 
 import numpy as np
 from rich.style import Style
@@ -58,9 +58,14 @@ class ProgramTree(Tree[NodeData]):
     }
     """
 
-    def __init__(self, programs: "Programs", *, id: str | None = None) -> None:
+    def __init__(
+        self, programs: "Programs", *, on_cursor: Callable[[], None] | None = None, id: str | None = None
+    ) -> None:
         super().__init__("programs", id=id)
         self.programs = programs
+        # Called at once on every cursor move, not by a NodeHighlighted message: a
+        # message lands after this frame, and the details would cost a second one.
+        self.on_cursor = on_cursor
         # plain arrays: indexing a memmap one element at a time is several times slower
         self._type = np.asarray(programs.type)
         self._child_offsets = np.asarray(programs.child_offsets)
@@ -70,6 +75,11 @@ class ProgramTree(Tree[NodeData]):
         self.highlight_text = ""
         self._styles: dict[str, Style] = {}
         self._populate(self.root, -1)
+
+    def watch_cursor_line(self, previous_line: int, line: int) -> None:
+        super().watch_cursor_line(previous_line, line)
+        if previous_line != line and self.on_cursor is not None:
+            self.on_cursor()
 
     # Colours ------------------------------------------------------------------------
 
