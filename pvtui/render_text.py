@@ -30,6 +30,16 @@ def facts_table(title: str, rows: list[tuple[str, Any]]) -> Table:
     return table
 
 
+def ranked_table(title: str, columns: tuple[str, str], values: dict[str, int], fmt) -> Table:
+    """NAME -> value, largest first, values formatted by FMT."""
+    table = Table(title=title, title_justify="left")
+    table.add_column(columns[0])
+    table.add_column(columns[1], justify="right")
+    for name, value in sorted(values.items(), key=lambda kv: -kv[1]):
+        table.add_row(name, fmt(value))
+    return table
+
+
 def files_row(files: dict[str, bool]) -> Text:
     text = Text()
     for name, present in files.items():
@@ -60,12 +70,7 @@ def render_memory(data: dict[str, Any]) -> None:
         style = "red" if limit and row["bytes"] > limit else None
         table.add_row(str(row["tile"]), str(row["ipu"]), format_bytes(row["bytes"]), share, style=style)
     console.print(table)
-    cats = Table(title="By category (all tiles)", title_justify="left")
-    cats.add_column("category")
-    cats.add_column("bytes", justify="right")
-    for name, value in sorted(data["categories"].items(), key=lambda kv: -kv[1]):
-        cats.add_row(name, format_bytes(value))
-    console.print(cats)
+    console.print(ranked_table("By category (all tiles)", ("category", "bytes"), data["categories"], format_bytes))
 
 
 def render_liveness(data: dict[str, Any]) -> None:
@@ -94,12 +99,7 @@ def render_programs(data: dict[str, Any]) -> None:
         ("Top-level programs", len(data["roots"])),
         ("Code (all programs)", format_bytes(data["code_bytes"])),
     ]))
-    table = Table(title="By type", title_justify="left")
-    table.add_column("type")
-    table.add_column("programs", justify="right")
-    for name, count in sorted(data["by_type"].items(), key=lambda kv: -kv[1]):
-        table.add_row(name, f"{count:,}")
-    console.print(table)
+    console.print(ranked_table("By type", ("type", "programs"), data["by_type"], "{:,}".format))
 
 
 def render_trace(data: dict[str, Any]) -> None:
@@ -119,9 +119,6 @@ def render_trace(data: dict[str, Any]) -> None:
     for run in data["runs"]:
         runs.add_row(run["name"], f"{run['steps']:,}", format_cycles(run["cycles"]))
     console.print(runs)
-    by_type = Table(title="Cycles by step type (all IPUs)", title_justify="left")
-    by_type.add_column("type")
-    by_type.add_column("cycles", justify="right")
-    for name, cycles in sorted(data["cycles_by_type"].items(), key=lambda kv: -kv[1]):
-        by_type.add_row(name, format_cycles(cycles))
-    console.print(by_type)
+    console.print(
+        ranked_table("Cycles by step type (all IPUs)", ("type", "cycles"), data["cycles_by_type"], format_cycles)
+    )
