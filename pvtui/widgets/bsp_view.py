@@ -11,12 +11,12 @@ from __future__ import annotations
 import numpy as np
 from rich.segment import Segment
 from rich.style import Style
-from textual.cache import LRUCache
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from pvtui.model.step_types import PHASES
 from pvtui.model.trace_views import IDLE, BspFrame, busy_fractions, tile_groups
+from pvtui.widgets.line_cache import CachedLines
 from pvtui.widgets.palette import phase_fill_styles
 from pvtui.widgets.trace_view import GUTTER, coded_segments
 
@@ -41,7 +41,7 @@ def bsp_cell_table(styles: dict[str, Style], waiting: Style) -> list[tuple[str, 
     return table + [(" ", Style())]
 
 
-class BspView(ScrollView, can_focus=False):
+class BspView(CachedLines, ScrollView, can_focus=False):
     """Rows of tile groups; the screen computes the frame and sets it here."""
 
     DEFAULT_CSS = """
@@ -56,22 +56,13 @@ class BspView(ScrollView, can_focus=False):
         self.frame: BspFrame | None = None
         self.first_tile = 0
         self.key: tuple = ()
-        self._strips: LRUCache[tuple, Strip] = LRUCache(128)
         self._styles: dict[str, Style] = {}
         self._cell_table: list[tuple[str, Style]] = []
 
-    def on_mount(self) -> None:
-        self.watch(self.app, "theme", self._theme_changed, init=True)
-
-    def _theme_changed(self) -> None:
+    def restyle(self) -> None:
         variables = self.app.theme_variables
         self._styles = phase_fill_styles(variables)
         self._cell_table = bsp_cell_table(self._styles, Style(bgcolor=variables["pv-sync"]))
-        self._strips.clear()
-        self.refresh()
-
-    def on_resize(self) -> None:
-        self._strips.clear()
 
     def show(self, frame: BspFrame, first_tile: int, key: tuple) -> None:
         """Draw FRAME; KEY names what it was computed from (run, IPU, window, width)."""

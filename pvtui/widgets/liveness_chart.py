@@ -13,7 +13,6 @@ from itertools import groupby
 import numpy as np
 from rich.segment import Segment
 from rich.style import Style
-from textual.cache import LRUCache
 from textual.color import Color
 from textual.events import Click
 from textual.message import Message
@@ -22,6 +21,7 @@ from textual.widget import Widget
 
 from pvtui.model.liveness_views import StepSeries, Window, column_first_steps, columns_of_step, stacked_row
 from pvtui.units import format_bytes
+from pvtui.widgets.line_cache import CachedLines
 
 BLOCKS = " ▁▂▃▄▅▆▇█"
 ALWAYS, SOLID, RANGE, EMPTY = range(4)  # the stacked layers, bottom to top
@@ -76,7 +76,7 @@ def _ticks(first_steps: np.ndarray, stop: int) -> list[tuple[int, str]]:
     return [(column, str(int(first_steps[column]))) for column in range(0, last, spacing)]
 
 
-class LivenessChart(Widget):
+class LivenessChart(CachedLines, Widget):
     """Draws a StepSeries over a Window of steps, with a cursor step highlighted."""
 
     DEFAULT_CSS = """
@@ -101,19 +101,18 @@ class LivenessChart(Widget):
         self.cursor = 0
         self.units = "binary"
         self.stack_always_live = True  # off: the scale starts at zero not-always-live bytes
-        self._strips: LRUCache[tuple, Strip] = LRUCache(256)
         self._styles: dict[tuple[int, int, int], Style] = {}
         self._frame_cache: tuple[tuple, Frame] | None = None
 
-    def on_mount(self) -> None:
-        self.app.theme_changed_signal.subscribe(self, lambda _theme: self.clear_caches())
+    def restyle(self) -> None:
+        self._styles.clear()
 
     def on_resize(self) -> None:
-        self.clear_caches()
+        self._frame_cache = None
 
     def clear_caches(self) -> None:
+        """Forget what was drawn: the units or the report changed."""
         self._strips.clear()
-        self._styles.clear()
         self._frame_cache = None
         self.refresh()
 

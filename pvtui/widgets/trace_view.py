@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-
 from rich.segment import Segment
 from rich.style import Style
 from textual.cache import LRUCache
@@ -20,6 +19,7 @@ from textual.strip import Strip
 
 from pvtui.model.step_types import PHASES
 from pvtui.model.trace_views import IDLE, Lane, axis_ticks, column_cells
+from pvtui.widgets.line_cache import CachedLines
 from pvtui.widgets.palette import phase_fill_styles
 
 GUTTER = 10  # columns of labels left of the cells; the BSP view uses the same
@@ -73,7 +73,7 @@ def axis_strip(lo: int, hi: int, width: int, title: str, muted: Style) -> Strip:
     return Strip([Segment(title.ljust(GUTTER)[:GUTTER], muted), Segment("".join(chars), muted)])
 
 
-class TraceView(ScrollView, can_focus=False):
+class TraceView(CachedLines, ScrollView, can_focus=False):
     """Lanes of steps coloured by phase; the screen owns the state and sets it here."""
 
     DEFAULT_CSS = """
@@ -88,22 +88,15 @@ class TraceView(ScrollView, can_focus=False):
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self.state: TraceState | None = None
-        self._strips: LRUCache[tuple, Strip] = LRUCache(256)
         self._cells: LRUCache[tuple, tuple] = LRUCache(64)
         self._styles: dict[str, Style] = {}
         self._cell_table: list[tuple[str, Style]] = []
 
-    def on_mount(self) -> None:
-        self.watch(self.app, "theme", self._theme_changed, init=True)
-
-    def _theme_changed(self) -> None:
+    def restyle(self) -> None:
         self._styles = phase_fill_styles(self.app.theme_variables)
         self._cell_table = lane_cell_table(self._styles)
-        self._strips.clear()
-        self.refresh()
 
     def on_resize(self) -> None:
-        self._strips.clear()
         self._cells.clear()
 
     def show(self, state: TraceState) -> None:
