@@ -14,6 +14,7 @@ import math
 import os
 import shutil
 import tempfile
+import tokenize
 from pathlib import Path
 from contextlib import contextmanager
 from typing import Any, BinaryIO, Iterable, Iterator, Sequence
@@ -182,7 +183,7 @@ class Bundle:
             path = self.path / f"{name}.npy"
             try:
                 arr = np.load(path, mmap_mode="r", allow_pickle=False)
-            except (OSError, ValueError) as exc:
+            except (OSError, *BAD_NPY_HEADER) as exc:
                 raise ReportError(path, f"unreadable column ({exc})") from None
             self._arrays[name] = arr
         return arr
@@ -213,6 +214,8 @@ def _is_column_name(name: str) -> bool:
 
 
 NUMERIC_KINDS = "biuf"  # every column holds numbers: strings are uint8 blobs
+# numpy reads a .npy header as a Python literal: damage surfaces as any of these.
+BAD_NPY_HEADER = (ValueError, SyntaxError, tokenize.TokenError)
 _NPY_HEADER_READERS = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}
 
 
@@ -234,7 +237,7 @@ def _check_column(path: Path) -> None:
             actual = os.fstat(f.fileno()).st_size
     except OSError as exc:
         raise ReportError(path, f"unreadable column ({exc.strerror or exc})") from None
-    except ValueError as exc:
+    except BAD_NPY_HEADER as exc:
         raise ReportError(path, f"unreadable column ({exc})") from None
     if actual < expected:
         raise ReportError(path, f"truncated column ({actual} of {expected} bytes)")
