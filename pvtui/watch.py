@@ -9,18 +9,10 @@ from typing import AsyncIterator
 from watchfiles import awatch
 
 from pvtui.model.schema import REPORT_FILES
-from pvtui.sources.base import ReportFiles
+from pvtui.sources.base import ReportFiles, Settling
 
 SETTLE_SECONDS = 1.0  # sizes and times must hold still this long
 POLL_SECONDS = 0.25
-
-
-def _stamp(path: Path) -> tuple[int, int] | None:
-    try:
-        st = path.stat()
-    except OSError:
-        return None
-    return st.st_size, st.st_mtime_ns
 
 
 async def settled(paths: list[Path], settle: float = SETTLE_SECONDS, poll: float = POLL_SECONDS) -> None:
@@ -28,13 +20,11 @@ async def settled(paths: list[Path], settle: float = SETTLE_SECONDS, poll: float
 
     A profile.pop still being written keeps growing, so it is never offered half done.
     """
-    last = [_stamp(p) for p in paths]
-    quiet = 0.0
-    while quiet < settle:
+    settling = Settling(paths, settle, poll)
+    while True:
         await asyncio.sleep(poll)
-        now = [_stamp(p) for p in paths]
-        quiet = quiet + poll if now == last else 0.0
-        last = now
+        if settling.poll():
+            return
 
 
 def _directories(files: ReportFiles) -> list[Path]:

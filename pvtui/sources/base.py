@@ -82,3 +82,34 @@ class IngestContext:
     def note(self, part: str, message: str) -> None:
         """Record what could not be read: `[part] file: problem`, shown by the views."""
         self.meta.setdefault("notes", []).append(f"[{part}] {message}")
+
+
+class Settling:
+    """Tells when files have stopped changing: sizes and times unchanged for SETTLE seconds.
+
+    Call `poll()` every POLL seconds; the caller sleeps as suits it (blocking or async).
+    """
+
+    def __init__(self, paths: list[Path], settle: float, poll: float) -> None:
+        self.paths, self.settle, self.interval = paths, settle, poll
+        self.last = self._versions()
+        self.quiet = 0.0
+
+    def _versions(self) -> list[tuple[int, int] | None]:
+        versions = []
+        for path in self.paths:
+            try:
+                st = path.stat()
+            except OSError:
+                versions.append(None)
+            else:
+                versions.append((st.st_size, st.st_mtime_ns))
+        return versions
+
+    def poll(self) -> bool:
+        """Look again, one interval after the last look; True once the files have settled."""
+        now = self._versions()
+        self.quiet = self.quiet + self.interval if now == self.last else 0.0
+        self.last = now
+        return self.quiet >= self.settle
+

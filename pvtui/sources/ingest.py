@@ -14,7 +14,7 @@ from pvtui.errors import ReportError
 from pvtui.model import schema as s
 from pvtui.model.bundle import SCHEMA_VERSION, Bundle, BundleWriter
 from pvtui.model.report import Report, note_messages
-from pvtui.sources.base import CancelToken, IngestContext, Progress, ReportFiles, no_progress
+from pvtui.sources.base import CancelToken, IngestContext, Progress, ReportFiles, Settling, no_progress
 
 # Columns and meta keys of a bundle that come from profile.pop.
 PROFILE_COLUMN_PREFIXES = (
@@ -220,15 +220,14 @@ def wait_until_settled(
     paths: list[Path], cancel: CancelToken, settle: float = 1.0, poll: float = 0.25, limit: float = 120.0
 ) -> None:
     """Block until no file in PATHS has changed for SETTLE seconds (at most LIMIT seconds)."""
-    last = [_version(file_stamp(p)) for p in paths]
-    quiet = waited = 0.0
-    while quiet < settle and waited < limit:
+    settling = Settling(paths, settle, poll)
+    waited = 0.0
+    while waited < limit:
         cancel.check()
         time.sleep(poll)
         waited += poll
-        now = [_version(file_stamp(p)) for p in paths]
-        quiet = quiet + poll if now == last else 0.0
-        last = now
+        if settling.poll():
+            return
 
 
 def load_report(
