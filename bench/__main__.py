@@ -63,6 +63,10 @@ METHOD = """
   draws its bar): once to the end, once with SIGINT one second in; then the app,
   Escape pressed one second into a cold open, counting the loading screen's progress
   updates. "Nothing left" means the cache directory is empty afterwards.
+- Checks (figures the tests do not time): the liveness chart in an app of its own at
+  200x50 over a million random steps with their envelope, its caches emptied, every
+  line rendered (`render_line`), timed in the child; `write_report(out, "tiny")` timed
+  in the child, start to end.
 """
 
 
@@ -149,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
     results = Results(machine=machine())
     try:
         from bench import app as app_bench
-        from bench import cancel, ingest
+        from bench import cancel, checks, ingest
         from bench.reports import make_report, make_wide_programs, report_facts
 
         report = make_report(args.scale, workdir, say)
@@ -172,6 +176,8 @@ def main(argv: list[str] | None = None) -> int:
         app_bench.measure_rss(report, cache, args.runs, results, say)
         say("progress and cancelling")
         cancel.measure_cancel(report, workdir, results, say)
+        say("checks the tests once timed")
+        checks.measure_checks(workdir, args.runs, results, say)
     finally:
         if not args.keep:
             shutil.rmtree(workdir, ignore_errors=True)

@@ -416,7 +416,59 @@ def job_app_cancel(report: str, cache: str, after: float) -> dict:
     return asyncio.run(main())
 
 
+def job_chart_repaint(steps: int) -> dict:
+    """Every line of the liveness chart over STEPS random steps (an envelope, as the model builds), caches empty."""
+    import numpy as np
+    from textual.app import App, ComposeResult
+
+    from pvtui.model.envelope import Envelope, build_pyramid
+    from pvtui.model.liveness_views import StepSeries, Window
+    from pvtui.theming import DEFAULT_THEME, builtin_themes
+    from pvtui.widgets.liveness_chart import LivenessChart
+
+    series = np.random.default_rng(7).integers(0, 10**9, steps)
+    step_series = StepSeries("all IPUs", series, 10**8, None, Envelope(series, build_pyramid(series)))
+
+    class ChartApp(App):
+        def compose(self) -> ComposeResult:
+            yield LivenessChart()
+
+        def on_mount(self) -> None:
+            for theme in builtin_themes():
+                self.register_theme(theme)
+            self.theme = DEFAULT_THEME
+            self.query_one(LivenessChart).show(step_series, Window.fit(steps), steps // 8)
+
+    async def main() -> dict:
+        app = ChartApp()
+        async with app.run_test(headless=True, size=SIZE) as pilot:
+            await pilot.pause()
+            chart = app.query_one(LivenessChart)
+            chart.clear_caches()
+            started = time.perf_counter()
+            for y in range(chart.size.height):
+                chart.render_line(y)
+            return {"seconds": time.perf_counter() - started}
+
+    return asyncio.run(main())
+
+
+def job_synth_tiny(out: str) -> dict:
+    """Generate and write the tiny synthetic report to OUT."""
+    import shutil
+
+    from pvtui.synth import write_report
+
+    started = time.perf_counter()
+    write_report(Path(out), "tiny", None, 0)
+    seconds = time.perf_counter() - started
+    shutil.rmtree(out, ignore_errors=True)
+    return {"seconds": seconds}
+
+
 JOBS = {
+    "chart_repaint": job_chart_repaint,
+    "synth_tiny": job_synth_tiny,
     "ingest": job_ingest,
     "cbor2_load": job_cbor2_load,
     "first_paint": job_first_paint,

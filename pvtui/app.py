@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import importlib
 import sys
 import weakref
@@ -29,7 +30,17 @@ SCREENS = {
     "liveness": "pvtui.screens.liveness:LivenessScreen",
     "programs": "pvtui.screens.programs:ProgramsScreen",
     "trace": "pvtui.screens.trace:TraceScreen",
+    "insights": "pvtui.screens.insights:InsightsScreen",
+    "operations": "pvtui.screens.operations:OperationsScreen",
+    "compare": "pvtui.screens.compare:CompareScreen",
 }
+
+
+def _export_commands() -> type[Provider]:
+    """The export commands, imported when the palette first opens rather than at start."""
+    from pvtui.screens.export import ExportCommands
+
+    return ExportCommands
 
 
 def _screen_factory(target: str) -> Callable[[], Screen]:
@@ -65,13 +76,18 @@ class PvtuiApp(App):
     TITLE = "pvtui"
     CSS_PATH = "app.tcss"
     MODES = {name: _screen_factory(target) for name, target in SCREENS.items()}
-    COMMANDS = App.COMMANDS | {ScreenActions}
+    COMMANDS = App.COMMANDS | {ScreenActions, _export_commands}
     BINDINGS = [
         Binding("s", "show('summary')", "Summary", id="summary", show=False),
         Binding("m", "show('memory')", "Memory", id="memory", show=False),
         Binding("l", "show('liveness')", "Liveness", id="liveness", show=False),
         Binding("p", "show('programs')", "Programs", id="programs", show=False),
         Binding("t", "show('trace')", "Trace", id="trace", show=False),
+        Binding("i", "show('insights')", "Insights", id="insights", show=False),
+        Binding("o", "show('operations')", "Operations", id="operations", show=False),
+        Binding("d", "show('compare')", "Diff", id="compare", show=False),
+        Binding("d", "no_comparison", show=False),  # d without a second report: say how to get one
+        Binding("x", "export", "Export", id="export", show=False),
         Binding("u", "cycle_units", "Units", id="units"),
         Binding("question_mark", "help", "Help", key_display="?", id="help"),
         Binding("q", "quit", "Quit", id="quit"),
@@ -85,18 +101,23 @@ class PvtuiApp(App):
         theme: str | None = None,
         watch: bool = True,
         cache: Path | None = None,
+        compare_with: ReportFiles | None = None,
     ) -> None:
         super().__init__()
         self.reports = reports
         self.path = path
         self.files: ReportFiles | None = None
         self.report: Report | None = None
+        self.compare_files = compare_with  # the second report (B) of `pvtui compare`
+        self.compare_report: Report | None = None
         self.cache = cache
         self.watch = watch
         self.report_screens: "weakref.WeakSet[ReportScreen]" = weakref.WeakSet()
         self.cancel_token: CancelToken | None = None
         self.loading: Screen | None = None  # the progress dialog while a load runs
-        self.pending_changes: list[Path] = []  # changes seen during a load, offered after it
+        # changes seen during a load or another report's prompt, offered after it: (path, of B)
+        self.pending_changes: list[tuple[Path, bool]] = []
+        self.reload_second = False  # whether the reload prompt shown is about B
         self.units = "binary"  # memory units on every screen: binary, si or bytes
         builtin = builtin_themes()
         extra, self.theme_problems = user_themes(builtin)
@@ -116,7 +137,8 @@ class PvtuiApp(App):
 
     # Loading and reloading -------------------------------------------------------
 
-    def open_report(self, files: ReportFiles | None, reload: bool = False) -> None:
+    def open_report(self, files: ReportFiles | None, reload: bool = False, second: bool = False) -> None:
+        """Open FILES as the report, or as the report compared with it when SECOND."""
         if files is None:
             self.exit()
             return
@@ -128,12 +150,12 @@ class PvtuiApp(App):
         except ReportError:
             report = None  # the load below reports the problem
         if report is not None:  # already in a bundle: no file to read, no dialog
-            self._loaded(files, report, reload)
+            self._loaded(files, report, reload, second)
             return
         self.cancel_token = CancelToken()
         self.loading = LoadingScreen(files.name, self.cancel_token)
         self.push_screen(self.loading)
-        self._load(files, reload)
+        self._load(files, reload, second)
 
     def _close_loading(self) -> None:
         if self.loading is not None and self.screen is self.loading:
@@ -141,7 +163,7 @@ class PvtuiApp(App):
         self.loading = None
 
     @work(thread=True, exclusive=True, group="load")
-    def _load(self, files: ReportFiles, reload: bool) -> None:
+    def _load(self, files: ReportFiles, reload: bool, second: bool) -> None:
         from pvtui.sources.ingest import load_report
 
         token = self.cancel_token
@@ -152,7 +174,7 @@ class PvtuiApp(App):
         except ReportError as exc:
             self.call_from_thread(self._load_failed, str(exc), reload)
         else:
-            self.call_from_thread(self._loaded, files, report, reload)
+            self.call_from_thread(self._loaded, files, report, reload, second)
 
     def _progress(self, stage: str, done: float, total: float) -> None:
         from pvtui.screens.dialogs import LoadingScreen
@@ -163,21 +185,35 @@ class PvtuiApp(App):
 
         self.call_from_thread(update)
 
-    def _loaded(self, files: ReportFiles, report: "Report", reload: bool) -> None:
+    def _loaded(self, files: ReportFiles, report: "Report", reload: bool, second: bool = False) -> None:
         self._close_loading()
-        self.files, self.report = files, report
-        self.sub_title = report.name
+        if second:
+            self.compare_files, self.compare_report = files, report
+        else:
+            self.files, self.report = files, report
+            self.sub_title = report.name
         if reload:
             for screen in list(self.report_screens):
                 screen.report_changed()
             self.notify(f"Reloaded {report.name}", timeout=3)
+        elif self.compare_files is not None and self.compare_report is None:
+            self.open_report(self.compare_files, second=True)  # B next; the app opens once both are read
+            return
         else:
-            self.switch_mode("summary")
+            self.switch_mode("compare" if second else "summary")
+            # What is alive once the first screen is up lives as long as the app: keep the
+            # cyclic collector from walking it again (its full passes were the slowest frames).
+            self.call_after_refresh(gc.freeze)
             if self.watch:
-                self._watch_files()
+                self._watch_files(self.files, False)
+                if self.compare_files is not None:
+                    self._watch_files(self.compare_files, True)
         if self.pending_changes:
             changed, self.pending_changes = self.pending_changes, []
-            self._offer_reload(changed)
+            for of_second in (False, True):
+                paths = [path for path, is_second in changed if is_second == of_second]
+                if paths:
+                    self._offer_reload(paths, of_second)
 
     def _load_cancelled(self, reload: bool) -> None:
         self._close_loading()
@@ -193,22 +229,24 @@ class PvtuiApp(App):
         else:
             self.exit(return_code=2, message=f"pvtui: {message}")
 
-    @work(exclusive=True, group="watch")
-    async def _watch_files(self) -> None:
+    @work(group="watch")
+    async def _watch_files(self, files: ReportFiles, second: bool) -> None:
         from pvtui.watch import watch_report
 
         try:
-            async for changed in watch_report(self.files):
-                self._offer_reload(changed)
+            async for changed in watch_report(files):
+                self._offer_reload(changed, second)
         except (OSError, UnicodeError) as exc:  # no inotify watch left, a path watchfiles cannot encode
             self.notify(f"Live reload is off: the report files cannot be watched ({exc})",
                         severity="warning", timeout=8)
 
-    def _offer_reload(self, changed: list[Path]) -> None:
+    def _offer_reload(self, changed: list[Path], second: bool = False) -> None:
+        """Offer to reload the report (B, when SECOND) whose files CHANGED."""
         from pvtui.screens.dialogs import ReloadPrompt
 
-        if self.loading is not None:
-            self.pending_changes.extend(p for p in changed if p not in self.pending_changes)
+        if self.loading is not None or (isinstance(self.screen, ReloadPrompt) and self.reload_second != second):
+            # One load, and one prompt for one report, at a time: the rest is offered after it.
+            self.pending_changes.extend((p, second) for p in changed if (p, second) not in self.pending_changes)
             return
         if isinstance(self.screen, ReloadPrompt):
             self.screen.add_changes(changed)
@@ -216,24 +254,39 @@ class PvtuiApp(App):
 
         def answer(reload: bool | None) -> None:
             if reload:
-                self.open_report(self._rediscover(), reload=True)
+                self.open_report(self._rediscover(second), reload=True, second=second)
+            elif self.pending_changes:
+                changed, self.pending_changes = self.pending_changes, []
+                for path, is_second in changed:
+                    self._offer_reload([path], is_second)
 
+        self.reload_second = second
         self.push_screen(ReloadPrompt(changed), answer)
 
-    def _rediscover(self) -> ReportFiles:
+    def _rediscover(self, second: bool = False) -> ReportFiles:
         """The same report's files as they are now (a debug.cbor may have appeared)."""
         from pvtui.sources.discovery import discover
 
-        assert self.files is not None
+        current = self.compare_files if second else self.files
+        assert current is not None
+        where = current.directory if second else self.path or current.directory
         try:
-            for files in discover(self.path or self.files.directory):
-                if files.name == self.files.name:
+            for files in discover(where):
+                if files.name == current.name:
                     return files
         except ReportError:
             pass
-        return self.files
+        return current
 
     # Actions ----------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "show" and parameters == ("compare",):
+            return self.compare_report is not None  # only with a second report
+        return True
+
+    def action_no_comparison(self) -> None:
+        self.notify("No comparison: start one with `pvtui compare A B`.", timeout=4)
 
     def action_show(self, mode: str) -> None:
         if self.report is not None and self.loading is None:
@@ -247,6 +300,12 @@ class PvtuiApp(App):
             screen.units_changed()
         self.notify(f"Units: {self.units}", timeout=2)
 
+    def action_export(self) -> None:
+        if self.loading is None:
+            from pvtui.screens.export import open_export
+
+            open_export(self)
+
     def action_help(self) -> None:
         from pvtui.screens.dialogs import HelpScreen
 
@@ -254,8 +313,10 @@ class PvtuiApp(App):
             self.push_screen(HelpScreen(self.screen))
 
 
-def run_app(path: Path, engine: str | None = None, theme: str | None = None) -> int:
-    """Discover the reports at PATH and run the explorer; 2 on bad input."""
+def run_app(
+    path: Path, engine: str | None = None, theme: str | None = None, compare_with: ReportFiles | None = None
+) -> int:
+    """Discover the reports at PATH and run the explorer (comparing with COMPARE_WITH); 2 on bad input."""
     from pvtui.sources.discovery import discover
 
     try:
@@ -268,7 +329,7 @@ def run_app(path: Path, engine: str | None = None, theme: str | None = None) -> 
         if not reports:
             print(f"pvtui: {path}: no report named {engine!r} here", file=sys.stderr)
             return 2
-    app = PvtuiApp(reports, path=path, theme=theme)
+    app = PvtuiApp(reports, path=path, theme=theme, compare_with=compare_with)
     if theme is not None and resolve_theme_name(theme, list(app.available_themes)) is None:
         print(f"pvtui: no theme named {theme!r}; see `themes/` and {Path('~/.config/pvtui/themes')}",
               file=sys.stderr)

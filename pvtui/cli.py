@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import io
 import json
 import sys
@@ -57,7 +58,23 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p = command("demo", "open a synthetic demo report", json_flag=False)
     p.add_argument("--theme", help="theme name")
+    for name, module in FEATURE_COMMANDS.items():
+        _feature(module).add_arguments(command(name, _feature(module).HELP))
     return parser
+
+
+# Commands that each live in their own module of pvtui.commands:
+# HELP, add_arguments(parser) and run(args) -> exit code.
+FEATURE_COMMANDS = {
+    "insights": "pvtui.commands.insights",
+    "operations": "pvtui.commands.operations",
+    "compare": "pvtui.commands.compare",
+    "split": "pvtui.commands.split",
+}
+
+
+def _feature(module: str):
+    return importlib.import_module(module)
 
 
 def say(line: str) -> None:
@@ -90,10 +107,9 @@ def _progress_bar():
     return bar, update
 
 
-def load(path: Path, engine: str | None = None):
-    """Discover and open the report at PATH, with a progress bar while it is read."""
+def find_report(path: Path, engine: str | None = None):
+    """The one report's files at PATH (named ENGINE where PATH holds several)."""
     from pvtui.sources.discovery import discover
-    from pvtui.sources.ingest import load_report
 
     found = discover(path)
     if engine is not None:
@@ -103,9 +119,17 @@ def load(path: Path, engine: str | None = None):
     if len(found) > 1:
         names = ", ".join(f.name for f in found)
         raise ReportError(path, f"holds {len(found)} reports ({names}): pick one with --engine NAME")
+    return found[0]
+
+
+def load(path: Path, engine: str | None = None):
+    """Discover and open the report at PATH, with a progress bar while it is read."""
+    from pvtui.sources.ingest import load_report
+
+    files = find_report(path, engine)
     bar, update = _progress_bar()
     with bar:
-        report = load_report(found[0], progress=update)
+        report = load_report(files, progress=update)
     for problem in report.problems:
         say(f"warning: {problem}")
     return report
@@ -137,6 +161,18 @@ def cmd_memory(args: argparse.Namespace) -> int:
     return 0
 
 
+def emit_available(args: argparse.Namespace, data: Any, render: Callable[[Any], None]) -> int:
+    """Print DATA, or only the reason when it says the report cannot answer (`available` false)."""
+    if isinstance(data, dict) and data.get("available") is False:
+        if args.json:
+            print(json.dumps(data, indent=2))
+        else:
+            say(data["reason"])
+        return 0
+    _emit(args, data, render)
+    return 0
+
+
 def _part_command(query_name: str, render_name: str, part: str) -> Callable[[argparse.Namespace], int]:
     def run(args: argparse.Namespace) -> int:
         from pvtui import render_text
@@ -145,14 +181,8 @@ def _part_command(query_name: str, render_name: str, part: str) -> Callable[[arg
         report = load(args.path, args.engine)
         data = getattr(queries, query_name)(report)
         if data is None:
-            message = report.missing(part)
-            if args.json:
-                print(json.dumps({"available": False, "reason": message}, indent=2))
-            else:
-                say(message)
-            return 0
-        _emit(args, data, getattr(render_text, render_name))
-        return 0
+            data = {"available": False, "reason": report.missing(part)}
+        return emit_available(args, data, getattr(render_text, render_name))
 
     return run
 
@@ -224,7 +254,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "export": cmd_export,
     "synth": cmd_synth,
     "demo": cmd_demo,
-}
+} | {name: (lambda args, module=module: _feature(module).run(args)) for name, module in FEATURE_COMMANDS.items()}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -68,7 +68,8 @@ def render_memory(data: dict[str, Any]) -> None:
     for row in data["tiles"]:
         share = f"{100 * row['bytes'] / limit:.0f}%" if limit else "—"
         style = "red" if limit and row["bytes"] > limit else None
-        table.add_row(str(row["tile"]), str(row["ipu"]), format_bytes(row["bytes"]), share, style=style)
+        ipu = "unknown" if row["ipu"] is None else str(row["ipu"])
+        table.add_row(str(row["tile"]), ipu, format_bytes(row["bytes"]), share, style=style)
     console.print(table)
     console.print(ranked_table("By category (all tiles)", ("category", "bytes"), data["categories"], format_bytes))
 

@@ -27,8 +27,10 @@ async def test_each_key_shows_its_screen_by_name(make_app):
             await pilot.press(key)
             await pilot.pause()
             assert pilot.app.screen.SCREEN_NAME == name
-            title = str(pilot.app.screen.query_one("#title").render())
-            assert title.startswith(name)
+            title = pilot.app.screen.query_one("#title")
+            assert title.current == name
+            current = [span for span in title.render().spans if "reverse" in str(span.style)]
+            assert len(current) == 1  # one tab stands out: this screen's
 
 
 async def test_help_lists_the_keys_of_the_screen(make_app):
@@ -41,6 +43,33 @@ async def test_help_lists_the_keys_of_the_screen(make_app):
         assert "Worst tile" in text and "Summary" in text
         await pilot.press("escape")
         assert pilot.app.screen.SCREEN_NAME == "Memory"
+
+
+async def test_help_puts_the_screen_keys_first_and_scrolls(make_app):
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        await wait_until_loaded(pilot)
+        await pilot.press("o")
+        await pilot.pause()
+        pilot.app.screen._bindings.bind("left_square_bracket", "app.bell", "Ring [b]the bell[/b]", key_display="[")
+        await pilot.press("question_mark")
+        await pilot.pause()
+        help_screen = pilot.app.screen
+        assert isinstance(help_screen, HelpScreen)
+        listing = str(help_screen.query_one("#help-keys Static").render())
+        lines = listing.splitlines()
+        ours, everywhere = listing.split("Everywhere")
+        assert "Sort" in ours and "Filter" in ours and "Summary" in everywhere
+        assert ours.index("Sort") < ours.index("Cursor up")  # the screen's keys before the table's
+        assert "Focus Next" in everywhere
+        assert any(line.split() == ["[", "Ring", "[b]the", "bell[/b]"] for line in lines)  # no markup
+        body = help_screen.query_one("#help-keys")
+        assert body.has_focus and body.max_scroll_y > 0
+        assert body.region.bottom <= help_screen.query_one(".dialog").region.bottom
+        await pilot.press("end")
+        await pilot.pause()
+        assert body.scroll_target_y == body.max_scroll_y > 0
+        await pilot.press("escape")
+        assert pilot.app.screen.SCREEN_NAME == "Operations"
 
 
 async def test_the_palette_offers_every_action_of_the_screen(make_app):

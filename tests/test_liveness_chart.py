@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -182,19 +180,34 @@ async def test_chart_marks_the_peak_and_draws_the_tallest_column_there():
         assert lines[-1].lstrip().startswith("0")  # step numbers under the axis
 
 
+class ShortReads(np.ndarray):
+    """A series that fails when a slice of more than LIMIT steps is read: drawing must use the envelope."""
+
+    LIMIT = 4096
+
+    def __getitem__(self, key):
+        if isinstance(key, slice):
+            start, stop, _ = key.indices(len(self))
+            assert stop - start <= self.LIMIT, f"read {stop - start:,} steps at once"
+        return super().__getitem__(key)
+
+
 @pytest.mark.anyio
-async def test_chart_repaints_a_million_steps_in_width_time():
+async def test_chart_draws_a_million_steps_from_the_envelope_with_the_peak_on_top():
     series = np.random.default_rng(7).integers(0, 10**9, 1_000_000)
-    app = ChartApp(enveloped(series, 10**8), Window.fit(len(series)), cursor=123_456)
+    series[654_321] = 2 * 10**9
+    guarded = enveloped(series, 10**8)
+    guarded.not_always_live = series.view(ShortReads)
+    app = ChartApp(guarded, Window.fit(len(series)), cursor=123_456)
     async with app.run_test(size=(200, 50)) as pilot:
         await pilot.pause()
         chart = app.query_one(LivenessChart)
         chart.clear_caches()
-        started = time.perf_counter()
         lines = plot_text(chart)
-        elapsed = time.perf_counter() - started
         assert len(lines) == 50 and all(len(line) == 200 for line in lines)
-        assert elapsed < 0.25, f"full repaint took {elapsed * 1000:.0f} ms"
+        (peak_column,) = columns_of_step(654_321, 0, len(series), chart.plot_width)
+        assert lines[1][chart.label_width + peak_column] == BLOCKS[8]  # the top plot row
+        assert sum(lines[1][chart.label_width + c] == BLOCKS[8] for c in range(chart.plot_width)) == 1
 
 
 @pytest.mark.parametrize("units, label", [("binary", "KiB"), ("si", "kB")])
@@ -208,3 +221,30 @@ async def test_chart_labels_follow_the_units(units, label):
         chart.clear_caches()
         await pilot.pause()
         assert label in "".join(plot_text(chart))
+
+
+def test_live_variables_match_a_scan_of_every_interval(tmp_path):
+    from pvtui.model import schema as s
+    from pvtui.model.bundle import BundleWriter
+    from pvtui.model.report import LIVE_CHECKPOINT, Report
+
+    rng = np.random.default_rng(3)
+    steps, count = 5 * LIVE_CHECKPOINT + 17, 400
+    starts = np.sort(rng.integers(0, steps, count))
+    ends = np.minimum(starts + rng.choice([1, 5, LIVE_CHECKPOINT, 3 * LIVE_CHECKPOINT], count), steps)
+    variables = rng.integers(0, 50, count)
+    sizes = rng.integers(1, 10**6, 50)
+    with BundleWriter(tmp_path / "b") as w:
+        w.meta.update(parts=["liveness"])
+        w.array(s.LIVENESS_PROGRAM, np.zeros(steps, np.int32))
+        w.array(s.INTERVAL_START, starts.astype(np.int32))
+        w.array(s.INTERVAL_END, ends.astype(np.int32))
+        w.array(s.INTERVAL_VARIABLE, variables.astype(np.int32))
+        w.array(s.VARIABLE_BYTES, sizes)
+        w.commit()
+    live = Report(tmp_path / "b").liveness
+    for step in range(-1, steps + 2):
+        expected = np.unique(variables[(starts <= step) & (ends > step)])
+        got = live.live_variables(step)
+        assert sorted(v for v, _ in got) == expected.tolist()
+        assert [b for _, b in got] == sorted((int(sizes[v]) for v in expected), reverse=True)

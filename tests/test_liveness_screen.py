@@ -86,7 +86,7 @@ async def test_views_cycle_through_ipus_and_tiles(make_app, tiny_report):
         assert screen.view == "ipu"
         if live.by_ipu is not None:
             assert "IPU 0" in facts_text(screen)
-            await pilot.press("i")
+            await pilot.press("I")
             assert screen.ipu == 1 % live.by_ipu.shape[1]
         else:
             assert screen.query_one("#view-missing", Unavailable).display

@@ -55,10 +55,10 @@ async def test_ipu_filter_zoom_and_gaps(make_app, tiny_report):
     async with make_app().run_test(size=(80, 24)) as pilot:
         screen = await open_memory(pilot)
         heatmap = screen.query_one(TileHeatmap)
-        await pilot.press("i")
+        await pilot.press("I")
         assert heatmap.ipu_filter == ipus[0]
         assert set(np.asarray(memory.ipu)[heatmap.rows.tiles].tolist()) == {ipus[0]}
-        await pilot.press(*["i"] * len(ipus))
+        await pilot.press(*["I"] * len(ipus))
         assert heatmap.ipu_filter is None
         await pilot.press("minus", "minus")
         assert heatmap.zoom == 4
@@ -106,7 +106,7 @@ async def test_without_memory_or_archive_says_so(make_app, tmp_path):
         notice = screen.query_one("#memory-unavailable")
         assert notice.display
         assert "profile.pop" in str(notice.render())
-        await pilot.press("w", "i", "minus", "g")  # disabled, and harmless
+        await pilot.press("w", "I", "minus", "g")  # disabled, and harmless
 
 
 async def _press_m(pilot):

@@ -22,13 +22,15 @@ def tile_totals(report: Report) -> tuple[np.ndarray, str] | None:
     return None
 
 
-def tile_ipus(report: Report, num_tiles: int) -> np.ndarray:
+def tile_ipus(report: Report, num_tiles: int) -> np.ndarray | None:
+    """Each tile's IPU, from the profile or the target's tiles per IPU; None when neither gives it
+    (archive.a alone does not say how its tiles are spread over IPUs)."""
     if report.memory is not None:
         return np.asarray(report.memory.ipu, dtype=np.int64)
     per_ipu = report.target.tiles_per_ipu
     if per_ipu:
         return np.arange(num_tiles) // per_ipu
-    return np.zeros(num_tiles, dtype=np.int64)
+    return None
 
 
 def category_totals(report: Report) -> dict[str, int]:
@@ -132,7 +134,8 @@ def memory_table(report: Report, top: int | None = None) -> dict[str, Any]:
         order = np.argsort(-values, kind="stable")
         if top is not None:
             order = order[:top]
-        tiles = [{"tile": int(i), "ipu": int(ipus[i]), "bytes": int(values[i])} for i in order]
+        tiles = [{"tile": int(i), "ipu": None if ipus is None else int(ipus[i]), "bytes": int(values[i])}
+                 for i in order]
     return {
         "source": source,
         "bytes_per_tile": report.target.bytes_per_tile,

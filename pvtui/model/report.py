@@ -17,6 +17,8 @@ from pvtui.model import schema as s
 from pvtui.model.bundle import Bundle
 from pvtui.model.envelope import Envelope, column_names
 
+LIVE_CHECKPOINT = 256  # steps between the stored sets of live intervals (Liveness.live_variables)
+
 
 @dataclass(frozen=True)
 class Target:
@@ -203,15 +205,38 @@ class Liveness(Part):
         """The step with the most not-always-live bytes (the first, on ties)."""
         return int(np.argmax(self.not_always_live)) if len(self) else -1
 
+    @cached_property
+    def _live_at_checkpoints(self) -> tuple[np.ndarray, np.ndarray]:
+        """The intervals live at every LIVE_CHECKPOINT-th step: (offsets per checkpoint, interval indices).
+
+        Built once, at the first lookup. Long intervals would otherwise make every
+        lookup scan back over all the intervals that started within the longest one.
+        """
+        starts = np.asarray(self.col(s.INTERVAL_START), dtype=np.int64)
+        ends = np.asarray(self.col(s.INTERVAL_END), dtype=np.int64)
+        first = -(-starts // LIVE_CHECKPOINT)  # the checkpoints in [start, end): first, ..., last - 1
+        last = -(-ends // LIVE_CHECKPOINT)
+        counts = np.maximum(last - first, 0)
+        interval = np.repeat(np.arange(len(starts)), counts)
+        run_start = np.cumsum(counts) - counts
+        checkpoint = first[interval] + np.arange(int(counts.sum())) - run_start[interval]
+        order = np.argsort(checkpoint, kind="stable")
+        per_checkpoint = np.bincount(checkpoint, minlength=len(self) // LIVE_CHECKPOINT + 1)
+        return np.concatenate([[0], np.cumsum(per_checkpoint)]), interval[order]
+
     def live_variables(self, step: int) -> list[tuple[int, int]]:
         """(variable index, bytes) live at STEP, largest first."""
+        if step < 0:
+            return []
+        offsets, live_at = self._live_at_checkpoints
+        checkpoint = step // LIVE_CHECKPOINT
+        at_checkpoint = live_at[offsets[checkpoint] : offsets[checkpoint + 1]] if checkpoint + 1 < len(offsets) else []
         starts = self.col(s.INTERVAL_START)
+        lo = int(np.searchsorted(starts, checkpoint * LIVE_CHECKPOINT, side="right"))
         hi = int(np.searchsorted(starts, step, side="right"))
-        longest = int(self.col(s.INTERVAL_MAX_LENGTH)[0]) if len(starts) else 0
-        lo = int(np.searchsorted(starts, step - longest, side="left"))
-        ends = np.asarray(self.col(s.INTERVAL_END)[lo:hi])
-        live = np.asarray(self.col(s.INTERVAL_VARIABLE)[lo:hi])[ends > step]
-        live = np.unique(live)
+        candidates = np.concatenate([at_checkpoint, np.arange(lo, hi)]).astype(np.int64)
+        ends = self.col(s.INTERVAL_END)[candidates]
+        live = np.unique(self.col(s.INTERVAL_VARIABLE)[candidates[ends > step]])
         sizes = np.asarray(self.variable_bytes)[live]
         order = np.argsort(-sizes, kind="stable")
         return list(zip(live[order].tolist(), sizes[order].tolist()))
@@ -259,6 +284,26 @@ class Execution(Part):
             return -1
         i = int(np.searchsorted(steps, step))
         return i if i < len(steps) and int(steps[i]) == step else -1
+
+
+class Operations(Part):
+    """The operations libpva finds from debug.cbor: each one's programs, liveness steps and variables."""
+
+    names = cached_property(lambda self: self.bundle.strings(s.OPERATION_NAME))
+    debug_context = cached_property(lambda self: self.col(s.OPERATION_DEBUG_CONTEXT))
+    program_offsets = cached_property(lambda self: self.col(s.OPERATION_PROGRAM_OFFSETS))
+    program_ids = cached_property(lambda self: self.col(s.OPERATION_PROGRAMS))
+    first_step = cached_property(lambda self: self.col(s.OPERATION_FIRST_STEP))
+    last_step = cached_property(lambda self: self.col(s.OPERATION_LAST_STEP))
+    variables = cached_property(lambda self: self.col(s.OPERATION_VARIABLES))
+    variables_matched = cached_property(lambda self: self.col(s.OPERATION_VARIABLES_MATCHED))
+    variable_bytes = cached_property(lambda self: self.col(s.OPERATION_VARIABLE_BYTES))
+
+    def __len__(self) -> int:
+        return len(self.debug_context)
+
+    def programs(self, op: int) -> np.ndarray:
+        return self.program_ids[int(self.program_offsets[op]) : int(self.program_offsets[op + 1])]
 
 
 class Debug(Part):
@@ -309,6 +354,7 @@ class Report:
         self.liveness = Liveness(self.bundle) if "liveness" in self.parts else None
         self.execution = Execution(self.bundle) if "execution" in self.parts else None
         self.debug = Debug(self.bundle) if "debug" in self.parts else None
+        self.operations = Operations(self.bundle) if "operations" in self.parts else None
 
     @property
     def path(self) -> Path:
@@ -363,5 +409,6 @@ class Report:
             "bsp": "an execution profile with per-tile cycles (instrumentation Tile or Vertex)",
             "debug": "debug.cbor",
             "archive": "archive.a",
+            "operations": "profile.pop and debug.cbor, read through libpva's OperationAnalysis",
         }.get(part, part)
         return f"This report has no {part} data: it needs {needs}."

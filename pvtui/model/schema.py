@@ -2,7 +2,7 @@
 
 T = tiles, C = memory categories, P = programs, S = compute sets, N = liveness
 steps, I = IPUs, X = execution steps (all runs), B = steps with per-tile cycles,
-D = debug contexts. "str" marks a string table. A part is present when its name is
+D = debug contexts, O = operations. "str" marks a string table. A part is present when its name is
 in `meta["parts"]`; within a part, columns marked optional may be missing.
 
 meta.json keys: format, schema_version, parts[], columns[], target{...},
@@ -76,6 +76,17 @@ STEP_DATA_OUT = "steps.data_out"  # int64 [X, I]
 BSP_STEP = "bsp.step"  # int64 [B] indices into steps (part "bsp")
 BSP_CYCLES = "bsp.cycles"  # int32 [B, T]
 
+# part "operations" (profile.pop with debug.cbor, from pva.OperationAnalysis)
+OPERATION_NAME = "operations.name"  # str [O]
+OPERATION_DEBUG_CONTEXT = "operations.debug_context"  # int64 [O], -1 when none
+OPERATION_PROGRAM_OFFSETS = "operations.program_offsets"  # int64 [O+1]
+OPERATION_PROGRAMS = "operations.programs"  # int32 [OP] program indices (CSR)
+OPERATION_FIRST_STEP = "operations.first_step"  # int32 [O] liveness step, -1 when not given
+OPERATION_LAST_STEP = "operations.last_step"  # int32 [O] inclusive, -1 when not given
+OPERATION_VARIABLES = "operations.variables"  # int32 [O] variables the operation lists
+OPERATION_VARIABLES_MATCHED = "operations.variables_matched"  # int32 [O] of them found by name in liveness
+OPERATION_VARIABLE_BYTES = "operations.variable_bytes"  # int64 [O] their bytes; -1 when none was found
+
 # part "debug" (debug.cbor)
 DEBUG_ID = "debug.id"  # int64 [D]
 DEBUG_PARENT = "debug.parent"  # int64 [D], -1 when none (a context id, not an index)
@@ -88,5 +99,5 @@ DEBUG_FIELDS = "debug.fields"  # str [D]: JSON object text of all the context's 
 FRAMEWORK_JSON = "framework.json"
 APP_JSON = "app.json"
 
-PROFILE_PARTS = ("memory", "programs", "liveness", "liveness_tiles", "execution", "bsp")
+PROFILE_PARTS = ("memory", "programs", "liveness", "liveness_tiles", "execution", "bsp", "operations")
 REPORT_FILES = ("profile.pop", "debug.cbor", "archive.a", "framework.json", "app.json")

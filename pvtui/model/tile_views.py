@@ -18,6 +18,7 @@ from pvtui.model.queries import tile_ipus
 from pvtui.model.report import Report
 
 ARCHIVE_CATEGORIES = ("code", "data", "bss")
+UNKNOWN_IPU = -1  # a tile's IPU where the report does not say it
 
 
 @dataclass(frozen=True, eq=False)
@@ -29,7 +30,7 @@ class TileMemory:
     by_category: np.ndarray  # int64 [T, C], columns in `categories` order
     including_gaps: np.ndarray  # int64 [T]; archive.a has no gaps: the same as excluding
     excluding_gaps: np.ndarray  # int64 [T]
-    ipu: np.ndarray  # int64 [T]
+    ipu: np.ndarray  # int64 [T]; UNKNOWN_IPU where the report does not say
     limit: int | None  # bytes per tile
     always_live: np.ndarray | None = None
     not_always_live: np.ndarray | None = None
@@ -43,8 +44,16 @@ class TileMemory:
         return self.source == "profile"
 
     @cached_property
+    def ipu_known(self) -> bool:
+        return not bool(np.any(self.ipu == UNKNOWN_IPU))
+
+    @cached_property
     def ipus(self) -> tuple[int, ...]:
-        return tuple(int(i) for i in np.unique(self.ipu))
+        """The IPUs the tiles are on; none when the report does not say."""
+        return tuple(int(i) for i in np.unique(self.ipu)) if self.ipu_known else ()
+
+    def ipu_of(self, tile: int) -> int | None:
+        return int(self.ipu[tile]) if self.ipu_known else None
 
     def totals(self, gaps: bool) -> np.ndarray:
         return self.including_gaps if gaps else self.excluding_gaps
@@ -86,6 +95,7 @@ def tile_memory(report: Report) -> TileMemory | None:
         by_category = np.stack([np.asarray(a.code), np.asarray(a.data), np.asarray(a.bss)], axis=1)
         by_category = by_category.astype(np.int64)
         total = by_category.sum(axis=1)
+        ipu = tile_ipus(report, len(total))
         return _ordered(
             TileMemory(
                 source="archive",
@@ -93,7 +103,7 @@ def tile_memory(report: Report) -> TileMemory | None:
                 by_category=by_category,
                 including_gaps=total,
                 excluding_gaps=total,
-                ipu=tile_ipus(report, len(total)),
+                ipu=np.full(len(total), UNKNOWN_IPU, np.int64) if ipu is None else ipu,
                 limit=limit,
             )
         )

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Footer, Static
 
 from pvtui.units import format_bytes
@@ -13,20 +15,44 @@ from pvtui.units import format_bytes
 if TYPE_CHECKING:
     from pvtui.app import PvtuiApp
     from pvtui.model.report import Report
+    from pvtui.model.tables import Table
 
 
-class TitleBar(Static):
-    """One line: the screen's name, the report's name, and the keys of the screens."""
+class TitleBar(Widget):
+    """One line of tabs: the report's name, then every screen with its key letter marked.
+
+    The current screen's tab stands out; the name gives way (ellipsis) before the tabs do.
+    """
 
     DEFAULT_CSS = """
     TitleBar {
         height: 1;
         background: $panel;
         color: $foreground;
-        text-style: bold;
         padding: 0 1;
     }
     """
+
+    def __init__(self, label: str, current: str, tabs: tuple[tuple[str, str], ...], id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.label, self.current, self.tabs = label, current, tabs
+
+    def show(self, label: str, tabs: tuple[tuple[str, str], ...]) -> None:
+        self.label, self.tabs = label, tabs
+        self.refresh()
+
+    def render(self) -> Text:
+        tabs = Text(no_wrap=True)
+        for key, name in self.tabs:
+            at = name.lower().find(key)
+            shown = name if at >= 0 else f"{key}·{name}"  # the key is not a letter of the name
+            tab = Text(f" {shown} ", style="reverse bold" if name == self.current else "dim")
+            tab.stylize("bold underline not dim", max(at, 0) + 1, max(at, 0) + 2)
+            tabs.append(tab)
+        room = self.content_size.width - tabs.cell_len - 1
+        label = Text(self.label, style="bold", no_wrap=True, overflow="ellipsis")
+        label.truncate(max(room, 0), overflow="ellipsis", pad=True)
+        return Text.assemble(label, " ", tabs) if room > 0 else tabs
 
 
 class Unavailable(Static):
@@ -63,16 +89,22 @@ class ReportScreen(Screen):
         self.pv_app.report_screens.add(self)
 
     def compose(self) -> ComposeResult:
-        yield TitleBar(self.title_text(), id="title")
+        yield TitleBar(self.title_label(), self.SCREEN_NAME, self.title_tabs(), id="title")
         yield from self.compose_body()
         yield Footer()
 
     def compose_body(self) -> ComposeResult:
         yield from ()
 
-    def title_text(self) -> str:
-        keys = "  ".join(f"[b]{key}[/b] {name}" for key, name in SCREEN_KEYS)
-        return f"{self.SCREEN_NAME} · {self.report.name}   [dim]{keys}[/dim]"
+    def title_label(self) -> str:
+        """What the title bar names: the report."""
+        return self.report.name
+
+    def title_tabs(self) -> tuple[tuple[str, str], ...]:
+        """The screens the user can switch to, with their keys."""
+        if self.pv_app.compare_report is None:
+            return SCREEN_KEYS
+        return SCREEN_KEYS + (("d", "Compare"),)
 
     def bytes(self, value: int | None) -> str:
         """VALUE in the units the user chose (u cycles binary, SI and bytes)."""
@@ -82,9 +114,16 @@ class ReportScreen(Screen):
         """Called when the user switches units; redraw what shows bytes."""
         self.refresh()
 
+    def export_table(self) -> "Table | None":
+        """The screen's main table as it is shown (filtered, sorted), for CSV or JSON export."""
+        return None
+
     def report_changed(self) -> None:
         """Called after a reload: the model is new; redraw from it."""
-        self.query_one(TitleBar).update(self.title_text())
+        self.query_one(TitleBar).show(self.title_label(), self.title_tabs())
 
 
-SCREEN_KEYS = (("s", "Summary"), ("m", "Memory"), ("l", "Liveness"), ("p", "Programs"), ("t", "Trace"))
+SCREEN_KEYS = (
+    ("s", "Summary"), ("m", "Memory"), ("l", "Liveness"), ("p", "Programs"), ("t", "Trace"),
+    ("i", "Insights"), ("o", "Operations"),
+)

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.markup import escape
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Label, OptionList, ProgressBar, Static
 from textual.widgets.option_list import Option
@@ -108,27 +110,64 @@ class ReloadPrompt(ModalScreen[bool]):
         self.dismiss(event.button.id == "reload")
 
 
-class HelpScreen(ModalScreen[None]):
-    """The keys of the screen underneath and of the app, with what they do."""
+PALETTE = "Command palette: every action by name"
 
+
+class HelpScreen(ModalScreen[None]):
+    """The keys of the screen underneath (its own, then its focused widget's), then the app's,
+    in a body that scrolls."""
+
+    DEFAULT_CSS = """
+    HelpScreen #help-keys { height: auto; max-height: 55vh; margin-top: 1; }
+    """
     BINDINGS = [Binding("escape,question_mark,q", "dismiss(None)", "Close")]
 
     def __init__(self, under: Screen) -> None:
         super().__init__()
         self.under = under
 
-    def compose(self) -> ComposeResult:
-        rows = []
-        seen = set()
-        for key, active in self.under.active_bindings.items():
+    def _rows(self) -> tuple[list[tuple[str, str, bool]], list[tuple[str, str, bool]]]:
+        """(keys, description, enabled) of the screen and its focused widget, then of the app; a binding
+        with several keys appears once."""
+        merged: dict[tuple, tuple[list[str], bool]] = {}  # (node, action, description) -> (keys, enabled)
+        for active in self.under.active_bindings.values():
             binding = active.binding
-            if not binding.description or binding.action in seen:
+            if not binding.description:
                 continue
-            seen.add(binding.action)
+            description = PALETTE if binding.action == "command_palette" else binding.description
+            keys, _ = merged.setdefault((active.node, binding.action, description), ([], active.enabled))
             shown = binding.key_display or self.app.get_key_display(binding)
-            rows.append(f"  [b]{shown:>10}[/b]  {binding.description}")
-        rows.append(f"  [b]{'ctrl+p':>10}[/b]  Command palette: every action by name")
+            if shown not in keys:
+                keys.append(shown)
+        generic = {binding.action for binding in Screen.BINDINGS}  # textual's own: focus, copy
+
+        def rank(node, action: str) -> int:  # the focused widget and its containers between
+            return 2 if node is self.app or action in generic else 0 if node is self.under else 1
+
+        ordered = sorted(merged.items(), key=lambda item: rank(*item[0][:2]))  # stable: chain order within
+        rows = [(rank(node, action), ("/".join(keys), description, enabled))
+                for (node, action, description), (keys, enabled) in ordered]
+        return [row for group, row in rows if group < 2], [row for group, row in rows if group == 2]
+
+    def _listing(self) -> Text:
+        """Plain text, not markup: a key such as `[` shows as itself."""
+        screen_rows, app_rows = self._rows()
+        text = Text()
+        for heading, rows in (("This screen", screen_rows), ("Everywhere", app_rows)):
+            if not rows:
+                continue
+            if text:
+                text.append("\n")
+            text.append(f"{heading}\n", style="bold underline")
+            for keys, description, enabled in rows:
+                text.append(f"{keys:>12}  ", style="bold" if enabled else "dim")
+                text.append(f"{description}\n", style="" if enabled else "dim")
+        text.rstrip()
+        return text
+
+    def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Label(f"[b]Keys[/b] — {getattr(self.under, 'SCREEN_NAME', '') or 'pvtui'}")
-            yield Static("\n".join(rows))
-            yield Label("[dim]Escape closes[/dim]")
+            yield Label(f"[b]Keys[/b] — {escape(getattr(self.under, 'SCREEN_NAME', '') or 'pvtui')}")
+            with VerticalScroll(id="help-keys"):
+                yield Static(self._listing())
+            yield Label("[dim]↑↓ PgUp PgDn scroll · Escape closes[/dim]")

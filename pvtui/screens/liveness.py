@@ -24,6 +24,8 @@ from pvtui.model.liveness_views import (
     step_columns_away,
     steps_per_column,
 )
+from pvtui.model.queries import step_program_name
+from pvtui.model.tables import Table
 from pvtui.screens.base import ReportScreen, Unavailable
 from pvtui.screens.programs import unknown_program
 from pvtui.widgets.liveness_chart import LivenessChart
@@ -31,7 +33,8 @@ from pvtui.widgets.liveness_chart import LivenessChart
 VIEWS = ("total", "ipu", "tile")
 FAST_COLUMNS = 10
 TILE_SERIES_KEPT = 8
-MAX_VARIABLES_LISTED = 200  # more than any details panel has rows for
+MAX_VARIABLES_LISTED = 32  # more than the details panel (at most 16 rows high) shows
+EXPORT_CHUNK = 4096  # steps read at a time when exporting
 
 
 class LiveVariables(Widget):
@@ -81,6 +84,7 @@ class LivenessScreen(ReportScreen):
     }
     LivenessScreen #step-facts {
         width: 42;
+        height: 1fr;
         padding: 0 1;
         text-wrap: nowrap;
         text-overflow: ellipsis;
@@ -101,7 +105,7 @@ class LivenessScreen(ReportScreen):
         Binding("end", "jump('last')", "Last step", show=False),
         Binding("k", "jump('peak')", "Go to peak", id="liveness.peak"),
         Binding("v", "cycle_view", "Next view", id="liveness.view"),
-        Binding("i", "next_ipu", "Next IPU", id="liveness.ipu"),
+        Binding("I", "next_ipu", "Next IPU", key_display="I", id="liveness.ipu"),
         Binding("left_square_bracket", "tile(-1)", "Previous tile", key_display="[", id="liveness.tile_prev"),
         Binding("right_square_bracket", "tile(1)", "Next tile", key_display="]", id="liveness.tile_next"),
         Binding("plus,equals_sign", "zoom(-1)", "Zoom in", key_display="+", id="liveness.zoom_in"),
@@ -162,8 +166,9 @@ class LivenessScreen(ReportScreen):
         chart = self.query_one(LivenessChart)
         series, why_not = self.current_series()
         view_missing = self.query_one("#view-missing", Unavailable)
-        view_missing.update(why_not or "")
         view_missing.display = series is None and why_not is not None
+        if view_missing.display:  # updating it costs a layout: only when it shows
+            view_missing.update(why_not)
         chart.display = not view_missing.display
         chart.show(series, self.window, self.cursor)
         self.show_details(series)
@@ -265,7 +270,7 @@ class LivenessScreen(ReportScreen):
             ]
         elif self.view == "tile" and live.by_tile is not None:
             lines.append(f"[$pv-muted]Reading tile {self.tile}…[/]")
-        facts.update("\n".join(lines))
+        facts.update("\n".join(lines), layout=False)  # its size is the pane's: a layout per key would cost a frame
         live_here = live.live_variables(step)
         names = live.variable_names
         variables.show(
@@ -286,6 +291,33 @@ class LivenessScreen(ReportScreen):
             return f"{program:,} [$pv-muted]({escape(unknown)})[/]"
         programs = self.report.programs
         return f"{escape(programs.names[program])} [$pv-muted]({programs.type_name(program)})[/]"
+
+    def export_table(self) -> Table | None:
+        """Every step: its program, not-always-live, always-live and total bytes, and each IPU's share."""
+        report = self.report
+        live = report.liveness
+        if live is None or not len(live):
+            return None
+        always = live.always_live_bytes
+        columns = ["step", "program", "program_name", "not_always_live_bytes", "always_live_bytes", "total_bytes"]
+        ipus = 0 if live.by_ipu is None else live.by_ipu.shape[1]
+        columns += [f"ipu{ipu}_not_always_live_bytes" for ipu in range(ipus)]
+
+        names: dict[int, str | None] = {}  # program -> name: decoded once per program
+
+        def rows():
+            for start in range(0, len(live), EXPORT_CHUNK):
+                stop = min(start + EXPORT_CHUNK, len(live))
+                programs = np.asarray(live.program[start:stop]).tolist()
+                not_always = np.asarray(live.not_always_live[start:stop]).tolist()
+                by_ipu = np.asarray(live.by_ipu[start:stop]).tolist() if ipus else [[]] * (stop - start)
+                for step, program, bytes_, per_ipu in zip(range(start, stop), programs, not_always, by_ipu):
+                    total = None if always is None else always + bytes_
+                    if program not in names:
+                        names[program] = step_program_name(report, program)
+                    yield [step, program, names[program], bytes_, always, total, *per_ipu]
+
+        return Table("liveness-steps", columns, rows())
 
     # Keeping state across reloads and units -------------------------------------------
 

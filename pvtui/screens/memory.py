@@ -8,8 +8,8 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.events import Resize
 from textual.widget import Widget
-from textual.widgets import Static
 
+from pvtui.model.tables import Table
 from pvtui.model.tile_views import (
     TileMemory,
     max_zoom,
@@ -47,12 +47,18 @@ class DetailText(Widget):
     def render(self) -> Text:
         return self.text
 
+    def reserve(self, lines: int) -> None:
+        """Be at least LINES high from now on: the tallest text known to come, laid out once."""
+        self.lines = max(self.lines, lines)
+
     def show(self, text: Text) -> None:
         text.rstrip()
         lines = len(text.plain.splitlines())
         grew = lines > self.lines
         self.lines = max(lines, self.lines)
         text.append("\n" * (self.lines - lines))
+        if text == self.text:
+            return  # the same tile again (a zoom, a filter): nothing to repaint
         self.text = text
         self.refresh(layout=grew)
 
@@ -113,7 +119,7 @@ class MemoryScreen(ReportScreen):
 
     BINDINGS = [
         Binding("w", "worst", "Worst tile", id="memory.worst"),
-        Binding("i", "cycle_ipu", "IPU filter", id="memory.ipu"),
+        Binding("I", "cycle_ipu", "IPU filter", key_display="I", id="memory.ipu"),
         Binding("plus", "zoom(-1)", "Zoom in", key_display="+", id="memory.zoom_in"),
         Binding("minus", "zoom(1)", "Zoom out", key_display="-", id="memory.zoom_out"),
         Binding("g", "toggle_gaps", "Gaps", id="memory.gaps"),
@@ -126,7 +132,7 @@ class MemoryScreen(ReportScreen):
     def compose_body(self) -> ComposeResult:
         yield Unavailable("", id="memory-unavailable")
         with Vertical(id="memory-view"):
-            yield Static(id="memory-header")
+            yield DetailText(id="memory-header")
             with Horizontal(id="memory-body"):
                 yield TileHeatmap(on_select=lambda _tile: self._show_detail(), id="heatmap")
                 with VerticalScroll(id="detail-pane"):
@@ -168,6 +174,9 @@ class MemoryScreen(ReportScreen):
         heatmap.units = self.pv_app.units
         heatmap.set_memory(self.memory, selected)
         heatmap.focus()
+        self.query_one("#detail-categories", DetailText).reserve(1 + len(self.memory.categories))
+        if tile_vertices(self.report, selected) is not None:
+            self.query_one("#detail-vertices", DetailText).reserve(LISTED + 3)  # heading, "… more", a note
         self._redraw_text()
 
     # Reactions ---------------------------------------------------------------------
@@ -185,6 +194,8 @@ class MemoryScreen(ReportScreen):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in {"worst", "cycle_ipu", "zoom", "toggle_gaps"} and self.memory is None:
+            return None
+        if action == "cycle_ipu" and self.memory is not None and not self.memory.ipus:
             return None
         if action == "toggle_gaps" and self.memory is not None and not self.memory.has_gaps:
             return None
@@ -215,6 +226,25 @@ class MemoryScreen(ReportScreen):
         self.heatmap.set_gaps(not self.heatmap.gaps)
         self._redraw_text()
 
+    def export_table(self) -> Table | None:
+        """The tiles under the IPU filter, with the totals the gaps setting shows and each category."""
+        memory = self.memory
+        if memory is None:
+            return None
+        gaps = self.heatmap.gaps
+        tiles = visible_tiles(memory.ipu, self.heatmap.ipu_filter)
+        total = "bytes" if not memory.has_gaps else "bytes_including_gaps" if gaps else "bytes_excluding_gaps"
+        columns = [memory.totals(gaps)]
+        names = ["tile", "ipu", total]
+        if memory.always_live is not None and memory.not_always_live is not None:
+            columns += [memory.always_live, memory.not_always_live]
+            names += ["always_live_bytes", "not_always_live_bytes"]
+        by_category = memory.by_category
+        rows = ([int(tile), memory.ipu_of(tile), *(int(column[tile]) for column in columns),
+                 *by_category[tile].tolist()] for tile in tiles)
+        scope = "" if self.heatmap.ipu_filter is None else f"-ipu{self.heatmap.ipu_filter}"
+        return Table(f"memory-tiles{scope}", names + list(memory.categories), rows)
+
     # Text --------------------------------------------------------------------------
 
     def _redraw_text(self) -> None:
@@ -227,7 +257,8 @@ class MemoryScreen(ReportScreen):
         memory, heatmap = self.memory, self.heatmap
         assert memory is not None and heatmap.rows is not None
         tiles = heatmap.rows.tiles
-        scope = "all IPUs" if heatmap.ipu_filter is None else f"IPU {heatmap.ipu_filter}"
+        scope = "IPUs unknown" if not memory.ipu_known else "all IPUs" if heatmap.ipu_filter is None \
+            else f"IPU {heatmap.ipu_filter}"
         per_row = "1 tile/row" if heatmap.zoom == 1 else f"{heatmap.zoom} tiles/row (max)"
         parts = [f"{len(tiles):,} tiles", scope, per_row]
         if memory.has_gaps:
@@ -240,7 +271,7 @@ class MemoryScreen(ReportScreen):
         header = Text(" · ".join(parts), no_wrap=True, overflow="ellipsis")
         header.append("\n")
         header.append_text(legend(memory, heatmap.palette, heatmap.gaps))
-        self.query_one("#memory-header", Static).update(header)
+        self.query_one("#memory-header", DetailText).show(header)
 
     def _show_detail(self) -> None:
         memory = self.memory
@@ -251,7 +282,8 @@ class MemoryScreen(ReportScreen):
         total = int(memory.including_gaps[tile])
         facts = Text()
         facts.append(f"Tile {tile}", "bold")
-        facts.append(f" · IPU {int(memory.ipu[tile])}\n")
+        ipu = memory.ipu_of(tile)
+        facts.append(f" · IPU {'unknown' if ipu is None else ipu}\n")
         if memory.has_gaps:
             facts.append(f"Including gaps   {self.bytes(total)}\n")
             facts.append(f"Excluding gaps   {self.bytes(int(memory.excluding_gaps[tile]))}\n")

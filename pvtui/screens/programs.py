@@ -16,6 +16,7 @@ from textual.widgets import Input, Label, Static
 
 from pvtui.model.program_search import NameSearch, step_match
 from pvtui.model.step_types import phase_of
+from pvtui.model.tables import Table
 from pvtui.screens.base import ReportScreen, Unavailable
 from pvtui.widgets.palette import phase_text_styles
 from pvtui.widgets.program_tree import EXPAND_CAP, ProgramItem, ProgramTree
@@ -326,6 +327,30 @@ class ProgramsScreen(ReportScreen):
         if action == "close_search":
             return bool(self.query("#search-bar.open"))
         return True
+
+    # Export -----------------------------------------------------------------------
+
+    def export_table(self) -> Table | None:
+        """Every program, or the search's matches while a search is shown."""
+        programs, tree = self.report.programs, self.tree
+        if programs is None or tree is None:
+            return None
+        needle = tree.highlight_text
+        ids = self.matches.tolist() if needle else range(len(programs))
+        columns = ["program", "name", "type", "parent", "compute_set", "compute_set_name", "code_bytes", "children"]
+
+        def rows():
+            for program in ids:
+                compute_set = int(programs.compute_set[program])
+                parent = int(programs.parent[program])
+                yield [
+                    program, programs.names[program], programs.type_name(program), None if parent < 0 else parent,
+                    None if compute_set < 0 else compute_set,
+                    None if compute_set < 0 else programs.compute_set_names[compute_set],
+                    int(programs.code_bytes[program]), programs.num_children(program),
+                ]
+
+        return Table(f"programs-matching-{needle}" if needle else "programs", columns, rows())
 
     # Reload -----------------------------------------------------------------------
 

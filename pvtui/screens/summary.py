@@ -13,6 +13,7 @@ from textual.widgets.tree import TreeNode
 
 from pvtui.model.facts import fact_rows
 from pvtui.model.queries import summary
+from pvtui.model.tables import Table
 from pvtui.render_text import facts_table, files_row
 from pvtui.screens.base import ReportScreen, Unavailable
 
@@ -80,10 +81,7 @@ class SummaryScreen(ReportScreen):
     """
 
     def compose_body(self) -> ComposeResult:
-        yield VerticalScroll(id="summary")
-
-    def on_mount(self) -> None:
-        self._fill()
+        yield VerticalScroll(*self._widgets(), id="summary")
 
     def report_changed(self) -> None:
         super().report_changed()
@@ -109,6 +107,12 @@ class SummaryScreen(ReportScreen):
                               " (press m, then w for the worst)", style="bold"))
         facts.extend(facts_table(title, rows) for title, rows in fact_rows(data, self.bytes))
         return facts
+
+    def export_table(self) -> Table:
+        """The facts as shown, bytes in the user's units; a fact the report does not give is empty."""
+        rows = [[section, label, value] for section, facts in fact_rows(summary(self.report), self.bytes)
+                for label, value in facts]
+        return Table("summary", ["section", "fact", "value"], rows)
 
     def _widgets(self):
         report = self.report

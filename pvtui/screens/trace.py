@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable
 
+import numpy as np
 from rich.style import Style
 from rich.text import Text
 from textual import work
@@ -14,6 +15,7 @@ from textual.widgets import ContentSwitcher, Static
 
 from pvtui.model import trace_views as tv
 from pvtui.model.step_types import PHASES, phase_of
+from pvtui.model.tables import Table
 from pvtui.screens.base import ReportScreen, Unavailable
 from pvtui.screens.programs import unknown_program
 from pvtui.units import format_cycles
@@ -26,6 +28,7 @@ if TYPE_CHECKING:
 
 ZOOM_STEP = 0.5  # + halves the window, - doubles it
 PAN_STEP = 0.25  # of the window's width
+EXPORT_CHUNK = 4096  # steps read at a time when exporting
 
 
 def format_seconds(seconds: float) -> str:
@@ -133,6 +136,7 @@ class TraceScreen(ReportScreen):
                 id="trace.pan_right"),
         Binding("home", "edge(0)", "Run start", show=False, id="trace.start"),
         Binding("end", "edge(1)", "Run end", show=False, id="trace.end"),
+        Binding("T", "next_operation_step", "Next op step", key_display="T", id="trace.operation_step"),
     ]
 
     def __init__(self) -> None:
@@ -147,6 +151,8 @@ class TraceScreen(ReportScreen):
         self._lanes_of_run: dict[int, tuple[tv.Lane, ...]] = {}
         self.generation = 0  # counts the lanes shown, so cached drawings of older ones are never reused
         self._composed_for: tuple[bool, bool] | None = None  # the layout key the screen was composed for
+        self.operation: tuple[str, list[int]] | None = None  # name and execution steps of the operation followed
+        self.operation_at = -1  # which of its steps is shown
 
     @property
     def has_bsp(self) -> bool:
@@ -351,6 +357,7 @@ class TraceScreen(ReportScreen):
     def report_changed(self) -> None:
         super().report_changed()
         self._lanes_of_run.clear()
+        self.operation = None
         if self._layout_key() != self._composed_for:
             self.call_later(self._rebuild)
             return
@@ -363,10 +370,85 @@ class TraceScreen(ReportScreen):
         if self.report.execution is not None:
             self._open_run(self.run)
 
+    def export_table(self) -> Table | None:
+        """The steps of the run shown, in step order: program, type, phase, and each IPU's cycles."""
+        report = self.report
+        execution, programs = report.execution, report.programs
+        if execution is None or not execution.num_runs:
+            return None
+        lo, hi = execution.run_range(self.run)
+        ipus = execution.num_ipus
+        columns = ["step", "program", "program_name", "type", "phase"]
+        for ipu in range(ipus):
+            columns += [f"ipu{ipu}_from", f"ipu{ipu}_to", f"ipu{ipu}_cycles"]
+
+        described: dict[int, list] = {}  # program -> [name, type, phase]: loops run the same programs again
+
+        def describe(program: int) -> list:
+            if unknown_program(report, program) is not None:
+                return [None, None, None]
+            type_name = programs.type_name(program)
+            return [programs.names[program], type_name, phase_of(type_name)]
+
+        def rows():
+            for start in range(lo, hi, EXPORT_CHUNK):
+                stop = min(start + EXPORT_CHUNK, hi)
+                starts = np.asarray(execution.cycles_from[start:stop]).tolist()
+                ends = np.asarray(execution.cycles_to[start:stop]).tolist()
+                cycles = np.asarray(execution.cycles[start:stop]).tolist()
+                step_programs = np.asarray(execution.program[start:stop]).tolist()
+                for i, program in enumerate(step_programs):
+                    if program not in described:
+                        described[program] = describe(program)
+                    row = [start + i, program, *described[program]]
+                    for ipu in range(ipus):
+                        ran = starts[i][ipu] >= 0
+                        row += [starts[i][ipu], ends[i][ipu], cycles[i][ipu]] if ran else [None, None, None]
+                    yield row
+
+        name = execution.run_names[self.run] or f"run{self.run + 1}"
+        return Table(f"trace-{name}", columns, rows())
+
+    def show_step(self, step: int) -> bool:
+        """Select execution STEP (an absolute index) on the first IPU it ran on, opening its run."""
+        execution = self.report.execution
+        if execution is None or not 0 <= step < execution.num_steps:
+            return False
+        offsets = np.asarray(execution.run_step_offsets)
+        run = int(np.searchsorted(offsets, step, side="right")) - 1
+        ran = np.flatnonzero(np.asarray(execution.cycles_from[step]) >= 0)
+        self.cursor_ipu = int(ran[0]) if len(ran) else 0
+        window = None
+        if len(ran):  # the step with ten times its length either side
+            start, end = int(execution.cycles_from[step, ran[0]]), int(execution.cycles_to[step, ran[0]])
+            pad = 10 * max(end - start, 1)
+            window = (start - pad, end + pad)
+        self._open_run(run, keep_step=step, keep_window=window)
+        return True
+
     # Actions -----------------------------------------------------------------------
+
+    def follow_operation(self, name: str, steps: list[int]) -> None:
+        """Show the next of STEPS, the execution steps of operation NAME: the first, unless it is followed already."""
+        if self.operation != (name, steps):
+            self.operation, self.operation_at = (name, steps), -1
+        self.action_next_operation_step()
+
+    def action_next_operation_step(self) -> None:
+        name, steps = self.operation or ("", [])
+        if not steps:
+            return
+        self.operation_at = (self.operation_at + 1) % len(steps)
+        step = steps[self.operation_at]
+        self.show_step(step)
+        self.notify(f"{name}: step {self.operation_at + 1:,} of {len(steps):,} (execution step {step:,})",
+                    timeout=3)
+        self.refresh_bindings()
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         """The trace's keys apply only when there is a trace."""
+        if action == "next_operation_step":
+            return self.operation is not None and self.report.execution is not None
         if action in TRACE_ACTIONS:
             return self.report is not None and self.report.execution is not None
         return True

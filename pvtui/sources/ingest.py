@@ -19,7 +19,7 @@ from pvtui.sources.base import CancelToken, IngestContext, Progress, ReportFiles
 # Columns and meta keys of a bundle that come from profile.pop.
 PROFILE_COLUMN_PREFIXES = (
     "tiles.", "programs.", "compute_sets.", "vertex_types.", "liveness.", "always_live.",
-    "variables.", "intervals.", "runs.", "steps.", "bsp.", "env.",
+    "variables.", "intervals.", "runs.", "steps.", "bsp.", "env.", "operations.",
 )
 READ_ATTEMPTS = 3
 PROFILE_META_KEYS = (

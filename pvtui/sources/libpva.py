@@ -65,11 +65,15 @@ def read_pva_report(report: Any, ctx: IngestContext, operations: Iterable[Any] |
     programs = collect_programs(report)
     index = {program_key(p): i for i, p in enumerate(programs)}
     vertex_types = VertexTypes()
+    variables = VariableIntervals()
+    if operations is not None:
+        operations = list(operations)  # read twice: program contexts, then the operations part
     parts = (
         ("programs", lambda: _read_programs(programs, index, report, ctx, vertex_types, operations)),
         ("memory", lambda: _read_memory(report, ctx, vertex_types)),
-        ("liveness", lambda: _read_liveness(report, ctx, index)),
+        ("liveness", lambda: _read_liveness(report, ctx, index, variables)),
         ("execution", lambda: _read_execution(report, ctx, index)),
+        ("operations", lambda: _read_operations(operations, index, report, variables, ctx)),
     )
     for part, read in parts:
         try:
@@ -242,6 +246,53 @@ def _operation_contexts(operations: Iterable[Any], index: dict[int, int], n: int
     return context
 
 
+def _read_operations(operations, index: dict[int, int], report: Any, variables: "VariableIntervals",
+                     ctx: IngestContext) -> None:
+    """Each operation's programs, liveness steps and variables (matched by name to the liveness data)."""
+    if operations is None:
+        ctx.note("operations", f"{PROFILE}: libpva gave no operations (they need debug.cbor)")
+        return
+    sizes = {name: size for name, size in variables.ids}
+    for var in attr(report, "compilation.alwaysLiveVariables") or []:
+        sizes.setdefault(str(attr(var, "name", "")), int(attr(var, "size", 0) or 0))
+    names, contexts, offsets, members, first, last = [], [], [0], [], [], []
+    listed, matched, var_bytes = [], [], []
+    tick = Throttle(ctx, "profile.pop: operations", len(operations))
+    for i, op in enumerate(operations):
+        tick(i)
+        names.append(str(attr(op, "name", "")))
+        context_id = attr(op, "debugContext.id")
+        contexts.append(-1 if context_id is None else int(context_id))
+        try:
+            programs = op.programs()
+        except MISSING:
+            programs = []
+        members.extend(j for p in programs if (j := index.get(program_key(p))) is not None)
+        offsets.append(len(members))
+        first.append(_int_or(attr(op, "firstStepIndex"), -1))
+        last.append(_int_or(attr(op, "lastStepIndex"), -1))
+        op_vars = attr(op, "vars") or []
+        found = [sizes[name] for v in op_vars if (name := str(attr(v, "name", ""))) and name in sizes]
+        listed.append(len(op_vars))
+        matched.append(len(found))
+        var_bytes.append(sum(found) if found or not listed[-1] else -1)
+    w = ctx.writer
+    w.strings(s.OPERATION_NAME, names)
+    w.array(s.OPERATION_DEBUG_CONTEXT, contexts, np.int64)
+    w.array(s.OPERATION_PROGRAM_OFFSETS, offsets, np.int64)
+    w.array(s.OPERATION_PROGRAMS, members, np.int32)
+    w.array(s.OPERATION_FIRST_STEP, first, np.int32)
+    w.array(s.OPERATION_LAST_STEP, last, np.int32)
+    w.array(s.OPERATION_VARIABLES, listed, np.int32)
+    w.array(s.OPERATION_VARIABLES_MATCHED, matched, np.int32)
+    w.array(s.OPERATION_VARIABLE_BYTES, var_bytes, np.int64)
+    ctx.add_part("operations")
+
+
+def _int_or(value: Any, default: int) -> int:
+    return default if value is None else int(value)
+
+
 def _read_memory(report: Any, ctx: IngestContext, vertex_types: VertexTypes) -> None:
     tiles = list(report.compilation.tiles)
     n = len(tiles)
@@ -295,7 +346,7 @@ def _category_names(category: Any) -> list[str]:
     return names
 
 
-def _read_liveness(report: Any, ctx: IngestContext, lookup: dict[int, int]) -> None:
+def _read_liveness(report: Any, ctx: IngestContext, lookup: dict[int, int], variables: "VariableIntervals") -> None:
     compilation = report.compilation
     steps = attr(compilation, "livenessProgramSteps")
     if steps is None or len(steps) == 0:
@@ -306,7 +357,6 @@ def _read_liveness(report: Any, ctx: IngestContext, lookup: dict[int, int]) -> N
     program = np.full(n, -1, np.int32)
     total = np.zeros(n, np.int64)
     by_ipu = np.zeros((n, num_ipus), np.int64) if num_ipus else None
-    variables = VariableIntervals()
     tick = Throttle(ctx, "profile.pop: liveness", n)
     for i, step in enumerate(steps):
         tick(i)

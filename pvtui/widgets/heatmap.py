@@ -19,18 +19,20 @@ from rich.text import Text
 from textual.binding import Binding
 from textual.cache import LRUCache
 from textual.events import Click
-from textual.geometry import Size
-
+from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from pvtui.model.tile_views import TileMemory, TileRows, tile_rows, visible_tiles
 from pvtui.units import format_bytes
+from pvtui.widgets.keys import PAGE_AND_ENDS
+from pvtui.widgets.scrolling import keep_row_visible
 
 CATEGORY_COLOURS = tuple(f"pv-cat-{i}" for i in range(6))
 HEAT_COLOURS = tuple(f"pv-heat-{i}" for i in range(5))
 LIMIT_MARK = "│"
 GAPS_MARK = "░"
+LINES_KEPT = 2048  # rows kept rendered, per cache
 
 @dataclass(frozen=True)
 class Palette:
@@ -132,13 +134,30 @@ class RowLayout:
         # mark, tile, space, IPU, space, 2-cell swatch, space, bytes, space
         return 1 + self.tile_width + 1 + self.ipu_width + 1 + 2 + 1 + self.bytes_width + 1
 
+def widest_bytes_label(values: np.ndarray, units: str) -> int:
+    """The width of the widest `format_bytes` label of VALUES (bytes, not negative).
+
+    Within one unit a label only widens as the value grows, so formatting the largest
+    value of each unit is enough: a handful of labels instead of one per tile.
+    """
+    values = np.asarray(values)
+    if len(values) == 0:
+        return 1
+    if units == "bytes":
+        return len(format_bytes(int(values.max()), units))
+    base = 1024 if units == "binary" else 1000
+    unit = np.searchsorted(base ** np.arange(1, 5, dtype=np.float64), values, side="right")
+    largest = np.full(5, -1, dtype=np.int64)
+    np.maximum.at(largest, unit, values.astype(np.int64))
+    return max(len(format_bytes(int(v), units)) for v in largest if v >= 0)
+
+
 def row_layout(memory: TileMemory, zoom: int, units: str, gaps: bool) -> RowLayout:
-    """Widths that fit every tile's label: O(tiles), so computed once per change of view."""
+    """Widths that fit every tile's label, whatever rows are shown."""
     digits = len(str(max(memory.num_tiles - 1, 0)))
     tile_width = digits if zoom == 1 else 2 * digits + 1
     ipu_width = len(f"IPU{max(memory.ipus, default=0)}")
-    bytes_width = max((len(format_bytes(int(v), units)) for v in np.unique(memory.totals(gaps))), default=1)
-    return RowLayout(tile_width, ipu_width, bytes_width)
+    return RowLayout(tile_width, ipu_width, widest_bytes_label(memory.totals(gaps), units))
 
 def row_segments(
     memory: TileMemory,
@@ -162,7 +181,7 @@ def row_segments(
     name_style = palette.cursor_label if cursor else palette.label
     bytes_style = palette.cursor_label if cursor else (palette.over_label if over else palette.label)
     mark = "▶" if cursor else " "
-    ipu = f"IPU{int(memory.ipu[tile])}"
+    ipu = "IPU?" if not memory.ipu_known else f"IPU{int(memory.ipu[tile])}"
     segments = [
         Segment(f"{mark}{tile_text:>{layout.tile_width}} {ipu:<{layout.ipu_width}} ", name_style),
         Segment("  ", palette.heat_of(fraction)),
@@ -205,10 +224,7 @@ class TileHeatmap(ScrollView, can_focus=True):
     BINDINGS = [
         Binding("up", "move(-1)", "Previous tile", show=False),
         Binding("down", "move(1)", "Next tile", show=False),
-        Binding("pageup", "page(-1)", "Page up", show=False),
-        Binding("pagedown", "page(1)", "Page down", show=False),
-        Binding("home", "move_to_end(False)", "First tile", show=False),
-        Binding("end", "move_to_end(True)", "Last tile", show=False),
+        *PAGE_AND_ENDS,
     ]
 
     DEFAULT_CSS = """
@@ -232,13 +248,16 @@ class TileHeatmap(ScrollView, can_focus=True):
         self.selected = 0
         self._version = 0  # bumped when the data changes (a reload)
         self._palette: tuple[str, Palette] | None = None
-        self._strips: LRUCache[tuple, Strip] = LRUCache(2048)
+        self._strips: LRUCache[tuple, Strip] = LRUCache(LINES_KEPT)  # render_line's rows
+        self._lines: LRUCache[tuple, Strip] = LRUCache(LINES_KEPT)  # render_lines' finished lines
+        self._style: Style | None = None  # the widget's base style at the last repaint
 
     def on_mount(self) -> None:
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self.refresh())
 
     def on_resize(self) -> None:
         self._strips.clear()
+        self._lines.clear()
         self._update_virtual_size()
 
     @property
@@ -248,6 +267,7 @@ class TileHeatmap(ScrollView, can_focus=True):
         if self._palette is None or self._palette[0] != theme:
             self._palette = (theme, Palette.from_variables(self.app.theme_variables))
             self._strips.clear()
+            self._lines.clear()
         return self._palette[1]
 
     # State: each change regroups the rows and keeps the selected tile where it can --
@@ -285,30 +305,41 @@ class TileHeatmap(ScrollView, can_focus=True):
 
     def _update_virtual_size(self) -> None:
         rows = len(self.rows) if self.rows is not None else 0
-        self.virtual_size = Size(self.scrollable_content_region.width, rows)
+        size = Size(self.scrollable_content_region.width, rows)
+        if size == self.virtual_size:
+            return
+        if self.show_vertical_scrollbar and rows > self.scrollable_content_region.height:
+            # The scrollbar stays: tell it the new size now instead of by a layout,
+            # which would repaint it in a second frame.
+            self.set_reactive(TileHeatmap.virtual_size, size)
+            self._scroll_update(size)
+            self.refresh()
+        else:
+            self.virtual_size = size
 
     @property
     def cursor_row(self) -> int | None:
         return None if self.rows is None else self.rows.row_of(self.selected)
 
     def select(self, tile: int, force: bool = False) -> None:
+        """Select TILE; FORCE repaints every row (the rows changed), else only the two cursor rows."""
         if self.rows is None or (tile == self.selected and not force):
             return
+        before = self.cursor_row
         self.selected = tile
         row = self.cursor_row
         if row is not None:
-            self._follow(row)
-        self.refresh()
+            self._follow(row)  # a scroll repaints every row
+        if force:
+            self.refresh()
+        else:
+            for changed in {before, row} - {None}:
+                self.refresh_line(changed)
         if self.on_select is not None:
             self.on_select(tile)
 
     def _follow(self, row: int) -> None:
-        height = max(self.scrollable_content_region.height, 1)
-        top = int(self.scroll_y)
-        if row < top:
-            self.scroll_to(y=row, animate=False, immediate=True)
-        elif row >= top + height:
-            self.scroll_to(y=row - height + 1, animate=False, immediate=True)
+        keep_row_visible(self, row)
 
     def _select_row(self, row: int) -> None:
         if self.rows is None or len(self.rows) == 0:
@@ -334,16 +365,43 @@ class TileHeatmap(ScrollView, can_focus=True):
 
     # Rendering ---------------------------------------------------------------------
 
-    def render_line(self, y: int) -> Strip:
-        width = self.scrollable_content_region.width
+    def _row_key(self, y: int, width: int, style: Style) -> tuple | None:
+        """What line Y shows, as a cache key: None for a line below the last row."""
         row = int(self.scroll_y) + y
         if self.memory is None or self.rows is None or self.label_layout is None or row >= len(self.rows):
-            return Strip.blank(width, self.rich_style)
-        cursor = row == self.cursor_row
-        key = (
-            row, width, self.zoom, self.ipu_filter, self.gaps, cursor,
-            self.app.theme, self.units, self._version,
+            return None
+        return (
+            row, width, self.zoom, self.ipu_filter, self.gaps, row == self.cursor_row,
+            self.app.theme, self.units, self._version, style,
         )
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """Finished lines, kept per row: a scroll moves every line, and Textual would
+        restyle and refilter each one though only the rows scrolled in are new."""
+        # Looked up once per repaint, not per line: each costs a walk up the DOM.
+        self._style = style = self.rich_style
+        if self.styles.gutter:  # a border or padding: lines also depend on where they are
+            return super().render_lines(crop)
+        width, colours = self.scrollable_content_region.width, self.background_colors
+        keys = [(self._row_key(y, width, style), crop.x, crop.width, colours) for y in crop.line_range]
+        lines = [self._lines.get(key) for key in keys]
+        missing = [i for i, line in enumerate(lines) if line is None]
+        while missing:
+            first = last = missing.pop(0)
+            while missing and missing[0] == last + 1:
+                last = missing.pop(0)
+            drawn = super().render_lines(Region(crop.x, crop.y + first, crop.width, last - first + 1))
+            for i, line in enumerate(drawn, first):
+                lines[i] = self._lines[keys[i]] = line
+        return lines
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        style = self._style or self.rich_style
+        key = self._row_key(y, width, style)
+        if key is None:
+            return Strip.blank(width, style)
+        row, cursor = key[0], key[5]
         strip = self._strips.get(key)
         if strip is None:
             segments = row_segments(
@@ -352,7 +410,7 @@ class TileHeatmap(ScrollView, can_focus=True):
             )
             strip = Strip(segments)
             if strip.cell_length != width:  # a label wider than a very narrow widget
-                strip = strip.crop_extend(0, width, self.rich_style)
-            strip = strip.apply_style(self.rich_style)
+                strip = strip.crop_extend(0, width, style)
+            strip = strip.apply_style(style)
             self._strips[key] = strip
         return strip

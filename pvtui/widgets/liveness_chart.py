@@ -21,20 +21,19 @@ from textual.widget import Widget
 
 from pvtui.model.liveness_views import StepSeries, Window, column_first_steps, columns_of_step, stacked_row
 from pvtui.units import format_bytes
+from pvtui.widgets.chart_rows import AXIS_ROWS, MARKER_ROWS, chart_row
 from pvtui.widgets.line_cache import CachedLines
 
 BLOCKS = " ▁▂▃▄▅▆▇█"
 ALWAYS, SOLID, RANGE, EMPTY = range(4)  # the stacked layers, bottom to top
 PLAIN, PEAK, CURSOR = range(3)  # how a column is highlighted
-MARKER_ROWS = 1
-AXIS_ROWS = 2
 MIN_LABEL_GAP = 2
 MIN_TICK_SPACING = 8
 
 
 @dataclass(frozen=True)
 class Frame:
-    """The geometry and data of one state of the chart, shared by all its rows."""
+    """The geometry and data of one window of the chart, shared by all its rows (the cursor aside)."""
 
     top: int  # bytes at the top of the plot
     label_width: int
@@ -42,31 +41,43 @@ class Frame:
     plot_height: int
     first_steps: np.ndarray  # the first step of each column
     boundaries: np.ndarray  # (3, plot_width): always-live, then + min and + max not-always-live
-    kinds: np.ndarray  # PLAIN, PEAK or CURSOR per column
-    cursor_columns: tuple[int, int]
+    kinds: np.ndarray  # PLAIN or PEAK per column
     ticks: list[tuple[int, str]]  # (column, step number) under the axis
+    labelled: frozenset[int]  # the plot rows with a y label
 
     @classmethod
-    def build(cls, series: StepSeries | None, window: Window, cursor: int, width: int, height: int,
+    def build(cls, series: StepSeries | None, window: Window, width: int, height: int,
               stack_always_live: bool, units: str) -> "Frame":
         has_data = series is not None and len(series) > 0
         base = (series.always_live or 0) if has_data and stack_always_live else 0
         top = max(1, base + (series.at(series.peak_step) if has_data else 0))
-        label_width = len(format_bytes(top, units)) + 2
+        plot_height = max(1, height - MARKER_ROWS - AXIS_ROWS)
+        labels = [format_bytes(top, units)]
+        labels += [format_bytes(y_value(top, level, plot_height), units) for level in labelled_levels(plot_height)]
+        label_width = max(len(label) for label in labels) + 2  # the widest y label, so the columns line up
         plot_width = max(1, width - label_width)
         start, stop = window.start, window.stop
         kinds = np.full(plot_width, PLAIN, dtype=np.int8)
-        cursor_columns = columns_of_step(cursor, start, stop, plot_width)
         if has_data:
             mins, maxs = series.columns(start, min(stop, len(series)), plot_width)
             kinds[list(columns_of_step(series.peak_step, start, stop, plot_width))] = PEAK
-            kinds[list(cursor_columns)] = CURSOR
         else:
             mins = maxs = np.zeros(plot_width, dtype=np.int64)
         boundaries = np.vstack([np.full(plot_width, base), base + mins, base + maxs]).astype(float)
         first_steps = column_first_steps(start, stop, plot_width)
-        return cls(top, label_width, plot_width, max(1, height - MARKER_ROWS - AXIS_ROWS), first_steps,
-                   boundaries, kinds, (cursor_columns.start, cursor_columns.stop), _ticks(first_steps, stop))
+        return cls(top, label_width, plot_width, plot_height, first_steps,
+                   boundaries, kinds, _ticks(first_steps, stop), frozenset(labelled_levels(plot_height)))
+
+
+def labelled_levels(plot_rows: int) -> list[int]:
+    """The plot rows (0 at the bottom) with a y label: every quarter or so, never the bottom one."""
+    return [level for level in range(plot_rows)
+            if not (plot_rows - 1 - level) % max(2, plot_rows // 4) and not (level == 0 and plot_rows > 1)]
+
+
+def y_value(top: int, level: int, plot_rows: int) -> float:
+    """The bytes at the top of plot row LEVEL."""
+    return top * (level + 1) / plot_rows
 
 
 def _ticks(first_steps: np.ndarray, stop: int) -> list[tuple[int, str]]:
@@ -123,6 +134,9 @@ class LivenessChart(CachedLines, Widget):
         self.series, self.window, self.cursor = series, window, cursor
         self.refresh()
 
+    def _cursor_columns(self, frame: Frame) -> range:
+        return columns_of_step(self.cursor, self.window.start, self.window.stop, frame.plot_width)
+
     @property
     def plot_width(self) -> int:
         return self._frame().plot_width
@@ -148,23 +162,33 @@ class LivenessChart(CachedLines, Widget):
 
     def _frame(self) -> Frame:
         """What every row shares, computed once per state of the chart."""
-        key = (self.size, self.window, self.cursor, self.stack_always_live, self.units)
+        key = (self.size, self.window, self.stack_always_live, self.units)
         if self._frame_cache is None or self._frame_cache[0] != key:
             width, height = self.size
-            frame = Frame.build(self.series, self.window, self.cursor, width, height,
-                                self.stack_always_live, self.units)
+            frame = Frame.build(self.series, self.window, width, height, self.stack_always_live, self.units)
             self._frame_cache = (key, frame)
         return self._frame_cache[1]
 
     def render_line(self, y: int) -> Strip:
+        """Row Y without the cursor (kept while the cursor moves), then with it laid over."""
         frame = self._frame()
         label = self.series.label if self.series is not None else ""
-        key = (y, self.size, self.window, label, frame.cursor_columns, self.stack_always_live, self.units,
-               self.app.theme)
+        key = (y, self.size, self.window, label, self.stack_always_live, self.units, self.app.theme)
+        plain = self._strips.get(key)
+        if plain is None:
+            plain = self._strips[key] = self._render_row(frame, y)
+        cursor = self._cursor_columns(frame)
+        if not cursor or self.series is None or not len(self.series) or y >= MARKER_ROWS + frame.plot_height:
+            return plain
+        key = (*key, cursor.start, cursor.stop)
         strip = self._strips.get(key)
         if strip is None:
-            strip = self._render_row(frame, y)
-            self._strips[key] = strip
+            x0, x1 = frame.label_width + cursor.start, frame.label_width + cursor.stop
+            if y < MARKER_ROWS:
+                over = [Segment("▼" * len(cursor), self._text_style("pv-cursor"))]
+            else:
+                over = self._plot_cells(frame, frame.plot_height - 1 - (y - MARKER_ROWS), cursor, CURSOR)
+            strip = self._strips[key] = Strip.join([plain.crop(0, x0), Strip(over), plain.crop(x1, self.size.width)])
         return strip
 
     def _render_row(self, frame: Frame, y: int) -> Strip:
@@ -172,16 +196,11 @@ class LivenessChart(CachedLines, Widget):
         background = self._style(EMPTY, EMPTY, PLAIN)
         if self.series is None or len(self.series) == 0:
             return Strip.blank(width, background)
-        plot_rows = frame.plot_height
-        if y < MARKER_ROWS:
-            segments = self._marker_row(frame)
-        elif y < MARKER_ROWS + plot_rows:
-            segments = self._plot_row(frame, plot_rows - 1 - (y - MARKER_ROWS))
-        elif y == MARKER_ROWS + plot_rows:
-            segments = self._axis_row(frame)
-        elif y == MARKER_ROWS + plot_rows + 1:
-            segments = self._step_label_row(frame)
-        else:
+        segments = chart_row(
+            y, frame.plot_height, lambda: self._marker_row(frame), lambda row: self._plot_row(frame, row),
+            lambda: self._axis_row(frame), lambda: self._step_label_row(frame),
+        )
+        if segments is None:
             return Strip.blank(width, background)
         return Strip(segments).adjust_cell_length(width, background)
 
@@ -198,10 +217,16 @@ class LivenessChart(CachedLines, Widget):
 
     def _plot_row(self, frame: Frame, level: int) -> list[Segment]:
         """Row LEVEL of the plot, 0 at the bottom."""
+        label = Segment(self._y_label(frame, level), self._text_style("pv-muted"))
+        return [label, *self._plot_cells(frame, level, range(frame.plot_width))]
+
+    def _plot_cells(self, frame: Frame, level: int, columns: range, highlight: int | None = None) -> list[Segment]:
+        """The cells of COLUMNS in row LEVEL, highlighted as HIGHLIGHT (by default, as the frame says)."""
         unit = frame.top / frame.plot_height
-        cells = stacked_row(frame.boundaries, level * unit, (level + 1) * unit)
-        segments = [Segment(self._y_label(frame, level), self._text_style("pv-muted"))]
-        runs = zip(cells.eighths.tolist(), cells.lower.tolist(), cells.upper.tolist(), frame.kinds.tolist())
+        cells = stacked_row(frame.boundaries[:, columns.start : columns.stop], level * unit, (level + 1) * unit)
+        kinds = frame.kinds[columns.start : columns.stop].tolist() if highlight is None else [highlight] * len(columns)
+        segments = []
+        runs = zip(cells.eighths.tolist(), cells.lower.tolist(), cells.upper.tolist(), kinds)
         for (eighths, lower, upper, kind), run in groupby(runs):
             n = len(list(run))
             if eighths >= 8:
@@ -213,12 +238,10 @@ class LivenessChart(CachedLines, Widget):
         return segments
 
     def _y_label(self, frame: Frame, level: int) -> str:
-        width, plot_rows = frame.label_width, frame.plot_height
-        from_top = plot_rows - 1 - level
-        if from_top % max(2, plot_rows // 4) or (level == 0 and plot_rows > 1):
-            return " " * (width - 1) + "│"
-        value = frame.top * (level + 1) / plot_rows
-        return format_bytes(value, self.units).rjust(width - 2) + " ┤"
+        if level not in frame.labelled:
+            return " " * (frame.label_width - 1) + "│"
+        label = format_bytes(y_value(frame.top, level, frame.plot_height), self.units)
+        return label.rjust(frame.label_width - 2) + " ┤"
 
     def _axis_row(self, frame: Frame) -> list[Segment]:
         line = ["─"] * frame.plot_width

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Callable, Union
 import numpy as np
 from rich.style import Style
 from rich.text import Text
+from textual.geometry import Size
+from textual.reactive import Reactive
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
@@ -50,11 +52,19 @@ MATCH = Style(underline=True, bold=True)  # the part of a name the search found
 
 
 class ProgramTree(Tree[NodeData]):
-    """The programs of a report, roots first (the first one open), children created on expand."""
+    """The programs of a report, roots first (the first one open), children created on expand.
+
+    Its size is its pane's, whatever its lines: Tree's layout of the screen on each
+    change of its lines is left out (a layout repaints the scrollbar a frame later,
+    a second frame per expansion), and the scrollbars follow the lines at once.
+    """
+
+    virtual_size: Reactive[Size] = Reactive(Size(0, 0), layout=False)
 
     DEFAULT_CSS = """
     ProgramTree {
         background: $surface;
+        overflow-y: scroll;  /* a scrollbar coming and going would cost a layout, and a frame */
     }
     """
 
@@ -252,7 +262,25 @@ class ProgramTree(Tree[NodeData]):
             done += 1
         return done, len(expandable)
 
+    def _invalidate(self) -> None:
+        # Tree._invalidate without its layout (see the class's docstring)
+        self._clear_line_cache()
+        self._updates += 1
+        self.root._reset()
+        self.refresh()
+
+    def watch_virtual_size(self, size: Size) -> None:
+        self._scroll_update(size)
+
     # Events -------------------------------------------------------------------------
+
+    def _toggle_node(self, node: ProgramNode) -> None:
+        # Children before the expansion, and the lines (and scrollbar) rebuilt at once:
+        # one frame draws the node open with its children, not one without them first.
+        if node.allow_expand and not node.is_expanded:
+            self.ensure_children(node)
+        super()._toggle_node(node)
+        self._tree_lines
 
     def on_tree_node_expanded(self, event: Tree.NodeExpanded[NodeData]) -> None:
         self.ensure_children(event.node)

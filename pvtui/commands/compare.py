@@ -1,0 +1,135 @@
+"""`pvtui compare A B`: two reports side by side, B - A, in the explorer or headless."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+HELP = ("compare two reports (B - A): summary, per-tile memory, liveness, programs and operations; "
+        "opens the explorer in a terminal, prints tables when the output is piped or redirected")
+NAME_ROOM = 44  # columns of a changes table besides its names
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("a", type=Path, help="the first report (A): directory, file or bundle")
+    parser.add_argument("b", type=Path, help="the second report (B), compared against A")
+    parser.add_argument("--engine-a", help="which report in A, where it holds several")
+    parser.add_argument("--engine-b", help="which report in B, where it holds several")
+    parser.add_argument("--theme", help="theme name, for the explorer")
+
+
+def run(args: argparse.Namespace) -> int:
+    from pvtui.cli import find_report, load
+
+    if not args.json and sys.stdout.isatty():
+        from pvtui.app import run_app
+
+        return run_app(args.a, engine=args.engine_a, theme=args.theme,
+                       compare_with=find_report(args.b, args.engine_b))
+    from pvtui.model.compare import compare, comparison_json
+
+    data = comparison_json(compare(load(args.a, args.engine_a), load(args.b, args.engine_b)))
+    data["a"]["path"], data["b"]["path"] = str(args.a), str(args.b)
+    if args.json:
+        print(json.dumps(data, indent=2))
+    else:
+        render(data)
+    return 0
+
+
+def render(data: dict[str, Any]) -> None:
+    """The comparison as text: as wide as its longest name needs, since a file has no width."""
+    from rich.console import Console
+    from rich.text import Text
+
+    names = [row["name"] for key in ("programs", "operations") if data[key]["available"]
+             for row in data[key]["grown"] + data[key]["shrunk"]]
+    console = Console(width=max([80] + [len(name) + NAME_ROOM for name in names]))
+    console.print(Text.assemble(("Compare", "bold"), f" · A {data['a']['name']} ({data['a']['path']}) · "
+                                f"B {data['b']['name']} ({data['b']['path']}) · differences are B − A"))
+    for title, renderables in (("Summary", _summary(data["summary"])), ("Tiles", _tiles(data["tiles"])),
+                               ("Liveness", _liveness(data["liveness"])),
+                               ("Programs", _changes(data["programs"])), ("Operations", _changes(data["operations"]))):
+        console.print()
+        console.print(Text(title, style="bold underline"))
+        for renderable in renderables:
+            console.print(renderable)
+
+
+def _table(*columns: str, named: bool = True):
+    """A table of figures, right-aligned, after a left-aligned name column where NAMED."""
+    from rich.table import Table
+
+    table = Table(title_justify="left")
+    for index, column in enumerate(columns):
+        table.add_column(column, justify="left" if named and index == 0 else "right")
+    return table
+
+
+def _summary(rows: list[dict[str, Any]]):
+    from pvtui.model.compare import format_change, format_delta, format_value
+
+    table = _table("quantity", "A", "B", "B − A", "change")
+    for row in rows:
+        unit = row["unit"]
+        table.add_row(row["label"], format_value(row["a"], unit), format_value(row["b"], unit),
+                      format_delta(row["delta"], unit), format_change(row["change"]))
+    yield table
+
+
+def _tiles(tiles: dict[str, Any]):
+    from pvtui.model.compare import format_delta, format_value
+
+    if not tiles["available"]:
+        yield tiles["reason"]
+        return
+    yield tiles["statement"]
+    yield (f"{tiles['grew']:,} grew, {tiles['shrank']:,} shrank, {tiles['unchanged']:,} unchanged; "
+           f"in all {format_delta(tiles['total_delta'], 'bytes')}.")
+    for key, title in (("largest_growth", "Tiles that grew the most"), ("largest_shrink", "Tiles that shrank the most")):
+        table = _table("tile", "IPU in A", "IPU in B", "A", "B", "B − A", named=False)
+        table.title = title
+        for row in tiles[key]:
+            table.add_row(str(row["tile"]), format_value(row["ipu_a"], "count"), format_value(row["ipu_b"], "count"),
+                          format_value(row["a"], "bytes"), format_value(row["b"], "bytes"),
+                          format_delta(row["delta"], "bytes"))
+        if tiles[key]:
+            yield table
+
+
+def _liveness(live: dict[str, Any]):
+    from pvtui.model.compare import format_value
+
+    if not live["available"]:
+        yield live["reason"]
+        return
+    yield live["statement"]
+    table = _table("report", "steps", "peak step", "at", "peak")
+    for name in ("a", "b"):
+        peak = live[f"{name}_peak"]
+        table.add_row(name.upper(), f"{live[f'{name}_steps']:,}", f"{peak['step']:,}", f"{peak['fraction']:.0%}",
+                      format_value(peak["bytes"], "bytes"))
+    yield table
+
+
+def _changes(changes: dict[str, Any]):
+    from pvtui.model.compare import format_delta, format_value
+
+    if not changes["available"]:
+        yield changes["reason"]
+        return
+    yield changes["statement"]
+    yield (f"{changes['changed']:,} changed; {changes['matched']:,} in both, {changes['only_a']:,} only in A, "
+           f"{changes['only_b']:,} only in B.")
+    for key, title in (("grown", "Grew the most"), ("shrunk", "Shrank the most")):
+        table = _table("name", "A", "B", "B − A")
+        table.title = f"{title}, by {changes['measure']}"
+        for row in changes[key]:
+            table.add_row(row["name"], "absent" if row["a"] is None else format_value(row["a"], "bytes"),
+                          "absent" if row["b"] is None else format_value(row["b"], "bytes"),
+                          format_delta(row["delta"], "bytes"))
+        if changes[key]:
+            yield table

@@ -1,0 +1,99 @@
+"""`pvtui operations PATH`: the operations of one debug layer, with programs, memory and cycles."""
+
+from __future__ import annotations
+
+import argparse
+import re
+from pathlib import Path
+from typing import Any
+
+HELP = "operations of one debug layer (PopART, ONNX, PopTorch...): programs, memory, cycles"
+FIGURES = ("memory", "code", "variables", "cycles")
+MIN_NAME_WIDTH = 8  # below this, names fold within their parts
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("path", type=Path, help="report directory, file or bundle")
+    parser.add_argument("--engine", help="which report, where PATH holds several")
+    parser.add_argument("--layer", help="debug layer, by name or label, any case: popart, onnx, poptorch, xla..."
+                                        " (default: the operations' own)")
+    parser.add_argument("--sort", default="memory",
+                        help="order of the rows: memory (default), code, variables, cycles, programs, step or name")
+    parser.add_argument("--filter", default="", help="keep rows whose name contains this text")
+    parser.add_argument("--top", type=row_count, default=None, help="keep the first N rows (20 in tables)")
+
+
+def row_count(text: str) -> int:
+    """argparse type of --top: a whole number, 0 or more."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of rows (0 or more)")
+    return value
+
+
+def run(args: argparse.Namespace) -> int:
+    from pvtui.cli import EXIT_BAD_INPUT, emit_available, load, say
+    from pvtui.model.operations import SORT_KEYS, operations_data
+
+    if args.sort not in SORT_KEYS:
+        say(f"pvtui: --sort {args.sort!r}: choose one of {', '.join(SORT_KEYS)}")
+        return EXIT_BAD_INPUT
+    report = load(args.path, args.engine)
+    top = args.top if args.top is not None else (None if args.json else 20)
+    try:
+        data = operations_data(report, args.layer, args.sort, args.filter, top)
+    except ValueError as exc:
+        say(f"pvtui: {args.path}: {exc}")
+        return EXIT_BAD_INPUT
+    return emit_available(args, data, render)
+
+
+def wrap_at_slashes(name: str, width: int) -> str:
+    """NAME on lines of at most WIDTH characters, broken after '/' where it can be."""
+    lines: list[str] = []
+    for part in re.findall(r"[^/]*/|[^/]+$", name):
+        if lines and len(lines[-1]) + len(part) <= width:
+            lines[-1] += part
+        else:
+            lines.append(part)
+    return "\n".join(lines)
+
+
+def render(data: dict[str, Any]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    from pvtui.units import format_bytes, format_cycles
+
+    console = Console()
+    shown = f"{data['shown']:,} of {data['total']:,}"
+    title = f"{data['label']} operations by {data['sort']} ({shown}"
+    title += f", name contains {data['filter']!r})" if data["filter"] else ")"
+    if not data["operations"]:
+        if data["matched"]:
+            console.print(f"No rows shown: --top 0 of {data['matched']:,}.", highlight=False)
+        else:
+            console.print(f"No {data['label']} operation name contains {data['filter']!r}"
+                          f" (of {data['total']:,} operations).", highlight=False)
+        return
+    rows = []
+    for row in data["operations"]:
+        variables = "not found" if row["variable_bytes"] is None else format_bytes(row["variable_bytes"])
+        rows.append([format_bytes(row["memory"]), format_bytes(row["code_bytes"]), variables,
+                     format_cycles(row["cycles"])])
+    figure_widths = [max([len(name), *(len(cells[i]) for cells in rows)]) for i, name in enumerate(FIGURES)]
+    # every column has one space of padding either side and a border to its left, plus the closing border
+    name_width = max(console.width - sum(figure_widths) - 3 * (len(FIGURES) + 1) - 1, MIN_NAME_WIDTH)
+    table = Table(title=title, title_justify="left")
+    table.add_column("name", overflow="fold", max_width=name_width)
+    for name in FIGURES:
+        table.add_column(name, justify="right", no_wrap=True)
+    for row, cells in zip(data["operations"], rows):
+        table.add_row(wrap_at_slashes(row["name"], name_width), *cells)
+    console.print(table)
+    console.print(f"layers: {', '.join(data['layers'])}  ·  {data['cycles_note']}", style="dim", highlight=False)
+    console.print("code: leaf programs only; variables: those the operations list, found by name in liveness",
+                  style="dim", highlight=False)

@@ -1,0 +1,510 @@
+"""Two reports side by side: summary deltas, per-tile memory, liveness curves, what grew or shrank.
+
+Every difference is B - A. Where the reports differ in shape (tiles, IPUs, steps), each
+comparison says plainly what it compares then.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any, Callable
+
+import numpy as np
+
+from pvtui.model.liveness_views import StepSeries
+from pvtui.model.operations import OperationIndex, layer_label
+from pvtui.model.queries import summary
+from pvtui.model.report import Report
+from pvtui.model.tables import Table
+from pvtui.model.tile_views import TileMemory, tile_memory
+from pvtui.units import format_bytes
+
+TOP_CHANGES = 10  # grown and shrunk entries in the JSON
+LIVENESS_POINTS = 100  # samples of each liveness curve in the JSON
+
+# (section, label, unit, how to read it from queries.summary()); unit is bytes, count, cycles or text.
+SUMMARY_ROWS: list[tuple[str, str, str, Callable[[dict], Any]]] = [
+    ("Target", "Architecture", "text", lambda s: s["target"]["architecture"]),
+    ("Target", "Poplar", "text", lambda s: s["poplar_version"]),
+    ("Target", "IPUs", "count", lambda s: s["target"]["num_ipus"]),
+    ("Target", "Tiles per IPU", "count", lambda s: s["target"]["tiles_per_ipu"]),
+    ("Target", "Total tiles", "count", lambda s: s["target"]["num_tiles"]),
+    ("Target", "Replicas", "count", lambda s: s["target"]["num_replicas"]),
+    ("Target", "Memory per tile", "bytes", lambda s: s["target"]["bytes_per_tile"]),
+    ("Target", "Total memory", "bytes", lambda s: s["target"]["total_memory"]),
+    ("Memory", "Memory including gaps", "bytes", lambda s: s["memory"]["total_including_gaps"]),
+    ("Memory", "Memory excluding gaps", "bytes", lambda s: s["memory"]["total_excluding_gaps"]),
+    ("Memory", "Largest tile", "bytes", lambda s: s["memory"]["max_tile_bytes"]),
+    ("Memory", "Tiles over limit", "count", lambda s: s["memory"]["tiles_over_limit"]),
+    ("Memory", "Always-live", "bytes", lambda s: s["memory"]["always_live_bytes"]),
+    ("Memory", "Peak not-always-live", "bytes", lambda s: s["memory"]["peak_not_always_live_bytes"]),
+    ("Graph", "Programs", "count", lambda s: s["programs"]["count"]),
+    ("Graph", "Compute sets", "count", lambda s: s["programs"]["compute_sets"]),
+    ("Graph", "Debug contexts", "count", lambda s: s["debug_contexts"]),
+    ("Execution", "Runs", "count", lambda s: (s["execution"] or {}).get("runs")),
+    ("Execution", "Execution steps", "count", lambda s: (s["execution"] or {}).get("steps")),
+    ("Execution", "Total cycles", "cycles", lambda s: (s["execution"] or {}).get("total_cycles")),
+]
+
+
+# Summary -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SummaryDelta:
+    section: str
+    label: str
+    unit: str  # bytes, count, cycles or text
+    a: Any
+    b: Any
+
+    @property
+    def delta(self) -> int | None:
+        """B - A, where both are numbers."""
+        if self.unit == "text" or self.a is None or self.b is None:
+            return None
+        return int(self.b) - int(self.a)
+
+    @property
+    def change(self) -> float | None:
+        """The delta as a fraction of A (0.25 is 25% more), where A is not zero."""
+        delta = self.delta
+        return None if delta is None or not self.a else delta / int(self.a)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"section": self.section, "label": self.label, "unit": self.unit, "a": self.a, "b": self.b,
+                "delta": self.delta, "change": self.change}
+
+
+def summary_deltas(a: Report, b: Report) -> list[SummaryDelta]:
+    """The summary's figures of A and B, each with B - A; a figure a report lacks is None."""
+    sa, sb = summary(a), summary(b)
+    rows = [SummaryDelta(section, label, unit, read(sa), read(sb)) for section, label, unit, read in SUMMARY_ROWS]
+    steps = [None if r.liveness is None else len(r.liveness) for r in (a, b)]
+    rows.insert(len(rows) - 3, SummaryDelta("Graph", "Liveness steps", "count", *steps))
+    return rows
+
+
+def summary_table(rows: list[SummaryDelta]) -> Table:
+    return Table("compare-summary", ["section", "quantity", "A", "B", "B - A", "change"],
+                 [[r.section, r.label, r.a, r.b, r.delta, r.change] for r in rows])
+
+
+# Tiles ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class TileDiff:
+    """Each tile's bytes in A and B, matched by tile index."""
+
+    a: TileMemory
+    b: TileMemory
+    gaps: bool  # both from profile.pop: including gaps; else excluding gaps (archive.a has none)
+
+    @property
+    def compared(self) -> int:
+        """Tiles 0 .. compared - 1 are in both reports."""
+        return min(self.a.num_tiles, self.b.num_tiles)
+
+    @property
+    def num_tiles(self) -> int:
+        """Tiles in either report: those beyond `compared` are in one only."""
+        return max(self.a.num_tiles, self.b.num_tiles)
+
+    @cached_property
+    def a_bytes(self) -> np.ndarray:
+        return self.a.totals(self.gaps)
+
+    @cached_property
+    def b_bytes(self) -> np.ndarray:
+        return self.b.totals(self.gaps)
+
+    @cached_property
+    def delta(self) -> np.ndarray:
+        """B - A of the compared tiles."""
+        n = self.compared
+        return self.b_bytes[:n] - self.a_bytes[:n]
+
+    def ipus_of(self, tile: int) -> tuple[int | None, int | None]:
+        """TILE's IPU in A and in B (None where that report has no such tile or does not say its IPU)."""
+        a = self.a.ipu_of(tile) if tile < self.a.num_tiles else None
+        b = self.b.ipu_of(tile) if tile < self.b.num_tiles else None
+        return a, b
+
+    @cached_property
+    def largest_change(self) -> int:
+        return int(np.abs(self.delta).max()) if self.compared else 0
+
+    def bytes_of(self, tile: int) -> tuple[int | None, int | None]:
+        """TILE's bytes in A and in B (None where that report has no such tile)."""
+        a = int(self.a_bytes[tile]) if tile < self.a.num_tiles else None
+        b = int(self.b_bytes[tile]) if tile < self.b.num_tiles else None
+        return a, b
+
+    @property
+    def measure(self) -> str:
+        if self.gaps:
+            return "bytes including gaps (profile.pop)"
+        sources = {self.a.source, self.b.source}
+        if sources == {"archive"}:
+            return "allocated bytes (archive.a)"
+        return "bytes excluding gaps from profile.pop against allocated bytes from archive.a"
+
+    @property
+    def statement(self) -> str:
+        """What is compared, in one plain sentence."""
+        na, nb = self.a.num_tiles, self.b.num_tiles
+        ia, ib = len(self.a.ipus), len(self.b.ipus)
+        known = self.a.ipu_known and self.b.ipu_known
+        if na == nb and ia == ib and known:
+            return f"Tile i of A against tile i of B, all {na:,} tiles ({_ipus(self.a)} each), {self.measure}."
+        if na == nb and not known:
+            return (f"Tile i of A against tile i of B, all {na:,} tiles, {self.measure}; A's tiles are on"
+                    f" {_ipus(self.a)}, B's on {_ipus(self.b)}.")
+        longer = "A" if na > nb else "B"
+        extra = f"tiles {self.compared:,}–{self.num_tiles - 1:,} are only in {longer}" if na != nb else \
+            "the tiles sit on different IPUs"
+        return (f"A has {na:,} tiles on {_ipus(self.a)}, B has {nb:,} on {_ipus(self.b)}:"
+                f" tiles 0–{self.compared - 1:,} are compared by index (tile i of A against tile i of B),"
+                f" {self.measure}; {extra}.")
+
+    def ranked(self, grown: bool, top: int) -> list[int]:
+        """The compared tiles that grew (or shrank) the most, most first."""
+        order = np.argsort(-self.delta if grown else self.delta, kind="stable")[:top]
+        return [int(t) for t in order if (self.delta[t] > 0 if grown else self.delta[t] < 0)]
+
+    def tile_dict(self, tile: int) -> dict[str, Any]:
+        a, b = self.bytes_of(tile)
+        ipu_a, ipu_b = self.ipus_of(tile)
+        return {"tile": tile, "ipu_a": ipu_a, "ipu_b": ipu_b, "a": a, "b": b,
+                "delta": None if a is None or b is None else b - a}
+
+
+def tiles_table(diff: TileDiff) -> Table:
+    """Every tile of either report: IPU and bytes in A and B, and B - A where both have it."""
+
+    def rows():
+        for tile in range(diff.num_tiles):
+            row = diff.tile_dict(tile)
+            yield [tile, row["ipu_a"], row["ipu_b"], row["a"], row["b"], row["delta"]]
+
+    return Table("compare-tiles", ["tile", "IPU in A", "IPU in B", "A", "B", "B - A"], rows())
+
+
+def _ipus(memory: TileMemory) -> str:
+    if not memory.ipu_known:
+        return "an unknown number of IPUs (the report does not say which IPU each tile is on)"
+    count = len(memory.ipus)
+    return f"{count} IPU" if count == 1 else f"{count} IPUs"
+
+
+def tile_diff(a: Report, b: Report) -> TileDiff | str:
+    """The per-tile difference, or why there is none."""
+    ma, mb = tile_memory(a), tile_memory(b)
+    for name, memory, report in (("A", ma, a), ("B", mb, b)):
+        if memory is None or memory.num_tiles == 0:
+            return f"Report {name} has no per-tile memory: {report.missing('memory')}"
+    assert ma is not None and mb is not None
+    return TileDiff(ma, mb, gaps=ma.has_gaps and mb.has_gaps)
+
+
+def tiles_json(diff: TileDiff | str, top: int = TOP_CHANGES) -> dict[str, Any]:
+    if isinstance(diff, str):
+        return {"available": False, "reason": diff}
+    delta = diff.delta
+    return {
+        "available": True,
+        "statement": diff.statement,
+        "measure": diff.measure,
+        "a_tiles": diff.a.num_tiles,
+        "b_tiles": diff.b.num_tiles,
+        "a_ipus": len(diff.a.ipus) if diff.a.ipu_known else None,
+        "b_ipus": len(diff.b.ipus) if diff.b.ipu_known else None,
+        "compared_tiles": diff.compared,
+        "total_delta": int(delta.sum()),
+        "grew": int((delta > 0).sum()),
+        "shrank": int((delta < 0).sum()),
+        "unchanged": int((delta == 0).sum()),
+        "largest_growth": [diff.tile_dict(t) for t in diff.ranked(True, top)],
+        "largest_shrink": [diff.tile_dict(t) for t in diff.ranked(False, top)],
+        "deltas": delta.tolist(),
+    }
+
+
+# Liveness ------------------------------------------------------------------------------
+
+LIVENESS_X = "fraction of each report's program steps"
+
+
+def liveness_series(report: Report) -> StepSeries | str:
+    """The report's liveness over all IPUs, or why there is none."""
+    live = report.liveness
+    if live is None:
+        return report.missing("liveness")
+    if not len(live):
+        return "The liveness profile has no steps."
+    return StepSeries(report.name, live.not_always_live, live.always_live_bytes, report.target.total_memory,
+                      live.envelope)
+
+
+@dataclass(frozen=True, eq=False)
+class LivenessPair:
+    """Both reports' liveness on a common x: the fraction of each one's program steps.
+
+    Each report's steps are resampled to the same number of points, each point the
+    most live over its share of the steps, so both peaks survive.
+    """
+
+    a: StepSeries
+    b: StepSeries
+
+    @property
+    def with_always_live(self) -> bool:
+        """Curves are always-live + not-always-live where both reports give always-live."""
+        return self.a.always_live is not None and self.b.always_live is not None
+
+    @property
+    def statement(self) -> str:
+        what = "always-live plus not-always-live bytes" if self.with_always_live else \
+            "not-always-live bytes only (a report does not give always-live bytes)"
+        return (f"x is the {LIVENESS_X} (A has {len(self.a):,}, B has {len(self.b):,}); "
+                f"y is {what}, the most at any step of each point.")
+
+    def points(self, count: int) -> tuple[np.ndarray, np.ndarray]:
+        """A's and B's curves at COUNT points, each the most live over its steps."""
+        return self._points(self.a, count), self._points(self.b, count)
+
+    def _points(self, series: StepSeries, count: int) -> np.ndarray:
+        _, highest = series.columns(0, len(series), count)
+        base = series.always_live if self.with_always_live else 0
+        return np.asarray(highest, dtype=np.int64) + (base or 0)
+
+    def peak(self, series: StepSeries) -> dict[str, Any]:
+        step = series.peak_step
+        base = series.always_live if self.with_always_live else 0
+        return {"step": step, "fraction": step / len(series), "bytes": series.at(step) + (base or 0)}
+
+    @staticmethod
+    def point_steps(series: StepSeries, point: int, count: int) -> tuple[int, int]:
+        """The first and last step of SERIES that point POINT of COUNT stands for."""
+        n = len(series)
+        first = point * n // count
+        return first, max(first, (point + 1) * n // count - 1)
+
+
+def liveness_pair(a: Report, b: Report) -> LivenessPair | str:
+    sa, sb = liveness_series(a), liveness_series(b)
+    for name, series in (("A", sa), ("B", sb)):
+        if isinstance(series, str):
+            return f"Report {name}: {series}"
+    return LivenessPair(sa, sb)  # type: ignore[arg-type]
+
+
+def liveness_table(pair: LivenessPair, count: int = LIVENESS_POINTS) -> Table:
+    a, b = pair.points(count)
+    return Table("compare-liveness", [LIVENESS_X, "A", "B", "B - A"],
+                 [[i / count, int(x), int(y), int(y - x)] for i, (x, y) in enumerate(zip(a, b))])
+
+
+def liveness_json(pair: LivenessPair | str, count: int = LIVENESS_POINTS) -> dict[str, Any]:
+    if isinstance(pair, str):
+        return {"available": False, "reason": pair}
+    a, b = pair.points(count)
+    return {
+        "available": True,
+        "statement": pair.statement,
+        "x": LIVENESS_X,
+        "with_always_live": pair.with_always_live,
+        "a_steps": len(pair.a),
+        "b_steps": len(pair.b),
+        "a_peak": pair.peak(pair.a),
+        "b_peak": pair.peak(pair.b),
+        "points": [{"fraction": i / count, "a": int(x), "b": int(y)} for i, (x, y) in enumerate(zip(a, b))],
+    }
+
+
+# What grew or shrank -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Change:
+    name: str
+    a: int | None  # None: not in A
+    b: int | None  # None: not in B
+
+    @property
+    def delta(self) -> int:
+        return (self.b or 0) - (self.a or 0)
+
+
+@dataclass(frozen=True, eq=False)
+class Changes:
+    """Named things of A and B matched by name, with what changed, largest change first."""
+
+    what: str  # "programs", "operations"
+    measure: str  # what the bytes are: "code bytes"
+    statement: str  # how they are matched, in one sentence
+    rows: list[Change]  # only those that differ
+    matched: int
+    only_a: int
+    only_b: int
+
+    def grown(self, top: int) -> list[Change]:
+        return sorted((c for c in self.rows if c.delta > 0), key=lambda c: -c.delta)[:top]
+
+    def shrunk(self, top: int) -> list[Change]:
+        return sorted((c for c in self.rows if c.delta < 0), key=lambda c: c.delta)[:top]
+
+    def table(self) -> Table:
+        return Table(f"compare-{self.what}", ["name", "A", "B", "B - A"],
+                     [[c.name, c.a, c.b, c.delta] for c in self.rows])
+
+
+def match_by_name(what: str, measure: str, statement: str, a: dict[str, int], b: dict[str, int]) -> Changes:
+    """A and B's NAME -> value, matched by name; a name in one only counts from or to nothing."""
+    rows = [Change(name, a.get(name), b.get(name)) for name in a.keys() | b.keys()]
+    rows = [c for c in rows if c.a != c.b]
+    rows.sort(key=lambda c: (-abs(c.delta), c.name))
+    return Changes(what, measure, statement, rows, matched=len(a.keys() & b.keys()),
+                   only_a=len(a.keys() - b.keys()), only_b=len(b.keys() - a.keys()))
+
+
+def _sum_by_name(names, values) -> dict[str, int]:
+    sums: dict[str, int] = defaultdict(int)
+    for name, value in zip(names, np.asarray(values).tolist()):
+        sums[name] += int(value)
+    return dict(sums)
+
+
+def program_code(report: Report) -> dict[str, int]:
+    """Code bytes per leaf program name (leaves of the same name summed).
+
+    A program's code bytes include its children's, so a parent would only repeat its
+    leaves' changes: the roots (top, main) would always change the most.
+    """
+    programs = report.programs
+    assert programs is not None
+    leaf = np.flatnonzero(np.diff(np.asarray(programs.child_offsets)) == 0)
+    return _sum_by_name([programs.names[p] for p in leaf.tolist()], np.asarray(programs.code_bytes)[leaf])
+
+
+def program_changes(a: Report, b: Report) -> Changes | str:
+    for name, report in (("A", a), ("B", b)):
+        if report.programs is None:
+            return f"Report {name} has no programs: {report.missing('programs')}"
+    return match_by_name(
+        "programs", "code bytes of leaf programs",
+        "Leaf programs matched by name by code bytes, those of one name summed (parents are left out: "
+        "their code includes their children's).",
+        program_code(a), program_code(b),
+    )
+
+
+def operation_memory(report: Report, layer: str) -> dict[str, int]:
+    """Memory (code + variable bytes) per operation name of LAYER, operations of the same name summed."""
+    rows = OperationIndex(report).layer(layer).rows
+    return _sum_by_name([row.name for row in rows], [row.memory for row in rows])
+
+
+def operation_changes(a: Report, b: Report) -> Changes | str:
+    """Operations of A's default debug layer, matched by name with B's of the same layer."""
+    index_a, index_b = OperationIndex(a), OperationIndex(b)
+    for name, index in (("A", index_a), ("B", index_b)):
+        reason = index.unavailable()
+        if reason is not None:
+            return f"Report {name} has no operations: {reason}"
+    layer = index_a.default_layer
+    if layer is None:
+        return "No debug context of report A belongs to an operation."
+    if layer not in index_b.layers:
+        return f"Report B has no operations of {layer_label(layer)}, the layer of most of A's operations."
+    for name, index in (("A", index_a), ("B", index_b)):
+        reason = index.layer(layer).reason
+        if reason is not None:
+            return f"Report {name}: {reason}"
+    return match_by_name(
+        "operations", "memory (code + variable bytes)",
+        f"{layer_label(layer)} operations matched by name; memory is code plus variable bytes.",
+        operation_memory(a, layer), operation_memory(b, layer),
+    )
+
+
+def changes_json(changes: Changes | str, top: int = TOP_CHANGES) -> dict[str, Any]:
+    if isinstance(changes, str):
+        return {"available": False, "reason": changes}
+
+    def rows(items: list[Change]) -> list[dict[str, Any]]:
+        return [{"name": c.name, "a": c.a, "b": c.b, "delta": c.delta} for c in items]
+
+    return {
+        "available": True,
+        "statement": changes.statement,
+        "measure": changes.measure,
+        "matched": changes.matched,
+        "only_a": changes.only_a,
+        "only_b": changes.only_b,
+        "changed": len(changes.rows),
+        "grown": rows(changes.grown(top)),
+        "shrunk": rows(changes.shrunk(top)),
+    }
+
+
+# Everything ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class Comparison:
+    a: Report
+    b: Report
+    summary: list[SummaryDelta]
+    tiles: TileDiff | str
+    liveness: LivenessPair | str
+    programs: Changes | str
+    operations: Changes | str
+
+
+def compare(a: Report, b: Report) -> Comparison:
+    return Comparison(a, b, summary_deltas(a, b), tile_diff(a, b), liveness_pair(a, b),
+                      program_changes(a, b), operation_changes(a, b))
+
+
+def comparison_json(c: Comparison) -> dict[str, Any]:
+    """The `pvtui compare A B --json` object."""
+    return {
+        "a": {"name": c.a.name},
+        "b": {"name": c.b.name},
+        "difference": "B - A",
+        "summary": [row.as_dict() for row in c.summary],
+        "tiles": tiles_json(c.tiles),
+        "liveness": liveness_json(c.liveness),
+        "programs": changes_json(c.programs),
+        "operations": changes_json(c.operations),
+    }
+
+
+# Shown as text -------------------------------------------------------------------------------
+
+
+def format_value(value: Any, unit: str, units: str = "binary") -> str:
+    """A figure of the summary as the tables show it; None is a dash."""
+    if value is None:
+        return "—"
+    if unit == "bytes":
+        return format_bytes(value, units)
+    if unit in ("count", "cycles"):
+        return f"{int(value):,}"
+    return str(value)
+
+
+def format_delta(value: int | None, unit: str, units: str = "binary") -> str:
+    """B - A with its sign: +1.5 KiB, -3, 0."""
+    if value is None:
+        return "—"
+    sign = "+" if value > 0 else "-" if value < 0 else ""
+    return sign + format_value(abs(value), unit, units)
+
+
+def format_change(change: float | None) -> str:
+    return "—" if change is None else f"{change:+.1%}"

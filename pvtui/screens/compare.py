@@ -1,0 +1,366 @@
+"""Compare: two reports side by side, B - A: summary deltas, tiles, liveness, what grew or shrank."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.markup import escape
+from textual.widgets import DataTable, Static, TabbedContent, TabPane
+
+from pvtui.model.compare import (
+    Changes,
+    Comparison,
+    LivenessPair,
+    TileDiff,
+    compare,
+    format_change,
+    format_delta,
+    format_value,
+    liveness_table,
+    summary_table,
+    tiles_table,
+)
+from pvtui.screens.base import ReportScreen, Unavailable
+from pvtui.widgets.compare_chart import CompareChart
+from pvtui.widgets.diff_heatmap import DiffHeatmap
+
+SECTIONS = (
+    ("deltas", "Summary"), ("tiles", "Tiles"), ("liveness", "Liveness"),
+    ("programs", "Programs"), ("operations", "Operations"),
+)
+MIN_WIDTH = 8  # the narrowest a cut column gets: A and B of the summary, the names of a changes table
+LISTED = 500  # changed programs or operations listed, largest change first
+
+
+class CompareScreen(ReportScreen):
+    SCREEN_NAME = "Compare"
+
+    DEFAULT_CSS = """
+    CompareScreen TabbedContent {
+        height: 1fr;
+    }
+    CompareScreen TabPane {
+        padding: 0;
+        height: 1fr;
+    }
+    CompareScreen #names {
+        height: 1;
+        padding: 0 1;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
+    }
+    CompareScreen .statement {
+        height: auto;
+        padding: 0 1;
+        color: $text-muted;
+    }
+    CompareScreen .detail {
+        height: 2;
+        padding: 0 1;
+        background: $surface;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
+    }
+    CompareScreen DataTable {
+        height: 1fr;
+    }
+    """
+
+    BINDINGS = [
+        *(Binding(str(i), f"section('{section}')", f"{label} section", show=False, id=f"compare.{section}")
+          for i, (section, label) in enumerate(SECTIONS, start=1)),
+        Binding("w", "tile(True)", "Most grown tile", id="compare.grown"),
+        Binding("W", "tile(False)", "Most shrunk tile", key_display="W", id="compare.shrunk"),
+        Binding("a", "peak('a')", "A's peak", id="compare.peak_a"),
+        Binding("b", "peak('b')", "B's peak", id="compare.peak_b"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.comparison: Comparison | None = None
+
+    def compose_body(self) -> ComposeResult:
+        yield Static(id="names")  # the title bar gives the names up to its tabs at 80 columns
+        with TabbedContent(id="sections"):
+            with TabPane(f"1 {SECTIONS[0][1]}", id="deltas"):
+                yield DataTable(id="deltas-table", cursor_type="row", zebra_stripes=True)
+            with TabPane(f"2 {SECTIONS[1][1]}", id="tiles"):
+                yield Unavailable("", id="tiles-missing")
+                yield Static(classes="statement", id="tiles-statement")
+                yield DiffHeatmap(on_select=lambda _tile: self._show_tile(), id="diff-heatmap")
+                yield Static(classes="detail", id="tile-detail")
+            with TabPane(f"3 {SECTIONS[2][1]}", id="liveness"):
+                yield Unavailable("", id="liveness-missing")
+                yield Static(classes="statement", id="liveness-statement")
+                yield CompareChart(on_move=lambda _fraction: self._show_column(), id="compare-chart")
+                yield Static(classes="detail", id="liveness-detail")
+            for index, section in ((4, "programs"), (5, "operations")):
+                with TabPane(f"{index} {SECTIONS[index - 1][1]}", id=section):
+                    yield Unavailable("", id=f"{section}-missing")
+                    yield Static(classes="statement", id=f"{section}-statement")
+                    yield DataTable(id=f"{section}-table", cursor_type="row", zebra_stripes=True)
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.watch(self.app, "theme", self._theme_changed, init=False)
+        self._show_names("comparing…")
+        self._compare(self.report, self.pv_app.compare_report)
+
+    def title_label(self) -> str:
+        b = self.pv_app.compare_report
+        return f"A {self.report.name} · B {b.name if b is not None else '—'}"
+
+    @work(thread=True, exclusive=True, group="compare")
+    def _compare(self, a, b) -> None:
+        """Matching every program by name takes a while on a large report: off the UI thread."""
+        comparison = compare(a, b)
+        self.app.call_from_thread(self._compared, comparison)
+
+    def _compared(self, comparison: Comparison) -> None:
+        if comparison.a is not self.report or comparison.b is not self.pv_app.compare_report:
+            return  # a reload came in meanwhile; its own comparison follows
+        self.comparison = comparison
+        self._show_all()
+        self.refresh_bindings()
+
+    # Reactions ------------------------------------------------------------------------
+
+    def report_changed(self) -> None:
+        super().report_changed()
+        self._compare(self.report, self.pv_app.compare_report)
+
+    def _theme_changed(self) -> None:
+        if self.comparison is not None:
+            self._show_all()  # the tables' growth and shrinkage colours come from the theme
+
+    def units_changed(self) -> None:
+        if self.comparison is not None:
+            self.query_one(CompareChart).units = self.pv_app.units
+            self._show_all()
+
+    def on_resize(self) -> None:
+        if self.comparison is not None:  # the tables' cut columns take the room there is
+            self._show_deltas(self.comparison)
+            self._show_changes("programs", self.comparison.programs)
+            self._show_changes("operations", self.comparison.operations)
+
+    def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        self._focus_section()
+        self.refresh_bindings()
+
+    # Sections -------------------------------------------------------------------------
+
+    @property
+    def section(self) -> str:
+        return self.query_one(TabbedContent).active
+
+    def _show_all(self) -> None:
+        c = self.comparison
+        assert c is not None
+        self._show_deltas(c)
+        self._show_tiles(c.tiles)
+        self._show_liveness(c.liveness)
+        self._show_changes("programs", c.programs)
+        self._show_changes("operations", c.operations)
+        self._focus_section()
+
+    def _focus_section(self) -> None:
+        target = {"deltas": "#deltas-table", "tiles": DiffHeatmap, "liveness": CompareChart,
+                  "programs": "#programs-table", "operations": "#operations-table"}[self.section]
+        widget = self.query_one(target)  # type: ignore[call-overload]
+        if widget.display:
+            widget.focus()
+
+    def _show_names(self, what: str) -> None:
+        b = self.pv_app.compare_report
+        self.query_one("#names", Static).update(
+            f"A [b]{escape(self.report.name)}[/b] · B [b]{escape(b.name if b is not None else '—')}[/b] · {what}"
+        )
+
+    def _room(self, table: DataTable, columns: int, *widths: int) -> int:
+        """The cells left on a line of TABLE, of COLUMNS columns, besides WIDTHS and every column's padding."""
+        scrollbar = table.styles.scrollbar_size_vertical
+        return self.size.width - scrollbar - 2 * table.cell_padding * columns - sum(widths)
+
+    def _show_deltas(self, c: Comparison) -> None:
+        self._show_names("differences are B − A")
+        units = self.pv_app.units
+        values = [(format_value(r.a, r.unit, units), format_value(r.b, r.unit, units)) for r in c.summary]
+        deltas = [self._signed(format_delta(r.delta, r.unit, units), r.delta) for r in c.summary]
+        changes = [format_change(r.change) for r in c.summary]
+        table = self.query_one("#deltas-table", DataTable)
+        label_width = max(len(r.label) for r in c.summary)
+        delta_width = max(len("B − A"), *(d.cell_len for d in deltas))
+        change_width = max(len("change"), *map(len, changes))
+        widest = max(len(v) for pair in values for v in pair)
+        room = self._room(table, 5, label_width, delta_width, change_width) // 2
+        width = max(MIN_WIDTH, min(widest, room))  # text (the Poplar version) ends in an ellipsis past it
+        cursor = table.cursor_row
+        table.clear(columns=True)
+        table.add_column("Quantity", width=label_width)
+        for name, column_width in (("A", width), ("B", width), ("B − A", delta_width), ("change", change_width)):
+            table.add_column(name, width=column_width)
+        for row, (a, b), delta, change in zip(c.summary, values, deltas, changes):
+            table.add_row(row.label, _cut(a, width), _cut(b, width), delta, change)
+        table.move_cursor(row=cursor)
+
+    def _show_tiles(self, diff: TileDiff | str) -> None:
+        available = not isinstance(diff, str)
+        self._available("tiles", None if available else diff, ("#tiles-statement", DiffHeatmap, "#tile-detail"))
+        if isinstance(diff, str):
+            return
+        heatmap = self.query_one(DiffHeatmap)
+        statement = Text(diff.statement + "\n")
+        statement.append_text(heatmap.legend())
+        self.query_one("#tiles-statement", Static).update(statement)
+        keep = heatmap.diff is not None
+        heatmap.show(diff, heatmap.selected if keep else (diff.ranked(True, 1) or [0])[0])
+
+    def _show_tile(self) -> None:
+        c = self.comparison
+        if c is None or isinstance(c.tiles, str):
+            return
+        diff, tile = c.tiles, self.query_one(DiffHeatmap).selected
+        a, b = diff.bytes_of(tile)
+        ipu_a, ipu_b = ("—" if value is None else "IPU unknown" if ipu is None else f"IPU {ipu}"
+                        for value, ipu in zip((a, b), diff.ipus_of(tile)))
+        where = ipu_a if ipu_a == ipu_b else f"{ipu_a} in A, {ipu_b} in B"
+        lines = [f"[b]Tile {tile}[/b] · {where}"]
+        if a is None or b is None:
+            only, value = ("A", a) if b is None else ("B", b)
+            lines.append(f"only in {only}: {self.bytes(value)}; the other report has {diff.compared:,} tiles")
+        else:
+            change = format_change((b - a) / a if a else None)
+            lines.append(f"A {self.bytes(a)}   B {self.bytes(b)}   B − A "
+                         f"{self._signed(format_delta(b - a, 'bytes', self.pv_app.units), b - a).markup} ({change})")
+        self.query_one("#tile-detail", Static).update("\n".join(lines))
+
+    def _show_liveness(self, pair: LivenessPair | str) -> None:
+        available = not isinstance(pair, str)
+        self._available("liveness", None if available else pair,
+                        ("#liveness-statement", CompareChart, "#liveness-detail"))
+        chart = self.query_one(CompareChart)
+        if isinstance(pair, str):
+            chart.show(None)
+            return
+        statement = Text(pair.statement + "\n")
+        statement.append_text(chart.legend())
+        self.query_one("#liveness-statement", Static).update(statement)
+        chart.units = self.pv_app.units
+        chart.show(pair)
+        self._show_column()
+
+    def _show_column(self) -> None:
+        c = self.comparison
+        if c is None or isinstance(c.liveness, str):
+            return
+        chart, pair = self.query_one(CompareChart), c.liveness
+        frame = chart.frame()
+        column, width = chart.cursor, frame.plot_width
+        a, b = int(frame.a[column]), int(frame.b[column])
+
+        def steps(series) -> str:
+            first, last = pair.point_steps(series, column, width)
+            span = f"{first:,}" if first == last else f"{first:,}–{last:,}"
+            return f"step{'s' if first != last else ''} {span} of {len(series):,}"
+
+        units = self.pv_app.units
+        delta = self._signed(format_delta(b - a, "bytes", units), b - a).markup
+        self.query_one("#liveness-detail", Static).update(
+            f"[b]At {chart.fraction:.0%}[/b] · B − A {delta} (most live in the column)\n"
+            f"A {self.bytes(a)} ({steps(pair.a)})   B {self.bytes(b)} ({steps(pair.b)})"
+        )
+
+    def _show_changes(self, section: str, changes: Changes | str) -> None:
+        available = not isinstance(changes, str)
+        self._available(section, None if available else changes, (f"#{section}-statement", f"#{section}-table"))
+        if isinstance(changes, str):
+            return
+        shown = min(LISTED, len(changes.rows))
+        counts = (f"{len(changes.rows):,} changed ({shown:,} listed, largest change first); "
+                  f"{changes.matched:,} in both, {changes.only_a:,} only in A, {changes.only_b:,} only in B.")
+        self.query_one(f"#{section}-statement", Static).update(f"{changes.statement} {counts}")
+        units = self.pv_app.units
+        rows = [(self._signed(format_delta(c.delta, "bytes", units), c.delta), self._absent_or_bytes(c.a),
+                 self._absent_or_bytes(c.b)) for c in changes.rows[:LISTED]]
+        table = self.query_one(f"#{section}-table", DataTable)
+        widths = [max([len(title)] + [row[i].cell_len for row in rows]) for i, title in enumerate(("B − A", "A", "B"))]
+        longest = max((len(c.name) for c in changes.rows[:LISTED]), default=4)
+        name_width = max(MIN_WIDTH, min(longest, self._room(table, 4, *widths)))
+        cursor = table.cursor_row
+        table.clear(columns=True)
+        for title, width in zip(("B − A", "A", "B", "Name"), (*widths, name_width)):
+            table.add_column(title, width=width)
+        for change, row in zip(changes.rows, rows):
+            table.add_row(*row, _cut(change.name, name_width))
+        table.move_cursor(row=cursor)
+
+    def _available(self, section: str, missing: str | None, shown: tuple) -> None:
+        notice = self.query_one(f"#{section}-missing", Unavailable)
+        notice.display = missing is not None
+        notice.update(missing or "")
+        for selector in shown:
+            self.query_one(selector).display = missing is None
+
+    def _absent_or_bytes(self, value: int | None) -> Text:
+        return Text("absent", style="dim") if value is None else Text(self.bytes(value))
+
+    def _signed(self, text: str, value: int | None) -> Text:
+        """Growth in the theme's error colour, shrinkage in its success colour."""
+        if not value:
+            return Text(text)
+        return Text(text, style=self.app.theme_variables["error" if value > 0 else "success"])
+
+    # Export ---------------------------------------------------------------------------
+
+    def export_table(self):
+        c = self.comparison
+        if c is None:
+            return None
+        section = self.section
+        value = {"tiles": c.tiles, "liveness": c.liveness, "programs": c.programs,
+                 "operations": c.operations}.get(section)
+        if value is None or isinstance(value, str):
+            return summary_table(c.summary)
+        if isinstance(value, TileDiff):
+            return tiles_table(value)
+        if isinstance(value, LivenessPair):
+            return liveness_table(value)
+        return value.table()
+
+    # Actions --------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        c = self.comparison
+        if action == "tile":
+            return self.section == "tiles" and c is not None and not isinstance(c.tiles, str)
+        if action == "peak":
+            return self.section == "liveness" and c is not None and not isinstance(c.liveness, str)
+        return True
+
+    def action_section(self, section: str) -> None:
+        self.query_one(TabbedContent).active = section
+
+    def action_tile(self, grown: bool) -> None:
+        c = self.comparison
+        assert c is not None and isinstance(c.tiles, TileDiff)
+        ranked = c.tiles.ranked(grown, 1)
+        if ranked:
+            self.query_one(DiffHeatmap).select(ranked[0])
+        else:
+            self.notify(f"No tile {'grew' if grown else 'shrank'}.", timeout=3)
+
+    def action_peak(self, which: str) -> None:
+        c = self.comparison
+        assert c is not None and isinstance(c.liveness, LivenessPair)
+        series = c.liveness.a if which == "a" else c.liveness.b
+        self.query_one(CompareChart).cursor_to_peak(c.liveness.peak(series)["fraction"])
+
+
+def _cut(text: str, width: int) -> Text:
+    """TEXT in WIDTH cells, ending in an ellipsis where it is cut."""
+    cut = Text(text, no_wrap=True)
+    cut.truncate(width, overflow="ellipsis")
+    return cut

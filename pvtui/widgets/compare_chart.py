@@ -1,0 +1,235 @@
+"""Two liveness curves on one chart: A and B against the fraction of their program steps.
+
+Rows, top to bottom: a marker row (each report's peak and the cursor), the plot, the
+x axis and its percentages. Each column fills up to the lower curve in a neutral
+colour and from there up to the higher curve in that report's colour, so where
+either is higher reads at a glance. Cells are drawn in eighth blocks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import groupby
+
+import numpy as np
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
+from textual.binding import Binding
+from textual.color import Color
+from textual.strip import Strip
+from textual.widget import Widget
+
+from pvtui.model.compare import LivenessPair
+from pvtui.model.liveness_views import stacked_row
+from pvtui.units import format_bytes
+from pvtui.widgets.chart_rows import AXIS_ROWS, MARKER_ROWS, chart_row
+from pvtui.widgets.line_cache import CachedLines
+from pvtui.widgets.liveness_chart import BLOCKS
+
+BOTH, HIGHER, EMPTY = range(3)  # the stacked layers, bottom to top
+TICKS = (0, 0.25, 0.5, 0.75, 1.0)
+COLOURS = {"A": "pv-cat-0", "B": "pv-cat-1", "both": "pv-muted"}
+
+
+@dataclass(frozen=True)
+class Frame:
+    """The geometry and the curves of one size of the chart."""
+
+    top: int  # bytes at the top of the plot
+    label_width: int
+    plot_width: int
+    plot_height: int
+    a: np.ndarray  # bytes per column
+    b: np.ndarray
+    boundaries: np.ndarray  # (2, plot_width): the lower curve, the higher
+    b_higher: np.ndarray  # bool per column
+
+    @classmethod
+    def build(cls, pair: LivenessPair, width: int, height: int, units: str) -> "Frame":
+        peak = max(pair.peak(pair.a)["bytes"], pair.peak(pair.b)["bytes"], 1)
+        label_width = len(format_bytes(peak, units)) + 2
+        plot_width = max(1, width - label_width)
+        a, b = pair.points(plot_width)
+        boundaries = np.vstack([np.minimum(a, b), np.maximum(a, b)]).astype(float)
+        return cls(peak, label_width, plot_width, max(1, height - MARKER_ROWS - AXIS_ROWS), a, b, boundaries, b > a)
+
+    def column_of(self, fraction: float) -> int:
+        return min(int(fraction * self.plot_width), self.plot_width - 1)
+
+
+class CompareChart(CachedLines, Widget, can_focus=True):
+    """Draws a LivenessPair; the cursor is a column, read out by the screen."""
+
+    DEFAULT_CSS = """
+    CompareChart {
+        background: $background;
+        height: 1fr;
+        min-height: 6;
+    }
+    """
+
+    BINDINGS = [
+        Binding("left", "move(-1)", "Previous column", show=False),
+        Binding("right", "move(1)", "Next column", show=False),
+        Binding("home", "move(-1_000_000)", "First column", show=False),
+        Binding("end", "move(1_000_000)", "Last column", show=False),
+    ]
+
+    def __init__(self, *, on_move=None, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.on_move = on_move  # called with the cursor's fraction of the steps
+        self.pair: LivenessPair | None = None
+        self.units = "binary"
+        self.cursor = 0  # a column of the plot
+        self._frame_cache: tuple[tuple, Frame] | None = None
+        self._styles: dict[tuple, Style] = {}
+
+    def restyle(self) -> None:
+        self._styles.clear()
+
+    def on_resize(self) -> None:  # CachedLines.on_resize empties the strips
+        self._frame_cache = None
+        if self.pair is not None and self.on_move is not None:
+            self.on_move(self.fraction)  # the cursor's column now stands for other steps
+
+    def show(self, pair: LivenessPair | None) -> None:
+        self.pair = pair
+        self.clear_caches()
+
+    def clear_caches(self) -> None:
+        """Forget what was drawn: the units or the reports changed."""
+        self._strips.clear()
+        self._frame_cache = None
+        self.refresh()
+
+    @property
+    def fraction(self) -> float:
+        """The cursor's place: the fraction of each report's steps its column starts at."""
+        return self.cursor / self.frame().plot_width
+
+    def action_move(self, columns: int) -> None:
+        frame = self.frame()
+        self.cursor = max(0, min(self.cursor + columns, frame.plot_width - 1))
+        self._strips.clear()
+        self.refresh()
+        if self.on_move is not None:
+            self.on_move(self.fraction)
+
+    def cursor_to_peak(self, fraction: float) -> None:
+        self.action_move(self.frame().column_of(fraction) - self.cursor)
+
+    # Rendering ----------------------------------------------------------------------
+
+    def frame(self) -> Frame:
+        key = (self.size, self.units)
+        if self.pair is None:
+            return Frame(1, 0, max(1, self.size.width), 1, np.zeros(1), np.zeros(1), np.zeros((2, 1)),
+                         np.zeros(1, bool))
+        if self._frame_cache is None or self._frame_cache[0] != key:
+            frame = Frame.build(self.pair, self.size.width, self.size.height, self.units)
+            self.cursor = min(self.cursor, frame.plot_width - 1)
+            self._frame_cache = (key, frame)
+        return self._frame_cache[1]
+
+    def render_line(self, y: int) -> Strip:
+        key = (y, self.size, self.units, self.cursor)
+        strip = self._strips.get(key)
+        if strip is None:
+            strip = self._strips[key] = self._render_row(y)
+        return strip
+
+    def _render_row(self, y: int) -> Strip:
+        width = self.size.width
+        background = self._text_style("background")
+        if self.pair is None:
+            return Strip.blank(width, background)
+        frame = self.frame()
+        segments = chart_row(y, frame.plot_height, lambda: self._marker_row(frame),
+                             lambda row: self._plot_row(frame, row), lambda: self._axis_row(frame),
+                             lambda: self._tick_row(frame))
+        if segments is None:
+            return Strip.blank(width, background)
+        return Strip(segments).adjust_cell_length(width, background)
+
+    def _marker_row(self, frame: Frame) -> list[Segment]:
+        assert self.pair is not None
+        marks = [(" ", "pv-muted")] * frame.plot_width
+        for name, series in (("A", self.pair.a), ("B", self.pair.b)):
+            column = frame.column_of(self.pair.peak(series)["fraction"])
+            marks[column] = (name, COLOURS[name])
+        marks[self.cursor] = ("▼", "pv-cursor")
+        segments = [Segment(" " * frame.label_width, self._text_style("pv-muted"))]
+        for (_, colour), run in groupby(marks, key=lambda mark: (mark[0] == " ", mark[1])):
+            segments.append(Segment("".join(text for text, _ in run), self._text_style(colour)))
+        return segments
+
+    def _plot_row(self, frame: Frame, level: int) -> list[Segment]:
+        """Row LEVEL of the plot, 0 at the bottom."""
+        unit = frame.top / frame.plot_height
+        cells = stacked_row(frame.boundaries, level * unit, (level + 1) * unit)
+        segments = [Segment(self._y_label(frame, level), self._text_style("pv-muted"))]
+        at_cursor = np.arange(frame.plot_width) == self.cursor
+        runs = zip(cells.eighths.tolist(), cells.lower.tolist(), cells.upper.tolist(),
+                   frame.b_higher.tolist(), at_cursor.tolist())
+        for (eighths, lower, upper, b_higher, cursor), run in groupby(runs):
+            if eighths >= 8:
+                upper = lower
+            elif eighths <= 0:
+                lower = upper
+            char = " " if lower == EMPTY else (BLOCKS[8] if lower == upper else BLOCKS[eighths])
+            segments.append(Segment(char * len(list(run)), self._cell_style(lower, upper, b_higher, cursor)))
+        return segments
+
+    def _y_label(self, frame: Frame, level: int) -> str:
+        width, rows = frame.label_width, frame.plot_height
+        from_top = rows - 1 - level
+        if from_top % max(2, rows // 4) or (level == 0 and rows > 1):
+            return " " * (width - 1) + "│"
+        return format_bytes(frame.top * (level + 1) / rows, self.units).rjust(width - 2) + " ┤"
+
+    def _axis_row(self, frame: Frame) -> list[Segment]:
+        line = ["─"] * frame.plot_width
+        for fraction in TICKS:
+            line[frame.column_of(fraction)] = "┬"
+        label = format_bytes(0, self.units).rjust(frame.label_width - 2)
+        return [Segment(label + " └" + "".join(line), self._text_style("pv-muted"))]
+
+    def _tick_row(self, frame: Frame) -> list[Segment]:
+        text = [" "] * frame.plot_width
+        for fraction in TICKS:
+            label = f"{fraction:.0%}"
+            column = min(frame.column_of(fraction), frame.plot_width - len(label))
+            text[column : column + len(label)] = label
+        return [Segment(" " * frame.label_width + "".join(text)[: frame.plot_width], self._text_style("pv-muted"))]
+
+    def legend(self) -> Text:
+        text = Text()
+        for name, label in (("A", "A higher"), ("B", "B higher"), ("both", "both")):
+            text.append(BLOCKS[8] * 2, self._text_style(COLOURS[name]))
+            text.append(f" {label}  ")
+        text.append("▼", self._text_style("pv-cursor"))
+        text.append(" cursor  ")
+        text.append("A", self._text_style(COLOURS["A"]))
+        text.append(" ")
+        text.append("B", self._text_style(COLOURS["B"]))
+        text.append(" peaks")
+        return text
+
+    # Colours ------------------------------------------------------------------------
+
+    def _colour(self, name: str) -> Color:
+        return Color.parse(self.app.theme_variables[name])
+
+    def _text_style(self, name: str) -> Style:
+        return Style(color=self._colour(name).rich_color, bgcolor=self._colour("background").rich_color)
+
+    def _cell_style(self, lower: int, upper: int, b_higher: bool, cursor: bool) -> Style:
+        key = (lower, upper, b_higher, cursor)
+        style = self._styles.get(key)
+        if style is None:
+            background = self._colour("background")
+            empty = background.blend(self._colour("pv-cursor"), 0.25) if cursor else background
+            layers = [self._colour(COLOURS["both"]), self._colour(COLOURS["B" if b_higher else "A"]), empty]
+            style = self._styles[key] = Style(color=layers[lower].rich_color, bgcolor=layers[upper].rich_color)
+        return style

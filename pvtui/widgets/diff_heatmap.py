@@ -1,0 +1,244 @@
+"""The per-tile difference as a heatmap: one cell per tile, its colour B - A, one Line-API widget.
+
+Each IPU starts a new row; a row is labelled with its IPU (on the IPU's first row) and
+its first tile. A tile is up to MAX_CELL columns wide, while every tile still fits in view. Growth is drawn in the theme's error colour, shrinkage in its success
+colour, deeper the larger the change against the largest one; unchanged tiles are idle
+cells, tiles only one report has a muted dot.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import groupby
+from typing import Callable
+
+import numpy as np
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
+from textual.binding import Binding
+from textual.color import Color
+from textual.geometry import Size
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from pvtui.model.compare import TileDiff
+from pvtui.model.tile_views import UNKNOWN_IPU
+from pvtui.widgets.keys import PAGE_AND_ENDS
+from pvtui.widgets.line_cache import CachedLines
+from pvtui.widgets.scrolling import keep_row_visible
+
+LEVELS = 4  # shades of growth and of shrinkage
+ONLY_ONE = "·"
+ONLY_ONE_CODE = LEVELS + 1  # the level of a tile only one report has
+CURSOR = "◆"
+MAX_CELL = 3  # columns per tile, where few tiles leave room
+
+
+@dataclass(frozen=True)
+class GridRow:
+    first: int  # the first tile of the row
+    count: int
+    ipu: int
+    opens_ipu: bool  # the IPU's first row: its label names the IPU
+
+
+def grid_rows(ipu: np.ndarray, per_row: int) -> list[GridRow]:
+    """Tiles in rows of PER_ROW, each IPU (a run of equal IPU numbers) starting a new row."""
+    rows: list[GridRow] = []
+    starts = np.flatnonzero(np.diff(ipu)) + 1
+    for lo, hi in zip([0, *starts.tolist()], [*starts.tolist(), len(ipu)]):
+        for first in range(lo, hi, per_row):
+            rows.append(GridRow(first, min(per_row, hi - first), int(ipu[lo]), first == lo))
+    return rows
+
+
+def change_levels(delta: np.ndarray, largest: int) -> np.ndarray:
+    """-LEVELS..LEVELS per tile: the sign of B - A, its size against LARGEST in LEVELS steps."""
+    if largest <= 0:
+        return np.zeros(len(delta), dtype=np.int64)
+    steps = np.ceil(np.abs(delta) / largest * LEVELS).astype(np.int64)
+    return np.sign(delta) * np.clip(steps, 0, LEVELS)
+
+
+class DiffHeatmap(CachedLines, ScrollView, can_focus=True):
+    """Every tile of two reports, coloured by B - A, one selected tile, the viewport following it."""
+
+    BINDINGS = [
+        Binding("left", "move(-1)", "Previous tile", show=False),
+        Binding("right", "move(1)", "Next tile", show=False),
+        Binding("up", "move_row(-1)", "Row up", show=False),
+        Binding("down", "move_row(1)", "Row down", show=False),
+        *PAGE_AND_ENDS,
+    ]
+
+    DEFAULT_CSS = """
+    DiffHeatmap {
+        scrollbar-size-horizontal: 0;
+        height: 1fr;
+    }
+    """
+
+    def __init__(self, *, on_select: Callable[[int], None] | None = None, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.on_select = on_select  # called at once, so the detail shows in the same frame
+        self.diff: TileDiff | None = None
+        self.levels = np.zeros(0, dtype=np.int64)
+        self.rows: list[GridRow] = []
+        self.row_starts = np.zeros(0, dtype=np.int64)
+        self.ipu_width = 0
+        self.digits = 0
+        self.cell = 1  # columns per tile
+        self.selected = 0
+        self._version = 0
+        self._styles: dict[tuple[int, bool], Style] = {}
+
+    def restyle(self) -> None:
+        self._styles.clear()
+
+    def on_resize(self) -> None:  # CachedLines.on_resize empties the strips too
+        self._layout()
+
+    def show(self, diff: TileDiff, selected: int) -> None:
+        self.diff = diff
+        self.levels = change_levels(diff.delta, diff.largest_change)
+        self._version += 1
+        self._strips.clear()
+        self._layout()
+        self.select(min(max(0, selected), diff.num_tiles - 1), force=True)
+
+    def _layout(self) -> None:
+        if self.diff is None:
+            return
+        ipu = self._ipu_of_every_tile()
+        self.digits = len(str(max(self.diff.num_tiles - 1, 0)))
+        self.ipu_width = len(f"IPU{int(ipu.max()) if len(ipu) else 0}")
+        room = max(1, self.scrollable_content_region.width - self.label_width)
+        height = max(1, self.scrollable_content_region.height)
+        for self.cell in range(MAX_CELL, 0, -1):  # the widest cells that still fit every tile in view
+            self.rows = grid_rows(ipu, max(1, room // self.cell))
+            if len(self.rows) <= height:
+                break
+        self.row_starts = np.array([row.first for row in self.rows], dtype=np.int64)
+        self.virtual_size = Size(self.scrollable_content_region.width, len(self.rows))
+        self._strips.clear()
+        self._follow()
+
+    @property
+    def label_width(self) -> int:
+        return self.ipu_width + 1 + self.digits + 1
+
+    def _ipu_of_every_tile(self) -> np.ndarray:
+        diff = self.diff
+        assert diff is not None
+        longer = diff.a if diff.a.num_tiles >= diff.b.num_tiles else diff.b
+        return longer.ipu
+
+    # The selected tile ----------------------------------------------------------------
+
+    def row_of(self, tile: int) -> int:
+        return int(np.searchsorted(self.row_starts, tile, side="right")) - 1
+
+    def select(self, tile: int, force: bool = False) -> None:
+        if self.diff is None or (tile == self.selected and not force):
+            return
+        self.selected = tile
+        self._follow()
+        self.refresh()
+        if self.on_select is not None:
+            self.on_select(tile)
+
+    def _follow(self) -> None:
+        if not self.rows:
+            return
+        keep_row_visible(self, self.row_of(self.selected))
+
+    def _to_row(self, row: int) -> None:
+        """The tile in the same column of ROW (its last tile, if the row is shorter)."""
+        if not self.rows:
+            return
+        here = self.rows[self.row_of(self.selected)]
+        target = self.rows[max(0, min(row, len(self.rows) - 1))]
+        self.select(target.first + min(self.selected - here.first, target.count - 1))
+
+    def action_move(self, tiles: int) -> None:
+        if self.diff is not None:
+            self.select(max(0, min(self.selected + tiles, self.diff.num_tiles - 1)))
+
+    def action_move_row(self, rows: int) -> None:
+        self._to_row(self.row_of(self.selected) + rows)
+
+    def action_page(self, pages: int) -> None:
+        self._to_row(self.row_of(self.selected) + pages * max(1, self.scrollable_content_region.height - 1))
+
+    def action_move_to_end(self, last: bool) -> None:
+        if self.diff is not None:
+            self.select(self.diff.num_tiles - 1 if last else 0)
+
+    # Rendering ------------------------------------------------------------------------
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        index = int(self.scroll_y) + y
+        if self.diff is None or index >= len(self.rows):
+            return Strip.blank(width, self.rich_style)
+        row = self.rows[index]
+        cursor = self.selected - row.first if 0 <= self.selected - row.first < row.count else -1
+        key = (index, width, cursor, self._version)
+        strip = self._strips.get(key)
+        if strip is None:
+            strip = Strip(self._row_segments(row, cursor)).adjust_cell_length(width, self.rich_style)
+            self._strips[key] = strip
+        return strip
+
+    def _row_segments(self, row: GridRow, cursor: int) -> list[Segment]:
+        diff = self.diff
+        assert diff is not None
+        ipu = "" if not row.opens_ipu else "IPU?" if row.ipu == UNKNOWN_IPU else f"IPU{row.ipu}"
+        segments = [Segment(f"{ipu:<{self.ipu_width}} {row.first:>{self.digits}} ", self._muted())]
+        codes = self.levels[row.first : row.first + row.count].tolist()
+        codes += [ONLY_ONE_CODE] * (row.count - len(codes))  # beyond the compared tiles
+        cells = ((code, column == cursor) for column, code in enumerate(codes))
+        for (code, at_cursor), run in groupby(cells):
+            glyph = CURSOR if at_cursor else ONLY_ONE if code == ONLY_ONE_CODE else " "
+            segments.append(Segment(f"{glyph:^{self.cell}}" * len(list(run)), self._style(code, at_cursor)))
+        return segments
+
+    def legend(self) -> Text:
+        """The colours of shrinkage, no change and growth, and the dot of a tile in one report only."""
+        text = Text()
+        text.append("shrank ", self._muted())
+        for code in range(-LEVELS, LEVELS + 1):
+            text.append(" ", self._style(code, False))
+        text.append(" grew  ", self._muted())
+        text.append(ONLY_ONE, self._style(ONLY_ONE_CODE, False))
+        text.append(" in one report only  ", self._muted())
+        text.append(CURSOR, self._style(0, True))
+        text.append(" selected", self._muted())
+        return text
+
+    # Colours --------------------------------------------------------------------------
+
+    def _colour(self, name: str) -> Color:
+        return Color.parse(self.app.theme_variables[name])
+
+    def _muted(self) -> Style:
+        return Style(color=self._colour("pv-muted").rich_color)
+
+    def _style(self, code: int, cursor: bool) -> Style:
+        """The cell of a tile at change level CODE (or ONLY_ONE_CODE)."""
+        key = (code, cursor)
+        style = self._styles.get(key)
+        if style is None:
+            background = self._colour("background")
+            if code == ONLY_ONE_CODE:
+                fill = background
+            elif code == 0:
+                fill = self._colour("pv-idle")
+            else:
+                towards = self._colour("error" if code > 0 else "success")
+                fill = background.blend(towards, 0.25 + 0.75 * abs(code) / LEVELS)
+            glyph = self._colour("pv-cursor") if cursor else self._colour("pv-muted")
+            style = self._styles[key] = Style(color=glyph.rich_color, bgcolor=fill.rich_color, bold=cursor)
+        return style
+

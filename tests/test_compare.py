@@ -1,0 +1,307 @@
+"""Compare: two synthetic reports of different shape, in the model, `--json`, and the app."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from conftest import wait_until_loaded
+
+from pvtui.cli import main
+from pvtui.model.bundle import BundleWriter
+from pvtui.model.compare import (
+    LIVENESS_X,
+    compare,
+    liveness_pair,
+    program_changes,
+    summary_table,
+    tile_diff,
+)
+from pvtui.model.report import Report
+from pvtui.widgets.compare_chart import CompareChart
+from pvtui.widgets.diff_heatmap import DiffHeatmap, change_levels, grid_rows
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture(scope="session")
+def other_dir(tmp_path_factory, cache_root):
+    """A second tiny report of another shape: one IPU instead of two, another seed."""
+    from pvtui.synth import write_report
+
+    out = tmp_path_factory.mktemp("reports") / "other"
+    write_report(out, scale="tiny", ipus=1, seed=1)
+    return out
+
+
+@pytest.fixture(scope="session")
+def other_report(other_dir):
+    from pvtui.sources.discovery import discover
+    from pvtui.sources.ingest import load_report
+
+    return load_report(discover(other_dir)[0])
+
+
+@pytest.fixture
+def empty_report(tmp_path):
+    with BundleWriter(tmp_path / "empty") as writer:
+        writer.meta.update(name="empty", parts=[], target={})
+        writer.commit()
+    return Report(tmp_path / "empty")
+
+
+def run_json(capsys, *argv) -> dict:
+    assert main(["compare", *map(str, argv), "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+# The model and --json ----------------------------------------------------------------
+
+
+def test_json_compares_reports_of_different_scale(capsys, tiny_dir, other_dir, tiny_report, other_report):
+    data = run_json(capsys, tiny_dir, other_dir)
+    assert data["difference"] == "B - A"
+    assert data["a"]["path"] == str(tiny_dir)
+    summary = {row["label"]: row for row in data["summary"]}
+    assert (summary["IPUs"]["a"], summary["IPUs"]["b"], summary["IPUs"]["delta"]) == (2, 1, -1)
+    programs = summary["Programs"]
+    assert programs["delta"] == len(other_report.programs) - len(tiny_report.programs)
+
+    tiles = data["tiles"]
+    a_bytes = np.asarray(tiny_report.memory.including_gaps, dtype=np.int64)
+    b_bytes = np.asarray(other_report.memory.including_gaps, dtype=np.int64)
+    assert (tiles["a_tiles"], tiles["b_tiles"], tiles["compared_tiles"]) == (128, 64, 64)
+    assert (tiles["a_ipus"], tiles["b_ipus"]) == (2, 1)
+    assert "tiles 64–127 are only in A" in tiles["statement"]
+    assert tiles["deltas"] == (b_bytes - a_bytes[:64]).tolist()
+    growth = [row["delta"] for row in tiles["largest_growth"]]
+    assert growth == sorted(growth, reverse=True) and all(d > 0 for d in growth)
+    assert growth[0] == int((b_bytes - a_bytes[:64]).max())
+
+    live = data["liveness"]
+    assert live["x"] == LIVENESS_X and len(live["points"]) == 100
+    assert (live["a_steps"], live["b_steps"]) == (len(tiny_report.liveness), len(other_report.liveness))
+    peak_a = tiny_report.liveness.always_live_bytes + int(np.max(tiny_report.liveness.not_always_live))
+    assert live["a_peak"]["bytes"] == peak_a == max(p["a"] for p in live["points"])  # resampling keeps the peak
+
+    for section in ("programs", "operations"):
+        part = data[section]
+        assert part["available"], part
+        assert all(row["delta"] > 0 for row in part["grown"]) and all(row["delta"] < 0 for row in part["shrunk"])
+        assert [r["delta"] for r in part["shrunk"]] == sorted(r["delta"] for r in part["shrunk"])
+
+
+def test_a_report_against_itself_has_no_difference(capsys, tiny_dir):
+    data = run_json(capsys, tiny_dir, tiny_dir)
+    assert all(row["delta"] in (0, None) for row in data["summary"])
+    assert data["tiles"]["grew"] == data["tiles"]["shrank"] == 0
+    assert data["tiles"]["statement"].startswith("Tile i of A against tile i of B, all 128 tiles")
+    assert data["programs"]["changed"] == data["operations"]["changed"] == 0
+    assert all(p["a"] == p["b"] for p in data["liveness"]["points"])
+
+
+def test_the_larger_report_second_keeps_its_extra_tiles(tiny_report, other_report):
+    diff = tile_diff(other_report, tiny_report)
+    assert "tiles 64–127 are only in B" in diff.statement
+    assert diff.bytes_of(100) == (None, int(tiny_report.memory.including_gaps[100]))
+    assert diff.ipus_of(100) == (None, int(tiny_report.memory.ipu[100]))
+
+
+def _leaf_names(report) -> set[str]:
+    programs = report.programs
+    return {programs.names[p] for p in range(len(programs)) if programs.num_children(p) == 0}
+
+
+def test_leaf_programs_are_matched_by_name(tiny_report, other_report):
+    changes = program_changes(tiny_report, other_report)
+    names_a, names_b = _leaf_names(tiny_report), _leaf_names(other_report)
+    assert changes.only_a == len(names_a - names_b) and changes.only_b == len(names_b - names_a)
+    gone = next(c for c in changes.rows if c.b is None)
+    assert gone.name in names_a - names_b and gone.delta == -gone.a
+
+
+def test_programs_rank_by_their_own_code_not_their_childrens(tiny_report, other_report):
+    """A parent's code includes its children's: the roots (top, main) would always lead."""
+    programs = tiny_report.programs
+    parents = {programs.names[p] for p in range(len(programs)) if programs.num_children(p)} - _leaf_names(tiny_report)
+    changes = program_changes(tiny_report, other_report)
+    assert "main" in parents and not parents & {c.name for c in changes.rows}
+    leaf = next(c for c in changes.rows if c.a is not None and c.b is not None)
+    code = np.asarray(programs.code_bytes)
+    assert leaf.a == sum(int(code[p]) for p in range(len(programs))
+                         if programs.names[p] == leaf.name and programs.num_children(p) == 0)
+    assert changes.measure == "code bytes of leaf programs"
+
+
+def test_piped_output_prints_tables(capsys, tiny_dir, other_dir):
+    """Without a terminal (capsys is none) `pvtui compare A B` prints the comparison rather than starting the app."""
+    assert main(["compare", str(tiny_dir), str(other_dir)]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out
+    for heading in ("Summary", "Tiles", "Liveness", "Programs", "Operations"):
+        assert f"\n{heading}\n" in out
+    assert "Poplar" in out and "tiles 64–127 are only in A" in out
+    assert "Grew the most, by code bytes of leaf programs" in out
+
+
+def test_missing_parts_are_said_plainly(tiny_report, empty_report):
+    comparison = compare(tiny_report, empty_report)
+    assert comparison.tiles.startswith("Report B has no per-tile memory") and "profile.pop" in comparison.tiles
+    assert comparison.liveness.startswith("Report B:")
+    assert comparison.programs.startswith("Report B has no programs")
+    table = summary_table(comparison.summary)
+    assert table.columns == ["section", "quantity", "A", "B", "B - A", "change"]
+    rows = {row[1]: row for row in table.rows}
+    assert rows["Programs"][3] is None and rows["Programs"][4] is None
+    assert liveness_pair(empty_report, tiny_report).startswith("Report A:")
+
+
+def test_a_missing_report_is_one_line_on_stderr(capsys, tiny_dir, tmp_path):
+    assert main(["compare", str(tiny_dir), str(tmp_path / "nowhere"), "--json"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "nowhere" in err[0]
+
+
+def test_heatmap_rows_start_each_ipu_and_levels_keep_the_sign():
+    rows = grid_rows(np.array([0] * 5 + [1] * 3), per_row=2)
+    assert [(r.first, r.count, r.ipu, r.opens_ipu) for r in rows] == [
+        (0, 2, 0, True), (2, 2, 0, False), (4, 1, 0, False), (5, 2, 1, True), (7, 1, 1, False)]
+    assert change_levels(np.array([-100, -1, 0, 1, 50, 100]), 100).tolist() == [-4, -1, 0, 1, 2, 4]
+
+
+# The app ---------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def compare_app(tiny_dir, other_dir, cache_root):
+    from pvtui.app import PvtuiApp
+    from pvtui.sources.discovery import discover
+
+    def make():
+        return PvtuiApp(discover(tiny_dir), path=tiny_dir, watch=False, cache=cache_root,
+                        compare_with=discover(other_dir)[0])
+
+    return make
+
+
+async def wait_compared(pilot):
+    await wait_until_loaded(pilot)
+    for _ in range(200):
+        if getattr(pilot.app.screen, "comparison", None) is not None:
+            break
+        await pilot.pause(0.02)
+    await pilot.pause()
+    await pilot.pause()  # the tables and the heatmap paint after the comparison lands
+    return pilot.app.screen
+
+
+async def test_opens_on_the_comparison_and_walks_every_section(compare_app, tiny_report, other_report):
+    async with compare_app().run_test(size=(80, 24)) as pilot:
+        screen = await wait_compared(pilot)
+        assert screen.SCREEN_NAME == "Compare"
+        assert screen.export_table().name == "compare-summary"
+
+        await pilot.press("2")
+        heatmap = screen.query_one(DiffHeatmap)
+        assert heatmap.has_focus
+        delta = np.asarray(other_report.memory.including_gaps) - np.asarray(tiny_report.memory.including_gaps)[:64]
+        await pilot.press("W")
+        assert heatmap.selected == int(np.argmin(delta))
+        assert f"Tile {heatmap.selected} ·" in str(screen.query_one("#tile-detail").render())
+        await pilot.press("w", "right")
+        assert heatmap.selected == int(np.argmax(delta)) + 1
+        await pilot.press("end")
+        assert heatmap.selected == 127
+        assert "only in A" in str(screen.query_one("#tile-detail").render())
+        assert screen.export_table().name == "compare-tiles"
+
+        await pilot.press("3", "b")
+        chart = screen.query_one(CompareChart)
+        peak = other_report.liveness.peak_step / len(other_report.liveness)
+        assert chart.cursor == chart.frame().column_of(peak)
+        assert "B − A" in str(screen.query_one("#liveness-detail").render())
+
+        await pilot.press("4")
+        assert screen.export_table().name == "compare-programs"
+        await pilot.press("5")
+        assert screen.export_table().name == "compare-operations"
+
+
+async def test_names_and_cut_text_at_80_columns(compare_app):
+    async with compare_app().run_test(size=(80, 24)) as pilot:
+        screen = await wait_compared(pilot)
+        names = str(screen.query_one("#names").render())
+        assert names.startswith("A tiny") and "· B other" in names
+        table = screen.query_one("#deltas-table")
+        poplar = next(i for i in range(table.row_count) if str(table.get_row_at(i)[0]) == "Poplar")
+        version = str(table.get_row_at(poplar)[1])
+        assert version.endswith("…") and len(version) == table.ordered_columns[1].width
+        await pilot.press("4")
+        table = screen.query_one("#programs-table")
+        name_width = table.ordered_columns[3].width
+        cut = [str(table.get_row_at(i)[3]) for i in range(table.row_count)]
+        assert any(name.endswith("…") for name in cut) and all(len(name) <= name_width for name in cut)
+        assert sum(c.get_render_width(table) for c in table.ordered_columns) <= 80
+        await pilot.resize_terminal(160, 40)
+        await pilot.pause()
+        table = screen.query_one("#deltas-table")
+        assert not str(table.get_row_at(poplar)[1]).endswith("…")
+
+
+async def test_reload_and_units_redraw_the_comparison(compare_app):
+    async with compare_app().run_test(size=(80, 24)) as pilot:
+        screen = await wait_compared(pilot)
+        await pilot.press("2", "w")
+        selected = screen.query_one(DiffHeatmap).selected
+        first = screen.comparison
+        screen.report_changed()
+        for _ in range(100):
+            await pilot.pause(0.02)
+            if screen.comparison is not first:
+                break
+        assert screen.comparison is not first
+        assert screen.query_one(DiffHeatmap).selected == selected
+        await pilot.press("u")
+        assert " kB" in str(screen.query_one("#tile-detail").render())
+
+
+async def test_diff_key_only_with_a_second_report(make_app, compare_app):
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        await wait_until_loaded(pilot)
+        await pilot.press("d")
+        await pilot.pause()
+        assert pilot.app.screen.SCREEN_NAME == "Summary"
+        assert any("pvtui compare A B" in str(n.message) for n in pilot.app._notifications)
+    async with compare_app().run_test(size=(80, 24)) as pilot:
+        await wait_compared(pilot)
+        await pilot.press("s")
+        await pilot.pause()
+        await pilot.press("d")
+        await pilot.pause()
+        assert pilot.app.screen.SCREEN_NAME == "Compare"
+
+
+def _section(*keys):
+    async def run_before(pilot):
+        await wait_compared(pilot)
+        await pilot.press(*keys)
+        await pilot.pause()
+
+    return run_before
+
+
+def test_snapshot_compare_summary_80x24(snap_compare, compare_app):
+    assert snap_compare(compare_app(), terminal_size=(80, 24), run_before=_section())
+
+
+def test_snapshot_compare_tiles_80x24(snap_compare, compare_app):
+    assert snap_compare(compare_app(), terminal_size=(80, 24), run_before=_section("2", "w"))
+
+
+def test_snapshot_compare_liveness_80x24(snap_compare, compare_app):
+    assert snap_compare(compare_app(), terminal_size=(80, 24), run_before=_section("3", "a"))
+
+
+def test_snapshot_compare_operations_80x24(snap_compare, compare_app):
+    assert snap_compare(compare_app(), terminal_size=(80, 24), run_before=_section("5"))

@@ -1,0 +1,323 @@
+"""Insights: the model's answers on the tiny report, the command's JSON and text, the
+screen's keyboard flow, reports without a profile, and snapshots."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import open_screen, wait_until_loaded
+
+from pvtui.cli import main
+from pvtui.commands.insights import SECTIONS
+from pvtui.model import insights as model
+from pvtui.model.bundle import BundleWriter
+from pvtui.model.insights import insights
+from pvtui.screens.insights import InsightsScreen
+from pvtui.units import format_bytes
+
+
+@pytest.fixture(scope="module")
+def tiny_insights(tiny_report):
+    return insights(tiny_report)
+
+
+@pytest.fixture(scope="module")
+def no_profile_dir(tiny_dir, tmp_path_factory) -> Path:
+    """The tiny report without its profile: archive.a, debug.cbor and the JSON files only."""
+    out = tmp_path_factory.mktemp("no-profile") / "report"
+    out.mkdir()
+    for name in ("archive.a", "debug.cbor", "framework.json", "app.json"):
+        os.link(tiny_dir / name, out / name)
+    return out
+
+
+@pytest.fixture(scope="module")
+def empty_bundle(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("empty") / "bundle"
+    with BundleWriter(path) as w:
+        w.meta.update(name="empty", parts=[], target={})
+        w.commit()
+    return path
+
+
+def run_json(capsys, *args: str) -> dict:
+    assert main(["insights", *args, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+# The model -------------------------------------------------------------------------
+
+
+def test_capacity_and_fullest_tiles_name_the_worst_tile(tiny_report, tiny_insights):
+    totals = np.asarray(tiny_report.memory.including_gaps)
+    limit = tiny_report.target.bytes_per_tile
+    capacity = tiny_insights["capacity"]
+    assert capacity["status"] == ("out of memory" if (totals > limit).any() else "in capacity")
+    assert capacity["tiles_over_limit"] == int((totals > limit).sum())
+    assert capacity["proportion"] == pytest.approx(totals.sum() / (limit * len(totals)))
+    assert sum(ipu["used_bytes"] for ipu in capacity["per_ipu"]) == int(totals.sum())
+    tiles = tiny_insights["fullest_tiles"]["tiles"]
+    assert [t["tile"] for t in tiles] == np.argsort(-totals, kind="stable")[: model.FULLEST].tolist()
+    worst = tiles[0]
+    assert worst["tile"] == int(np.argmax(totals))
+    assert worst["ipu"] == int(tiny_report.memory.ipu[worst["tile"]])
+    assert worst["over_by"] == max(int(totals.max()) - limit, 0)
+
+
+def test_histogram_counts_every_tile_and_reaches_the_limit(tiny_report, tiny_insights):
+    hist = tiny_insights["histogram"]
+    assert sum(hist["counts"]) == tiny_report.memory.num_tiles
+    assert len(hist["counts"]) == model.HISTOGRAM_BINS == len(hist["edges"]) - 1
+    assert hist["edges"][0] == int(np.min(tiny_report.memory.including_gaps))
+    assert hist["edges"][-1] >= tiny_report.target.bytes_per_tile
+
+
+def test_largest_vertex_state_and_code(tiny_report, tiny_insights):
+    from pvtui.model import schema as s
+
+    programs = tiny_report.programs
+    types = np.asarray(programs.col(s.COMPUTE_SET_VERTEX_TYPE))
+    counts = np.asarray(programs.col(s.COMPUTE_SET_VERTEX_COUNT))
+    state = np.asarray(programs.vertex_state_bytes)
+    totals = [int(counts[types == t].sum()) * int(state[t]) for t in range(len(state))]
+    largest = tiny_insights["vertices"]["state"]["types"][0]
+    assert largest["total_bytes"] == max(totals)
+    assert largest["name"] == programs.vertex_type_names[int(np.argmax(totals))]
+    code = tiny_insights["vertices"]["code"]
+    memory = tiny_report.memory
+    assert code["total_bytes"] == int(np.sum(memory.col(s.TILE_VERTEX_CODE)))
+    assert code["types"][0]["code_bytes"] >= code["types"][-1]["code_bytes"]
+
+
+def test_liveness_peaks_of_the_model_each_ipu_and_the_worst_tiles(tiny_report, tiny_insights):
+    live = tiny_report.liveness
+    section = tiny_insights["liveness"]
+    peak = section["model"]
+    assert peak["peak_step"] == live.peak_step
+    assert peak["not_always_live_bytes"] == int(np.max(live.not_always_live))
+    assert peak["not_always_live_variables"]["bytes"] == sum(b for _, b in live.live_variables(live.peak_step))
+    assert peak["always_live_variables"]["largest"][0]["bytes"] == int(np.max(live.always_live_sizes))
+    by_ipu = np.asarray(live.by_ipu)
+    assert [i["peak_step"] for i in section["per_ipu"]["ipus"]] == by_ipu.argmax(axis=0).tolist()
+    by_tile = np.asarray(live.by_tile)
+    for entry in section["worst_tiles"]["tiles"]:
+        column = by_tile[:, entry["tile"]]
+        assert (entry["peak_step"], entry["not_always_live_bytes"]) == (int(column.argmax()), int(column.max()))
+    assert "whole model" in section["variables_note"]
+
+
+def test_column_peaks_reads_in_chunks_and_stops_when_cancelled(monkeypatch):
+    table = np.arange(30).reshape(10, 3) % 7
+    monkeypatch.setattr(model, "ROWS_PER_READ", 3)
+    steps, peaks = model.column_peaks(table, [0, 2], lambda: False)
+    assert steps.tolist() == table[:, [0, 2]].argmax(axis=0).tolist()
+    assert peaks.tolist() == table[:, [0, 2]].max(axis=0).tolist()
+    from pvtui.errors import Cancelled
+
+    with pytest.raises(Cancelled):
+        model.column_peaks(table, [0], lambda: True)
+
+
+def test_suggestions_state_their_saving_and_assumption(tiny_report, tiny_insights):
+    items = tiny_insights["suggestions"]["items"]
+    assert all(item["assumption"] for item in items)
+    fit = [item for item in items if item["kind"] == "fit"]
+    assert fit and fit[0]["saving_bytes"] == tiny_insights["capacity"]["bytes_over_limit"]
+    assert f"tile {tiny_insights['fullest_tiles']['tiles'][0]['tile']} " in fit[0]["text"]
+    assert all(item["saving_bytes"] for item in items)  # nothing numbered that saves nothing
+    live = tiny_report.liveness
+    series = np.asarray(live.not_always_live, dtype=np.int64)
+    shorter = [i for i in items if i["kind"] == "shorter_life"]
+    assert shorter
+    for item in shorter:
+        name = item["text"].split("Shorten the life of ")[1].split(" (")[0]
+        size = int(live.variable_bytes[list(live.variable_names).index(name)])
+        assert "upper bound" in item["text"]
+        assert 0 < item["saving_bytes"] <= size
+        alone = series.copy()
+        alone[live.peak_step] -= size
+        assert item["at_peak_step_only"]["saving_bytes"] == int(series.max() - alone.max()) <= item["saving_bytes"]
+
+
+def test_no_fp32_variable_is_a_finding_not_a_suggestion(tiny_insights):
+    section = tiny_insights["suggestions"]
+    assert all(item["kind"] != "fp32" for item in section["items"])
+    (fp32,) = [f for f in section["findings"] if f["kind"] == "fp32"]
+    assert fp32["text"].startswith("No FP32 variables found among the ")
+    assert "saving_bytes" not in fp32
+
+
+def test_fp32_suggestion_halves_the_fp32_variables_debug_cbor_types(tiny_report, monkeypatch):
+    live = tiny_report.liveness
+    (first, size), *_ = live.live_variables(live.peak_step)
+    name = live.variable_names[first]
+    found = model.element_types(tiny_report, {name})
+    assert found == {name: "FLOAT16"}  # the synthetic popart tensor contexts are all half
+    monkeypatch.setattr(model, "element_types", lambda report, names: {name: model.FP32})
+    fp32 = next(i for i in insights(tiny_report)["suggestions"]["items"] if i["kind"] == "fp32")  # a suggestion
+    assert fp32["saving_bytes"] == size // 2
+    assert name in fp32["text"]
+    assert "tensorId" in fp32["needs"]  # the others have no element type in the report
+
+
+# The command -----------------------------------------------------------------------
+
+
+def test_json_names_the_worst_tile_and_the_peak(capsys, tiny_dir, tiny_report):
+    data = run_json(capsys, str(tiny_dir))
+    assert set(data) >= {"capacity", "fullest_tiles", "histogram", "vertices", "liveness", "suggestions"}
+    assert data["fullest_tiles"]["tiles"][0]["tile"] == int(np.argmax(tiny_report.memory.including_gaps))
+    assert data["liveness"]["model"]["peak_step"] == tiny_report.liveness.peak_step
+
+
+def test_text_names_the_worst_tile_and_the_peak(capsys, tiny_dir, tiny_report):
+    assert main(["insights", str(tiny_dir)]) == 0
+    out = capsys.readouterr().out
+    worst = int(np.argmax(tiny_report.memory.including_gaps))
+    assert "Out of memory" in out
+    assert f"Worst tile: {worst} on IPU" in out
+    assert f"Liveness peak: step {tiny_report.liveness.peak_step:,}," in out
+    assert f"Tile {worst} " in out
+    assert f"peak at step {tiny_report.liveness.peak_step:,} of" in out
+    assert "Suggestions" in out
+    assert "the tallest column holds" in out
+    always = tiny_report.liveness.always_live_bytes - int(np.sum(tiny_report.liveness.always_live_sizes))
+    words = " ".join(out.split())
+    assert f"The other {format_bytes(always)} of the" in words and "under no variable name" in words
+
+
+def test_without_a_profile_the_archive_still_gives_capacity(capsys, no_profile_dir):
+    data = run_json(capsys, str(no_profile_dir))
+    assert data["capacity"]["available"] and data["capacity"]["source"] == "archive"
+    assert data["fullest_tiles"]["tiles"]
+    assert not data["liveness"]["available"]
+    assert "profile.pop" in data["liveness"]["reason"]
+    assert not data["vertices"]["state"]["available"]
+    assert any(item["needs"] and "profile.pop" in item["needs"] for item in data["suggestions"]["findings"])
+    assert all(tile["ipu"] is None for tile in data["fullest_tiles"]["tiles"])  # archive.a does not say
+    assert data["capacity"]["per_ipu"] == [] and "IPU unknown" in data["capacity"]["per_ipu_reason"]
+    assert main(["insights", str(no_profile_dir)]) == 0
+    out = capsys.readouterr().out
+    assert "profile.pop" in out
+    assert "(IPU unknown)" in out and "IPU 0" not in out
+
+
+def test_an_empty_report_says_what_each_section_needs(capsys, empty_bundle):
+    data = run_json(capsys, str(empty_bundle))
+    for key in ("capacity", "fullest_tiles", "histogram", "liveness"):
+        assert not data[key]["available"]
+        assert "profile.pop" in data[key]["reason"]
+    assert main(["insights", str(empty_bundle)]) == 0
+    assert "profile.pop" in capsys.readouterr().out
+
+
+# The screen ------------------------------------------------------------------------
+
+
+async def wait_for_insights(pilot) -> InsightsScreen:
+    screen = pilot.app.screen
+    for _ in range(200):
+        if screen.data is not None and screen.query("#heading-suggestions"):
+            break
+        await pilot.pause(0.02)
+    await pilot.pause()
+    assert screen.data is not None
+    return screen
+
+
+async def open_insights(pilot) -> InsightsScreen:
+    await open_screen(pilot, "i", InsightsScreen)
+    return await wait_for_insights(pilot)
+
+
+def screen_text(screen: InsightsScreen) -> str:
+    from rich.console import Console
+
+    console = Console(width=78, record=True, file=open(os.devnull, "w"))
+    for widget in screen.query("Static"):
+        console.print(widget.content)
+    return console.export_text()
+
+
+@pytest.mark.anyio
+async def test_screen_names_the_worst_tile_and_the_peak(make_app, tiny_report):
+    worst = int(np.argmax(tiny_report.memory.including_gaps))
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        screen = await open_insights(pilot)
+        text = screen_text(screen)
+        assert "Out of memory" in text
+        assert f"Worst tile: {worst} on IPU" in text
+        assert f"Liveness peak: step {tiny_report.liveness.peak_step:,}," in text
+        assert f"Tile {worst} " in text
+        assert f"peak at step {tiny_report.liveness.peak_step:,} of" in text
+        table = screen.export_table()
+        first = dict(zip(table.columns, list(table.rows)[0]))
+        assert first["tile"] == worst
+        name, size = max(zip(tiny_report.memory.categories, tiny_report.memory.by_category[worst]), key=lambda c: c[1])
+        assert (first["largest_category"], first["largest_category_bytes"]) == (name, int(size))
+        assert "pvtui split PATH --ipus N" in text
+
+
+@pytest.mark.anyio
+async def test_sections_units_and_reload(make_app):
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        screen = await open_insights(pilot)
+        scroll = screen.query_one("#insights")
+        await pilot.press("n", "n")
+        await pilot.pause()
+        assert screen.section == 2
+        assert scroll.scroll_y == screen.query_one("#heading-histogram").virtual_region_with_margin.y
+        await pilot.press("N", "N", "N")
+        assert screen.section == len(SECTIONS) - 1
+        await pilot.press("u")
+        assert " kB" in screen_text(screen) and "KiB" not in screen_text(screen)
+        screen.report_changed()
+        await wait_for_insights(pilot)
+        assert screen.query("#heading-suggestions")
+
+
+@pytest.mark.anyio
+async def test_screen_without_a_profile_says_so_and_shows_the_rest(make_app, no_profile_dir):
+    async with make_app(no_profile_dir).run_test(size=(80, 24)) as pilot:
+        screen = await open_insights(pilot)
+        text = screen_text(screen)
+        assert "profile.pop" in text
+        assert "archive.a" in text  # capacity comes from the archive
+        assert "IPU unknown" in text and "IPU 0" not in text
+        assert [row[1] for row in screen.export_table().rows] == [None] * model.FULLEST
+
+
+@pytest.mark.anyio
+async def test_screen_of_an_empty_report(make_app, empty_bundle):
+    async with make_app(empty_bundle).run_test(size=(80, 24)) as pilot:
+        screen = await open_insights(pilot)
+        assert "profile.pop" in screen_text(screen)
+        assert list(screen.export_table().rows) == []
+        await pilot.press("n", "u")  # harmless
+
+
+# Snapshots -------------------------------------------------------------------------
+
+
+async def _press_i(pilot):
+    await wait_until_loaded(pilot)
+    await pilot.press("i")
+    await wait_for_insights(pilot)
+
+
+async def _press_i_liveness(pilot):
+    await _press_i(pilot)
+    await pilot.press(*["n"] * 4)
+    await pilot.pause()
+
+
+def test_snapshot_insights_80x24(snap_compare, make_app):
+    assert snap_compare(make_app(), terminal_size=(80, 24), run_before=_press_i)
+
+
+def test_snapshot_insights_liveness_80x24(snap_compare, make_app):
+    assert snap_compare(make_app(), terminal_size=(80, 24), run_before=_press_i_liveness)

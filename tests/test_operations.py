@@ -1,0 +1,262 @@
+"""Operations: the adapter's operations part, layers of debug contexts, the command and the screen."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from conftest import open_screen, wait_until_loaded
+
+from pvtui.cli import main
+from pvtui.model.operations import OperationIndex, select_rows, top_program
+from pvtui.screens.operations import OperationsScreen
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture(scope="module")
+def truth():
+    from pvtui.synth import generate
+
+    return generate("tiny", seed=0)
+
+
+def test_operations_part_holds_what_libpva_gives(tiny_report, truth):
+    ops, g, lv = tiny_report.operations, truth.graph, truth.liveness
+    assert list(ops.names) == g.op_name
+    for op in (0, 7, len(g.op_name) - 1):
+        lo, hi = g.op_program_offsets[op], g.op_program_offsets[op + 1]
+        assert ops.programs(op).tolist() == g.op_programs[lo:hi].tolist()
+        assert int(ops.variable_bytes[op]) == int(lv.var_bytes[truth.op_variables(op)].sum())
+        assert int(ops.first_step[op]) == int(g.op_first_step[op])
+        assert int(ops.last_step[op]) == int(g.op_end_step[op]) - 1
+        assert int(ops.debug_context[op]) == truth.debug.op_context_id(op)
+
+
+def test_layers_group_operations_under_their_contexts(tiny_report, truth):
+    index = OperationIndex(tiny_report)
+    assert index.default_layer == "popart"
+    assert index.layers == ["poptorch", "onnx", "popart", "poplibs"]
+    popart = index.layer("popart")
+    assert sorted(r.name for r in popart.rows) == sorted(truth.graph.op_name)
+    onnx = {r.name: r for r in index.layer("onnx").rows}
+    gelu = onnx["layer0/ffn/Gelu"]  # the forward op and its gradient share the ONNX op
+    assert sorted(tiny_report.operations.names[op] for op in gelu.operations) == ["layer0/ffn/Gelu",
+                                                                                 "layer0/ffn/GeluGrad"]
+    updaters = onnx["(no ONNX context)"]
+    assert updaters.operations and all(
+        tiny_report.operations.names[op].endswith(("AdamUpdater", "lossScaling/Update")) for op in updaters.operations
+    )
+    poplibs = index.layer("poplibs")
+    assert poplibs.rows == [] and "below the operations" in poplibs.reason
+
+
+def test_row_cycles_and_memory_from_the_truth(tiny_report, truth):
+    rows = {r.name: r for r in OperationIndex(tiny_report).layer("popart").rows}
+    row = rows["layer1/attention/qkv/Conv_1"]
+    e = truth.execution
+    ran = np.isin(e.program, row.programs)
+    assert row.cycles == int(e.cycles[ran].sum()) > 0
+    assert row.steps == int(ran.sum())
+    assert row.first_step == int(np.flatnonzero(ran)[0])
+    assert row.memory == row.code_bytes + row.variable_bytes
+    assert row.foreign_calls == 0
+    # layer0's Softmax owns the shared Poplar function; layer1's only calls it, and its steps count there
+    assert rows["layer1/attention/Softmax"].foreign_calls == 1 and rows["layer1/attention/Softmax"].steps == 0
+    assert rows["layer0/attention/Softmax"].steps > 0
+
+
+def test_sort_and_filter(tiny_report):
+    rows = OperationIndex(tiny_report).layer("popart").rows
+    by_cycles = select_rows(rows, "cycles")
+    assert [r.cycles for r in by_cycles] == sorted((r.cycles for r in rows), reverse=True)
+    gelu = select_rows(rows, "name", "GELU")
+    assert gelu and all("gelu" in r.name.lower() for r in gelu)
+    assert [r.name for r in gelu] == sorted(r.name for r in gelu)
+
+
+def run_json(capsys, *args: str) -> dict:
+    assert main([*args, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_command_json(capsys, tiny_dir):
+    data = run_json(capsys, "operations", str(tiny_dir), "--layer", "onnx", "--sort", "cycles", "--top", "5")
+    assert data["layer"] == "onnx" and data["shown"] == 5 and data["total"] > 5
+    cycles = [row["cycles"] for row in data["operations"]]
+    assert cycles == sorted(cycles, reverse=True)
+    data = run_json(capsys, "operations", str(tiny_dir), "--layer", "poplibs")
+    assert data["available"] is False and "PopLibs" in data["reason"]
+    assert main(["operations", str(tiny_dir), "--layer", "nope"]) == 2
+    assert "nope" in capsys.readouterr().err
+
+
+def test_command_edge_cases(capsys, tiny_dir):
+    with pytest.raises(SystemExit) as exited:
+        main(["operations", str(tiny_dir), "--top", "-3"])
+    assert exited.value.code == 2 and "--top" in capsys.readouterr().err.splitlines()[-1]
+    assert main(["operations", str(tiny_dir), "--filter", "zzz"]) == 0
+    out = capsys.readouterr().out
+    assert out == "No PopART operation name contains 'zzz' (of 131 operations).\n"
+    for name in ("ONNX", "onnx", "Onnx"):
+        assert run_json(capsys, "operations", str(tiny_dir), "--layer", name)["layer"] == "onnx"
+
+
+def test_layers_are_named_by_label_or_name_in_any_case(tiny_report):
+    index = OperationIndex(tiny_report)
+    index.__dict__["layers"] = ["popart", "xla_op"]  # as a report with XLA contexts would list them
+    assert [index.resolve_layer(text) for text in ("xla", "XLA", "xla_op", "PopART")] == ["xla_op"] * 3 + ["popart"]
+    with pytest.raises(ValueError, match="XLA \\(xla_op\\)"):
+        index.resolve_layer("onnx")
+
+
+@pytest.mark.parametrize("columns", ["80", "60"])
+def test_table_names_break_only_after_slashes(capsys, monkeypatch, tiny_dir, columns):
+    monkeypatch.setenv("COLUMNS", columns)
+    args = ["operations", str(tiny_dir), "--sort", "name", "--top", "40"]
+    names = [row["name"] for row in run_json(capsys, *args)["operations"]]
+    assert main(args) == 0
+    lines = capsys.readouterr().out.splitlines()
+    width = len(next(line for line in lines if line.startswith("┃")).split("┃")[1]) - 2
+    rows: list[list[str]] = []
+    for line in lines:
+        if line.startswith("│"):
+            name, memory = line.split("│")[1:3]
+            if memory.strip():
+                rows.append([])
+            rows[-1].append(name.strip())
+    assert ["".join(parts) for parts in rows] == names
+    assert any(len(parts) > 1 for parts in rows)
+    # a line breaks after a '/', unless one part of the name is wider than the column
+    assert all(part.endswith("/") or len(part) == width for parts in rows for part in parts[:-1])
+    folded = [parts for parts in rows if any(not part.endswith("/") for part in parts[:-1])]
+    assert all(max(len(piece) for piece in "".join(parts).split("/")) > width for parts in folded)
+
+
+async def wait_for(pilot, condition) -> None:
+    for _ in range(300):
+        if condition():
+            return
+        await pilot.pause(0.02)
+
+
+async def open_operations(pilot) -> OperationsScreen:
+    screen = await open_screen(pilot, "o", OperationsScreen)
+    await wait_for(pilot, lambda: screen.view is not None)
+    return screen
+
+
+async def test_layer_sort_and_filter_keys(make_app):
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        screen = await open_operations(pilot)
+        assert screen.layer_name == "popart" and len(screen.shown) == len(screen.view.rows)
+        await pilot.press("L")
+        await wait_for(pilot, lambda: screen.layer_name == "poplibs")
+        assert screen.view.reason and screen.shown == []
+        await pilot.press("L")
+        await wait_for(pilot, lambda: screen.layer_name == "poptorch")
+        assert screen.shown
+        await pilot.press("S")
+        assert screen.sort == "code"
+        codes = [r.code_bytes for r in screen.shown]
+        assert codes == sorted(codes, reverse=True)
+        await pilot.press("slash", *"softmax", "enter")
+        await pilot.pause()
+        assert screen.shown and all("softmax" in r.name.lower() for r in screen.shown)
+        table = screen.export_table()
+        assert [row[0] for row in table.rows] == [r.name for r in screen.shown]
+        await pilot.press("escape")
+        await pilot.pause()
+        assert screen.filter_text == "" and len(screen.shown) == len(screen.view.rows)
+
+
+async def test_names_and_useful_columns_fit_80_columns(make_app):
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        screen = await open_operations(pilot)
+        await pilot.press("S")  # by code: the code column comes back, the names get less room
+        await pilot.pause()
+        table = screen.table
+        keys = [column.key.value for column in table.ordered_columns]
+        assert keys == ["name", "memory bytes", "code bytes", "cycles", "programs", "operations", "first step"]
+        assert sum(column.get_render_width(table) for column in table.ordered_columns) <= table.size.width
+        width = table.ordered_columns[0].width
+        shown = [str(table.get_row_at(i)[0]) for i in range(len(screen.shown))]
+        cut = [(cell, row.name) for cell, row in zip(shown, screen.shown) if cell != row.name]
+        assert cut and all(len(cell) == width and "…" in cell for cell, _ in cut)
+        assert all(name.startswith(cell.split("…")[0]) and name.endswith(cell.split("…")[1]) for cell, name in cut)
+
+
+async def test_T_steps_through_the_operations_steps(make_app):
+    from pvtui.screens.trace import TraceScreen
+
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        screen = await open_operations(pilot)
+        position = next(i for i, row in enumerate(screen.shown) if row.steps > 2)
+        screen.table.move_cursor(row=position)
+        row = screen.selected_row()
+        steps = screen.index.execution_steps(row).tolist()
+        assert len(steps) == row.steps and steps[0] == row.first_step
+        await pilot.press("T")
+        trace = pilot.app.screen
+        assert isinstance(trace, TraceScreen)
+        await wait_for(pilot, lambda: trace.selected_step == steps[0])
+        await pilot.press("T")
+        await wait_for(pilot, lambda: trace.selected_step == steps[1])
+        assert trace.selected_step == steps[1]
+        await pilot.press("o")
+        await pilot.pause()
+        await pilot.press("T")  # the same operation: its next step
+        await wait_for(pilot, lambda: trace.selected_step == steps[2])
+        assert trace.selected_step == steps[2] and pilot.app.screen is trace
+
+
+async def test_jump_to_programs_and_trace(make_app):
+    from pvtui.screens.programs import ProgramsScreen
+    from pvtui.screens.trace import TraceScreen
+
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        screen = await open_operations(pilot)
+        await pilot.press("down", "down")
+        row = screen.selected_row()
+        assert row is screen.shown[2]
+        await pilot.press("P")
+        await pilot.pause()
+        programs = pilot.app.screen
+        assert isinstance(programs, ProgramsScreen)
+        assert programs.selected_program() == top_program(programs.report, row)
+        await pilot.press("o")
+        await pilot.pause()
+        assert pilot.app.screen is screen and screen.selected_row() is row
+        await pilot.press("T")
+        trace = pilot.app.screen
+        assert isinstance(trace, TraceScreen)
+        await wait_for(pilot, lambda: trace.selected_step == row.first_step)
+        assert trace.selected_step == row.first_step
+
+
+async def test_without_operations_says_why(make_app, tmp_path):
+    from pvtui.synth import write_report
+
+    out = tmp_path / "nodebug"
+    write_report(out, scale="tiny", seed=0)
+    (out / "debug.cbor").unlink()
+    async with make_app(out).run_test(size=(80, 24)) as pilot:
+        screen = await open_screen(pilot, "o", OperationsScreen)
+        assert screen.index is None
+        assert "debug.cbor" in str(screen.query_one("Unavailable").render())
+        shown = {binding.binding.key for binding in screen.active_bindings.values()}
+        assert not shown & {"L", "S", "slash", "P", "T"}  # the footer offers no dead keys
+        await pilot.press("L", "S", "P", "T")  # harmless
+
+
+async def _open_operations_sorted(pilot):
+    await wait_until_loaded(pilot)
+    await pilot.press("o")
+    await wait_for(pilot, lambda: getattr(pilot.app.screen, "view", None) is not None)
+    await pilot.press("S", "S", "S")  # by cycles
+    await pilot.pause()
+
+
+def test_snapshot_operations_80x24(snap_compare, make_app):
+    assert snap_compare(make_app(), terminal_size=(80, 24), run_before=_open_operations_sorted)
