@@ -359,22 +359,25 @@ async def _expand_samples(app, frames: Frames) -> dict[str, Any]:
     from pvtui.widgets.program_tree import ProgramTree
 
     tree = app.screen.query_one(ProgramTree)
-    first, last, noop = [], [], 0
-    roots = list(tree.root.children)[1:]
-    for node in roots:
-        tree.move_cursor(node)
+    rows = tree.rows
+    first, last, noop, children = [], [], 0, 0
+    roots = rows.program[rows.depth == 0].tolist()[1:]
+    for program in roots:
+        row = rows.row_of(program)
+        tree.move_cursor(row)
         t = time.monotonic()
         await frames.settle(t)
         timed = await _press_timed(app, frames, "space")
-        if timed is None or not node.is_expanded:
+        if timed is None or not rows.is_open(row):
             noop += 1
             continue
         first.append(timed[0])
         last.append(timed[1])
+        children = rows.end_of(row) - row - 1
         t = time.monotonic()
         send_key(app, "space")  # collapse again, untimed
         await frames.settle(t)
-    return {"first": first, "last": last, "noop": noop, "children": len(node.children) if roots else 0}
+    return {"first": first, "last": last, "noop": noop, "children": children}
 
 
 def job_app_cancel(report: str, cache: str, after: float) -> dict:

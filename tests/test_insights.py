@@ -234,11 +234,11 @@ async def open_insights(pilot) -> InsightsScreen:
     return await wait_for_insights(pilot)
 
 
-def screen_text(screen: InsightsScreen) -> str:
+def screen_text(screen: InsightsScreen, selector: str = "Static") -> str:
     from rich.console import Console
 
     console = Console(width=78, record=True, file=open(os.devnull, "w"))
-    for widget in screen.query("Static"):
+    for widget in screen.query(selector):
         console.print(widget.content)
     return console.export_text()
 
@@ -259,7 +259,7 @@ async def test_screen_names_the_worst_tile_and_the_peak(make_app, tiny_report):
         assert first["tile"] == worst
         name, size = max(zip(tiny_report.memory.categories, tiny_report.memory.by_category[worst]), key=lambda c: c[1])
         assert (first["largest_category"], first["largest_category_bytes"]) == (name, int(size))
-        assert "pvtui split PATH --ipus N" in text
+        assert "Pipeline splits" in text
 
 
 @pytest.mark.anyio
@@ -272,7 +272,8 @@ async def test_sections_units_and_reload(make_app):
         assert screen.section == 2
         assert scroll.scroll_y == screen.query_one("#heading-histogram").virtual_region_with_margin.y
         await pilot.press("N", "N", "N")
-        assert screen.section == len(SECTIONS) - 1
+        assert screen.section == len(SECTIONS)  # the pipeline splits, after the sections the command prints
+        assert scroll.scroll_target_y > screen.query_one("#heading-suggestions").virtual_region_with_margin.y
         await pilot.press("u")
         assert " kB" in screen_text(screen) and "KiB" not in screen_text(screen)
         screen.report_changed()
@@ -289,6 +290,13 @@ async def test_screen_without_a_profile_says_so_and_shows_the_rest(make_app, no_
         assert "archive.a" in text  # capacity comes from the archive
         assert "IPU unknown" in text and "IPU 0" not in text
         assert [row[1] for row in screen.export_table().rows] == [None] * model.FULLEST
+        for _ in range(100):
+            if screen.split is not None:
+                break
+            await pilot.pause(0.02)
+        split = " ".join(screen_text(screen, "#split-body").split())
+        assert split == pilot.app.report.missing("operations")  # one sentence, as from pvtui split
+        assert screen.check_action("split_ipus", (1,)) is None  # nothing to split: + and - are dimmed
 
 
 @pytest.mark.anyio

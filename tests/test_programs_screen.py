@@ -1,4 +1,4 @@
-"""The Programs screen: search helpers, details, the lazy tree, and the search flow."""
+"""The Programs screen: search helpers, details, the tree's rows, and the search flow."""
 
 from __future__ import annotations
 
@@ -10,13 +10,13 @@ from conftest import open_screen, wait_until_loaded
 
 from pvtui.model import schema as s
 from pvtui.model.bundle import BundleWriter
-from pvtui.model.program_search import NameSearch, chunk_around, step_match
+from pvtui.model.program_search import NameSearch, step_match
 from pvtui.model.report import Report
 from pvtui.model.strings import StringTable
 from pvtui.screens.base import Unavailable
 from pvtui.screens.programs import ProgramsScreen, program_details
 from pvtui.units import format_bytes
-from pvtui.widgets.program_tree import CHUNK, MoreChildren, ProgramItem
+from pvtui.widgets.program_tree import ProgramTree, TreeRows
 
 pytestmark = pytest.mark.anyio
 
@@ -115,13 +115,6 @@ def test_step_match_wraps_both_ways():
     assert step_match(np.array([], dtype=np.int64), 0, True) == -1
 
 
-def test_chunk_around_aligns_to_the_range_start():
-    assert chunk_around(0, 0, 10_000, 500) == (0, 500)
-    assert chunk_around(9_500, 500, 10_000, 500) == (9_500, 10_000)
-    assert chunk_around(9_999, 500, 10_000, 500) == (9_500, 10_000)
-    assert chunk_around(620, 600, 700, 500) == (600, 700)
-
-
 def test_details_show_compute_set_vertices_and_debug_context(programs_bundle):
     report = Report(programs_bundle)
     text = program_details(report, 1, lambda v: format_bytes(v, "bytes")).plain
@@ -150,6 +143,105 @@ def test_unknown_types_are_shown_in_the_other_phase(programs_bundle):
     assert "MysteryType  other" in plain
 
 
+# The tree's rows ---------------------------------------------------------------------
+
+
+def _rows(children: dict[int, list[int]], roots: list[int], n: int) -> TreeRows:
+    counts = [len(children.get(p, [])) for p in range(n)]
+    offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    ids = np.array([c for p in range(n) for c in children.get(p, [])], np.int32)
+    return TreeRows(offsets, ids, np.array(roots))
+
+
+# roots 0 and 7; 0 holds 1 and 2, 1 holds 3 and 4, 2 holds 5, 3 holds 6, 7 holds 8
+SMALL = {0: [1, 2], 1: [3, 4], 2: [5], 3: [6], 7: [8]}
+
+
+def _shown(rows: TreeRows) -> list[tuple[int, str]]:
+    """Each row's program and guides; parents must point at the row of each program's parent."""
+    for row, parent in enumerate(rows.parent.tolist()):
+        if parent >= 0:
+            assert int(rows.program[row]) in SMALL[int(rows.program[parent])]
+    return [(int(p), rows.guides(row)) for row, p in enumerate(rows.program.tolist())]
+
+
+def test_rows_expand_after_their_node_and_collapse_as_one_slice():
+    rows = _rows(SMALL, [0, 7], 9)
+    assert _shown(rows) == [(0, ""), (7, "")]
+    assert rows.expand(0) == 2
+    assert rows.expand(1) == 2
+    assert rows.expand(2) == 1  # the row of program 3
+    assert _shown(rows) == [
+        (0, ""), (1, "├─ "), (3, "│  ├─ "), (6, "│  │  └─ "), (4, "│  └─ "), (2, "└─ "), (7, ""),
+    ]
+    assert rows.expand(0) == 0 and rows.expand(3) == 0  # open already; a leaf
+    assert rows.is_open(1) and not rows.is_open(3) and rows.end_of(1) == 5
+    assert rows.collapse(1) == -3
+    assert _shown(rows) == [(0, ""), (1, "├─ "), (2, "└─ "), (7, "")]
+
+
+def test_reexpanding_reopens_what_was_open_below_unless_collapsed_with_forget():
+    rows = _rows(SMALL, [0, 7], 9)
+    assert rows.reveal([0, 1, 3, 6]) == 3
+    assert rows.reveal([7, 8]) == 7
+    rows.collapse(0)
+    assert _shown(rows) == [(0, ""), (7, ""), (8, "└─ ")]  # the parent of 8 follows the shift
+    rows.expand(0)
+    assert [p for p, _ in _shown(rows)] == [0, 1, 3, 6, 4, 2, 7, 8]
+    rows.collapse(0, forget=True)
+    rows.expand(0)
+    assert [p for p, _ in _shown(rows)] == [0, 1, 2, 7, 8]
+    assert rows.expanded == {0, 7}
+
+
+def test_the_cursor_stays_on_its_program_or_moves_to_the_collapsed_node():
+    rows = _rows(SMALL, [0, 7], 9)
+    rows.cursor = 1  # program 7
+    rows.reveal([0, 1, 3, 6])
+    assert int(rows.program[rows.cursor]) == 7
+    rows.cursor = 3  # program 6, inside 1's subtree
+    rows.collapse(1)
+    assert rows.cursor == 1
+    rows.cursor = 0
+    rows.expand(1)
+    assert rows.cursor == 0  # rows added after the cursor do not move it
+
+
+def test_reveal_of_a_path_not_in_the_tree_finds_nothing():
+    rows = _rows(SMALL, [0, 7], 9)
+    assert rows.reveal([1, 3]) is None  # 1 is no root
+    assert rows.reveal([0, 5]) is None  # 5 is no child of 0
+    assert rows.reveal([]) is None
+
+
+def test_siblings_skip_open_subtrees():
+    rows = _rows(SMALL, [0, 7], 9)
+    rows.reveal([0, 1, 3, 6])
+    assert rows.next_sibling(1) == 5 and rows.previous_sibling(5) == 1
+    assert rows.next_sibling(5) is None and rows.previous_sibling(1) is None
+    assert rows.next_sibling(0) == 6  # the second root
+
+
+def test_expand_children_stops_before_the_cap_and_says_how_far_it_got():
+    rows = _rows({0: [1, 2, 3], 1: [4, 5], 2: [6], 3: [7, 8, 9]}, [0], 10)
+    assert rows.expand_children(0, cap=3) == (2, 3, 6)  # 1 and 2 (3 rows), not 3 (3 more)
+    assert [p for p, _ in _shown_any(rows)] == [0, 1, 4, 5, 2, 6, 3]
+    assert rows.expand_children(0, cap=100) == (3, 3, 3)
+
+
+def _shown_any(rows: TreeRows) -> list[tuple[int, str]]:
+    return [(int(p), rows.guides(row)) for row, p in enumerate(rows.program.tolist())]
+
+
+def test_a_cycle_in_the_child_lists_is_not_reopened_forever():
+    rows = _rows({0: [1], 1: [0]}, [0], 2)
+    rows.expand(0)
+    rows.expand(1)  # shows 0 again, under 1
+    rows.collapse(0)
+    assert rows.expand(0) == 2  # 1 reopened, the 0 below it not
+    assert [p for p, _ in _shown_any(rows)] == [0, 1, 0]
+
+
 # The tree -----------------------------------------------------------------------------
 
 
@@ -157,50 +249,67 @@ async def _programs_screen(pilot) -> ProgramsScreen:
     return await open_screen(pilot, "p", ProgramsScreen)
 
 
-def _programs_of(node) -> list[int]:
-    return [c.data.program for c in node.children if isinstance(c.data, ProgramItem)]
+def _visible(tree: ProgramTree, row: int) -> bool:
+    return int(tree.scroll_y) <= row < int(tree.scroll_y) + tree.scrollable_content_region.height
 
 
-async def test_a_wide_node_expands_one_chunk_at_a_time(make_app, programs_bundle):
+async def test_a_wide_node_shows_all_its_children(make_app, programs_bundle):
     async with make_app(programs_bundle).run_test(size=(80, 24)) as pilot:
         screen = await _programs_screen(pilot)
         tree = screen.tree
-        main, loop = tree.root.children
-        assert main.is_expanded and not loop.is_expanded  # the first root opens
-        assert len(loop.children) == 0  # created only when expanded
-        assert len(main.children) == CHUNK + 1
-        more = main.children[-1]
-        assert more.data == MoreChildren(0, CHUNK, WIDE)
-        tree.move_cursor(more)
-        await pilot.press("enter")
-        await pilot.pause()
-        assert _programs_of(main) == list(range(1, 2 * CHUNK + 1))
-        assert main.children[-1].data == MoreChildren(0, 2 * CHUNK, WIDE)
+        assert tree.rows.program.tolist() == [0, *range(1, WIDE + 1), WIDE + 1]  # the first root opens
+        assert screen.selected_program() == 0
+        await pilot.press("end")
+        assert screen.selected_program() == WIDE + 1 and not tree.rows.is_open(tree.cursor_row)
+        await pilot.press("up")
+        assert screen.selected_program() == WIDE and tree.rows.guides(tree.cursor_row) == "└─ "
+        assert _visible(tree, tree.cursor_row)
+        await pilot.press("left")  # a leaf: to its parent
+        assert screen.selected_program() == 0 and _visible(tree, 0)
+        await pilot.press("left")  # open: closes
+        assert len(tree.rows) == 2 and screen.selected_program() == 0
+        await pilot.press("space")
+        assert len(tree.rows) == WIDE + 2
+        await pilot.press("right")  # open: into the first child
+        assert screen.selected_program() == 1
+        assert "layer0/op0" in str(screen.query_one("#details").render())
 
 
-async def test_jumping_deep_loads_only_the_chunk_that_holds_the_target(make_app, programs_bundle):
+async def test_jumping_deep_selects_and_shows_the_target(make_app, programs_bundle):
     async with make_app(programs_bundle).run_test(size=(80, 24)) as pilot:
         screen = await _programs_screen(pilot)
+        assert screen.jump_to(WIDE + 2)  # in the closed second root
+        await pilot.pause()
+        tree = screen.tree
+        assert screen.selected_program() == WIDE + 2 and _visible(tree, tree.cursor_row)
         assert screen.jump_to(9_600)
         await pilot.pause()
-        main = screen.tree.root.children[0]
-        kinds = [type(c.data).__name__ for c in main.children]
-        assert kinds.count("ProgramItem") == 2 * CHUNK
-        assert main.children[CHUNK].data == MoreChildren(0, CHUNK, 9_500)
-        assert screen.selected_program() == 9_600
+        assert screen.selected_program() == 9_600 and _visible(tree, tree.cursor_row)
 
 
-async def test_expand_children_is_capped_and_collapse_folds_the_subtree(make_app, programs_bundle):
+async def test_expand_children_and_collapse_fold_the_subtree(make_app, programs_bundle):
     async with make_app(programs_bundle).run_test(size=(80, 24)) as pilot:
         screen = await _programs_screen(pilot)
-        loop = screen.tree.root.children[1]
-        screen.tree.move_cursor(loop)
+        tree = screen.tree
+        await pilot.press("left", "down")  # close main, onto the loop
+        assert screen.selected_program() == WIDE + 1
         await pilot.press("e")
-        await pilot.pause()
-        assert loop.is_expanded and _programs_of(loop) == [WIDE + 2]
+        assert tree.rows.program.tolist() == [0, WIDE + 1, WIDE + 2]
+        await pilot.press("home", "e")  # main: its 10,000 leaves, none to expand further
+        assert len(tree.rows) == WIDE + 3
         await pilot.press("c")
-        await pilot.pause()
-        assert not loop.is_expanded
+        assert tree.rows.program.tolist() == [0, WIDE + 1, WIDE + 2]
+
+
+async def test_a_click_selects_the_row_and_one_on_its_arrow_toggles_it(make_app, programs_bundle):
+    async with make_app(programs_bundle).run_test(size=(80, 24)) as pilot:
+        screen = await _programs_screen(pilot)
+        tree = screen.tree
+        await pilot.press("left")  # rows: main, loop
+        await pilot.click(ProgramTree, offset=(10, 1))
+        assert screen.selected_program() == WIDE + 1 and len(tree.rows) == 2
+        await pilot.click(ProgramTree, offset=(0, 1))
+        assert tree.rows.is_open(1) and len(tree.rows) == 3
 
 
 async def test_search_flow_on_the_tiny_report(make_app, tiny_report):
@@ -215,14 +324,23 @@ async def test_search_flow_on_the_tiny_report(make_app, tiny_report):
         await pilot.app.workers.wait_for_complete()
         await pilot.pause()
         await pilot.pause()
-        assert screen.selected_program() == target
-        node = screen.tree.cursor_node
-        while node.parent is not None and node.parent.data is not None:
-            assert node.parent.is_expanded
-            node = node.parent
+        tree = screen.tree
+        assert screen.selected_program() == target and _visible(tree, tree.cursor_row)
+        shown = [int(tree.rows.program[row]) for row in _ancestor_rows(tree.rows, tree.cursor_row)]
+        assert shown == programs.path_to(target)[:-1]
         assert "match 1 of" in str(screen.query_one("#search-status").render())
+        assert tree.highlight_text == needle
         await pilot.press("escape")
-        assert screen.tree.has_focus
+        assert tree.has_focus and tree.highlight_text == ""
+
+
+def _ancestor_rows(rows: TreeRows, row: int) -> list[int]:
+    """The rows above ROW, a root first; each one open."""
+    above = []
+    while (row := int(rows.parent[row])) >= 0:
+        assert rows.is_open(row)
+        above.append(row)
+    return above[::-1]
 
 
 def _deep_named_leaf(programs) -> int:

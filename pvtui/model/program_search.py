@@ -1,4 +1,4 @@
-"""Searching program names, and placing one child among a parent's loaded chunks.
+"""Searching program names, and stepping through the matches.
 
 Pure helpers for the program tree: no decoding of every name, no textual.
 """
@@ -51,8 +51,3 @@ def step_match(matches: np.ndarray, current: int, forward: bool) -> int:
     i = int(np.searchsorted(matches, current, side="left")) - 1
     return int(matches[i % len(matches)])
 
-
-def chunk_around(position: int, start: int, stop: int, chunk: int) -> tuple[int, int]:
-    """The chunk of [START, STOP) holding POSITION, aligned to START in steps of CHUNK."""
-    first = start + (position - start) // chunk * chunk
-    return first, min(first + chunk, stop)

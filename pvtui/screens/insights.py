@@ -1,5 +1,5 @@
 """The Insights screen: capacity, the fullest tiles, a histogram of the tiles, the largest
-vertices, the liveness peaks and suggestions, one section under the other."""
+vertices, the liveness peaks, suggestions and pipeline splits, one section under the other."""
 
 from __future__ import annotations
 
@@ -23,15 +23,19 @@ from pvtui.commands.insights import (
     histogram_text,
     section_renderables,
 )
+from pvtui.commands.split import split_renderables
 from pvtui.errors import Cancelled
 from pvtui.model.insights import histogram, insights
+from pvtui.model.splits import DEFAULT_LAYER_PATTERN, split_data
 from pvtui.model.tables import Table
 from pvtui.model.tile_views import TileMemory, tile_memory
 from pvtui.screens.base import ReportScreen
 
-
-SPLITS = ("Where to split a single-IPU model into pipeline stages is a command, not a screen:"
-          " pvtui split PATH --ipus N (add --json for JSON).")
+SPLITS = "splits"  # the last section, computed apart as its IPU count changes
+NAVIGATION = (*(key for key, _ in SECTIONS), SPLITS)
+MAX_IPUS = 16
+PATTERN_HINT = "; pvtui split PATH --ipus N --layer-pattern REGEX takes another"
+SECTION_KEYS = Binding.Group("Section")
 
 
 class HistogramChart(Widget):
@@ -60,14 +64,20 @@ class InsightsScreen(ReportScreen):
     InsightsScreen .body { height: auto; }
     """
     BINDINGS = [
-        Binding("n", "section(1)", "Next section", id="insights.next"),
-        Binding("N", "section(-1)", "Previous section", key_display="N", id="insights.previous"),
+        # n and N share one footer entry, so that the footer keeps u, ? and q at 80 columns
+        Binding("n", "section(1)", "Next section", id="insights.next", group=SECTION_KEYS),
+        Binding("N", "section(-1)", "Previous section", key_display="N", id="insights.previous",
+                group=SECTION_KEYS),
+        Binding("plus", "split_ipus(1)", "More IPUs", key_display="+", id="insights.more_ipus"),
+        Binding("minus", "split_ipus(-1)", "Fewer IPUs", key_display="-", id="insights.fewer_ipus"),
     ]
 
     def __init__(self) -> None:
         super().__init__()
         self.data: dict[str, Any] | None = None  # the insights shown, unit-free
         self.section = 0  # the section the last n or N went to
+        self.ipus = 2  # how many IPUs the pipeline split is over
+        self.split: dict[str, Any] | None = None  # the split shown, None until the report's first is in
 
     def compose_body(self) -> ComposeResult:
         with VerticalScroll(id="insights"):
@@ -76,11 +86,14 @@ class InsightsScreen(ReportScreen):
     def on_mount(self) -> None:
         super().on_mount()
         self._compute(self.report)
+        self._compute_split(self.report, self.ipus)
 
     def report_changed(self) -> None:
         super().report_changed()
         self.data = None  # until the new report's insights are in
+        self.split = None
         self._compute(self.report)
+        self._compute_split(self.report, self.ipus)
 
     def units_changed(self) -> None:
         if self.data is not None:
@@ -88,6 +101,7 @@ class InsightsScreen(ReportScreen):
             for key, _ in SECTIONS:
                 for widget in self.query(f".body-{key}").results(Static):
                     widget.update(self._renderable(self.data, key))
+        self._update_split()
         self.query(HistogramChart).refresh()
 
     @work(thread=True, exclusive=True, group="insights")
@@ -114,7 +128,8 @@ class InsightsScreen(ReportScreen):
                 widgets.append(HistogramChart(report, memory, self))
             else:
                 widgets.append(Static(self._renderable(data, key), classes=f"body body-{key}"))
-        widgets += [Static("Pipeline splits", classes="heading"), Static(SPLITS, classes="body", markup=False)]
+        widgets += [Static("Pipeline splits", classes="heading", id=f"heading-{SPLITS}"),
+                    Static(self._split_renderable(), classes="body", id="split-body")]
         await body.mount_all(widgets)
         self.data = data
 
@@ -122,9 +137,55 @@ class InsightsScreen(ReportScreen):
         """Scroll the next (STEP 1) or previous (-1) section to the top."""
         if self.data is None:
             return
-        self.section = (self.section + step) % len(SECTIONS)
-        heading = self.query_one(f"#heading-{SECTIONS[self.section][0]}")
+        self.section = (self.section + step) % len(NAVIGATION)
+        heading = self.query_one(f"#heading-{NAVIGATION[self.section]}")
         self.query_one("#insights", VerticalScroll).scroll_to_widget(heading, top=True, animate=False)
+
+    # Pipeline splits ---------------------------------------------------------------
+
+    @work(thread=True, exclusive=True, group="split")
+    def _compute_split(self, report, ipus: int) -> None:
+        data = split_data(report, ipus, DEFAULT_LAYER_PATTERN)
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(self._show_split, data)
+
+    def _show_split(self, data: dict[str, Any]) -> None:
+        self.split = data
+        self._update_split()
+        self.refresh_bindings()
+        if self.ipus > self.most_ipus():  # a reload left fewer layers than IPUs
+            self.ipus = self.most_ipus()
+            self._compute_split(self.report, self.ipus)
+
+    def _split_renderable(self) -> Group | Text:
+        if self.split is None:
+            return Text(f"Computing the split over {self.ipus} IPU{'s' * (self.ipus != 1)}…", style="italic")
+        return Group(*split_renderables(self.split, self.bytes, boxed=False, pattern_hint=PATTERN_HINT))
+
+    def _update_split(self) -> None:
+        for widget in self.query("#split-body").results(Static):
+            widget.update(self._split_renderable())
+
+    def most_ipus(self) -> int:
+        """16, or fewer where the report has fewer layers to split."""
+        layers = self.split["layers"] if self.split and self.split["available"] else ()
+        return min(MAX_IPUS, len(layers)) if layers else MAX_IPUS
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action != "split_ipus":
+            return True
+        if self.split is None or not self.split["available"]:
+            return None  # shown dimmed: nothing to split, or the first split still being computed
+        return 1 <= self.ipus + parameters[0] <= self.most_ipus() or None
+
+    def action_split_ipus(self, step: int) -> None:
+        """Split over one more (STEP 1) or one fewer (-1) IPU, within 1 and `most_ipus`."""
+        ipus = min(max(self.ipus + step, 1), self.most_ipus())
+        if self.split is None or ipus == self.ipus:
+            return
+        self.ipus = ipus  # the last split stays in view until this one is in, so the page does not jump
+        self.refresh_bindings()
+        self._compute_split(self.report, ipus)
 
     def export_table(self) -> Table | None:
         if self.data is None:

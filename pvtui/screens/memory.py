@@ -7,7 +7,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.events import Resize
-from textual.widget import Widget
 
 from pvtui.model.tables import Table
 from pvtui.model.tile_views import (
@@ -20,47 +19,11 @@ from pvtui.model.tile_views import (
     worst_tile,
 )
 from pvtui.screens.base import ReportScreen, Unavailable
+from pvtui.widgets.detail_text import DetailText
 from pvtui.widgets.heatmap import TileHeatmap, legend
 
 WIDE = 120  # columns from which the detail pane sits beside the heatmap
 LISTED = 12  # vertices listed in the detail pane
-
-
-class DetailText(Widget):
-    """Text whose height only grows: shorter texts are padded with blank lines.
-
-    The cursor redraws the detail on every key press, and a new layout each time
-    (whenever the number of lines changed) would cost more than the heatmap itself.
-    """
-
-    DEFAULT_CSS = """
-    DetailText {
-        height: auto;
-    }
-    """
-
-    def __init__(self, *, id: str) -> None:
-        super().__init__(id=id, classes="detail")
-        self.text = Text()
-        self.lines = 0
-
-    def render(self) -> Text:
-        return self.text
-
-    def reserve(self, lines: int) -> None:
-        """Be at least LINES high from now on: the tallest text known to come, laid out once."""
-        self.lines = max(self.lines, lines)
-
-    def show(self, text: Text) -> None:
-        text.rstrip()
-        lines = len(text.plain.splitlines())
-        grew = lines > self.lines
-        self.lines = max(lines, self.lines)
-        text.append("\n" * (self.lines - lines))
-        if text == self.text:
-            return  # the same tile again (a zoom, a filter): nothing to repaint
-        self.text = text
-        self.refresh(layout=grew)
 
 
 class MemoryScreen(ReportScreen):

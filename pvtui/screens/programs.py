@@ -1,4 +1,4 @@
-"""Programs: the program tree, lazy and searchable, with the selected program's details."""
+"""Programs: the program tree, searchable, with the selected program's details."""
 
 from __future__ import annotations
 
@@ -12,14 +12,15 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Input, Label, Static
+from textual.widgets import Input, Label
 
 from pvtui.model.program_search import NameSearch, step_match
 from pvtui.model.step_types import phase_of
 from pvtui.model.tables import Table
 from pvtui.screens.base import ReportScreen, Unavailable
+from pvtui.widgets.detail_text import DetailText
 from pvtui.widgets.palette import phase_text_styles
-from pvtui.widgets.program_tree import EXPAND_CAP, ProgramItem, ProgramTree
+from pvtui.widgets.program_tree import EXPAND_CAP, ProgramTree
 
 if TYPE_CHECKING:
     from pvtui.model.report import Report
@@ -134,7 +135,7 @@ def _clip(text: str, width: int) -> str:
 
 
 class ProgramsScreen(ReportScreen):
-    """The program tree: expand lazily, search by name, read a program's details."""
+    """The program tree: expand, search by name, read a program's details."""
 
     SCREEN_NAME = "Programs"
 
@@ -190,13 +191,14 @@ class ProgramsScreen(ReportScreen):
         with Horizontal(id="programs-body"):
             yield ProgramTree(programs, on_cursor=self.show_details, id="program-tree")
             with VerticalScroll(id="details-scroll"):
-                yield Static(NO_SELECTION, id="details")
+                yield DetailText(id="details")
 
     def on_mount(self) -> None:
         super().on_mount()
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self.show_details())
         self.on_resize()
         self._focus_tree()
+        self.show_details()
 
     def on_resize(self) -> None:
         self.set_class(self.app.size.width < WIDE, "narrow")
@@ -209,27 +211,24 @@ class ProgramsScreen(ReportScreen):
     def _focus_tree(self) -> None:
         if self.tree is not None:
             self.tree.focus()
-            if self.tree.cursor_line < 0:
-                self.tree.cursor_line = 0
 
     # Details ----------------------------------------------------------------------
 
     def selected_program(self) -> int | None:
-        tree = self.tree
-        node = tree.cursor_node if tree is not None else None
-        return node.data.program if node is not None and isinstance(node.data, ProgramItem) else None
+        return self.tree.cursor_program if self.tree is not None else None
 
     def show_details(self) -> None:
         if self.tree is None:
             return
-        details = self.query_one("#details", Static)
+        # grows only: a layout on each cursor move would cost a second frame
+        details = self.query_one("#details", DetailText)
         program = self.selected_program()
         if program is None:
-            details.update(NO_SELECTION)
+            details.show(Text(NO_SELECTION))
             return
         styles = phase_text_styles(self.app.theme_variables)
         width = max(self.query_one("#details-scroll").size.width - 2, 30)
-        details.update(program_details(self.report, program, self.bytes, styles, width))
+        details.show(program_details(self.report, program, self.bytes, styles, width))
 
     def units_changed(self) -> None:
         self.show_details()
@@ -244,8 +243,7 @@ class ProgramsScreen(ReportScreen):
         self.query_one("#search-bar").remove_class("open")
         self.matches = np.zeros(0, dtype=np.int64)
         if self.tree is not None:
-            self.tree.highlight_text = ""
-            self.tree.recolour()
+            self.tree.set_highlight("")
         self._focus_tree()
         self.refresh_bindings()
 
@@ -267,8 +265,7 @@ class ProgramsScreen(ReportScreen):
         if report is not self.report or self.tree is None:
             return  # a reload came in meanwhile: the matches are of the old report's programs
         self.matches = matches
-        self.tree.highlight_text = needle
-        self.tree.recolour()
+        self.tree.set_highlight(needle)
         self.refresh_bindings()
         if len(matches) == 0:
             self.query_one("#search-status", Label).update(f"no program name contains {needle!r}")
@@ -293,31 +290,30 @@ class ProgramsScreen(ReportScreen):
         tree = self.tree
         if tree is None or not 0 <= program < len(self.report.programs):
             return False
-        node = tree.reveal(self.report.programs.path_to(program))
-        if node is None:
+        row = tree.reveal(self.report.programs.path_to(program))
+        if row is None:
             self.notify(f"Program {program} is not reachable from the roots.", severity="warning")
             return False
-        tree.select_program_node(node)
+        tree.select_row(row)
         self._show_match_status(program)
         return True
 
     # Expand and collapse ----------------------------------------------------------
 
     def action_expand_children(self) -> None:
-        node = self.tree.cursor_node if self.tree is not None else None
-        if node is None or not node.allow_expand:
+        tree = self.tree
+        if tree is None or tree.cursor_program is None or not tree.rows.expandable(tree.cursor_row):
             return
-        done, expandable = self.tree.expand_children(node)
-        if done < expandable:
+        opened, expandable = tree.expand_children()
+        if opened < expandable:
             self.notify(
-                f"Expanded {done:,} of {expandable:,} children: at most {EXPAND_CAP:,} nodes at once.",
+                f"Opened {opened:,} of {expandable:,} children: at most {EXPAND_CAP:,} rows of theirs at once.",
                 severity="warning",
             )
 
     def action_collapse_subtree(self) -> None:
-        node = self.tree.cursor_node if self.tree is not None else None
-        if node is not None:
-            node.collapse_all()
+        if self.tree is not None and self.tree.cursor_program is not None:
+            self.tree.collapse_subtree()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("open_search", "expand_children", "collapse_subtree"):
@@ -368,4 +364,5 @@ class ProgramsScreen(ReportScreen):
         programs = self.report.programs
         if selected is not None and programs is not None and selected < len(programs):
             self.jump_to(selected)
+        self.show_details()
         self.refresh_bindings()
