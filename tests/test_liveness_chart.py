@@ -18,6 +18,7 @@ from pvtui.model.liveness_views import (
     read_column,
     series_columns,
     stacked_row,
+    stacked_rows,
     step_columns_away,
     steps_per_column,
 )
@@ -128,6 +129,11 @@ def test_stacked_row_splits_cells_in_eighths():
     # Column 2: range layer from 4 to 8 crosses nothing inside [4, 8): full range layer.
     assert top_row.lower[2] == 2 and top_row.eighths[2] == 8
     assert top_row.lower[1] == 3  # column 1 ends at 3.5, below this row
+    grid = stacked_rows(bounds, np.array([0.0, 4.0]), np.array([4.0, 8.0]))  # both rows at once
+    for level, row in enumerate((bottom_row, top_row)):
+        assert grid.eighths[level].tolist() == row.eighths.tolist()
+        assert grid.lower[level].tolist() == row.lower.tolist()
+        assert grid.upper[level].tolist() == row.upper.tolist()
 
 
 def test_step_series_finds_its_peak_and_reads_without_an_envelope():

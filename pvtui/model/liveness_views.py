@@ -155,29 +155,37 @@ def always_live_by_ipu(tile_always_live: np.ndarray, tile_ipu: np.ndarray, num_i
 
 @dataclass(frozen=True)
 class CellRow:
-    """One row of a stacked column chart: per column, the eighths of the lower layer and
-    the layers below and above the first boundary crossing the row."""
+    """Rows of a stacked column chart: per cell, the eighths of the lower layer and the
+    layers below and above the first boundary crossing the cell (one row, or a grid)."""
 
     eighths: np.ndarray
     lower: np.ndarray
     upper: np.ndarray
 
 
-def stacked_row(boundaries: np.ndarray, bottom: float, top: float) -> CellRow:
-    """Cells of the row spanning [BOTTOM, TOP) for layers stacked up to BOUNDARIES.
+def stacked_rows(boundaries: np.ndarray, bottoms: np.ndarray, tops: np.ndarray) -> CellRow:
+    """Cells of each row r spanning [BOTTOMS[r], TOPS[r]) for layers stacked up to BOUNDARIES.
 
     BOUNDARIES has shape (layers, columns), non-decreasing along layers: layer k
     fills [boundaries[k - 1], boundaries[k]), and layer `layers` is the empty space
     above. A cell shows the layer at its bottom, up to the first boundary within it,
-    then the layer above that boundary, in eighths of a cell.
+    then the layer above that boundary, in eighths of a cell. All rows at once: one
+    chart frame costs a few array operations, not a few per row.
     """
-    layers = len(boundaries)
-    lower = np.sum(boundaries <= bottom, axis=0)
-    crossing = np.take_along_axis(
-        np.vstack([boundaries, np.full((1, boundaries.shape[1]), np.inf)]), lower[None, :], axis=0
-    )[0]
+    layers, columns = boundaries.shape
+    bottom = np.asarray(bottoms, dtype=np.float64)[:, None]
+    top = np.asarray(tops, dtype=np.float64)[:, None]
+    lower = np.sum(boundaries[None, :, :] <= bottom[:, :, None], axis=1)
+    padded = np.vstack([boundaries, np.full((1, columns), np.inf)])
+    crossing = padded[lower, np.arange(columns)[None, :]]
     inside = crossing < top
     fraction = np.where(inside, (np.minimum(crossing, top) - bottom) / (top - bottom), 1.0)
     eighths = np.rint(fraction * 8).astype(np.int64)
-    upper = np.where(inside, np.sum(boundaries <= crossing[None, :], axis=0), lower)
+    upper = np.where(inside, np.sum(boundaries[None, :, :] <= crossing[:, None, :], axis=1), lower)
     return CellRow(eighths, np.minimum(lower, layers), np.minimum(upper, layers))
+
+
+def stacked_row(boundaries: np.ndarray, bottom: float, top: float) -> CellRow:
+    """The cells of one row spanning [BOTTOM, TOP) (see stacked_rows)."""
+    cells = stacked_rows(boundaries, np.array([bottom]), np.array([top]))
+    return CellRow(cells.eighths[0], cells.lower[0], cells.upper[0])

@@ -57,6 +57,8 @@ class LiveVariables(Widget):
         self.total = 0
 
     def show(self, heading: str, variables: list[tuple[str, str]], total: int) -> None:
+        if (heading, variables, total) == (self.heading, self.variables, self.total):
+            return  # the same step again (a zoom, a pan): nothing to repaint
         self.heading, self.variables, self.total = heading, variables, total
         self.refresh()
 
@@ -122,6 +124,7 @@ class LivenessScreen(ReportScreen):
         self.ipu = 0
         self.tile: int | None = None
         self._reading: int | None = None  # the tile a worker is reading
+        self._facts_shown = ""  # the step facts last shown
         self._series: OrderedDict[tuple[str, int], StepSeries] = OrderedDict()
 
     def compose_body(self) -> ComposeResult:
@@ -270,7 +273,10 @@ class LivenessScreen(ReportScreen):
             ]
         elif self.view == "tile" and live.by_tile is not None:
             lines.append(f"[$pv-muted]Reading tile {self.tile}…[/]")
-        facts.update("\n".join(lines), layout=False)  # its size is the pane's: a layout per key would cost a frame
+        text = "\n".join(lines)
+        if text != self._facts_shown:  # a zoom changes one line of it, a pan none
+            self._facts_shown = text
+            facts.update(text, layout=False)  # its size is the pane's: a layout per key would cost a frame
         live_here = live.live_variables(step)
         names = live.variable_names
         variables.show(

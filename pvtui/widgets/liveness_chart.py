@@ -19,7 +19,14 @@ from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
 
-from pvtui.model.liveness_views import StepSeries, Window, column_first_steps, columns_of_step, stacked_row
+from pvtui.model.liveness_views import (
+    CellRow,
+    StepSeries,
+    Window,
+    column_first_steps,
+    columns_of_step,
+    stacked_rows,
+)
 from pvtui.units import format_bytes
 from pvtui.widgets.chart_rows import AXIS_ROWS, MARKER_ROWS, chart_row
 from pvtui.widgets.line_cache import CachedLines
@@ -42,6 +49,7 @@ class Frame:
     first_steps: np.ndarray  # the first step of each column
     boundaries: np.ndarray  # (3, plot_width): always-live, then + min and + max not-always-live
     kinds: np.ndarray  # PLAIN or PEAK per column
+    cells: CellRow  # (plot rows, plot_width), row 0 at the bottom
     ticks: list[tuple[int, str]]  # (column, step number) under the axis
     labelled: frozenset[int]  # the plot rows with a y label
 
@@ -65,8 +73,10 @@ class Frame:
             mins = maxs = np.zeros(plot_width, dtype=np.int64)
         boundaries = np.vstack([np.full(plot_width, base), base + mins, base + maxs]).astype(float)
         first_steps = column_first_steps(start, stop, plot_width)
-        return cls(top, label_width, plot_width, plot_height, first_steps,
-                   boundaries, kinds, _ticks(first_steps, stop), frozenset(labelled_levels(plot_height)))
+        levels = np.arange(plot_height)
+        cells = stacked_rows(boundaries, levels * top / plot_height, (levels + 1) * top / plot_height)
+        return cls(top, label_width, plot_width, plot_height, first_steps, boundaries, kinds, cells,
+                   _ticks(first_steps, stop), frozenset(labelled_levels(plot_height)))
 
 
 def labelled_levels(plot_rows: int) -> list[int]:
@@ -222,11 +232,11 @@ class LivenessChart(CachedLines, Widget):
 
     def _plot_cells(self, frame: Frame, level: int, columns: range, highlight: int | None = None) -> list[Segment]:
         """The cells of COLUMNS in row LEVEL, highlighted as HIGHLIGHT (by default, as the frame says)."""
-        unit = frame.top / frame.plot_height
-        cells = stacked_row(frame.boundaries[:, columns.start : columns.stop], level * unit, (level + 1) * unit)
-        kinds = frame.kinds[columns.start : columns.stop].tolist() if highlight is None else [highlight] * len(columns)
+        cells, span = frame.cells, slice(columns.start, columns.stop)
+        kinds = frame.kinds[span].tolist() if highlight is None else [highlight] * len(columns)
         segments = []
-        runs = zip(cells.eighths.tolist(), cells.lower.tolist(), cells.upper.tolist(), kinds)
+        runs = zip(cells.eighths[level, span].tolist(), cells.lower[level, span].tolist(),
+                   cells.upper[level, span].tolist(), kinds)
         for (eighths, lower, upper, kind), run in groupby(runs):
             n = len(list(run))
             if eighths >= 8:
