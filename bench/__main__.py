@@ -17,7 +17,7 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-from bench.figures import Results, Row, markdown, megabytes, text_table
+from bench.figures import Results, Row, markdown, megabytes, missed_sections, text_table
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -192,7 +192,8 @@ def main(argv: list[str] | None = None) -> int:
     out = args.out if args.out is not None else ("BENCHMARKS.md" if args.scale == "large" else "-")
     if out != "-":
         path = Path(out) if Path(out).is_absolute() else ROOT / out
-        path.write_text(markdown(results, f"pvtui benchmarks ({args.scale} report)", METHOD))
+        missed = missed_sections((Path(__file__).parent / "missed.md").read_text())
+        path.write_text(markdown(results, f"pvtui benchmarks ({args.scale} report)", METHOD, missed))
         print(f"\nwrote {path}")
     print(results.summary_line())
     return 0

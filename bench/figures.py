@@ -136,8 +136,17 @@ def markdown_table(rows: Sequence[Row]) -> str:
     return "\n".join(lines)
 
 
-def markdown(results: Results, title: str, method: str) -> str:
-    """The whole of BENCHMARKS.md: machine, table, notes, method, and the score."""
+def missed_sections(text: str) -> dict[str, str]:
+    """The `### section` blocks of bench/missed.md: why a section's targets can be missed."""
+    blocks: dict[str, str] = {}
+    for block in text.split("### ")[1:]:
+        name, _, body = block.partition("\n")
+        blocks[name.strip()] = body.strip()
+    return blocks
+
+
+def markdown(results: Results, title: str, method: str, missed: dict[str, str] | None = None) -> str:
+    """The whole of BENCHMARKS.md: machine, table, notes, why targets were missed, method, the score."""
     out = [f"# {title}", ""]
     out.append("Written by `python -m bench`; run it again after a change and compare.")
     out.append("")
@@ -159,6 +168,16 @@ def markdown(results: Results, title: str, method: str) -> str:
         for note in results.notes:
             out.append(f"- {note}")
         out.append("")
+    failed = list(dict.fromkeys(r.section for r in results.rows if r.met is False))
+    if failed:
+        out.append("## Missed targets")
+        out.append("")
+        for section in failed:
+            why = (missed or {}).get(section, "Not diagnosed yet.")
+            out.append(f"### {section}")
+            out.append("")
+            out.append(why)
+            out.append("")
     out.append("## Method")
     out.append("")
     out.append(method.strip())

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
-from bench.figures import Results, Row, markdown, median, percentile, ratio, text_table
+from bench.figures import Results, Row, markdown, median, missed_sections, percentile, ratio, text_table
 from bench.reports import make_wide_programs
 
 
@@ -42,6 +43,18 @@ def test_the_markdown_has_the_machine_the_table_notes_and_the_score():
     assert "decoding \\| encoding" not in text and "decoding | encoding dominate" in text  # notes are prose
     assert "- how it was measured" in text
     assert text.rstrip().endswith("targets met: 2/3")
+
+
+def test_each_missed_section_says_why_from_missed_md():
+    why = missed_sections("### debug.cbor\nThe decoder dominates.\n\n### warm open\nImports.\n")
+    assert why == {"debug.cbor": "The decoder dominates.", "warm open": "Imports."}
+    text = markdown(_results(), "t", "- method", why)
+    missed = text.split("## Missed targets", 1)[1].split("## Method", 1)[0]
+    assert "### debug.cbor\n\nThe decoder dominates." in missed
+    assert "warm open" not in missed  # its target was met
+    assert "Not diagnosed yet." in markdown(_results(), "t", "- method", {})
+    with open(Path(__file__).parent.parent / "bench" / "missed.md") as f:
+        assert {"warm open", "cancel"} <= set(missed_sections(f.read()))
 
 
 def test_medians_and_percentiles():
