@@ -27,6 +27,12 @@ PROMPT = 1.0  # seconds from the interrupt to the exit that count as prompt
 BAR_MARKS = ("━", "%")
 
 
+def _as_from_a_terminal() -> None:
+    """Ctrl+C as a terminal delivers it: a benchmark started in the background (`cmd &`,
+    nohup) has SIGINT ignored, its children inherit that, and Python then keeps it ignored."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _leftovers(cache: Path) -> list[str]:
     return sorted(p.name for p in cache.iterdir()) if cache.exists() else []
 
@@ -39,6 +45,7 @@ def _cli(report: Path, cache: Path, interrupt_after: float | None) -> dict:
         [sys.executable, "-m", "pvtui.cli", "summary", str(report)],
         cwd=ROOT, env={**child_env(cache), "COLUMNS": "100", "TERM": "xterm-256color"},
         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=slave, close_fds=True,
+        preexec_fn=_as_from_a_terminal,
     )
     os.close(slave)
     output = bytearray()

@@ -54,7 +54,7 @@ def test_each_missed_section_says_why_from_missed_md():
     assert "warm open" not in missed  # its target was met
     assert "Not diagnosed yet." in markdown(_results(), "t", "- method", {})
     with open(Path(__file__).parent.parent / "bench" / "missed.md") as f:
-        assert {"warm open", "cancel"} <= set(missed_sections(f.read()))
+        assert "warm open" in missed_sections(f.read())
 
 
 def test_medians_and_percentiles():
