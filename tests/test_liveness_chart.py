@@ -23,7 +23,8 @@ from pvtui.model.liveness_views import (
     steps_per_column,
 )
 from pvtui.theming import DEFAULT_THEME, builtin_themes
-from pvtui.widgets.liveness_chart import BLOCKS, LivenessChart
+from pvtui.widgets.chart_rows import BLOCKS
+from pvtui.widgets.liveness_chart import LivenessChart
 
 
 def brute_columns(series, start, stop, width):

@@ -163,12 +163,12 @@ def fullest_rows(section: dict[str, Any]) -> tuple[list[str], list[list[Any]]]:
     return columns, rows
 
 
-BLOCKS = " ▁▂▃▄▅▆▇█"
-
 
 def histogram_text(section: dict[str, Any], fmt: Fmt, height: int):
     """One column of block characters a bin, HEIGHT lines tall; bins above the limit in red."""
     from rich.text import Text
+
+    from pvtui.widgets.chart_rows import BLOCKS
 
     counts, edges, limit = section["counts"], section["edges"], section["bytes_per_tile"]
     tallest = max(max(counts), 1)

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, Container, Iterable
 
 from rich.segment import Segment
 
+from pvtui.units import format_bytes
+
+BLOCKS = " ▁▂▃▄▅▆▇█"  # eighths of a cell, from empty to full
 MARKER_ROWS = 1
 AXIS_ROWS = 2  # the axis line and its labels
 
@@ -24,3 +27,40 @@ def chart_row(y: int, plot_rows: int, marker: Part, plot: Callable[[int], list[S
     if y == MARKER_ROWS + plot_rows + 1:
         return labels()
     return None
+
+
+def labelled_levels(plot_rows: int) -> list[int]:
+    """The plot rows (0 at the bottom) with a y label: every quarter or so, never the bottom one."""
+    return [level for level in range(plot_rows)
+            if not (plot_rows - 1 - level) % max(2, plot_rows // 4) and not (level == 0 and plot_rows > 1)]
+
+
+def y_value(top: float, level: int, plot_rows: int) -> float:
+    """The bytes at the top of plot row LEVEL."""
+    return top * (level + 1) / plot_rows
+
+
+def y_label(top: float, level: int, plot_rows: int, label_width: int, units: str, labelled: Container[int]) -> str:
+    """The y axis beside plot row LEVEL: its bytes where LABELLED holds it, else the bare axis."""
+    if level not in labelled:
+        return " " * (label_width - 1) + "│"
+    return format_bytes(y_value(top, level, plot_rows), units).rjust(label_width - 2) + " ┤"
+
+
+def axis_line(label_width: int, plot_width: int, tick_columns: Iterable[int], units: str) -> str:
+    """The x axis: zero bytes under the y labels, then a line with a tick at each column given."""
+    line = ["─"] * plot_width
+    for column in tick_columns:
+        line[column] = "┬"
+    return format_bytes(0, units).rjust(label_width - 2) + " └" + "".join(line)
+
+
+def cell_glyph(eighths: int, lower: int, upper: int, empty: int) -> tuple[str, int, int]:
+    """What a stacked cell draws, and the layers below and above its glyph's edge: a full or
+    empty cell shows one layer, a part-filled one LOWER in its bottom EIGHTHS and UPPER above."""
+    if eighths >= 8:
+        upper = lower
+    elif eighths <= 0:
+        lower = upper
+    char = " " if lower == empty else (BLOCKS[8] if lower == upper else BLOCKS[eighths])
+    return char, lower, upper

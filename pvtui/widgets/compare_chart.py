@@ -16,16 +16,23 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding
-from textual.color import Color
 from textual.strip import Strip
 from textual.widget import Widget
 
 from pvtui.model.compare import LivenessPair
 from pvtui.model.liveness_views import stacked_row
 from pvtui.units import format_bytes
-from pvtui.widgets.chart_rows import AXIS_ROWS, MARKER_ROWS, chart_row
+from pvtui.widgets.chart_rows import (
+    AXIS_ROWS,
+    BLOCKS,
+    MARKER_ROWS,
+    axis_line,
+    cell_glyph,
+    chart_row,
+    labelled_levels,
+    y_label,
+)
 from pvtui.widgets.line_cache import CachedLines
-from pvtui.widgets.liveness_chart import BLOCKS
 
 BOTH, HIGHER, EMPTY = range(3)  # the stacked layers, bottom to top
 TICKS = (0, 0.25, 0.5, 0.75, 1.0)
@@ -141,7 +148,7 @@ class CompareChart(CachedLines, Widget, can_focus=True):
 
     def _render_row(self, y: int) -> Strip:
         width = self.size.width
-        background = self._text_style("background")
+        background = self.theme_text_style("background")
         if self.pair is None:
             return Strip.blank(width, background)
         frame = self.frame()
@@ -159,41 +166,31 @@ class CompareChart(CachedLines, Widget, can_focus=True):
             column = frame.column_of(self.pair.peak(series)["fraction"])
             marks[column] = (name, COLOURS[name])
         marks[self.cursor] = ("▼", "pv-cursor")
-        segments = [Segment(" " * frame.label_width, self._text_style("pv-muted"))]
+        segments = [Segment(" " * frame.label_width, self.theme_text_style("pv-muted"))]
         for (_, colour), run in groupby(marks, key=lambda mark: (mark[0] == " ", mark[1])):
-            segments.append(Segment("".join(text for text, _ in run), self._text_style(colour)))
+            segments.append(Segment("".join(text for text, _ in run), self.theme_text_style(colour)))
         return segments
 
     def _plot_row(self, frame: Frame, level: int) -> list[Segment]:
         """Row LEVEL of the plot, 0 at the bottom."""
         unit = frame.top / frame.plot_height
         cells = stacked_row(frame.boundaries, level * unit, (level + 1) * unit)
-        segments = [Segment(self._y_label(frame, level), self._text_style("pv-muted"))]
+        segments = [Segment(self._y_label(frame, level), self.theme_text_style("pv-muted"))]
         at_cursor = np.arange(frame.plot_width) == self.cursor
         runs = zip(cells.eighths.tolist(), cells.lower.tolist(), cells.upper.tolist(),
                    frame.b_higher.tolist(), at_cursor.tolist())
         for (eighths, lower, upper, b_higher, cursor), run in groupby(runs):
-            if eighths >= 8:
-                upper = lower
-            elif eighths <= 0:
-                lower = upper
-            char = " " if lower == EMPTY else (BLOCKS[8] if lower == upper else BLOCKS[eighths])
+            char, lower, upper = cell_glyph(eighths, lower, upper, EMPTY)
             segments.append(Segment(char * len(list(run)), self._cell_style(lower, upper, b_higher, cursor)))
         return segments
 
     def _y_label(self, frame: Frame, level: int) -> str:
-        width, rows = frame.label_width, frame.plot_height
-        from_top = rows - 1 - level
-        if from_top % max(2, rows // 4) or (level == 0 and rows > 1):
-            return " " * (width - 1) + "│"
-        return format_bytes(frame.top * (level + 1) / rows, self.units).rjust(width - 2) + " ┤"
+        labelled = labelled_levels(frame.plot_height)
+        return y_label(frame.top, level, frame.plot_height, frame.label_width, self.units, labelled)
 
     def _axis_row(self, frame: Frame) -> list[Segment]:
-        line = ["─"] * frame.plot_width
-        for fraction in TICKS:
-            line[frame.column_of(fraction)] = "┬"
-        label = format_bytes(0, self.units).rjust(frame.label_width - 2)
-        return [Segment(label + " └" + "".join(line), self._text_style("pv-muted"))]
+        line = axis_line(frame.label_width, frame.plot_width, (frame.column_of(f) for f in TICKS), self.units)
+        return [Segment(line, self.theme_text_style("pv-muted"))]
 
     def _tick_row(self, frame: Frame) -> list[Segment]:
         text = [" "] * frame.plot_width
@@ -201,35 +198,29 @@ class CompareChart(CachedLines, Widget, can_focus=True):
             label = f"{fraction:.0%}"
             column = min(frame.column_of(fraction), frame.plot_width - len(label))
             text[column : column + len(label)] = label
-        return [Segment(" " * frame.label_width + "".join(text)[: frame.plot_width], self._text_style("pv-muted"))]
+        return [Segment(" " * frame.label_width + "".join(text)[: frame.plot_width], self.theme_text_style("pv-muted"))]
 
     def legend(self) -> Text:
         text = Text()
         for name, label in (("A", "A higher"), ("B", "B higher"), ("both", "both")):
-            text.append(BLOCKS[8] * 2, self._text_style(COLOURS[name]))
+            text.append(BLOCKS[8] * 2, self.theme_text_style(COLOURS[name]))
             text.append(f" {label}  ")
-        text.append("▼", self._text_style("pv-cursor"))
+        text.append("▼", self.theme_text_style("pv-cursor"))
         text.append(" cursor  ")
-        text.append("A", self._text_style(COLOURS["A"]))
+        text.append("A", self.theme_text_style(COLOURS["A"]))
         text.append(" ")
-        text.append("B", self._text_style(COLOURS["B"]))
+        text.append("B", self.theme_text_style(COLOURS["B"]))
         text.append(" peaks")
         return text
 
     # Colours ------------------------------------------------------------------------
 
-    def _colour(self, name: str) -> Color:
-        return Color.parse(self.app.theme_variables[name])
-
-    def _text_style(self, name: str) -> Style:
-        return Style(color=self._colour(name).rich_color, bgcolor=self._colour("background").rich_color)
-
     def _cell_style(self, lower: int, upper: int, b_higher: bool, cursor: bool) -> Style:
         key = (lower, upper, b_higher, cursor)
         style = self._styles.get(key)
         if style is None:
-            background = self._colour("background")
-            empty = background.blend(self._colour("pv-cursor"), 0.25) if cursor else background
-            layers = [self._colour(COLOURS["both"]), self._colour(COLOURS["B" if b_higher else "A"]), empty]
+            background = self.theme_colour("background")
+            empty = background.blend(self.theme_colour("pv-cursor"), 0.25) if cursor else background
+            layers = [self.theme_colour(COLOURS["both"]), self.theme_colour(COLOURS["B" if b_higher else "A"]), empty]
             style = self._styles[key] = Style(color=layers[lower].rich_color, bgcolor=layers[upper].rich_color)
         return style

@@ -17,7 +17,6 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding
-from textual.color import Color
 from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
@@ -219,26 +218,23 @@ class DiffHeatmap(CachedLines, ScrollView, can_focus=True):
 
     # Colours --------------------------------------------------------------------------
 
-    def _colour(self, name: str) -> Color:
-        return Color.parse(self.app.theme_variables[name])
-
     def _muted(self) -> Style:
-        return Style(color=self._colour("pv-muted").rich_color)
+        return Style(color=self.theme_colour("pv-muted").rich_color)
 
     def _style(self, code: int, cursor: bool) -> Style:
         """The cell of a tile at change level CODE (or ONLY_ONE_CODE)."""
         key = (code, cursor)
         style = self._styles.get(key)
         if style is None:
-            background = self._colour("background")
+            background = self.theme_colour("background")
             if code == ONLY_ONE_CODE:
                 fill = background
             elif code == 0:
-                fill = self._colour("pv-idle")
+                fill = self.theme_colour("pv-idle")
             else:
-                towards = self._colour("error" if code > 0 else "success")
+                towards = self.theme_colour("error" if code > 0 else "success")
                 fill = background.blend(towards, 0.25 + 0.75 * abs(code) / LEVELS)
-            glyph = self._colour("pv-cursor") if cursor else self._colour("pv-muted")
+            glyph = self.theme_colour("pv-cursor") if cursor else self.theme_colour("pv-muted")
             style = self._styles[key] = Style(color=glyph.rich_color, bgcolor=fill.rich_color, bold=cursor)
         return style
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from rich.style import Style
 from textual.cache import LRUCache
+from textual.color import Color
 from textual.strip import Strip
 
 
@@ -32,3 +34,11 @@ class CachedLines:
         self.restyle()
         self._strips.clear()
         self.refresh()
+
+    def theme_colour(self, name: str) -> Color:
+        """The current theme's colour NAME (a variable such as "pv-muted" or "background")."""
+        return Color.parse(self.app.theme_variables[name])
+
+    def theme_text_style(self, name: str) -> Style:
+        """Text in the theme's colour NAME over the theme's background."""
+        return Style(color=self.theme_colour(name).rich_color, bgcolor=self.theme_colour("background").rich_color)

@@ -28,10 +28,18 @@ from pvtui.model.liveness_views import (
     stacked_rows,
 )
 from pvtui.units import format_bytes
-from pvtui.widgets.chart_rows import AXIS_ROWS, MARKER_ROWS, chart_row
+from pvtui.widgets.chart_rows import (
+    AXIS_ROWS,
+    MARKER_ROWS,
+    axis_line,
+    cell_glyph,
+    chart_row,
+    labelled_levels,
+    y_label,
+    y_value,
+)
 from pvtui.widgets.line_cache import CachedLines
 
-BLOCKS = " ▁▂▃▄▅▆▇█"
 ALWAYS, SOLID, RANGE, EMPTY = range(4)  # the stacked layers, bottom to top
 PLAIN, PEAK, CURSOR = range(3)  # how a column is highlighted
 MIN_LABEL_GAP = 2
@@ -77,17 +85,6 @@ class Frame:
         cells = stacked_rows(boundaries, levels * top / plot_height, (levels + 1) * top / plot_height)
         return cls(top, label_width, plot_width, plot_height, first_steps, boundaries, kinds, cells,
                    _ticks(first_steps, stop), frozenset(labelled_levels(plot_height)))
-
-
-def labelled_levels(plot_rows: int) -> list[int]:
-    """The plot rows (0 at the bottom) with a y label: every quarter or so, never the bottom one."""
-    return [level for level in range(plot_rows)
-            if not (plot_rows - 1 - level) % max(2, plot_rows // 4) and not (level == 0 and plot_rows > 1)]
-
-
-def y_value(top: int, level: int, plot_rows: int) -> float:
-    """The bytes at the top of plot row LEVEL."""
-    return top * (level + 1) / plot_rows
 
 
 def _ticks(first_steps: np.ndarray, stop: int) -> list[tuple[int, str]]:
@@ -195,7 +192,7 @@ class LivenessChart(CachedLines, Widget):
         if strip is None:
             x0, x1 = frame.label_width + cursor.start, frame.label_width + cursor.stop
             if y < MARKER_ROWS:
-                over = [Segment("▼" * len(cursor), self._text_style("pv-cursor"))]
+                over = [Segment("▼" * len(cursor), self.theme_text_style("pv-cursor"))]
             else:
                 over = self._plot_cells(frame, frame.plot_height - 1 - (y - MARKER_ROWS), cursor, CURSOR)
             strip = self._strips[key] = Strip.join([plain.crop(0, x0), Strip(over), plain.crop(x1, self.size.width)])
@@ -215,19 +212,19 @@ class LivenessChart(CachedLines, Widget):
         return Strip(segments).adjust_cell_length(width, background)
 
     def _marker_row(self, frame: Frame) -> list[Segment]:
-        muted = self._text_style("pv-muted")
+        muted = self.theme_text_style("pv-muted")
         segments = [Segment(" " * frame.label_width, muted)]
         for kind, run in groupby(frame.kinds.tolist()):
             n = len(list(run))
             if kind == PLAIN:
                 segments.append(Segment(" " * n, muted))
             else:
-                segments.append(Segment("▼" * n, self._text_style("pv-peak" if kind == PEAK else "pv-cursor")))
+                segments.append(Segment("▼" * n, self.theme_text_style("pv-peak" if kind == PEAK else "pv-cursor")))
         return segments
 
     def _plot_row(self, frame: Frame, level: int) -> list[Segment]:
         """Row LEVEL of the plot, 0 at the bottom."""
-        label = Segment(self._y_label(frame, level), self._text_style("pv-muted"))
+        label = Segment(self._y_label(frame, level), self.theme_text_style("pv-muted"))
         return [label, *self._plot_cells(frame, level, range(frame.plot_width))]
 
     def _plot_cells(self, frame: Frame, level: int, columns: range, highlight: int | None = None) -> list[Segment]:
@@ -238,42 +235,25 @@ class LivenessChart(CachedLines, Widget):
         runs = zip(cells.eighths[level, span].tolist(), cells.lower[level, span].tolist(),
                    cells.upper[level, span].tolist(), kinds)
         for (eighths, lower, upper, kind), run in groupby(runs):
-            n = len(list(run))
-            if eighths >= 8:
-                upper = lower
-            elif eighths <= 0:
-                lower = upper
-            char = " " if lower == EMPTY else (BLOCKS[8] if lower == upper else BLOCKS[eighths])
-            segments.append(Segment(char * n, self._style(lower, upper, kind)))
+            char, lower, upper = cell_glyph(eighths, lower, upper, EMPTY)
+            segments.append(Segment(char * len(list(run)), self._style(lower, upper, kind)))
         return segments
 
     def _y_label(self, frame: Frame, level: int) -> str:
-        if level not in frame.labelled:
-            return " " * (frame.label_width - 1) + "│"
-        label = format_bytes(y_value(frame.top, level, frame.plot_height), self.units)
-        return label.rjust(frame.label_width - 2) + " ┤"
+        return y_label(frame.top, level, frame.plot_height, frame.label_width, self.units, frame.labelled)
 
     def _axis_row(self, frame: Frame) -> list[Segment]:
-        line = ["─"] * frame.plot_width
-        for column, _ in frame.ticks:
-            line[column] = "┬"
-        label = format_bytes(0, self.units).rjust(frame.label_width - 2)
-        return [Segment(label + " └" + "".join(line), self._text_style("pv-muted"))]
+        line = axis_line(frame.label_width, frame.plot_width, (column for column, _ in frame.ticks), self.units)
+        return [Segment(line, self.theme_text_style("pv-muted"))]
 
     def _step_label_row(self, frame: Frame) -> list[Segment]:
         text = [" "] * frame.plot_width
         for column, label in frame.ticks:
             text[column : column + len(label)] = label
         line = " " * frame.label_width + "".join(text)[: frame.plot_width]
-        return [Segment(line, self._text_style("pv-muted"))]
+        return [Segment(line, self.theme_text_style("pv-muted"))]
 
     # Colours ------------------------------------------------------------------------
-
-    def _colour(self, name: str) -> Color:
-        return Color.parse(self.app.theme_variables[name])
-
-    def _text_style(self, name: str) -> Style:
-        return Style(color=self._colour(name).rich_color, bgcolor=self._colour("background").rich_color)
 
     def _style(self, lower: int, upper: int, kind: int) -> Style:
         key = (lower, upper, kind)
@@ -285,7 +265,7 @@ class LivenessChart(CachedLines, Widget):
 
     def _layer_colours(self, kind: int) -> list[Color]:
         """Always-live, not-always-live (to the column's min), its range (min to max), empty."""
-        background = self._colour("background")
-        live = self._colour({PLAIN: "pv-not-always-live", PEAK: "pv-peak", CURSOR: "pv-cursor"}[kind])
-        empty = background.blend(self._colour("pv-cursor"), 0.18) if kind == CURSOR else background
-        return [self._colour("pv-always-live"), live, background.blend(live, 0.5), empty]
+        background = self.theme_colour("background")
+        live = self.theme_colour({PLAIN: "pv-not-always-live", PEAK: "pv-peak", CURSOR: "pv-cursor"}[kind])
+        empty = background.blend(self.theme_colour("pv-cursor"), 0.18) if kind == CURSOR else background
+        return [self.theme_colour("pv-always-live"), live, background.blend(live, 0.5), empty]
