@@ -386,7 +386,7 @@ def program_code(report: Report) -> dict[str, int]:
     """
     programs = report.programs
     assert programs is not None
-    leaf = np.flatnonzero(np.diff(np.asarray(programs.child_offsets)) == 0)
+    leaf = np.flatnonzero(programs.is_leaf)
     return _sum_by_name([programs.names[p] for p in leaf.tolist()], np.asarray(programs.code_bytes)[leaf])
 
 

@@ -190,14 +190,10 @@ class OperationIndex:
                             for layer in self.layers)
         raise ValueError(f"no operations layer {text!r} here; choose one of {choices}")
 
-    @cached_property
-    def leaf(self) -> np.ndarray:
-        return np.diff(np.asarray(self.report.programs.child_offsets)) == 0
-
     def row(self, name: str, context: int, operations: list[int]) -> OperationRow:
         ops, programs = self.ops, self.report.programs
         members = np.unique(np.concatenate([ops.programs(op) for op in operations])).astype(np.int64)
-        code = int(np.asarray(programs.code_bytes)[members[self.leaf[members]]].sum())
+        code = programs.leaf_code_bytes(members)
         var_bytes = [int(ops.variable_bytes[op]) for op in operations]
         known = [b for b in var_bytes if b >= 0]
         unmatched = sum(int(ops.variables[op]) - int(ops.variables_matched[op]) for op in operations)

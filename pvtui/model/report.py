@@ -149,6 +149,16 @@ class Programs(Part):
             seen.add(parent)
         return path[::-1]
 
+    @cached_property
+    def is_leaf(self) -> np.ndarray:
+        """Per program, whether it has no children: only a leaf's code bytes are its own."""
+        return np.diff(np.asarray(self.child_offsets)) == 0
+
+    def leaf_code_bytes(self, programs: np.ndarray) -> int:
+        """The code bytes of PROGRAMS, each counted once: a parent's bytes include its children's."""
+        programs = np.asarray(programs, dtype=np.int64)
+        return int(np.asarray(self.code_bytes)[programs[self.is_leaf[programs]]].sum())
+
     def compute_set_vertices(self, compute_set: int) -> list[tuple[int, int]]:
         """(vertex type index, instances) of a compute set."""
         offsets = self.opt(s.COMPUTE_SET_VERTEX_OFFSETS)

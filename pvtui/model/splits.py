@@ -211,7 +211,7 @@ def layer_memory(report: Report, pattern: re.Pattern) -> LayerSplit:
         members = np.unique(np.concatenate([ops.programs(op) for op in group["ops"]])).astype(np.int64)
         members = members[owner[members] < 0]
         owner[members] = i
-        code = int(np.asarray(programs.code_bytes)[members[index.leaf[members]]].sum())
+        code = programs.leaf_code_bytes(members)
         peak = int(live[i].max()) if live.shape[1] else 0
         first = min(group["steps"], default=-1)
         layers.append(LayerMemory(name, group["matched"], len(group["ops"]), code, always_live.get(name, 0), peak,
