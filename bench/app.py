@@ -46,13 +46,15 @@ def measure_first_paint(report: Path, cache: Path, runs: int, results: Results, 
     results.add(Row("warm open", "bare Textual app (one label): process start to first frame", seconds(b)))
     for name in SCREENS:
         first = median(r["first"] for r in screens[name])
+        showing = median(r["showing"] for r in screens[name])
         settled = median(r["settled"] for r in screens[name])
-        note = ""
-        if settled - first > 0.05:
-            note = f"first frame at {seconds(first)}, settled (workers done, no frame for 0.25 s) at {seconds(settled)}"
         results.add(Row(
-            "warm open", f"{name}: process start to first frame", seconds(first), seconds(b), ratio(first, b),
-            f"<= {FIRST_PAINT_LIMIT}x", met=first <= FIRST_PAINT_LIMIT * b, note=note,
+            "warm open", f"{name}: process start to first frame (tabs, keys, \"Opening…\")", seconds(first),
+            seconds(b), ratio(first, b), f"<= {FIRST_PAINT_LIMIT}x", met=first <= FIRST_PAINT_LIMIT * b,
+        ))
+        results.add(Row(
+            "warm open", f"{name}: process start to the report shown (no target)", seconds(showing), seconds(b),
+            ratio(showing, b), note=f"settled (workers done, no frame for 0.25 s) at {seconds(settled)}",
         ))
 
 

@@ -151,6 +151,7 @@ class Frames:
     def __init__(self, app) -> None:
         self.app = app
         self.log: list[tuple[float, Any]] = []
+        self.showing: dict[int, float] = {}  # per screen (id): its first frame with the report shown
         original = app._display
         console = app.console
 
@@ -161,7 +162,10 @@ class Frames:
             render = getattr(renderable, "render_segments", None)
             if render is not None:
                 render(console)
-            self.log.append((time.monotonic(), screen))
+            now = time.monotonic()
+            self.log.append((now, screen))
+            if not getattr(screen, "opening", False):
+                self.showing.setdefault(id(screen), now)
 
         app._display = display
 
@@ -231,16 +235,8 @@ def pvtui_app(report: str, cache: str, first_screen: str = "summary"):
     from pvtui.app import PvtuiApp
     from pvtui.sources.discovery import discover
 
-    app = PvtuiApp(discover(Path(report)), path=Path(report), watch=False, cache=Path(cache))
-    if first_screen != "summary":
-        original = app.switch_mode
-
-        def first_switch(mode: str):  # the first screen shown after loading: FIRST_SCREEN
-            del app.switch_mode
-            return original(first_screen)
-
-        app.switch_mode = first_switch
-    return app
+    return PvtuiApp(discover(Path(report)), path=Path(report), watch=False, cache=Path(cache),
+                    first_screen=first_screen)
 
 
 def job_first_paint(kind: str, t0: float, report: str = "", cache: str = "", screen: str = "summary") -> dict:
@@ -258,7 +254,9 @@ def job_first_paint(kind: str, t0: float, report: str = "", cache: str = "", scr
                 first, shown = await frames.wait_for_screen(screen)
             await frames.settle(first)
             settled = frames.last_of(shown)
-            return {"first": first - t0, "settled": settled - t0, "rss": proc_status("VmHWM")}
+            showing = frames.showing.get(id(shown), first)
+            return {"first": first - t0, "showing": showing - t0, "settled": settled - t0,
+                    "rss": proc_status("VmHWM")}
 
     return asyncio.run(main())
 

@@ -16,9 +16,14 @@ from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.screen import Screen
 
-from pvtui.errors import Cancelled, ReportError
-from pvtui.sources.base import CancelToken, ReportFiles
-from pvtui.theming import DEFAULT_THEME, builtin_themes, resolve_theme_name, user_themes
+from pvtui.deferred_import import defer_import
+
+# The first frame needs no numpy: it is imported when the report is opened, after that frame.
+defer_import("numpy")
+
+from pvtui.errors import Cancelled, ReportError  # noqa: E402
+from pvtui.sources.base import CancelToken, ReportFiles  # noqa: E402
+from pvtui.theming import DEFAULT_THEME, builtin_themes, resolve_theme_name, user_themes  # noqa: E402
 
 if TYPE_CHECKING:
     from pvtui.model.report import Report
@@ -102,11 +107,17 @@ class PvtuiApp(App):
         watch: bool = True,
         cache: Path | None = None,
         compare_with: ReportFiles | None = None,
+        first_screen: str = "summary",
     ) -> None:
+        self.first_screen = "compare" if compare_with is not None else first_screen
+        if len(reports) == 1:
+            # The first screen is the mode the app starts in, so it paints with the app's first
+            # frame; switch_mode would hold that frame back 50 ms to mask a transition.
+            self.DEFAULT_MODE = self.first_screen
         super().__init__()
         self.reports = reports
         self.path = path
-        self.files: ReportFiles | None = None
+        self.files: ReportFiles | None = reports[0] if len(reports) == 1 else None
         self.report: Report | None = None
         self.compare_files = compare_with  # the second report (B) of `pvtui compare`
         self.compare_report: Report | None = None
@@ -114,7 +125,8 @@ class PvtuiApp(App):
         self.watch = watch
         self.report_screens: "weakref.WeakSet[ReportScreen]" = weakref.WeakSet()
         self.cancel_token: CancelToken | None = None
-        self.loading: Screen | None = None  # the progress dialog while a load runs
+        self.load_running = False  # from open_report until the report is open, failed or cancelled
+        self.loading: Screen | None = None  # the progress dialog while files are read
         # changes seen during a load or another report's prompt, offered after it: (path, of B)
         self.pending_changes: list[tuple[Path, bool]] = []
         self.reload_second = False  # whether the reload prompt shown is about B
@@ -137,38 +149,61 @@ class PvtuiApp(App):
 
     # Loading and reloading -------------------------------------------------------
 
+    @property
+    def ready(self) -> bool:
+        """Whether the report, and the one compared with it, are open for the screens to show."""
+        return self.report is not None and (self.compare_files is None or self.compare_report is not None)
+
     def open_report(self, files: ReportFiles | None, reload: bool = False, second: bool = False) -> None:
         """Open FILES as the report, or as the report compared with it when SECOND."""
         if files is None:
             self.exit()
             return
-        from pvtui.screens.dialogs import LoadingScreen
-        from pvtui.sources.ingest import open_current
-
-        try:
-            report = open_current(files, self.cache)
-        except ReportError:
-            report = None  # the load below reports the problem
-        if report is not None:  # already in a bundle: no file to read, no dialog
-            self._loaded(files, report, reload, second)
-            return
+        self.load_running = True
         self.cancel_token = CancelToken()
-        self.loading = LoadingScreen(files.name, self.cancel_token)
+        if self.report is None and not second:
+            self.files = files
+            self._open_first(files)
+        else:
+            self._load(files, reload, second)
+
+    @work(group="first-screen")
+    async def _open_first(self, files: ReportFiles) -> None:
+        """Paint the first screen's frame, then open the report that fills its body.
+
+        The frame needs neither numpy nor the model; opening the report needs both, and
+        is started only after that frame is painted, so as not to hold the GIL before it.
+        """
+        if self.current_mode != self.first_screen:  # picked from several reports: not shown yet
+            await self.switch_mode(self.first_screen)
+        self.call_after_refresh(self._load, files, False, False)
+
+    def _show_loading(self, name: str, token: CancelToken) -> None:
+        from pvtui.screens.dialogs import LoadingScreen
+
+        self.loading = LoadingScreen(name, token)
         self.push_screen(self.loading)
-        self._load(files, reload, second)
 
     def _close_loading(self) -> None:
+        self.load_running = False
         if self.loading is not None and self.screen is self.loading:
             self.pop_screen()
         self.loading = None
 
     @work(thread=True, exclusive=True, group="load")
     def _load(self, files: ReportFiles, reload: bool, second: bool) -> None:
-        from pvtui.sources.ingest import load_report
+        """Open the report's bundle, or read its files into one with the progress dialog up."""
+        from pvtui.sources.ingest import load_report, open_current
 
         token = self.cancel_token
         try:
-            report = load_report(files, progress=self._progress, cancel=token, cache=self.cache)
+            try:
+                report = open_current(files, self.cache)
+            except ReportError:
+                report = None  # reading the files below reports the problem
+            if report is None:
+                self.call_from_thread(self._show_loading, files.name, token)
+                report = load_report(files, progress=self._progress, cancel=token, cache=self.cache)
         except Cancelled:
             self.call_from_thread(self._load_cancelled, reload)
         except ReportError as exc:
@@ -185,7 +220,7 @@ class PvtuiApp(App):
 
         self.call_from_thread(update)
 
-    def _loaded(self, files: ReportFiles, report: "Report", reload: bool, second: bool = False) -> None:
+    async def _loaded(self, files: ReportFiles, report: "Report", reload: bool, second: bool = False) -> None:
         self._close_loading()
         if second:
             self.compare_files, self.compare_report = files, report
@@ -194,13 +229,16 @@ class PvtuiApp(App):
             self.sub_title = report.name
         if reload:
             for screen in list(self.report_screens):
-                screen.report_changed()
+                if not screen.opening:  # one still opening composes its body from the new model
+                    screen.report_changed()
             self.notify(f"Reloaded {report.name}", timeout=3)
         elif self.compare_files is not None and self.compare_report is None:
             self.open_report(self.compare_files, second=True)  # B next; the app opens once both are read
             return
         else:
-            self.switch_mode("compare" if second else "summary")
+            for screen in list(self.report_screens):
+                if screen.is_current:  # the others compose their body when they are shown again
+                    await screen.report_opened()
             # What is alive once the first screen is up lives as long as the app: keep the
             # cyclic collector from walking it again (its full passes were the slowest frames).
             self.call_after_refresh(gc.freeze)
@@ -244,7 +282,7 @@ class PvtuiApp(App):
         """Offer to reload the report (B, when SECOND) whose files CHANGED."""
         from pvtui.screens.dialogs import ReloadPrompt
 
-        if self.loading is not None or (isinstance(self.screen, ReloadPrompt) and self.reload_second != second):
+        if self.load_running or (isinstance(self.screen, ReloadPrompt) and self.reload_second != second):
             # One load, and one prompt for one report, at a time: the rest is offered after it.
             self.pending_changes.extend((p, second) for p in changed if (p, second) not in self.pending_changes)
             return
@@ -283,13 +321,15 @@ class PvtuiApp(App):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "show" and parameters == ("compare",):
             return self.compare_report is not None  # only with a second report
+        if action in ("cycle_units", "export"):
+            return True if self.ready else None  # dimmed while the report is opened
         return True
 
     def action_no_comparison(self) -> None:
         self.notify("No comparison: start one with `pvtui compare A B`.", timeout=4)
 
     def action_show(self, mode: str) -> None:
-        if self.report is not None and self.loading is None:
+        if self.report is not None and not self.load_running:
             self.switch_mode(mode)
 
     def action_cycle_units(self) -> None:
@@ -297,11 +337,12 @@ class PvtuiApp(App):
 
         self.units = next_mode(self.units)
         for screen in list(self.report_screens):
-            screen.units_changed()
+            if not screen.opening:
+                screen.units_changed()
         self.notify(f"Units: {self.units}", timeout=2)
 
     def action_export(self) -> None:
-        if self.loading is None:
+        if self.report is not None and not self.load_running:
             from pvtui.screens.export import open_export
 
             open_export(self)
@@ -314,9 +355,10 @@ class PvtuiApp(App):
 
 
 def run_app(
-    path: Path, engine: str | None = None, theme: str | None = None, compare_with: ReportFiles | None = None
+    path: Path, engine: str | None = None, theme: str | None = None, compare_with: ReportFiles | None = None,
+    screen: str = "summary",
 ) -> int:
-    """Discover the reports at PATH and run the explorer (comparing with COMPARE_WITH); 2 on bad input."""
+    """Discover the reports at PATH and run the explorer on SCREEN (comparing with COMPARE_WITH); 2 on bad input."""
     from pvtui.sources.discovery import discover
 
     try:
@@ -329,7 +371,7 @@ def run_app(
         if not reports:
             print(f"pvtui: {path}: no report named {engine!r} here", file=sys.stderr)
             return 2
-    app = PvtuiApp(reports, path=path, theme=theme, compare_with=compare_with)
+    app = PvtuiApp(reports, path=path, theme=theme, compare_with=compare_with, first_screen=screen)
     if theme is not None and resolve_theme_name(theme, list(app.available_themes)) is None:
         print(f"pvtui: no theme named {theme!r}; see `themes/` and {Path('~/.config/pvtui/themes')}",
               file=sys.stderr)

@@ -15,6 +15,8 @@ from pvtui.errors import Cancelled, ReportError
 
 EXIT_BAD_INPUT = 2
 EXIT_CANCELLED = 130
+# the app's screens that can come first (pvtui.app.SCREENS but compare, which needs two reports)
+FIRST_SCREENS = ("summary", "memory", "liveness", "programs", "trace", "insights", "operations")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -42,6 +44,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("path", type=Path, nargs="?", default=Path("."))
     p.add_argument("--engine", help="which report, where PATH holds several")
     p.add_argument("--theme", help="theme name (dark, light, high-contrast or your own)")
+    p.add_argument("--screen", choices=FIRST_SCREENS, default="summary", help="the screen to open on")
     report_command("summary", "target, memory, programs and execution facts")
     report_command("memory", "memory per tile, largest first").add_argument(
         "--top", type=int, default=None, help="keep the N largest tiles"
@@ -235,13 +238,13 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def cmd_open(args: argparse.Namespace) -> int:
-    return _open_app(args.path, args.engine, args.theme)
+    return _open_app(args.path, args.engine, args.theme, args.screen)
 
 
-def _open_app(path: Path, engine: str | None, theme: str | None) -> int:
+def _open_app(path: Path, engine: str | None, theme: str | None, screen: str = "summary") -> int:
     from pvtui.app import run_app
 
-    return run_app(path, engine=engine, theme=theme)
+    return run_app(path, engine=engine, theme=theme, screen=screen)
 
 
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
@@ -262,7 +265,7 @@ def main(argv: list[str] | None = None) -> int:
     # `pvtui PATH` opens the explorer: `open` is the command when none is named.
     if not argv or (argv[0] not in COMMANDS and not argv[0].startswith("-")):
         argv.insert(0, "open")
-    elif argv[0].startswith("--theme") or argv[0] == "--engine":
+    elif argv[0].startswith(("--theme", "--screen")) or argv[0] == "--engine":
         argv.insert(0, "open")
     args = _parser().parse_args(argv)
     for stream in (sys.stdout, sys.stderr):  # a name the terminal cannot encode must not stop a command

@@ -71,11 +71,11 @@ def make_app(tiny_dir, cache_root):
 
 
 async def wait_until_loaded(pilot) -> None:
-    """Wait for the load worker and for the first screen to mount."""
+    """Wait for the load worker and for the first screen to show the report."""
     app = pilot.app
     for _ in range(200):
         await pilot.pause(0.02)
-        if app.report is not None and getattr(app.screen, "SCREEN_NAME", ""):
+        if app.report is not None and getattr(app.screen, "SCREEN_NAME", "") and not app.screen.opening:
             break
     await pilot.pause()
 

@@ -216,7 +216,7 @@ def _is_column_name(name: str) -> bool:
 NUMERIC_KINDS = "biuf"  # every column holds numbers: strings are uint8 blobs
 # numpy reads a .npy header as a Python literal: damage surfaces as any of these.
 BAD_NPY_HEADER = (ValueError, SyntaxError, tokenize.TokenError)
-_NPY_HEADER_READERS = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}
+NPY_HEADER_READERS = {(1, 0): "read_array_header_1_0", (2, 0): "read_array_header_2_0"}  # in np.lib.format
 
 
 def _check_column(path: Path) -> None:
@@ -227,10 +227,10 @@ def _check_column(path: Path) -> None:
     try:
         with path.open("rb") as f:
             version = np.lib.format.read_magic(f)
-            read_header = _NPY_HEADER_READERS.get(version)
-            if read_header is None:
+            reader = NPY_HEADER_READERS.get(version)
+            if reader is None:
                 raise ValueError(f"unknown .npy format version {version}")
-            shape, _fortran_order, dtype = read_header(f)
+            shape, _fortran_order, dtype = getattr(np.lib.format, reader)(f)
             if dtype.kind not in NUMERIC_KINDS:
                 raise ValueError(f"holds {dtype}, not numbers")
             expected = f.tell() + math.prod(shape) * dtype.itemsize

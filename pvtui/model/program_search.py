@@ -27,7 +27,7 @@ class NameSearch:
         """Indices of every string containing NEEDLE, ascending."""
         pattern = needle.encode("utf-8").lower()
         if not pattern:
-            return np.zeros(0, dtype=np.int64)
+            return no_matches()
         blob, offsets = self._blob, self._offsets
         found: list[int] = []
         pos = blob.find(pattern)
@@ -39,6 +39,11 @@ class NameSearch:
             # a hit crossing into the next string rules out any later hit in this one
             pos = blob.find(pattern, end)
         return np.asarray(found, dtype=np.int64)
+
+
+def no_matches() -> np.ndarray:
+    """What a search that found nothing returns: no program ids."""
+    return np.zeros(0, dtype=np.int64)
 
 
 def step_match(matches: np.ndarray, current: int, forward: bool) -> int:

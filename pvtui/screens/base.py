@@ -8,9 +8,10 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from pvtui.units import format_bytes
+from pvtui.widgets.key_bar import KeyBar
 
 if TYPE_CHECKING:
     from pvtui.app import PvtuiApp
@@ -70,12 +71,26 @@ class Unavailable(Static):
 class ReportScreen(Screen):
     """A screen over the app's one shared report.
 
-    Subclasses compose their body in `compose_body` and refresh from the model in
-    `report_changed`, which runs after a reload swaps a new model in; they keep
-    their selection across it where it still exists.
+    A screen shown before the report is open paints its frame (tabs and keys) with a
+    line saying so; the body is composed once the report arrives. Subclasses compose
+    their body in `compose_body`, fill it from the model in `show_report`, say which of
+    their keys apply in `key_state`, and refresh in `report_changed`, which runs after a
+    reload swaps a new model in; they keep their selection across it where it still exists.
     """
 
     SCREEN_NAME: ClassVar[str] = ""
+    DEFAULT_CSS = """
+    ReportScreen #opening { padding: 1 2; color: $text-muted; height: 1fr; }
+    """
+    opening = True  # until the body shows the report
+    _composing_body = False
+
+    def __init__(self) -> None:
+        super().__init__()
+        # A new screen is styled with the stylesheet as it is now. Textual would parse the
+        # whole stylesheet again, twice, on the first switch to it (10-25 ms): it only needs
+        # that for screens styled before a theme change.
+        self._css_update_count = self.app._css_update_count
 
     @property
     def pv_app(self) -> "PvtuiApp":
@@ -85,24 +100,55 @@ class ReportScreen(Screen):
     def report(self) -> "Report":
         return self.pv_app.report
 
-    def on_mount(self) -> None:
-        self.pv_app.report_screens.add(self)
-
     def compose(self) -> ComposeResult:
         yield TitleBar(self.title_label(), self.SCREEN_NAME, self.title_tabs(), id="title")
-        yield from self.compose_body()
-        yield Footer()
+        if self.pv_app.ready:
+            yield from self.compose_body()
+        else:
+            yield Static(f"Opening {self.title_label()}…", id="opening")
+        yield KeyBar()
+
+    def on_mount(self) -> None:
+        self.pv_app.report_screens.add(self)
+        if self.pv_app.ready:
+            self._show_body()
+
+    async def on_screen_resume(self) -> None:
+        await self.report_opened()  # the report may have opened while another screen was in front
+
+    async def report_opened(self) -> None:
+        """Compose the body over the report, if this screen still says it is opening it."""
+        if self.opening and self.pv_app.ready and not self._composing_body:
+            self._composing_body = True
+            await self.recompose()
+            self._show_body()
+
+    def _show_body(self) -> None:
+        self.opening = False
+        self.show_report()
+        self.refresh_bindings()
 
     def compose_body(self) -> ComposeResult:
         yield from ()
 
+    def show_report(self) -> None:
+        """Fill the body, just composed, from the model."""
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return None if self.opening else self.key_state(action, parameters)
+
+    def key_state(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Whether the screen's key for ACTION applies now: True runs it, None dims it, False hides it."""
+        return True
+
     def title_label(self) -> str:
         """What the title bar names: the report."""
-        return self.report.name
+        files = self.pv_app.files
+        return files.name if files is not None else ""
 
     def title_tabs(self) -> tuple[tuple[str, str], ...]:
         """The screens the user can switch to, with their keys."""
-        if self.pv_app.compare_report is None:
+        if self.pv_app.compare_files is None:
             return SCREEN_KEYS
         return SCREEN_KEYS + (("d", "Compare"),)
 

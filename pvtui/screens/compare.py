@@ -102,15 +102,14 @@ class CompareScreen(ReportScreen):
                     yield Static(classes="statement", id=f"{section}-statement")
                     yield DataTable(id=f"{section}-table", cursor_type="row", zebra_stripes=True)
 
-    def on_mount(self) -> None:
-        super().on_mount()
+    def show_report(self) -> None:
         self.watch(self.app, "theme", self._theme_changed, init=False)
         self._show_names("comparing…")
         self._compare(self.report, self.pv_app.compare_report)
 
     def title_label(self) -> str:
-        b = self.pv_app.compare_report
-        return f"A {self.report.name} · B {b.name if b is not None else '—'}"
+        b = self.pv_app.compare_files
+        return f"A {super().title_label()} · B {b.name if b is not None else '—'}"
 
     @work(thread=True, exclusive=True, group="compare")
     def _compare(self, a, b) -> None:
@@ -332,7 +331,7 @@ class CompareScreen(ReportScreen):
 
     # Actions --------------------------------------------------------------------------
 
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+    def key_state(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         c = self.comparison
         if action == "tile":
             return self.section == "tiles" and c is not None and not isinstance(c.tiles, str)

@@ -83,8 +83,7 @@ class InsightsScreen(ReportScreen):
         with VerticalScroll(id="insights"):
             yield Static("Computing insights…", id="insights-progress")
 
-    def on_mount(self) -> None:
-        super().on_mount()
+    def show_report(self) -> None:
         self._compute(self.report)
         self._compute_split(self.report, self.ipus)
 
@@ -171,7 +170,7 @@ class InsightsScreen(ReportScreen):
         layers = self.split["layers"] if self.split and self.split["available"] else ()
         return min(MAX_IPUS, len(layers)) if layers else MAX_IPUS
 
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+    def key_state(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action != "split_ipus":
             return True
         if self.split is None or not self.split["available"]:

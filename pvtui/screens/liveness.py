@@ -136,8 +136,8 @@ class LivenessScreen(ReportScreen):
                 yield Static(id="step-facts")
                 yield LiveVariables(id="live-variables")
 
-    def on_mount(self) -> None:
-        super().on_mount()
+    def show_report(self) -> None:
+        self._fit_details()
         self.query_one(LivenessChart).units = self.pv_app.units
         live = self.report.liveness
         if live is not None and len(live):
@@ -146,9 +146,13 @@ class LivenessScreen(ReportScreen):
         self.redraw()
 
     def on_resize(self) -> None:
+        if not self.opening:
+            self._fit_details()
+            self.call_after_refresh(self.redraw)  # the zoom shown depends on the chart's new width
+
+    def _fit_details(self) -> None:
         self.query_one("#details").styles.height = min(16, max(9, self.size.height // 4))
         self.query_one("#step-facts").styles.width = min(72, max(42, self.size.width * 2 // 5))
-        self.call_after_refresh(self.redraw)  # the zoom shown depends on the chart's new width
 
     # What is shown ------------------------------------------------------------------
 
@@ -348,7 +352,7 @@ class LivenessScreen(ReportScreen):
 
     # Actions --------------------------------------------------------------------------
 
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+    def key_state(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if not self.num_steps:
             return False
         if action == "next_ipu":

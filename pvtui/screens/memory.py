@@ -104,8 +104,7 @@ class MemoryScreen(ReportScreen):
                         yield DetailText(id="detail-categories")
                     yield DetailText(id="detail-vertices")
 
-    def on_mount(self) -> None:
-        super().on_mount()
+    def show_report(self) -> None:
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self._redraw_text())
         self._load(selected=None)
 
@@ -155,7 +154,7 @@ class MemoryScreen(ReportScreen):
 
     # Actions -----------------------------------------------------------------------
 
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+    def key_state(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in {"worst", "cycle_ipu", "zoom", "toggle_gaps"} and self.memory is None:
             return None
         if action == "cycle_ipu" and self.memory is not None and not self.memory.ipus:

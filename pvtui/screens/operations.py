@@ -111,8 +111,7 @@ class OperationsScreen(ReportScreen):
             with VerticalScroll(id="operation-scroll", can_focus=False):
                 yield Static(id="operation-details")
 
-    def on_mount(self) -> None:
-        super().on_mount()
+    def show_report(self) -> None:
         self.on_resize()
         if self.index is not None:
             self._load_layer(self.layer_name)
@@ -281,7 +280,7 @@ class OperationsScreen(ReportScreen):
 
     # Actions -----------------------------------------------------------------------
 
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+    def key_state(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "clear_filter":
             return bool(self.filter_text) or bool(self.query("#filter-bar.open"))
         if action not in ("next_layer", "next_sort", "open_filter", "show_program", "show_step"):

@@ -14,7 +14,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Input, Label
 
-from pvtui.model.program_search import NameSearch, step_match
+from pvtui.model.program_search import NameSearch, no_matches, step_match
 from pvtui.model.step_types import phase_of
 from pvtui.model.tables import Table
 from pvtui.screens.base import ReportScreen, Unavailable
@@ -174,7 +174,7 @@ class ProgramsScreen(ReportScreen):
 
     def __init__(self) -> None:
         super().__init__()
-        self.matches = np.zeros(0, dtype=np.int64)
+        self.matches: np.ndarray  # program ids the search found, in order; set once the body shows
         self._name_search: tuple["Report", NameSearch] | None = None  # built on the first search of a report
 
     # Composition ------------------------------------------------------------------
@@ -193,8 +193,8 @@ class ProgramsScreen(ReportScreen):
             with VerticalScroll(id="details-scroll"):
                 yield DetailText(id="details")
 
-    def on_mount(self) -> None:
-        super().on_mount()
+    def show_report(self) -> None:
+        self.matches = no_matches()
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self.show_details())
         self.on_resize()
         self._focus_tree()
@@ -241,7 +241,7 @@ class ProgramsScreen(ReportScreen):
 
     def action_close_search(self) -> None:
         self.query_one("#search-bar").remove_class("open")
-        self.matches = np.zeros(0, dtype=np.int64)
+        self.matches = no_matches()
         if self.tree is not None:
             self.tree.set_highlight("")
         self._focus_tree()
@@ -315,7 +315,7 @@ class ProgramsScreen(ReportScreen):
         if self.tree is not None and self.tree.cursor_program is not None:
             self.tree.collapse_subtree()
 
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+    def key_state(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("open_search", "expand_children", "collapse_subtree"):
             return self.tree is not None
         if action == "step_match":
@@ -356,7 +356,7 @@ class ProgramsScreen(ReportScreen):
 
     @work(exclusive=True, group="programs-rebuild")
     async def _rebuild(self, selected: int | None) -> None:
-        self.matches = np.zeros(0, dtype=np.int64)
+        self.matches = no_matches()
         self._name_search = None
         await self.recompose()
         self.on_resize()

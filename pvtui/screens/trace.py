@@ -181,8 +181,7 @@ class TraceScreen(ReportScreen):
                 else:
                     yield BspView(id="bsp-view")
 
-    def on_mount(self) -> None:
-        super().on_mount()
+    def show_report(self) -> None:
         if self.report.execution is not None:
             self.watch(self.app, "theme", self._theme_changed, init=False)
             self._open_run(0)
@@ -192,7 +191,7 @@ class TraceScreen(ReportScreen):
     @property
     def available(self) -> bool:
         """True once the trace is composed and a run is shown."""
-        return self.report.execution is not None and self.is_mounted and bool(self.query(TraceView)) \
+        return not self.opening and self.report.execution is not None and bool(self.query(TraceView)) \
             and self.run in self._lanes_of_run
 
     def build_lanes(self, run: int) -> tuple[tv.Lane, ...]:
@@ -445,7 +444,7 @@ class TraceScreen(ReportScreen):
                     timeout=3)
         self.refresh_bindings()
 
-    def check_action(self, action: str, parameters: tuple) -> bool | None:
+    def key_state(self, action: str, parameters: tuple) -> bool | None:
         """The trace's keys apply only when there is a trace."""
         if action == "next_operation_step":
             return self.operation is not None and self.report.execution is not None

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from pvtui.model.report import Programs
 
 EXPAND_CAP = 100_000  # most grandchild rows one "expand children" may add
-ROW = np.dtype([("program", np.int64), ("depth", np.int32), ("parent", np.int64), ("last", np.bool_)])
+ROW_FIELDS = [("program", "i8"), ("depth", "i4"), ("parent", "i8"), ("last", "?")]  # one shown row
 MATCH = Style(underline=True, bold=True)  # the part of a name the search found
 ICON_OPEN, ICON_CLOSED = "▼ ", "▶ "
 # what a row shows left of its label for each ancestor below the roots, and for itself
@@ -172,7 +172,7 @@ class TreeRows:
     # Building rows ----------------------------------------------------------------
 
     def _block(self, programs: np.ndarray, depth: int, parent_row: int) -> np.ndarray:
-        block = np.zeros(len(programs), ROW)
+        block = np.zeros(len(programs), ROW_FIELDS)
         block["program"] = programs
         block["depth"] = depth + 1
         block["parent"] = parent_row

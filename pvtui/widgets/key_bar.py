@@ -1,0 +1,113 @@
+"""The keys that apply now, on one line at the bottom of every report screen.
+
+It shows what Textual's Footer shows (keys of the focused widget, the screen and the app;
+dimmed when they do not apply; grouped keys together; the palette key on the right) as
+one rendered line. The Footer builds a widget per key and restyles each of them on every
+binding change, which cost 60-150 ms of every screen's first frame.
+"""
+
+from __future__ import annotations
+
+from itertools import groupby
+
+from rich.style import Style
+from rich.text import Text
+from textual import events
+from textual.binding import Binding
+from textual.widget import Widget
+
+
+class KeyBar(Widget, can_focus=False):
+    """The active bindings as `key Description` items; clicking one presses its key."""
+
+    ALLOW_SELECT = False
+    COMPONENT_CLASSES = {"key-bar--key", "key-bar--description", "key-bar--separator"}
+    DEFAULT_CSS = """
+    KeyBar {
+        dock: bottom;
+        height: 1;
+        color: $footer-foreground;
+        background: $footer-background;
+        .key-bar--key {
+            color: $footer-key-foreground;
+            background: $footer-key-background;
+            text-style: bold;
+        }
+        .key-bar--description {
+            color: $footer-description-foreground;
+            background: $footer-description-background;
+        }
+        .key-bar--separator { color: $foreground 20%; }
+    }
+    """
+
+    def __init__(self, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.spans: list[tuple[int, int, Binding, bool]] = []  # cells of each key shown: start, end, key, enabled
+
+    def on_mount(self) -> None:
+        self.screen.bindings_updated_signal.subscribe(self, lambda _screen: self.refresh())
+
+    def on_unmount(self) -> None:
+        self.screen.bindings_updated_signal.unsubscribe(self)
+
+    def _items(self) -> tuple[list[tuple[Binding.Group | None, list[tuple[Binding, bool]]]], tuple[Binding, bool] | None]:
+        """The keys to show, one per action, in groups; and the command palette's key."""
+        active = self.screen.active_bindings
+        first_of_action: dict[str, tuple[Binding, bool]] = {}
+        for _node, binding, enabled, _tooltip in active.values():
+            if binding.show:
+                first_of_action.setdefault(binding.action, (binding, enabled))
+        groups = [(group, list(items)) for group, items in groupby(first_of_action.values(), lambda i: i[0].group)]
+        palette = None
+        if self.app.ENABLE_COMMAND_PALETTE and self.app.COMMAND_PALETTE_BINDING in active:
+            _node, binding, enabled, _tooltip = active[self.app.COMMAND_PALETTE_BINDING]
+            palette = (binding, enabled)
+        return groups, palette
+
+    def render(self) -> Text:
+        key_style = self.get_component_rich_style("key-bar--key")
+        description_style = self.get_component_rich_style("key-bar--description")
+        dim = Style(dim=True)
+        line = Text(no_wrap=True, overflow="crop")
+        spans: list[tuple[int, int, Binding, bool]] = []
+
+        def add(binding: Binding, enabled: bool, key: str, description: str) -> None:
+            start = line.cell_len
+            line.append(key, key_style)
+            line.append(description, description_style)
+            if not enabled:
+                line.stylize(dim, start)
+            spans.append((start, line.cell_len, binding, enabled))
+
+        groups, palette = self._items()
+        for group, items in groups:
+            if group is not None and len(items) > 1:  # " n N Section ": the keys, then what they do
+                line.append(" ")
+                for binding, enabled in items:
+                    add(binding, enabled, self.app.get_key_display(binding), " ")
+                line.append(f"{group.description} ", description_style)
+            else:
+                for binding, enabled in items:
+                    add(binding, enabled, f" {self.app.get_key_display(binding)} ", f"{binding.description} ")
+        if palette is not None:
+            binding, enabled = palette
+            separator = self.get_component_rich_style("key-bar--separator")
+            tail = Text.assemble(("▏", separator), (self.app.get_key_display(binding), key_style),
+                                 (f" {binding.description} ", description_style))
+            start = max(self.content_size.width - tail.cell_len, 0)  # on the right; the keys give way to it
+            line.truncate(start, pad=True)
+            spans = [span for span in spans if span[1] <= start]
+            line.append_text(tail)
+            spans.append((start + 1, line.cell_len, binding, enabled))
+        self.spans = spans
+        return line
+
+    def on_click(self, event: events.Click) -> None:
+        for start, end, binding, enabled in self.spans:
+            if start <= event.x < end:
+                if enabled:
+                    self.app.simulate_key(binding.key.split(",")[0])
+                else:
+                    self.app.bell()
+                return

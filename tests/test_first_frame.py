@@ -1,0 +1,167 @@
+"""The first frame: each screen paints its tabs and keys before the report is open, without numpy."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+import threading
+
+import pytest
+from conftest import wait_until_loaded
+
+import pvtui.sources.ingest as ingest
+from pvtui.deferred_import import defer_import, is_deferred
+from pvtui.screens.base import TitleBar
+from pvtui.screens.summary import SummaryScreen
+from pvtui.widgets.key_bar import KeyBar
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def held_open(monkeypatch):
+    """Opening a report waits until the test sets the returned event."""
+    gate = threading.Event()
+    real = ingest.open_current
+
+    def open_current(*args, **kwargs):
+        gate.wait(10)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(ingest, "open_current", open_current)
+    yield gate
+    gate.set()
+
+
+async def test_the_first_screen_shows_its_frame_then_the_report(make_app, tiny_dir, held_open):
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        app = pilot.app
+        for _ in range(50):
+            await pilot.pause(0.02)
+            if isinstance(app.screen, SummaryScreen):
+                break
+        screen = app.screen
+        assert isinstance(screen, SummaryScreen) and screen.opening and app.report is None
+        assert str(screen.query_one("#opening").render()) == f"Opening {tiny_dir.name}…"
+        assert screen.query_one(TitleBar).current == "Summary"
+        shown = {binding.key: enabled for _start, _end, binding, enabled in screen.query_one(KeyBar).spans}
+        assert shown["f"] is False and shown["u"] is False  # dimmed: nothing to act on yet
+        assert shown["q"] is True
+        await pilot.press("m", "u")  # other screens and units wait for the report
+        await pilot.pause()
+        assert app.screen is screen and app.units == "binary"
+
+        held_open.set()
+        await wait_until_loaded(pilot)
+        assert app.screen is screen and not screen.opening
+        assert not screen.query("#opening") and screen.query_one("#summary")
+        shown = {binding.key: enabled for _start, _end, binding, enabled in screen.query_one(KeyBar).spans}
+        assert shown["f"] is True and shown["u"] is True
+        await pilot.press("m")
+        await pilot.pause()
+        assert app.screen.SCREEN_NAME == "Memory"
+
+
+async def test_clicking_a_key_in_the_key_bar_presses_it(make_app):
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        await wait_until_loaded(pilot)
+        bar = pilot.app.screen.query_one(KeyBar)
+        start, _end, binding, _enabled = next(span for span in bar.spans if span[2].key == "u")
+        await pilot.click(KeyBar, offset=(start + 1, 0))
+        await pilot.pause()
+        assert pilot.app.units == "si"
+
+
+FIRST_FRAMES = textwrap.dedent("""
+    import asyncio, json, sys, threading
+    from pathlib import Path
+    from pvtui.app import SCREENS, PvtuiApp
+    from pvtui.deferred_import import is_deferred
+    import pvtui.sources.ingest as ingest
+    from pvtui.sources.discovery import discover
+
+    path, cache = Path(sys.argv[1]), Path(sys.argv[2])
+    gate, real = threading.Event(), ingest.open_current
+    ingest.open_current = lambda *a, **k: gate.wait(10) and real(*a, **k)
+
+    async def main():
+        seen = {}
+        app = PvtuiApp(discover(path), path=path, watch=False, cache=cache)
+        async with app.run_test(size=(80, 24)) as pilot:
+            for mode in SCREENS:
+                await app.switch_mode(mode)
+                await pilot.pause(0.05)
+                seen[mode] = [app.screen.opening, is_deferred("numpy")]
+            await app.switch_mode("summary")  # compare shows only with a second report
+            gate.set()
+            for _ in range(200):
+                await pilot.pause(0.02)
+                if app.report is not None:
+                    break
+            await pilot.pause(0.1)
+            seen["opened"] = [app.screen.opening, is_deferred("numpy")]
+        print(json.dumps(seen))
+
+    asyncio.run(main())
+""")
+
+
+def test_no_screen_needs_numpy_for_its_first_frame(tiny_dir, cache_root):
+    """Every screen's frame paints with numpy still unimported; opening the report imports it."""
+    done = subprocess.run([sys.executable, "-c", FIRST_FRAMES, str(tiny_dir), str(cache_root)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    seen = json.loads(done.stdout.splitlines()[-1])
+    assert seen.pop("opened") == [False, False]
+    assert seen == {mode: [True, True] for mode in seen} and len(seen) == 8
+
+
+def test_a_deferred_module_runs_on_first_use(tmp_path, monkeypatch):
+    package = tmp_path / "deferred_pkg"
+    (package / "inner").mkdir(parents=True)
+    (package / "__init__.py").write_text("import builtins\nbuiltins.deferred_runs += 1\nVALUE = 42\n")
+    (package / "inner" / "__init__.py").write_text("from deferred_pkg import VALUE\nDOUBLE = 2 * VALUE\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr("builtins.deferred_runs", 0, raising=False)
+    monkeypatch.delitem(sys.modules, "deferred_pkg", raising=False)
+    monkeypatch.delitem(sys.modules, "deferred_pkg.inner", raising=False)
+
+    defer_import("deferred_pkg")
+    import deferred_pkg
+
+    import builtins
+    assert is_deferred("deferred_pkg") and builtins.deferred_runs == 0
+    assert deferred_pkg.VALUE == 42 and builtins.deferred_runs == 1
+    assert not is_deferred("deferred_pkg")
+    from deferred_pkg.inner import DOUBLE
+    assert DOUBLE == 84 and builtins.deferred_runs == 1
+    defer_import("deferred_pkg")  # already imported: nothing changes
+    assert sys.modules["deferred_pkg"].VALUE == 42 and builtins.deferred_runs == 1
+
+
+@pytest.mark.parametrize("screen", ["memory", "trace"])
+async def test_the_app_opens_on_the_screen_asked_for(make_app, tiny_dir, cache_root, screen):
+    from pvtui.app import PvtuiApp
+    from pvtui.sources.discovery import discover
+
+    app = PvtuiApp(discover(tiny_dir), path=tiny_dir, watch=False, cache=cache_root, first_screen=screen)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until_loaded(pilot)
+        assert app.current_mode == screen and app.screen.SCREEN_NAME.lower() == screen
+        await pilot.press("s")
+        await pilot.pause()
+        assert app.screen.SCREEN_NAME == "Summary"
+
+
+def test_the_command_line_passes_the_first_screen(monkeypatch, tiny_dir):
+    from pvtui import app, cli
+
+    opened = {}
+    monkeypatch.setattr(app, "run_app", lambda path, **kwargs: opened.update(path=path, **kwargs) or 0)
+    assert cli.main([str(tiny_dir), "--screen", "liveness"]) == 0
+    assert opened["screen"] == "liveness" and opened["path"] == tiny_dir
+    assert cli.main(["--screen", "trace", str(tiny_dir)]) == 0
+    assert opened["screen"] == "trace"
+    assert set(cli.FIRST_SCREENS) == set(app.SCREENS) - {"compare"}
