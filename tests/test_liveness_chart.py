@@ -187,6 +187,26 @@ async def test_chart_marks_the_peak_and_draws_the_tallest_column_there():
         assert lines[-1].lstrip().startswith("0")  # step numbers under the axis
 
 
+@pytest.mark.anyio
+async def test_a_cursor_drawn_with_its_row_and_laid_over_it_look_the_same():
+    """A new frame draws each row with its first cursor in one pass; a cursor move lays it over the kept row."""
+    rng = np.random.default_rng(3)
+    series = rng.integers(100, 1000, 300).astype(np.int64)
+    app = ChartApp(enveloped(series, 50), Window.fit(300), cursor=200)
+    async with app.run_test(size=(80, 20)) as pilot:
+        await pilot.pause()
+        chart = app.query_one(LivenessChart)
+        rows = range(chart.size.height)
+        [chart.render_line(y) for y in rows]  # the frame's first cursor, at step 200
+        chart.show(chart.series, chart.window, 40)
+        laid_over = [list(chart.render_line(y)) for y in rows]
+        chart.clear_caches()
+        chart._first_cursor = ((), range(0))  # forget the frame: it is new again
+        one_pass = [list(chart.render_line(y)) for y in rows]
+        assert laid_over == one_pass
+        assert chart._strips.get((0, chart.size, chart.window, chart.series.label, True, "binary", app.theme)) is None
+
+
 class ShortReads(np.ndarray):
     """A series that fails when a slice of more than LIMIT steps is read: drawing must use the envelope."""
 

@@ -121,6 +121,8 @@ class LivenessChart(CachedLines, Widget):
         self.stack_always_live = True  # off: the scale starts at zero not-always-live bytes
         self._styles: dict[tuple[int, int, int], Style] = {}
         self._frame_cache: tuple[tuple, Frame] | None = None
+        # the state of the chart last drawn (all but the row) and its first cursor
+        self._first_cursor: tuple[tuple, range] = ((), range(0))
 
     def restyle(self) -> None:
         self._styles.clear()
@@ -177,44 +179,59 @@ class LivenessChart(CachedLines, Widget):
         return self._frame_cache[1]
 
     def render_line(self, y: int) -> Strip:
-        """Row Y without the cursor (kept while the cursor moves), then with it laid over."""
+        """Row Y with the cursor; the row without it is kept for when only the cursor moves."""
         frame = self._frame()
         label = self.series.label if self.series is not None else ""
         key = (y, self.size, self.window, label, self.stack_always_live, self.units, self.app.theme)
-        plain = self._strips.get(key)
-        if plain is None:
-            plain = self._strips[key] = self._render_row(frame, y)
         cursor = self._cursor_columns(frame)
         if not cursor or self.series is None or not len(self.series) or y >= MARKER_ROWS + frame.plot_height:
+            plain = self._strips.get(key)
+            if plain is None:
+                plain = self._strips[key] = self._render_row(frame, y, range(0))
             return plain
-        key = (*key, cursor.start, cursor.stop)
-        strip = self._strips.get(key)
-        if strip is None:
+        cursor_key = (*key, cursor.start, cursor.stop)
+        strip = self._strips.get(cursor_key)
+        if strip is not None:
+            return strip
+        if self._first_cursor[0] != key[1:]:
+            self._first_cursor = (key[1:], cursor)
+        plain = self._strips.get(key)
+        if plain is None and self._first_cursor[1] == cursor:
+            # The first cursor on a new frame (zoomed, scrolled): draw the row with it in one pass.
+            strip = self._render_row(frame, y, cursor)
+        else:  # the cursor moved over this frame: lay it over the row without it, kept for the next move
+            if plain is None:
+                plain = self._strips[key] = self._render_row(frame, y, range(0))
             x0, x1 = frame.label_width + cursor.start, frame.label_width + cursor.stop
             if y < MARKER_ROWS:
                 over = [Segment("▼" * len(cursor), self.theme_text_style("pv-cursor"))]
             else:
-                over = self._plot_cells(frame, frame.plot_height - 1 - (y - MARKER_ROWS), cursor, CURSOR)
-            strip = self._strips[key] = Strip.join([plain.crop(0, x0), Strip(over), plain.crop(x1, self.size.width)])
+                level = frame.plot_height - 1 - (y - MARKER_ROWS)
+                over = self._plot_cells(frame, level, cursor, [CURSOR] * len(cursor))
+            strip = Strip.join([plain.crop(0, x0), Strip(over), plain.crop(x1, self.size.width)])
+        self._strips[cursor_key] = strip
         return strip
 
-    def _render_row(self, frame: Frame, y: int) -> Strip:
+    def _render_row(self, frame: Frame, y: int, cursor: range) -> Strip:
+        """Row Y, with the CURSOR columns highlighted."""
         width = self.size.width
         background = self._style(EMPTY, EMPTY, PLAIN)
         if self.series is None or len(self.series) == 0:
             return Strip.blank(width, background)
+        kinds = frame.kinds.tolist()
+        kinds[cursor.start : cursor.stop] = [CURSOR] * len(cursor)
         segments = chart_row(
-            y, frame.plot_height, lambda: self._marker_row(frame), lambda row: self._plot_row(frame, row),
+            y, frame.plot_height, lambda: self._marker_row(frame, kinds), lambda row: self._plot_row(frame, row, kinds),
             lambda: self._axis_row(frame), lambda: self._step_label_row(frame),
         )
         if segments is None:
             return Strip.blank(width, background)
         return Strip(segments).adjust_cell_length(width, background)
 
-    def _marker_row(self, frame: Frame) -> list[Segment]:
+    def _marker_row(self, frame: Frame, kinds: list[int]) -> list[Segment]:
         muted = self.theme_text_style("pv-muted")
         segments = [Segment(" " * frame.label_width, muted)]
-        for kind, run in groupby(frame.kinds.tolist()):
+        for kind, run in groupby(kinds):
             n = len(list(run))
             if kind == PLAIN:
                 segments.append(Segment(" " * n, muted))
@@ -222,15 +239,14 @@ class LivenessChart(CachedLines, Widget):
                 segments.append(Segment("▼" * n, self.theme_text_style("pv-peak" if kind == PEAK else "pv-cursor")))
         return segments
 
-    def _plot_row(self, frame: Frame, level: int) -> list[Segment]:
+    def _plot_row(self, frame: Frame, level: int, kinds: list[int]) -> list[Segment]:
         """Row LEVEL of the plot, 0 at the bottom."""
         label = Segment(self._y_label(frame, level), self.theme_text_style("pv-muted"))
-        return [label, *self._plot_cells(frame, level, range(frame.plot_width))]
+        return [label, *self._plot_cells(frame, level, range(frame.plot_width), kinds)]
 
-    def _plot_cells(self, frame: Frame, level: int, columns: range, highlight: int | None = None) -> list[Segment]:
-        """The cells of COLUMNS in row LEVEL, highlighted as HIGHLIGHT (by default, as the frame says)."""
+    def _plot_cells(self, frame: Frame, level: int, columns: range, kinds: list[int]) -> list[Segment]:
+        """The cells of COLUMNS in row LEVEL, each highlighted as KINDS says."""
         cells, span = frame.cells, slice(columns.start, columns.stop)
-        kinds = frame.kinds[span].tolist() if highlight is None else [highlight] * len(columns)
         segments = []
         runs = zip(cells.eighths[level, span].tolist(), cells.lower[level, span].tolist(),
                    cells.upper[level, span].tolist(), kinds)
