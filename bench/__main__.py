@@ -40,10 +40,13 @@ METHOD = """
   bare Textual app (an App that composes one Label) run as
   `App.run_test(headless=True, size=(200, 50))` in a fresh process; the time runs
   from just before the parent starts the process (system-wide monotonic clock) to the
-  first frame painted by the screen in question. For screens other than Summary the
-  app's first `switch_mode` after loading is redirected to that screen, so each screen
-  is the first one shown. "Settled" in the notes is the last frame before the app went
-  quiet (no frame for 0.25 s and no worker running).
+  first frame painted by the screen in question, which is the one the app opens on
+  (`PvtuiApp(first_screen=…)`, as `pvtui PATH --screen NAME`). That first frame is the
+  screen's own: its tabs, its keys (dimmed) and "Opening NAME…", painted before the
+  report is opened (numpy is imported by the worker that opens it, after that frame).
+  The next row of each screen, without a target, runs to its first frame with the
+  report shown (the body composed over the model). "Settled" in the notes is the last
+  frame before the app went quiet (no frame for 0.25 s and no worker running).
 - Frames: `App._display` is wrapped to record the time of every frame. Headless,
   Textual still composes each frame (the compositor renders every changed line) but
   skips producing terminal output; the wrapper also calls the update's
