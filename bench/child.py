@@ -254,7 +254,9 @@ def job_first_paint(kind: str, t0: float, report: str = "", cache: str = "", scr
                 first, shown = await frames.wait_for_screen(screen)
             await frames.settle(first)
             settled = frames.last_of(shown)
-            showing = frames.showing.get(id(shown), first)
+            showing = frames.showing.get(id(shown))
+            if showing is None:
+                raise RuntimeError(f"{screen}: the report was never shown")
             return {"first": first - t0, "showing": showing - t0, "settled": settled - t0,
                     "rss": proc_status("VmHWM")}
 

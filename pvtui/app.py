@@ -154,6 +154,13 @@ class PvtuiApp(App):
         """Whether the report, and the one compared with it, are open for the screens to show."""
         return self.report is not None and (self.compare_files is None or self.compare_report is not None)
 
+    @property
+    def report_shown(self) -> bool:
+        """Whether the screen in front shows the open report and no load runs: units and export apply."""
+        return self.ready and not self.load_running and not any(
+            screen.opening for screen in self.report_screens if screen.is_current
+        )
+
     def open_report(self, files: ReportFiles | None, reload: bool = False, second: bool = False) -> None:
         """Open FILES as the report, or as the report compared with it when SECOND."""
         if files is None:
@@ -226,7 +233,6 @@ class PvtuiApp(App):
             self.compare_files, self.compare_report = files, report
         else:
             self.files, self.report = files, report
-            self.sub_title = report.name
         if reload:
             for screen in list(self.report_screens):
                 if not screen.opening:  # one still opening composes its body from the new model
@@ -322,7 +328,9 @@ class PvtuiApp(App):
         if action == "show" and parameters == ("compare",):
             return self.compare_report is not None  # only with a second report
         if action in ("cycle_units", "export"):
-            return True if self.ready else None  # dimmed while the report is opened
+            return True if self.report_shown else None  # dimmed while the report is opened
+        if action == "show":
+            return None if self.report is None or self.load_running else True
         return True
 
     def action_no_comparison(self) -> None:
@@ -335,6 +343,8 @@ class PvtuiApp(App):
     def action_cycle_units(self) -> None:
         from pvtui.units import next_mode
 
+        if not self.report_shown:
+            return
         self.units = next_mode(self.units)
         for screen in list(self.report_screens):
             if not screen.opening:
@@ -342,7 +352,7 @@ class PvtuiApp(App):
         self.notify(f"Units: {self.units}", timeout=2)
 
     def action_export(self) -> None:
-        if self.report is not None and not self.load_running:
+        if self.report_shown:
             from pvtui.screens.export import open_export
 
             open_export(self)

@@ -49,14 +49,15 @@ async def test_the_first_screen_shows_its_frame_then_the_report(make_app, tiny_d
         shown = {binding.key: enabled for _start, _end, binding, enabled in screen.query_one(KeyBar).spans}
         assert shown["f"] is False and shown["u"] is False  # dimmed: nothing to act on yet
         assert shown["q"] is True
-        await pilot.press("m", "u")  # other screens and units wait for the report
+        await pilot.press("m", "u", "x")  # other screens, units and export wait for the report
         await pilot.pause()
-        assert app.screen is screen and app.units == "binary"
+        assert app.screen is screen and app.units == "binary" and not app.report_shown
 
         held_open.set()
         await wait_until_loaded(pilot)
         assert app.screen is screen and not screen.opening
         assert not screen.query("#opening") and screen.query_one("#summary")
+        assert screen.focused is screen.query_one("#summary")  # the keys scroll it, as on a screen shown later
         shown = {binding.key: enabled for _start, _end, binding, enabled in screen.query_one(KeyBar).spans}
         assert shown["f"] is True and shown["u"] is True
         await pilot.press("m")
@@ -165,3 +166,20 @@ def test_the_command_line_passes_the_first_screen(monkeypatch, tiny_dir):
     assert cli.main(["--screen", "trace", str(tiny_dir)]) == 0
     assert opened["screen"] == "trace"
     assert set(cli.FIRST_SCREENS) == set(app.SCREENS) - {"compare"}
+
+
+async def test_a_first_screen_draws_as_it_does_when_switched_to(make_app, tiny_dir, cache_root):
+    """Liveness on its own first frame fits its zoom to the chart's width, as when opened with l."""
+    from pvtui.app import PvtuiApp
+    from pvtui.sources.discovery import discover
+
+    facts = []
+    for first in ("liveness", "summary"):
+        app = PvtuiApp(discover(tiny_dir), path=tiny_dir, watch=False, cache=cache_root, first_screen=first)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await wait_until_loaded(pilot)
+            if first == "summary":
+                await pilot.press("l")
+            await pilot.pause(0.1)
+            facts.append(str(app.screen.query_one("#step-facts").render()))
+    assert facts[0] == facts[1] and "steps/column" in facts[0]

@@ -246,7 +246,7 @@ async def test_without_operations_says_why(make_app, tmp_path):
         assert screen.index is None
         assert "debug.cbor" in str(screen.query_one("Unavailable").render())
         shown = {binding.binding.key for binding in screen.active_bindings.values()}
-        assert not shown & {"L", "S", "slash", "P", "T"}  # the footer offers no dead keys
+        assert not shown & {"L", "S", "slash", "P", "T"}  # the key bar offers no dead keys
         await pilot.press("L", "S", "P", "T")  # harmless
 
 

@@ -83,7 +83,7 @@ class ReportScreen(Screen):
     ReportScreen #opening { padding: 1 2; color: $text-muted; height: 1fr; }
     """
     opening = True  # until the body shows the report
-    _composing_body = False
+    _has_body = False  # composed, or being composed, over the report
 
     def __init__(self) -> None:
         super().__init__()
@@ -101,8 +101,9 @@ class ReportScreen(Screen):
         return self.pv_app.report
 
     def compose(self) -> ComposeResult:
+        self._has_body = self.pv_app.ready
         yield TitleBar(self.title_label(), self.SCREEN_NAME, self.title_tabs(), id="title")
-        if self.pv_app.ready:
+        if self._has_body:
             yield from self.compose_body()
         else:
             yield Static(f"Opening {self.title_label()}…", id="opening")
@@ -110,7 +111,7 @@ class ReportScreen(Screen):
 
     def on_mount(self) -> None:
         self.pv_app.report_screens.add(self)
-        if self.pv_app.ready:
+        if self._has_body:
             self._show_body()
 
     async def on_screen_resume(self) -> None:
@@ -118,10 +119,14 @@ class ReportScreen(Screen):
 
     async def report_opened(self) -> None:
         """Compose the body over the report, if this screen still says it is opening it."""
-        if self.opening and self.pv_app.ready and not self._composing_body:
-            self._composing_body = True
-            await self.recompose()
+        if self._has_body or not self.pv_app.ready:
+            return
+        self._has_body = True
+        await self.recompose()
+        if self.is_attached:
             self._show_body()
+            if self.focused is None:  # Textual focuses a screen's first widget only when it is shown
+                self.focus_next()
 
     def _show_body(self) -> None:
         self.opening = False

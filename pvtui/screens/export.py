@@ -205,7 +205,7 @@ def report_folders(app: "PvtuiApp") -> list[Path]:
 def open_export(app: "PvtuiApp", kind: str | None = None) -> None:
     """Open the export dialog over the current report screen, KIND chosen (csv, json or svg)."""
     screen = app.screen
-    if not isinstance(screen, ReportScreen) or app.report is None:
+    if not isinstance(screen, ReportScreen) or not app.report_shown:
         return
     table = screen.export_table()
     forbidden = report_folders(app)
@@ -265,7 +265,7 @@ class ExportCommands(Provider):
 
     def _commands(self):
         screen = self.screen
-        if not isinstance(screen, ReportScreen) or self.app.report is None:
+        if not isinstance(screen, ReportScreen) or not screen.pv_app.report_shown:
             return
         has_table = screen.export_table() is not None
         for kind in KINDS:

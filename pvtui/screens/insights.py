@@ -64,7 +64,7 @@ class InsightsScreen(ReportScreen):
     InsightsScreen .body { height: auto; }
     """
     BINDINGS = [
-        # n and N share one footer entry, so that the footer keeps u, ? and q at 80 columns
+        # n and N share one key bar entry, so that the key bar keeps u, ? and q at 80 columns
         Binding("n", "section(1)", "Next section", id="insights.next", group=SECTION_KEYS),
         Binding("N", "section(-1)", "Previous section", key_display="N", id="insights.previous",
                 group=SECTION_KEYS),

@@ -144,6 +144,7 @@ class LivenessScreen(ReportScreen):
             self.cursor = live.peak_step
             self.window = Window.fit(len(live))
         self.redraw()
+        self.call_after_refresh(self.redraw)  # the zoom shown depends on the chart's width, known after layout
 
     def on_resize(self) -> None:
         if not self.opening:
