@@ -18,7 +18,10 @@ from textual.widget import Widget
 
 
 class KeyBar(Widget, can_focus=False):
-    """The active bindings as `key Description` items; clicking one presses its key."""
+    """The active bindings as `key Description` items; clicking one presses its key.
+
+    Keys that do not fit left of the palette key are cut off; `?` lists every key.
+    """
 
     ALLOW_SELECT = False
     COMPONENT_CLASSES = {"key-bar--key", "key-bar--description", "key-bar--separator"}
@@ -103,7 +106,7 @@ class KeyBar(Widget, can_focus=False):
         self.spans = spans
         return line
 
-    def on_click(self, event: events.Click) -> None:
+    def on_mouse_down(self, event: events.MouseDown) -> None:
         for start, end, binding, enabled in self.spans:
             if start <= event.x < end:
                 if enabled:
