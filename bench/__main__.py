@@ -60,8 +60,10 @@ METHOD = """
   Program tree: a bundle with 24 roots of 10,000 children each; each root is expanded
   for the first time with `space` (the one before collapsed again, untimed).
 - Peak RSS: VmHWM of the child after the bare app settled, or after pvtui opened the
-  report and showed Memory, Liveness, Programs, Trace and Summary in turn, each
+  report and showed Memory, Liveness, Programs, Trace and Summary in turn, twice, each
   settled. "The bundle on disk" is the size of the cached bundle's files.
+- Screen switch (no target): on those visits, from the key to the first frame of its
+  screen; the first round builds the screens, the second shows the ones built.
 - Cancel: `pvtui summary` on an empty cache with stderr on a pseudo-terminal (so Rich
   draws its bar): once to the end, once with SIGINT one second in; then the app,
   Escape pressed one second into a cold open, counting the loading screen's progress

@@ -65,6 +65,10 @@ def measure_rss(report: Path, cache: Path, runs: int, results: Results, say: Cal
         bare.append(run_child("rss", kind="bare"))
         full.append(run_child("rss", kind="pvtui", report=str(report), cache=str(cache)))
     b, p = median(r["peak_rss"] for r in bare), median(r["peak_rss"] for r in full)
+    for visit, what in (("new", "a screen not shown before"), ("built", "a screen shown before")):
+        times = [t * 1000 for r in full for t in r["switches"][visit]]
+        results.add(Row("screen switch", f"key to the first frame of {what} (no target)",
+                        f"median {millis(median(times))}, p95 {millis(percentile(times, 95))}"))
     bundle = cached_bundle(cache)
     on_disk = dir_bytes(bundle) if bundle is not None else 0
     results.add(Row(

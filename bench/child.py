@@ -264,11 +264,16 @@ def job_first_paint(kind: str, t0: float, report: str = "", cache: str = "", scr
 
 
 def job_rss(kind: str, report: str = "", cache: str = "") -> dict:
-    """Peak RSS after the bare app painted, or after pvtui visited all five screens."""
+    """Peak RSS after the bare app painted, or after pvtui visited all five screens (twice).
+
+    pvtui's visits also time each key to the first frame of its screen: the first visit
+    builds the screen, the second shows the one built.
+    """
 
     async def main() -> dict:
         app = bare_app() if kind == "bare" else pvtui_app(report, cache)
         frames = Frames(app)
+        switches: dict[str, list[float]] = {"new": [], "built": []}
         async with app.run_test(headless=True, size=SIZE):
             if kind == "bare":
                 while not frames.log:
@@ -277,14 +282,17 @@ def job_rss(kind: str, report: str = "", cache: str = "") -> dict:
             else:
                 await frames.wait_for_screen("summary")
                 await frames.settle(time.monotonic())
-                for name in ("memory", "liveness", "programs", "trace", "summary"):
-                    t = time.monotonic()
-                    send_key(app, SCREEN_KEYS[name])
-                    await frames.wait_for_screen(name, since=t)
-                    await frames.settle(t)
-                    if type(app.screen).__name__ != SCREEN_CLASSES[name]:
-                        raise RuntimeError(f"{name}: the screen shown is {type(app.screen).__name__}")
-            return {"peak_rss": proc_status("VmHWM"), "rss": proc_status("VmRSS")}
+                for visit in ("new", "built"):
+                    for name in ("memory", "liveness", "programs", "trace", "summary"):
+                        t = time.monotonic()
+                        send_key(app, SCREEN_KEYS[name])
+                        shown, _ = await frames.wait_for_screen(name, since=t)
+                        await frames.settle(t)
+                        if type(app.screen).__name__ != SCREEN_CLASSES[name]:
+                            raise RuntimeError(f"{name}: the screen shown is {type(app.screen).__name__}")
+                        if visit == "built" or name != "summary":  # summary was built before the first round
+                            switches[visit].append(shown - t)
+            return {"peak_rss": proc_status("VmHWM"), "rss": proc_status("VmRSS"), "switches": switches}
 
     return asyncio.run(main())
 

@@ -115,6 +115,8 @@ class PvtuiApp(App):
             # frame; switch_mode would hold that frame back 50 ms to mask a transition.
             self.DEFAULT_MODE = self.first_screen
         super().__init__()
+        self.built_modes = {self.current_mode}  # modes whose screen exists: switching to them is instant
+        self._instant_switch = False
         self.reports = reports
         self.path = path
         self.files: ReportFiles | None = reports[0] if len(reports) == 1 else None
@@ -339,6 +341,20 @@ class PvtuiApp(App):
     def action_show(self, mode: str) -> None:
         if self.report is not None and not self.load_running:
             self.switch_mode(mode)
+
+    def switch_mode(self, mode: str):
+        self._instant_switch = mode in self.built_modes
+        try:
+            return super().switch_mode(mode)
+        finally:
+            self._instant_switch = False
+            self.built_modes.add(mode)
+
+    def delay_update(self, delay: float = 0.05) -> None:
+        # Textual holds the frame after a mode switch for 50 ms so that a screen being built is
+        # not seen half done. A screen shown before is whole: it is painted at once.
+        if not self._instant_switch:
+            super().delay_update(delay)
 
     def action_cycle_units(self) -> None:
         from pvtui.units import next_mode

@@ -254,3 +254,21 @@ async def test_units_redraw_the_summary_in_place(make_app):
         after = facts_text(pilot.app.screen)
         assert "kB" in after and "kB" not in before
         assert list(pilot.app.screen.query(JsonTree)) == trees  # not rebuilt: expansions survive
+
+
+async def test_a_screen_shown_before_is_switched_to_without_textuals_hold(make_app, monkeypatch):
+    """Textual holds the frame 50 ms after a mode switch to hide a screen being built; a built one needs none."""
+    from textual.app import App
+
+    held = []
+    real = App.delay_update
+    monkeypatch.setattr(App, "delay_update", lambda self, delay=0.05: held.append(self.current_mode)
+                        or real(self, delay))
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        await wait_until_loaded(pilot)
+        await pilot.press("m")
+        await pilot.pause(0.1)
+        assert held == ["summary"]  # the new screen: held while it is built (before the switch)
+        await pilot.press("s", "m")
+        await pilot.pause(0.1)
+        assert held == ["summary"] and pilot.app.screen.SCREEN_NAME == "Memory"
