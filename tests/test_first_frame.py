@@ -183,3 +183,17 @@ async def test_a_first_screen_draws_as_it_does_when_switched_to(make_app, tiny_d
             await pilot.pause(0.1)
             facts.append(str(app.screen.query_one("#step-facts").render()))
     assert facts[0] == facts[1] and "steps/column" in facts[0]
+
+
+def test_snapshot_opening_frame_80x24(snap_compare, make_app, monkeypatch):
+    from pvtui.app import PvtuiApp
+
+    monkeypatch.setattr(PvtuiApp, "_load", lambda *args: None)  # the report never opens
+
+    async def opening(pilot):
+        for _ in range(50):
+            await pilot.pause(0.02)
+            if getattr(pilot.app.screen, "opening", False):
+                break
+
+    assert snap_compare(make_app(), terminal_size=(80, 24), run_before=opening)
