@@ -61,6 +61,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p = command("demo", "open a synthetic demo report", json_flag=False)
     p.add_argument("--theme", help="theme name")
+    p.add_argument("--screen", choices=FIRST_SCREENS, default="summary", help="the screen to open on")
     for name, module in FEATURE_COMMANDS.items():
         _feature(module).add_arguments(command(name, _feature(module).HELP))
     return parser
@@ -234,14 +235,14 @@ def demo_report_dir() -> Path:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    return _open_app(demo_report_dir(), None, args.theme)
+    return _open_app(demo_report_dir(), None, args.theme, args.screen)
 
 
 def cmd_open(args: argparse.Namespace) -> int:
     return _open_app(args.path, args.engine, args.theme, args.screen)
 
 
-def _open_app(path: Path, engine: str | None, theme: str | None, screen: str = "summary") -> int:
+def _open_app(path: Path, engine: str | None, theme: str | None, screen: str) -> int:
     from pvtui.app import run_app
 
     return run_app(path, engine=engine, theme=theme, screen=screen)

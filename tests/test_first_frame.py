@@ -165,6 +165,9 @@ def test_the_command_line_passes_the_first_screen(monkeypatch, tiny_dir):
     assert opened["screen"] == "liveness" and opened["path"] == tiny_dir
     assert cli.main(["--screen", "trace", str(tiny_dir)]) == 0
     assert opened["screen"] == "trace"
+    monkeypatch.setattr(cli, "demo_report_dir", lambda: tiny_dir)
+    assert cli.main(["demo", "--screen", "insights"]) == 0
+    assert opened["screen"] == "insights" and opened["path"] == tiny_dir
     assert set(cli.FIRST_SCREENS) == set(app.SCREENS) - {"compare"}
 
 
