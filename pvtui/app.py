@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import importlib
+import os
 import sys
 import weakref
 from functools import partial
@@ -20,6 +21,9 @@ from pvtui.deferred_import import defer_import
 
 # The first frame needs no numpy: it is imported when the report is opened, after that frame.
 defer_import("numpy")
+# pvtui does no linear algebra: spare numpy's import OpenBLAS's thread pool (a thread per
+# core, up to 64, started as numpy loads), unless the user asked for one.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 from pvtui.errors import Cancelled, ReportError  # noqa: E402
 from pvtui.sources.base import CancelToken, ReportFiles  # noqa: E402
