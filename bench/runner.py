@@ -18,6 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def child_env(cache: Path | None = None) -> dict[str, str]:
     env = dict(os.environ)
     env["TEXTUAL_ANIMATIONS"] = "none"
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # run from bytecode caches, as an installed app does
     env["PYTHONPATH"] = str(ROOT) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     if cache is not None:
         env["PVTUI_CACHE_DIR"] = str(cache)

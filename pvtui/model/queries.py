@@ -78,6 +78,18 @@ def memory_summary(report: Report) -> dict[str, Any]:
     return out
 
 
+def unknown_program(report: Report, program: int) -> str | None:
+    """Why PROGRAM (a step's program index) has no entry in the program table; None when it has one."""
+    programs = report.programs
+    if programs is None:
+        return report.missing("programs")
+    if program < 0:
+        return "this step names no program"
+    if program >= len(programs):
+        return f"program {program:,} is not in the program table"
+    return None
+
+
 def step_program_name(report: Report, program: int) -> str | None:
     if report.programs is None or program < 0 or program >= len(report.programs):
         return None

@@ -24,10 +24,9 @@ from pvtui.model.liveness_views import (
     step_columns_away,
     steps_per_column,
 )
-from pvtui.model.queries import step_program_name
+from pvtui.model.queries import step_program_name, unknown_program
 from pvtui.model.tables import Table
 from pvtui.screens.base import ReportScreen, Unavailable
-from pvtui.screens.programs import unknown_program
 from pvtui.widgets.liveness_chart import LivenessChart
 
 VIEWS = ("total", "ipu", "tile")

@@ -31,18 +31,6 @@ JSON_LINES = 16  # lines of a debug context's fields
 NO_SELECTION = "Select a program to see its details."
 
 
-def unknown_program(report: "Report", program: int) -> str | None:
-    """Why PROGRAM (a step's program index) has no entry in the program table; None when it has one."""
-    programs = report.programs
-    if programs is None:
-        return report.missing("programs")
-    if program < 0:
-        return "this step names no program"
-    if program >= len(programs):
-        return f"program {program:,} is not in the program table"
-    return None
-
-
 def program_details(
     report: "Report",
     program: int,

@@ -14,10 +14,10 @@ from textual.containers import Vertical, VerticalScroll
 from textual.widgets import ContentSwitcher, Static
 
 from pvtui.model import trace_views as tv
+from pvtui.model.queries import unknown_program
 from pvtui.model.step_types import PHASES, phase_of
 from pvtui.model.tables import Table
 from pvtui.screens.base import ReportScreen, Unavailable
-from pvtui.screens.programs import unknown_program
 from pvtui.units import format_cycles
 from pvtui.widgets.bsp_view import BspView
 from pvtui.widgets.palette import phase_fill_styles, phase_text_styles
