@@ -38,7 +38,9 @@ METHOD = """
   and reports VmHWM minus the RSS just before it.
 - Warm open: the bundle is in the cache (built once beforehand). Both pvtui and the
   bare Textual app (an App that composes one Label) run as
-  `App.run_test(headless=True, size=(200, 50))` in a fresh process; the time runs
+  `App.run_test(headless=True, size=(200, 50))` in a fresh process, in an order that
+  turns by one each run (in a fixed order, the screen started after Memory measured
+  15-25% slower than when started first); the time runs
   from just before the parent starts the process (system-wide monotonic clock) to the
   first frame painted by the screen in question, which is the one the app opens on
   (`PvtuiApp(first_screen=…)`, as `pvtui PATH --screen NAME`). That first frame is the
