@@ -161,9 +161,14 @@ class PvtuiApp(App):
         return self.report is not None and (self.compare_files is None or self.compare_report is not None)
 
     @property
+    def can_switch(self) -> bool:
+        """Whether the screen keys apply: a report is open and no load runs."""
+        return self.report is not None and not self.load_running
+
+    @property
     def report_shown(self) -> bool:
         """Whether the screen in front shows the open report and no load runs: units and export apply."""
-        return self.ready and not self.load_running and not any(
+        return self.ready and self.can_switch and not any(
             screen.opening for screen in self.report_screens if screen.is_current
         )
 
@@ -336,14 +341,14 @@ class PvtuiApp(App):
         if action in ("cycle_units", "export"):
             return True if self.report_shown else None  # dimmed while the report is opened
         if action == "show":
-            return None if self.report is None or self.load_running else True
+            return True if self.can_switch else None
         return True
 
     def action_no_comparison(self) -> None:
         self.notify("No comparison: start one with `pvtui compare A B`.", timeout=4)
 
     def action_show(self, mode: str) -> None:
-        if self.report is not None and not self.load_running:
+        if self.can_switch:
             self.switch_mode(mode)
 
     def switch_mode(self, mode: str):
