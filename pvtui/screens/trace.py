@@ -13,14 +13,17 @@ from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import ContentSwitcher, Static
 
+from pvtui.model import flame as fl
 from pvtui.model import trace_views as tv
 from pvtui.model.queries import unknown_program
+from pvtui.model.step_stats import step_stats
 from pvtui.model.step_types import PHASES, phase_of
 from pvtui.model.tables import Table
 from pvtui.screens.base import ReportScreen, Unavailable
 from pvtui.units import format_cycles
 from pvtui.widgets.bsp_view import BspView
 from pvtui.widgets.palette import phase_fill_styles, phase_text_styles
+from pvtui.widgets.flame_view import FlameCursor, FlameView
 from pvtui.widgets.trace_view import GUTTER, TraceState, TraceView
 
 if TYPE_CHECKING:
@@ -98,6 +101,79 @@ def step_details(
     return out
 
 
+def common_program(programs, first: int, last: int) -> int:
+    """The deepest program on both FIRST's and LAST's paths from the root (FIRST when they share none)."""
+    if first == last:
+        return first
+    a, b = programs.path_to(first), programs.path_to(last)
+    shared = [x for x, y in zip(a, b) if x == y]
+    return shared[-1] if shared else first
+
+
+def block_details(
+    report: "Report", nesting: fl.Nesting, row: fl.FlameRow, block: int, ipu: int, lane: tv.Lane,
+    run_cycles: int, styles: dict[str, Style],
+) -> Text:
+    """What the details panel says about a flame block: its path, cycles, steps and share of the run."""
+    muted = styles.get("muted", Style(dim=True))
+    execution = report.execution
+    first, stop = int(row.first[block]), int(row.stop[block])
+    program = int(execution.program[int(lane.steps[first])])
+    path = nesting.path(program)[: int(np.flatnonzero(nesting.node_of[program] == row.node[block])[0]) + 1]
+    cycles = int(row.cycles[block])
+    out = Text()
+
+    def line(label: str, value: str | Text) -> None:
+        out.append(f"{label:<10}", style=muted)
+        out.append(value)
+        out.append("\n")
+
+    line("Block", Text(" › ".join(path), style="bold"))
+    share = f"  {percent(cycles / run_cycles)} of the run on IPU {ipu}" if run_cycles else ""
+    line("Cycles", f"{format_cycles(cycles)}{share}")
+    line("Steps", f"{stop - first:,}  (lane steps {first:,}–{stop - 1:,})")
+    start, end = int(row.lane.starts[block]), int(row.lane.ends[block])
+    line("Span", f"{format_cycles(start)} → {format_cycles(end)}  {format_cycles(end - start)} cycles")
+    if row.leaf[block] and unknown_program(report, program) is None:
+        type_name = report.programs.type_name(program)
+        line("Type", Text.assemble((type_name, styles.get(phase_of(type_name), Style())), (f"  {phase_of(type_name)}", muted)))
+    same = np.asarray(row.node) == row.node[block]
+    total = int(np.asarray(row.cycles)[same].sum())
+    share = f" ({percent(total / run_cycles)})" if run_cycles else ""
+    line("All", f"{format_cycles(total)} cycles{share} in {int(same.sum()):,} blocks named so at this depth")
+    source = "debug.cbor: layer › operation › PopLibs call" if nesting.linked[program] else "the program's name"
+    line("Nesting", Text(f"depth {len(path)}, from {source}", style=muted))
+    out.rstrip()
+    return out
+
+
+def stats_text(stats: dict | None, run: int, styles: dict[str, Style]) -> Text:
+    """The step statistics of RUN: per IPU, each step type's steps, cycles and share."""
+    if stats is None or run >= len(stats["runs"]):
+        return Text("No execution profile: no step statistics.")
+    muted = styles.get("muted", Style(dim=True))
+    data = stats["runs"][run]
+    out = Text()
+    out.append(f"Step statistics · run {run + 1} {data['name']}", style="bold")
+    out.append("   (stream copies: host / remote buffer, by program name)\n", style=muted)
+    for ipu in data["ipus"]:
+        out.append(f"IPU {ipu['ipu']}: {ipu['steps']:,} steps, {format_cycles(ipu['cycles'])} cycles\n", style="bold")
+        width = max((len(name) for name in ipu["types"]), default=4) + 2
+        out.append(f"  {'type':<{width}}{'steps':>10}{'cycles':>16}{'share':>8}\n", style=muted)
+        for name, entry in ipu["types"].items():
+            out.append("  ")
+            out.append(f"{name:<{width}}", style=styles.get(phase_of(name), Style()))
+            out.append(f"{entry['steps']:>10,}{format_cycles(entry['cycles']):>16}{percent(entry['share']):>8}\n")
+            for kind in ("host", "remote_buffer"):
+                part = entry.get(kind)
+                if part and part["steps"]:
+                    label = "  host" if kind == "host" else "  remote buffer"
+                    out.append(f"  {label:<{width}}{part['steps']:>10,}{format_cycles(part['cycles']):>16}\n",
+                               style=muted)
+    out.rstrip()
+    return out
+
+
 class TraceScreen(ReportScreen):
     """Lanes of steps over a cycle window; the cursor is a step on one IPU's lane."""
 
@@ -111,6 +187,8 @@ class TraceScreen(ReportScreen):
     TraceScreen #trace-status { background: $surface; }
     TraceScreen #trace-legend, TraceScreen #bsp-status { color: $text-muted; }
     TraceScreen TraceView { height: auto; max-height: 50%; }
+    TraceScreen.flame TraceView { height: 1fr; max-height: 100%; }
+    TraceScreen.flame #trace-lower { height: 8; }
     TraceScreen #trace-lower {
         height: 1fr;
         min-height: 5;
@@ -127,6 +205,10 @@ class TraceScreen(ReportScreen):
         Binding("plus,equals_sign", f"zoom({ZOOM_STEP})", "Zoom in", key_display="+", id="trace.zoom_in"),
         Binding("minus", f"zoom({1 / ZOOM_STEP})", "Zoom out", key_display="-", id="trace.zoom_out"),
         Binding("0", "fit", "Fit run", id="trace.fit"),
+        Binding("f", "toggle_flame", "Flame", id="trace.flame"),
+        Binding("c", "costliest", "Costliest", id="trace.costliest"),
+        Binding("S", "toggle_stats", "Stats", key_display="S", id="trace.stats"),
+        Binding("P", "show_program", "Program", key_display="P", id="trace.program"),
         Binding("b", "toggle_bsp", "BSP/details", id="trace.bsp"),
         Binding("r", "next_run", "Next run", id="trace.run"),
         Binding("n", "next_bsp_step", "Next step with per-tile cycles", show=False, id="trace.next_bsp"),
@@ -148,6 +230,12 @@ class TraceScreen(ReportScreen):
         self.cursor_ipu = 0
         self.cursor_pos = -1
         self.show_bsp = False
+        self.show_stats = False
+        self.flame_on = False
+        self.flame_cursor = FlameCursor()
+        self._nesting: fl.Nesting | None = None  # built once per report, the first time the flame view shows
+        self._flame_of_run: dict[int, tuple[list[fl.FlameRow], ...]] = {}
+        self._stats: dict | None = None
         self._lanes_of_run: dict[int, tuple[tv.Lane, ...]] = {}
         self.generation = 0  # counts the lanes shown, so cached drawings of older ones are never reused
         self._composed_for: tuple[bool, bool] | None = None  # the layout key the screen was composed for
@@ -169,11 +257,13 @@ class TraceScreen(ReportScreen):
             yield Unavailable(self.report.missing("execution"))
             return
         yield Static(id="trace-status")
-        yield TraceView(id="trace")
+        yield FlameView(id="trace")
         yield Static(id="trace-legend")
         with ContentSwitcher(initial="details", id="trace-lower"):
             with VerticalScroll(id="details", can_focus=False):
                 yield Static(id="details-text")
+            with VerticalScroll(id="stats", can_focus=False):
+                yield Static(id="stats-text")
             with Vertical(id="bsp"):
                 yield Static(id="bsp-status")
                 if not self.has_bsp:
@@ -246,6 +336,9 @@ class TraceScreen(ReportScreen):
         else:
             anchor = sum(self.window) / 2 if keep_window else self.bounds[0]
             self.cursor_pos = tv.position_at(lane, anchor)
+        self.flame_cursor = FlameCursor()
+        if self.flame_on and run not in self._flame_of_run:
+            self._start_flame(run)
         self._redraw()
 
     @property
@@ -259,20 +352,95 @@ class TraceScreen(ReportScreen):
         return int(lane.steps[self.cursor_pos]) if lane is not None and self.cursor_pos >= 0 else -1
 
     def _cursor_range(self) -> tuple[int, int] | None:
+        block = self.flame_block
+        if block is not None:
+            row, b = block
+            return int(row.lane.starts[b]), int(row.lane.ends[b])
         lane = self.current_lane
         if lane is None or self.cursor_pos < 0:
             return None
         return int(lane.starts[self.cursor_pos]), int(lane.ends[self.cursor_pos])
 
+    # The flame view ----------------------------------------------------------------
+
+    @property
+    def flame(self) -> tuple[list[fl.FlameRow], ...] | None:
+        """The run's flame rows per IPU, while the flame view shows and once they are built."""
+        return self._flame_of_run.get(self.run) if self.flame_on else None
+
+    @property
+    def flame_block(self) -> tuple[fl.FlameRow, int] | None:
+        """The flame row and block under the cursor, when it is on a block."""
+        flame, cursor = self.flame, self.flame_cursor
+        if flame is None or cursor.depth < 0 or cursor.block < 0 or self.cursor_ipu >= len(flame):
+            return None
+        return flame[self.cursor_ipu][cursor.depth], cursor.block
+
+    def _start_flame(self, run: int) -> None:
+        self.query_one("#trace-status", Static).update(f"Nesting the steps of run {run + 1}…")
+        self._index_flame(run, self.lanes)
+
+    @work(thread=True, exclusive=True, group="trace-flame")
+    def _index_flame(self, run: int, lanes: tuple[tv.Lane, ...]) -> None:
+        report = self.report
+        nesting = self._nesting or fl.build_nesting(report, report.execution.program)
+        rows = tuple(fl.lane_flame(report, lane, ipu, nesting) for ipu, lane in enumerate(lanes))
+        self.app.call_from_thread(self._flame_indexed, report, run, nesting, rows)
+
+    def _flame_indexed(self, report, run: int, nesting: fl.Nesting, rows) -> None:
+        if report is self.report:
+            self._nesting = nesting
+            self._flame_of_run[run] = rows
+            if run == self.run:
+                self._redraw()
+
+    def _flame_rows_total(self) -> int:
+        return 1 + (len(self.flame[0]) if self.flame else 0)
+
+    def _move_flame(self, delta: int) -> None:
+        """Up/down in the flame view: to the depth row DELTA away, through every IPU's lane and rows."""
+        flame = self.flame
+        per_ipu = self._flame_rows_total()
+        at = self.cursor_ipu * per_ipu + self.flame_cursor.depth + 1
+        at = min(max(at + delta, 0), len(self.lanes) * per_ipu - 1)
+        ipu, depth = divmod(at, per_ipu)
+        depth -= 1
+        span = self._cursor_range()
+        anchor = (span[0] + span[1]) / 2 if span else sum(self.window) / 2
+        if ipu != self.cursor_ipu:
+            self.cursor_ipu = ipu
+            self.cursor_pos = tv.position_at(self.lanes[ipu], anchor)
+        block = -1
+        if depth >= 0:
+            row = flame[ipu][depth]
+            block = row.block_at(self.cursor_pos) if self.cursor_pos >= 0 else -1
+            if block < 0 and len(row):
+                block = tv.position_at(row.lane, anchor)
+            if block >= 0:
+                self.cursor_pos = int(row.first[block])
+        self.flame_cursor = FlameCursor(depth, block)
+
+    def _step_flame(self, delta: int) -> None:
+        row, block = self.flame_block
+        block = min(max(block + delta, 0), len(row) - 1)
+        self.flame_cursor = FlameCursor(self.flame_cursor.depth, block)
+        self.cursor_pos = int(row.first[block])
+
     # Drawing ---------------------------------------------------------------------
 
     def _redraw(self) -> None:
-        trace = self.query_one(TraceView)
-        trace.show(TraceState(self.run, self.lanes, self.window, self.cursor_ipu, self.cursor_pos))
+        trace = self.query_one(FlameView)
+        flame = self.flame
+        state = TraceState(self.run, self.lanes, self.window, self.cursor_ipu, self.cursor_pos)
+        names = self._nesting.names if self._nesting is not None else []
+        trace.show_flame(state, flame, names, self.flame_cursor if flame is not None else FlameCursor())
         self.query_one("#trace-status", Static).update(self._status_text())
         self.query_one("#trace-legend", Static).update(self._legend_text())
-        self.query_one(ContentSwitcher).current = "bsp" if self.show_bsp else "details"
-        if self.show_bsp:
+        lower = "stats" if self.show_stats else "bsp" if self.show_bsp else "details"
+        self.query_one(ContentSwitcher).current = lower
+        if self.show_stats:
+            self._draw_stats()
+        elif self.show_bsp:
             self._draw_bsp()
         else:
             self._draw_details()
@@ -284,13 +452,17 @@ class TraceScreen(ReportScreen):
         zoom = span / max(hi - lo, 1)
         zoom_text = f"×{zoom:,.0f}" if zoom >= 10 else f"×{zoom:.2g}"
         step = self.selected_step
-        text = Text()
+        # no_wrap: a line too long for the panel is cut at its end, never wrapped at a space
+        # (a wrap drops the space and the next part shows glued to the run's name)
+        text = Text(no_wrap=True, overflow="ellipsis")
         if execution.num_runs:
             text.append(f"Run {self.run + 1}/{execution.num_runs} {execution.run_names[self.run]}", style="bold")
         else:
             text.append("no runs", style="bold")
-        text.append(f"  cycles {format_cycles(lo)}–{format_cycles(hi)}  {zoom_text}")
-        text.append(f"  IPU {self.cursor_ipu}  step {step:,}" if step >= 0 else f"  IPU {self.cursor_ipu}  no steps")
+        text.append(f" · cycles {format_cycles(lo)}–{format_cycles(hi)} {zoom_text}")
+        text.append(f" · IPU {self.cursor_ipu} step {step:,}" if step >= 0 else f" · IPU {self.cursor_ipu} no steps")
+        if self.flame_on and self.flame is None:
+            text.append(" · nesting the steps…")
         return text
 
     def _legend_text(self) -> Text:
@@ -306,11 +478,30 @@ class TraceScreen(ReportScreen):
     def _draw_details(self) -> None:
         step = self.selected_step
         details = self.query_one("#details-text", Static)
+        block = self.flame_block
+        styles = phase_text_styles(self.app.theme_variables)
+        if block is not None:
+            details.update(self._block_details(*block, styles))
+            return
+        if self.flame is not None and self.flame_cursor.depth >= 0:
+            details.update(f"IPU {self.cursor_ipu} has no steps nested {self.flame_cursor.depth + 1} deep.")
+            return
         if step < 0:
             details.update(f"IPU {self.cursor_ipu} ran no steps in this run.")
             return
-        styles = phase_text_styles(self.app.theme_variables)
         details.update(step_details(self.report, step, self.cursor_ipu, self.bytes, styles))
+
+    def _block_details(self, row: fl.FlameRow, block: int, styles: dict[str, Style]) -> Text:
+        lane = self.current_lane
+        execution = self.report.execution
+        run_cycles = int(np.asarray(execution.cycles[:, self.cursor_ipu])[lane.steps].sum()) if len(lane) else 0
+        return block_details(self.report, self._nesting, row, block, self.cursor_ipu, lane, run_cycles, styles)
+
+    def _draw_stats(self) -> None:
+        if self._stats is None:
+            self._stats = step_stats(self.report)
+        styles = phase_text_styles(self.app.theme_variables)
+        self.query_one("#stats-text", Static).update(stats_text(self._stats, self.run, styles))
 
     def _draw_bsp(self) -> None:
         status = self.query_one("#bsp-status", Static)
@@ -356,6 +547,10 @@ class TraceScreen(ReportScreen):
     def report_changed(self) -> None:
         super().report_changed()
         self._lanes_of_run.clear()
+        self._flame_of_run.clear()
+        self._nesting = None
+        self._stats = None
+        self.flame_cursor = FlameCursor()
         self.operation = None
         if self._layout_key() != self._composed_for:
             self.call_later(self._rebuild)
@@ -461,12 +656,22 @@ class TraceScreen(ReportScreen):
         lane = self.current_lane
         if lane is None or not len(lane):
             return
+        if self.flame_block is not None:
+            self._step_flame(delta)
+            self._show_cursor()
+            self._redraw()
+            return
         self.cursor_pos = min(max(self.cursor_pos + delta, 0), len(lane) - 1)
         self._show_cursor()
         self._redraw()
 
     def action_lane(self, delta: int) -> None:
         if not self.lanes:
+            return
+        if self.flame is not None:
+            self._move_flame(delta)
+            self._show_cursor()
+            self._redraw()
             return
         span = self._cursor_range()
         anchor = (span[0] + span[1]) / 2 if span else sum(self.window) / 2
@@ -519,7 +724,64 @@ class TraceScreen(ReportScreen):
         self.window = tv.around(int(lane.starts[pos]), int(lane.ends[pos]), self.bounds)
         self._redraw()
 
+    def action_toggle_flame(self) -> None:
+        self.flame_on = not self.flame_on
+        self.flame_cursor = FlameCursor()
+        self.set_class(self.flame_on, "flame")
+        if self.flame_on and self.run not in self._flame_of_run and self.lanes is not None:
+            self._start_flame(self.run)
+        self._redraw()
+
+    def action_costliest(self) -> None:
+        """In the flame view, go to the block whose name costs most cycles at this depth (its largest block)."""
+        flame = self.flame
+        if flame is None:
+            self.notify("Press f for the flame view: c finds the costliest block of a depth there.", timeout=3)
+            return
+        depth = max(self.flame_cursor.depth, 0)
+        row = flame[self.cursor_ipu][depth]
+        if not len(row):
+            return
+        nodes, cycles = np.asarray(row.node), np.asarray(row.cycles)
+        names, inverse = np.unique(nodes, return_inverse=True)
+        costliest = int(np.argmax(np.bincount(inverse, weights=cycles)))
+        mine = np.flatnonzero(inverse == costliest)
+        block = int(mine[np.argmax(cycles[mine])])
+        self.flame_cursor = FlameCursor(depth, block)
+        self.cursor_pos = int(row.first[block])
+        self.window = tv.around(int(row.lane.starts[block]), int(row.lane.ends[block]), self.bounds)
+        self._redraw()
+
+    def action_toggle_stats(self) -> None:
+        self.show_stats = not self.show_stats
+        self._redraw()
+
+    def selected_program(self) -> int:
+        """The program of the block under the cursor (its steps' deepest common one), else of the step; -1."""
+        execution, programs = self.report.execution, self.report.programs
+        if programs is None:
+            return -1
+        block, lane = self.flame_block, self.current_lane
+        if block is not None:
+            row, b = block
+            first = int(execution.program[int(lane.steps[int(row.first[b])])])
+            last = int(execution.program[int(lane.steps[int(row.stop[b]) - 1])])
+            return common_program(programs, first, last)
+        step = self.selected_step
+        return int(execution.program[step]) if step >= 0 else -1
+
+    async def action_show_program(self) -> None:
+        program = self.selected_program()
+        if program < 0 or unknown_program(self.report, program) is not None:
+            self.notify("No program to show for this selection.", severity="warning", timeout=3)
+            return
+        await self.app.switch_mode("programs")
+        screen = self.app.screen
+        if hasattr(screen, "jump_to"):
+            screen.jump_to(program)
+
     def action_toggle_bsp(self) -> None:
+        self.show_stats = False
         self.show_bsp = not self.show_bsp
         self._redraw()
         if self.show_bsp:

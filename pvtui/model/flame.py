@@ -1,0 +1,196 @@
+"""The flame view's nesting: each step's path of names, and the blocks each depth forms on a lane.
+
+A program's path comes from debug.cbor where the program links a context: the
+outermost context's name split at `/` (the model's layers), then each inner
+context whose name differs (the operation, the PopLibs calls), then what the
+program's own name adds. Without a linked context it is the `/`-separated parts
+of the program's name. Paths are interned as prefix nodes, so a block at depth d
+is a run of consecutive steps sharing the same node at d.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from pvtui.model.report import Report
+from pvtui.model.trace_views import Lane
+
+MAX_DEPTH = 8  # deeper names are joined into the last level
+NONE = -1
+
+
+@dataclass(frozen=True, eq=False)
+class Nesting:
+    """Every program's path as prefix nodes: node_of[program, depth] (NONE past its path's end)."""
+
+    node_of: np.ndarray  # int32 [programs, depth]
+    names: list[str]  # per node, its own name (the last part of its prefix)
+    linked: np.ndarray  # bool [programs]: the path came from a debug context
+
+    @property
+    def depth(self) -> int:
+        return self.node_of.shape[1]
+
+    def path(self, program: int) -> list[str]:
+        if not 0 <= program < len(self.node_of):
+            return []
+        return [self.names[n] for n in self.node_of[program].tolist() if n != NONE]
+
+
+def context_chain(report: Report, context_id: int) -> list[int]:
+    """Rows of the debug contexts from the outermost down to CONTEXT_ID; [] when it is not in debug.cbor."""
+    debug = report.debug
+    if debug is None or context_id < 0:
+        return []
+    chain: list[int] = []
+    seen: set[int] = set()
+    while context_id >= 0 and context_id not in seen:
+        seen.add(context_id)
+        row = debug.index_of(context_id)
+        if row < 0:
+            break
+        chain.append(row)
+        context_id = int(debug.parent[row])
+    return chain[::-1]
+
+
+def split_name(name: str) -> list[str]:
+    return [part for part in name.split("/") if part]
+
+
+def context_names(report: Report, chain: list[int]) -> tuple[list[str], list[str]]:
+    """The outermost context's name split at `/` (the model's layers), and the operation's names:
+    the innermost context that is not a PopLibs call, then the PopLibs calls inside it."""
+    debug = report.debug
+    names, layers = debug.names, debug.layer_names
+    poplibs = [layers[int(debug.layer[row])] == "poplibs" for row in chain]
+    start = max((i for i, is_call in enumerate(poplibs) if not is_call), default=0)
+    ops: list[str] = []
+    for row in chain[start:]:
+        name = names[row]
+        if name and "/" not in name and name not in ops:
+            ops.append(name)
+    return split_name(names[chain[0]]), ops
+
+
+def common_length(a: list[str], b: list[str]) -> int:
+    n = 0
+    while n < min(len(a), len(b)) and a[n] == b[n]:
+        n += 1
+    return n
+
+
+def program_path(report: Report, program: int, memo: dict[int, tuple[list[str], list[str]]]) -> tuple[list[str], bool]:
+    """PROGRAM's path of names, and whether it came from debug.cbor.
+
+    With a context: the layers its name shares with the outermost context's name
+    (else all but its last two parts), the operation and its PopLibs calls, then
+    the rest of the program's name.
+    """
+    programs = report.programs
+    name = programs.names[program] or programs.type_name(program)
+    parts = split_name(name) or [name]
+    context = programs.debug_context(program)
+    if context not in memo:
+        chain = context_chain(report, context)
+        memo[context] = context_names(report, chain) if chain else ([], [])
+    outer, ops = memo[context]
+    if not outer and not ops:
+        return parts, False
+    shared = common_length(parts[:-1], outer) or max(len(parts) - 2, 0)
+    return parts[:shared] + ops + ["/".join(parts[shared:])], True
+
+
+def capped(path: list[str]) -> list[str]:
+    return path if len(path) <= MAX_DEPTH else path[: MAX_DEPTH - 1] + ["/".join(path[MAX_DEPTH - 1 :])]
+
+
+def build_nesting(report: Report, step_programs: np.ndarray) -> Nesting:
+    """The paths of the programs STEP_PROGRAMS names (one loop over distinct programs, not steps)."""
+    programs = report.programs
+    count = 0 if programs is None else len(programs)
+    wanted = np.unique(np.asarray(step_programs, dtype=np.int64))
+    wanted = wanted[(wanted >= 0) & (wanted < count)].tolist()
+    memo: dict[int, tuple[list[str], list[str]]] = {}
+    paths, linked = {}, np.zeros(count, dtype=bool)
+    for program in wanted:
+        path, from_debug = program_path(report, program, memo)
+        paths[program] = capped(path)
+        linked[program] = from_debug
+    depth = max((len(p) for p in paths.values()), default=1)
+    node_of = np.full((count, depth), NONE, dtype=np.int32)
+    nodes: dict[tuple[int, str], int] = {}
+    names: list[str] = []
+    for program, path in paths.items():
+        parent = NONE
+        for d, part in enumerate(path):
+            node = nodes.get((parent, part))
+            if node is None:
+                node = nodes[(parent, part)] = len(names)
+                names.append(part)
+            node_of[program, d] = parent = node
+    return Nesting(node_of, names, linked)
+
+
+@dataclass(frozen=True, eq=False)
+class FlameRow:
+    """The blocks of one depth on one lane: a Lane whose `steps` are block indices, for column_cells."""
+
+    lane: Lane  # steps = block index, starts/ends/reach in cycles, phases of the leaves (else NONE)
+    node: np.ndarray  # int32 per block
+    first: np.ndarray  # int64 lane position of each block's first step
+    stop: np.ndarray  # int64 lane position after its last
+    cycles: np.ndarray  # int64 sum of its steps' cycles on the lane's IPU
+    leaf: np.ndarray  # bool: its steps' paths end at this depth
+
+    def __len__(self) -> int:
+        return len(self.node)
+
+    def block_at(self, position: int) -> int:
+        """The block holding lane POSITION, or -1."""
+        i = int(np.searchsorted(self.first, position, side="right")) - 1
+        return i if i >= 0 and position < int(self.stop[i]) else -1
+
+
+def flame_rows(lane: Lane, step_programs: np.ndarray, step_cycles: np.ndarray, nesting: Nesting) -> list[FlameRow]:
+    """One FlameRow per depth for LANE; STEP_PROGRAMS and STEP_CYCLES are per lane position."""
+    programs = np.asarray(step_programs, dtype=np.int64)
+    known = (programs >= 0) & (programs < len(nesting.node_of))
+    nodes = np.full((len(lane), nesting.depth), NONE, dtype=np.int32)
+    nodes[known] = nesting.node_of[programs[known]]
+    cycles = np.asarray(step_cycles, dtype=np.int64)
+    rows = []
+    for d in range(nesting.depth):
+        ids = nodes[:, d]
+        deeper = nodes[:, d + 1] if d + 1 < nesting.depth else np.full(len(ids), NONE, dtype=np.int32)
+        rows.append(_blocks(lane, ids, deeper, cycles))
+    return rows
+
+
+def _blocks(lane: Lane, ids: np.ndarray, deeper: np.ndarray, cycles: np.ndarray) -> FlameRow:
+    n = len(ids)
+    if n:
+        change = np.flatnonzero(ids[1:] != ids[:-1]) + 1
+        first = np.concatenate(([0], change)).astype(np.int64)
+        stop = np.concatenate((change, [n])).astype(np.int64)
+        ends = np.maximum.reduceat(lane.ends, first)
+        sums = np.add.reduceat(cycles, first)
+        keep = ids[first] != NONE
+        first, stop, ends, sums = first[keep], stop[keep], ends[keep], sums[keep]
+    else:
+        first = stop = ends = sums = np.zeros(0, dtype=np.int64)
+    starts = lane.starts[first]
+    leaf = deeper[first] == NONE
+    phases = np.where(leaf, lane.phases[first] if n else 0, NONE).astype(np.int8)
+    reach = np.maximum.accumulate(ends) if len(ends) else ends
+    blocks = Lane(np.arange(len(first), dtype=np.int64), starts, ends, phases, reach)
+    return FlameRow(blocks, ids[first] if n else np.zeros(0, np.int32), first, stop, sums, leaf)
+
+
+def lane_flame(report: Report, lane: Lane, ipu: int, nesting: Nesting) -> list[FlameRow]:
+    """The flame rows of one IPU's lane, reading only that lane's steps."""
+    execution = report.execution
+    steps = lane.steps
+    return flame_rows(lane, np.asarray(execution.program)[steps], np.asarray(execution.cycles[:, ipu])[steps], nesting)
