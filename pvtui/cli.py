@@ -49,9 +49,13 @@ def _parser() -> argparse.ArgumentParser:
     report_command("memory", "memory per tile, largest first").add_argument(
         "--top", type=int, default=None, help="keep the N largest tiles"
     )
-    report_command("liveness", "always-live and not-always-live memory over program steps")
+    p = report_command("liveness", "always-live and not-always-live memory over program steps")
+    p.add_argument("--step", type=int, help="with --vs: the liveness step to compare from")
+    p.add_argument("--vs", type=int, help="with --step: the step to compare with it")
     report_command("programs", "the program tree: counts by type")
-    report_command("trace", "execution runs, steps and cycles")
+    report_command("trace", "execution runs, steps and cycles").add_argument(
+        "--stats", action="store_true", help="steps, cycles and share of each step type, per run and IPU"
+    )
     p = report_command("export", "write the report's bundle to OUT, to browse it anywhere")
     p.add_argument("out", type=Path)
     p = command("synth", "write a synthetic report directory", json_flag=False)
@@ -191,6 +195,30 @@ def _part_command(query_name: str, render_name: str, part: str) -> Callable[[arg
     return run
 
 
+def cmd_liveness(args: argparse.Namespace) -> int:
+    if args.step is None and args.vs is None:
+        return _part_command("liveness_table", "render_liveness", "liveness")(args)
+    if args.step is None or args.vs is None:
+        say("pvtui: liveness --step A --vs B needs both steps")
+        return EXIT_BAD_INPUT
+    from pvtui.model.queries import liveness_step_diff
+    from pvtui.render_text import render_liveness_diff
+
+    report = load(args.path, args.engine)
+    return emit_available(args, liveness_step_diff(report, args.step, args.vs), render_liveness_diff)
+
+
+def cmd_trace(args: argparse.Namespace) -> int:
+    if not args.stats:
+        return _part_command("trace_table", "render_trace", "execution")(args)
+    from pvtui.model.step_stats import step_stats
+    from pvtui.render_text import render_step_stats
+
+    report = load(args.path, args.engine)
+    data = step_stats(report) or {"available": False, "reason": report.missing("execution")}
+    return emit_available(args, data, render_step_stats)
+
+
 def cmd_export(args: argparse.Namespace) -> int:
     from pvtui.model.bundle import BundleWriter
 
@@ -252,9 +280,9 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "open": cmd_open,
     "summary": cmd_summary,
     "memory": cmd_memory,
-    "liveness": _part_command("liveness_table", "render_liveness", "liveness"),
+    "liveness": cmd_liveness,
     "programs": _part_command("programs_table", "render_programs", "programs"),
-    "trace": _part_command("trace_table", "render_trace", "execution"),
+    "trace": cmd_trace,
     "export": cmd_export,
     "synth": cmd_synth,
     "demo": cmd_demo,

@@ -123,3 +123,36 @@ def render_trace(data: dict[str, Any]) -> None:
     console.print(
         ranked_table("Cycles by step type (all IPUs)", ("type", "cycles"), data["cycles_by_type"], format_cycles)
     )
+
+
+def render_step_stats(data: dict[str, Any]) -> None:
+    """Per run and IPU: each step type's steps, cycles and share; stream copies split host / remote buffer."""
+    console = _console()
+    for run in data["runs"]:
+        for ipu in run["ipus"]:
+            table = Table(title=f"Run {run['name']}, IPU {ipu['ipu']}", title_justify="left", show_footer=True)
+            totals = ("all", f"{ipu['steps']:,}", format_cycles(ipu["cycles"]), "100%")
+            for name, total in zip(("step type", "steps", "cycles", "share"), totals):
+                table.add_column(name, total, justify="left" if name == "step type" else "right")
+            for name, entry in ipu["types"].items():
+                table.add_row(name, f"{entry['steps']:,}", format_cycles(entry["cycles"]), f"{entry['share']:.1%}")
+                for kind, label in (("host", "  host"), ("remote_buffer", "  remote buffer")):
+                    part = entry.get(kind)
+                    if part and part["steps"]:
+                        table.add_row(label, f"{part['steps']:,}", format_cycles(part["cycles"]), "", style="dim")
+            console.print(table)
+
+
+def render_liveness_diff(data: dict[str, Any]) -> None:
+    """The variables live at step B and not at A, those at A and not at B, and the change in bytes."""
+    console = _console()
+    a, b = data["step"], data["vs"]
+    console.print(f"[b]Step {b:,} against step {a:,}[/b]: not-always-live "
+                  f"{'+' if data['bytes'] >= 0 else '−'}{format_bytes(abs(data['bytes']))}", highlight=False)
+    for key, title in (("added", "Appeared"), ("removed", "Went away")):
+        table = Table(title=f"{title}: {len(data[key]):,}", title_justify="left")
+        table.add_column("variable")
+        table.add_column("bytes", justify="right")
+        for var in data[key]:
+            table.add_row(var["name"], format_bytes(var["bytes"]))
+        console.print(table)

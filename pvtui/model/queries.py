@@ -226,3 +226,37 @@ def trace_table(report: Report) -> dict[str, Any] | None:
         "cycles_by_type": by_type,
         "bsp_steps": int(len(execution.bsp_steps)) if execution.bsp_steps is not None else 0,
     }
+
+
+def live_difference(report: Report, a: int, b: int) -> tuple[list[tuple[int, int]], list[tuple[int, int]], int]:
+    """(variable, bytes) live at B and not at A, those live at A and not at B, and B's not-always-live
+    bytes minus A's; each list largest first."""
+    live = report.liveness
+    at_a, at_b = dict(live.live_variables(a)), dict(live.live_variables(b))
+    added = [(v, size) for v, size in live.live_variables(b) if v not in at_a]
+    removed = [(v, size) for v, size in live.live_variables(a) if v not in at_b]
+    return added, removed, int(live.not_always_live[b]) - int(live.not_always_live[a])
+
+
+def liveness_step_diff(report: Report, a: int, b: int) -> dict[str, Any]:
+    """The `pvtui liveness --step A --vs B --json` object; raises ReportError for steps the report lacks."""
+    from pvtui.errors import ReportError
+
+    live = report.liveness
+    if live is None or not len(live):
+        return {"available": False, "reason": report.missing("liveness")}
+    for step in (a, b):
+        if not 0 <= step < len(live):
+            raise ReportError(report.name, f"has liveness steps 0–{len(live) - 1:,}: step {step:,} is not one")
+    added, removed, change = live_difference(report, a, b)
+    names = live.variable_names
+
+    def listed(pairs: list[tuple[int, int]]) -> list[dict[str, Any]]:
+        return [{"name": names[v], "bytes": int(size)} for v, size in pairs]
+
+    return {
+        "step": a, "vs": b,
+        "step_name": step_program_name(report, int(live.program[a])),
+        "vs_name": step_program_name(report, int(live.program[b])),
+        "added": listed(added), "removed": listed(removed), "bytes": change,
+    }
