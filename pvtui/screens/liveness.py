@@ -24,7 +24,7 @@ from pvtui.model.liveness_views import (
     step_columns_away,
     steps_per_column,
 )
-from pvtui.model.queries import step_program_name, unknown_program
+from pvtui.model.queries import live_difference, step_program_name, unknown_program
 from pvtui.model.tables import Table
 from pvtui.screens.base import ReportScreen, Unavailable
 from pvtui.widgets.liveness_chart import LivenessChart
@@ -33,6 +33,7 @@ VIEWS = ("total", "ipu", "tile")
 FAST_COLUMNS = 10
 TILE_SERIES_KEPT = 8
 MAX_VARIABLES_LISTED = 32  # more than the details panel (at most 16 rows high) shows
+VERTEX_TYPES_LISTED = 8  # of the step's compute set, in the step's facts
 EXPORT_CHUNK = 4096  # steps read at a time when exporting
 
 
@@ -113,6 +114,7 @@ class LivenessScreen(ReportScreen):
         Binding("minus", "zoom(1)", "Zoom out", key_display="-", id="liveness.zoom_out"),
         Binding("0", "fit", "Fit all", id="liveness.fit"),
         Binding("a", "toggle_always_live", "Always-live band", id="liveness.always_live"),
+        Binding("b", "mark", "Mark to compare", id="liveness.mark"),
     ]
 
     def __init__(self) -> None:
@@ -122,6 +124,7 @@ class LivenessScreen(ReportScreen):
         self.view = "total"
         self.ipu = 0
         self.tile: int | None = None
+        self.marked: int | None = None  # the step the cursor's step is compared with
         self._reading: int | None = None  # the tile a worker is reading
         self._facts_shown = ""  # the step facts last shown
         self._series: OrderedDict[tuple[str, int], StepSeries] = OrderedDict()
@@ -277,18 +280,47 @@ class LivenessScreen(ReportScreen):
             ]
         elif self.view == "tile" and live.by_tile is not None:
             lines.append(f"[$pv-muted]Reading tile {self.tile}…[/]")
+        if self.marked is not None:
+            lines.append(f"[$pv-cursor]Marked step {self.marked:,}[/] [$pv-muted]· b marks the cursor's step, b again clears[/]")
+        lines += self._vertex_lines(program)
         text = "\n".join(lines)
         if text != self._facts_shown:  # a zoom changes one line of it, a pan none
             self._facts_shown = text
             facts.update(text, layout=False)  # its size is the pane's: a layout per key would cost a frame
-        live_here = live.live_variables(step)
         names = live.variable_names
+        if self.marked is not None and self.marked != step:
+            added, removed, change = live_difference(self.report, self.marked, step)
+            sign = "+" if change >= 0 else "−"
+            variables.show(
+                f"{sign}{self.bytes(abs(change))} against marked {self.marked:,}: "
+                f"{len(added):,} appeared, {len(removed):,} went away",
+                [(f"+{self.bytes(size)}", names[v]) for v, size in added[:MAX_VARIABLES_LISTED]]
+                + [(f"−{self.bytes(size)}", names[v]) for v, size in removed[:MAX_VARIABLES_LISTED]],
+                len(added) + len(removed),
+            )
+            return
+        live_here = live.live_variables(step)
         variables.show(
             f"Live at step {step:,}: {len(live_here):,} variables"
             + ("" if self.view == "total" else ", all IPUs"),
             [(self.bytes(size), names[v]) for v, size in live_here[:MAX_VARIABLES_LISTED]],
             len(live_here),
         )
+
+    def _vertex_lines(self, program: int) -> list[str]:
+        """The vertex types of the step's compute set, most instances first."""
+        if unknown_program(self.report, program) is not None:
+            return []
+        programs = self.report.programs
+        compute_set = int(programs.compute_set[program])
+        if compute_set < 0:
+            return ["[$pv-muted]No compute set: no vertices[/]"]
+        vertices = sorted(programs.compute_set_vertices(compute_set), key=lambda v: -v[1])
+        lines = [f"Vertices [$pv-muted]{len(vertices):,} types in {escape(programs.compute_set_names[compute_set])}"
+                 " · estimated cycles: not in this report's model[/]"]
+        lines += [f"  {count:>9,} {escape(programs.vertex_type_names[vertex])}"
+                  for vertex, count in vertices[:VERTEX_TYPES_LISTED]]
+        return lines
 
     def _view_label(self, series: StepSeries | None) -> str:
         if series is not None:
@@ -343,6 +375,8 @@ class LivenessScreen(ReportScreen):
         self._reading = None  # a read of the old report's tile is ignored when it ends
         n = self.num_steps
         self.cursor = min(max(0, self.cursor), max(0, n - 1))
+        if self.marked is not None and self.marked >= n:
+            self.marked = None
         self.window = self.window.clamped(n).following(n, self.cursor)
         live = self.report.liveness
         if live is not None and live.by_tile is not None and self.tile is not None:
@@ -400,6 +434,13 @@ class LivenessScreen(ReportScreen):
     def action_zoom(self, direction: int) -> None:
         factor = ZOOM_FACTOR if direction > 0 else 1 / ZOOM_FACTOR
         self.window = self.window.zoomed(self.num_steps, self.cursor, factor)
+        self.redraw()
+
+    def action_mark(self) -> None:
+        """Mark the cursor's step (or clear the mark on it): the details then compare the cursor's step with it."""
+        self.marked = None if self.marked == self.cursor else self.cursor
+        if self.marked is not None:
+            self.notify(f"Step {self.marked:,} marked: move to another step to compare.", timeout=3)
         self.redraw()
 
     def action_toggle_always_live(self) -> None:
