@@ -194,3 +194,19 @@ def lane_flame(report: Report, lane: Lane, ipu: int, nesting: Nesting) -> list[F
     execution = report.execution
     steps = lane.steps
     return flame_rows(lane, np.asarray(execution.program)[steps], np.asarray(execution.cycles[:, ipu])[steps], nesting)
+
+
+def layer_names(report: Report) -> list[str]:
+    """The debug layers whose names the program tree can show (not the driver's own contexts)."""
+    debug = report.debug
+    return [] if debug is None else [name for name in debug.layer_names if name != "poplar_driver"]
+
+
+def name_in_layer(report: Report, program: int, layer: str, memo: dict[int, str | None]) -> str | None:
+    """The name of the innermost context of LAYER above PROGRAM's debug context (its operation there), or None."""
+    context = report.programs.debug_context(program)
+    if context not in memo:
+        debug = report.debug
+        rows = [row for row in context_chain(report, context) if debug.layer_names[int(debug.layer[row])] == layer]
+        memo[context] = debug.names[rows[-1]] if rows else None
+    return memo[context]

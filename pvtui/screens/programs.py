@@ -14,6 +14,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Input, Label
 
+from pvtui.model.flame import layer_names, name_in_layer
 from pvtui.model.program_search import NameSearch, no_matches, step_match
 from pvtui.model.step_types import phase_of
 from pvtui.model.tables import Table
@@ -158,6 +159,7 @@ class ProgramsScreen(ReportScreen):
         Binding("e", "expand_children", "Expand children", id="programs.expand"),
         Binding("c", "collapse_subtree", "Collapse", id="programs.collapse"),
         Binding("escape", "close_search", "Close search", id="programs.close_search"),
+        Binding("L", "cycle_names", "Names", key_display="L", id="programs.names"),
     ]
 
     def __init__(self) -> None:
@@ -303,7 +305,29 @@ class ProgramsScreen(ReportScreen):
         if self.tree is not None and self.tree.cursor_program is not None:
             self.tree.collapse_subtree()
 
+    def action_cycle_names(self) -> None:
+        """Name the tree's rows by Poplar program names, then by each debug layer's operations, in turn."""
+        tree = self.tree
+        layers = layer_names(self.report)
+        if tree is None:
+            return
+        if not layers:
+            self.notify(self.report.missing("debug"), timeout=4)
+            return
+        current = tree.name_source[0] if tree.name_source else None
+        choices = [None, *layers]
+        layer = choices[(choices.index(current) + 1) % len(choices)] if current in choices else None
+        if layer is None:
+            tree.set_name_source(None)
+            self.notify("Names: Poplar programs", timeout=2)
+            return
+        report, memo = self.report, {}
+        tree.set_name_source((layer, lambda program: name_in_layer(report, program, layer, memo)))
+        self.notify(f"Names: {layer} operations", timeout=2)
+
     def key_state(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "cycle_names":
+            return self.tree is not None
         if action in ("open_search", "expand_children", "collapse_subtree"):
             return self.tree is not None
         if action == "step_match":

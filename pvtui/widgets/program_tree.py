@@ -288,6 +288,8 @@ class ProgramTree(CachedLines, ScrollView, can_focus=True):
             self.rows.expand(0)
         self._told: int | None = self.cursor_program  # the cursor's program on_cursor last heard of
         self.highlight_text = ""
+        # what names the rows: a program's own name, else its operation's in a debug layer (None: none there)
+        self.name_source: tuple[str, Callable[[int], str | None]] | None = None
         self._type = np.asarray(programs.type)
         self._phases: dict[str, Style] = {}
         self._look: tuple[Style, Style, Style] = (Style(), Style(), Style())  # base, guides, cursor
@@ -334,6 +336,11 @@ class ProgramTree(CachedLines, ScrollView, can_focus=True):
         row = self.rows.reveal(path)
         self._changed(len(self.rows) - before)
         return row
+
+    def set_name_source(self, source: tuple[str, Callable[[int], str | None]] | None) -> None:
+        """Name each row by SOURCE (a layer and a program -> name function), or by program names (None)."""
+        self.name_source = source
+        self.refresh()
 
     def set_highlight(self, needle: str) -> None:
         """Mark NEEDLE in every name shown ("" marks nothing)."""
@@ -459,7 +466,8 @@ class ProgramTree(CachedLines, ScrollView, can_focus=True):
         program = int(self.rows.program[row])
         guides = self.rows.guides(row)
         icon = (ICON_OPEN if self.rows.is_open(row) else ICON_CLOSED) if self.rows.count(program) else ""
-        key = (program, guides, icon, row == self.cursor_row, width, self.highlight_text, self._look)
+        layer = self.name_source[0] if self.name_source else None
+        key = (program, guides, icon, row == self.cursor_row, width, self.highlight_text, self._look, layer)
         strip = self._strips.get(key)
         if strip is None:
             strip = self._render_row(program, guides, icon, row == self.cursor_row, width)
@@ -473,6 +481,13 @@ class ProgramTree(CachedLines, ScrollView, can_focus=True):
         name = self.programs.names[program].replace("\n", " ")
         count = self.rows.count(program)
         label = [(icon, Style()), (type_name, self._phases.get(phase_of(type_name), Style()))]
+        if self.name_source is not None:
+            operation = self.name_source[1](program)
+            if operation is None:  # no operation in that layer: its program name, muted
+                label.append((f" {name}", muted))
+                name = ""
+            else:
+                name = operation.replace("\n", " ")
         if name:
             label.append((" ", Style()))
             label += self._name_parts(name)
