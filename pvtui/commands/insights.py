@@ -7,6 +7,7 @@ The rich renderables of each section are shared with the Insights screen.
 from __future__ import annotations
 
 import argparse
+import math
 from pathlib import Path
 from typing import Any, Callable
 
@@ -164,6 +165,16 @@ def fullest_rows(section: dict[str, Any]) -> tuple[list[str], list[list[Any]]]:
 
 
 
+def column_eighths(counts: list[int], height: int) -> tuple[list[int], bool]:
+    """Each column's height in eighths of a line, and whether on a log scale: used when one column
+    holds most of the tiles and would flatten all the others. A non-empty column shows at least an eighth."""
+    tallest = max(max(counts, default=0), 1)
+    log = sum(1 for c in counts if c) > 1 and tallest > sum(counts) / 2
+    top = math.log1p(tallest) if log else tallest
+    scaled = [math.log1p(c) if log else c for c in counts]
+    return [0 if c == 0 else max(1, round(8 * height * v / top)) for c, v in zip(counts, scaled)], log
+
+
 def histogram_text(section: dict[str, Any], fmt: Fmt, height: int):
     """One column of block characters a bin, HEIGHT lines tall; bins above the limit in red."""
     from rich.text import Text
@@ -172,11 +183,12 @@ def histogram_text(section: dict[str, Any], fmt: Fmt, height: int):
 
     counts, edges, limit = section["counts"], section["edges"], section["bytes_per_tile"]
     tallest = max(max(counts), 1)
-    eighths = [0 if c == 0 else max(1, round(8 * height * c / tallest)) for c in counts]
+    eighths, log = column_eighths(counts, height)
     over = [limit is not None and lo >= limit for lo in edges[:-1]]
     limit_note = f"; ▲ marks the limit, {fmt(limit)}" if limit is not None and limit < edges[-1] else ""
+    scale = "; heights on a log scale" if log else ""
     text = Text(f"{sum(counts):,} tiles by bytes, a column for each {fmt(edges[1] - edges[0])} range; the tallest"
-                f" column holds {tallest:,} tiles{limit_note}\n", style="dim")
+                f" column holds {tallest:,} tiles{scale}{limit_note}\n", style="dim")
     for line in range(height - 1, -1, -1):
         for e, red in zip(eighths, over):
             text.append(BLOCKS[min(max(e - 8 * line, 0), 8)], style="red" if red else "")
