@@ -232,7 +232,9 @@ def bare_app():
 
 
 def pvtui_app(report: str, cache: str, first_screen: str = "summary"):
-    from pvtui.app import PvtuiApp
+    from pvtui.app import PvtuiApp, start_lightly
+
+    start_lightly()  # as run_app starts it
     from pvtui.sources.discovery import discover
 
     return PvtuiApp(discover(Path(report)), path=Path(report), watch=False, cache=Path(cache),

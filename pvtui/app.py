@@ -18,20 +18,25 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.screen import Screen
 
 from pvtui.deferred_import import defer_import
-
-# The first frame needs no numpy: it is imported when the report is opened, after that frame.
-defer_import("numpy")
-# pvtui does no linear algebra: spare numpy's import OpenBLAS's thread pool (a thread per
-# core, up to 64, started as numpy loads), unless the user asked for one.
-os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-
-from pvtui.errors import Cancelled, ReportError  # noqa: E402
-from pvtui.sources.base import CancelToken, ReportFiles  # noqa: E402
-from pvtui.theming import DEFAULT_THEME, builtin_themes, resolve_theme_name, user_themes  # noqa: E402
+from pvtui.errors import Cancelled, ReportError
+from pvtui.textual_private import InstantModeSwitch
+from pvtui.theming import DEFAULT_THEME, builtin_themes, resolve_theme_name, user_themes
 
 if TYPE_CHECKING:
     from pvtui.model.report import Report
     from pvtui.screens.base import ReportScreen
+    from pvtui.sources.base import CancelToken, ReportFiles
+
+
+def start_lightly() -> None:
+    """Set up the process for the app, before anything imports numpy (importing this module does not).
+
+    The first frame needs no numpy: a stand-in takes its place until the report is opened,
+    after that frame. And pvtui does no linear algebra: numpy's OpenBLAS starts one thread,
+    not a pool of one per core (up to 64), unless the user asked for more.
+    """
+    defer_import("numpy")
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 SCREENS = {
     "summary": "pvtui.screens.summary:SummaryScreen",
@@ -79,7 +84,7 @@ class ScreenActions(Provider):
                 yield Hit(score, matcher.highlight(text), run, help=help_text)
 
 
-class PvtuiApp(App):
+class PvtuiApp(InstantModeSwitch):
     """pvtui: every screen reads `app.report`, the one shared model."""
 
     TITLE = "pvtui"
@@ -119,8 +124,6 @@ class PvtuiApp(App):
             # frame; switch_mode would hold that frame back 50 ms to mask a transition.
             self.DEFAULT_MODE = self.first_screen
         super().__init__()
-        self.built_modes = {self.current_mode}  # modes whose screen exists: switching to them is instant
-        self._instant_switch = False
         self.reports = reports
         self.path = path
         self.files: ReportFiles | None = reports[0] if len(reports) == 1 else None
@@ -177,6 +180,8 @@ class PvtuiApp(App):
         if files is None:
             self.exit()
             return
+        from pvtui.sources.base import CancelToken
+
         self.load_running = True
         self.cancel_token = CancelToken()
         if self.report is None and not second:
@@ -351,20 +356,6 @@ class PvtuiApp(App):
         if self.can_switch:
             self.switch_mode(mode)
 
-    def switch_mode(self, mode: str):
-        self._instant_switch = mode in self.built_modes
-        try:
-            return super().switch_mode(mode)
-        finally:
-            self._instant_switch = False
-            self.built_modes.add(mode)
-
-    def delay_update(self, delay: float = 0.05) -> None:
-        # Textual holds the frame after a mode switch for 50 ms so that a screen being built is
-        # not seen half done. A screen shown before is whole: it is painted at once.
-        if not self._instant_switch:
-            super().delay_update(delay)
-
     def action_cycle_units(self) -> None:
         from pvtui.units import next_mode
 
@@ -394,6 +385,7 @@ def run_app(
     screen: str = "summary",
 ) -> int:
     """Discover the reports at PATH and run the explorer on SCREEN (comparing with COMPARE_WITH); 2 on bad input."""
+    start_lightly()
     from pvtui.sources.discovery import discover
 
     try:

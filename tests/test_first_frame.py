@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -78,8 +79,9 @@ async def test_clicking_a_key_in_the_key_bar_presses_it(make_app):
 FIRST_FRAMES = textwrap.dedent("""
     import asyncio, json, sys, threading
     from pathlib import Path
-    from pvtui.app import SCREENS, PvtuiApp
+    from pvtui.app import SCREENS, PvtuiApp, start_lightly
     from pvtui.deferred_import import is_deferred
+    start_lightly()  # as run_app starts the app
     import pvtui.sources.ingest as ingest
     from pvtui.sources.discovery import discover
 
@@ -117,6 +119,25 @@ def test_no_screen_needs_numpy_for_its_first_frame(tiny_dir, cache_root):
     seen = json.loads(done.stdout.splitlines()[-1])
     assert seen.pop("opened") == [False, False]
     assert seen == {mode: [True, True] for mode in seen} and len(seen) == 8
+
+
+IMPORT_ONLY = textwrap.dedent("""
+    import json, os, sys
+    import pvtui.app
+    from pvtui.deferred_import import is_deferred
+    seen = [is_deferred("numpy"), "numpy" in sys.modules, os.environ.get("OPENBLAS_NUM_THREADS")]
+    pvtui.app.start_lightly()
+    seen += [is_deferred("numpy"), os.environ.get("OPENBLAS_NUM_THREADS")]
+    print(json.dumps(seen))
+""")
+
+
+def test_importing_the_app_changes_nothing_until_it_starts():
+    """The numpy stand-in and the OpenBLAS default are set by the app's start, not by an import."""
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    done = subprocess.run([sys.executable, "-c", IMPORT_ONLY], capture_output=True, text=True, timeout=60, env=env)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout.splitlines()[-1]) == [False, False, None, True, "1"]
 
 
 def test_a_deferred_module_runs_on_first_use(tmp_path, monkeypatch):

@@ -170,7 +170,7 @@ async def test_a_run_without_steps_and_a_trace_without_runs(make_app):
         execution.__dict__["run_step_offsets"] = np.array([0, 0, execution.num_steps])
         screen = await open_trace(pilot)
         assert screen.run == 0 and screen.lanes and not any(len(lane) for lane in screen.lanes)
-        assert "IPU 0  no steps" in str(screen.query_one("#trace-status").render())
+        assert "IPU 0 no steps" in str(screen.query_one("#trace-status").render())
         execution.__dict__["run_step_offsets"] = np.array([0])
         screen.report_changed()
         await wait_available(pilot, screen)

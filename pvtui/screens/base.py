@@ -10,6 +10,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Static
 
+from pvtui.textual_private import styled_as_now
 from pvtui.units import format_bytes
 from pvtui.widgets.key_bar import KeyBar
 
@@ -87,10 +88,7 @@ class ReportScreen(Screen):
 
     def __init__(self) -> None:
         super().__init__()
-        # A new screen is styled with the stylesheet as it is now. Textual would parse the
-        # whole stylesheet again, twice, on the first switch to it (10-25 ms): it only needs
-        # that for screens styled before a theme change.
-        self._css_update_count = self.app._css_update_count
+        styled_as_now(self, self.app)
 
     @property
     def pv_app(self) -> "PvtuiApp":

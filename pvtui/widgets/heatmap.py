@@ -24,6 +24,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from pvtui.model.tile_views import TileMemory, TileRows, tile_rows, visible_tiles
+from pvtui.textual_private import update_scrollbars
 from pvtui.units import format_bytes
 from pvtui.widgets.keys import PAGE_AND_ENDS
 from pvtui.widgets.scrolling import keep_row_visible
@@ -312,7 +313,7 @@ class TileHeatmap(ScrollView, can_focus=True):
             # The scrollbar stays: tell it the new size now instead of by a layout,
             # which would repaint it in a second frame.
             self.set_reactive(TileHeatmap.virtual_size, size)
-            self._scroll_update(size)
+            update_scrollbars(self, size)
             self.refresh()
         else:
             self.virtual_size = size

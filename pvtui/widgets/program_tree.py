@@ -23,6 +23,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from pvtui.model.step_types import phase_of
+from pvtui.textual_private import update_scrollbars
 from pvtui.widgets.line_cache import CachedLines
 from pvtui.widgets.palette import phase_text_styles
 from pvtui.widgets.scrolling import keep_row_visible
@@ -359,7 +360,7 @@ class ProgramTree(CachedLines, ScrollView, can_focus=True):
         # The scrollbar is always there (overflow-y: scroll): tell it the new size now
         # instead of by a layout, which would repaint it in a second frame.
         self.set_reactive(ProgramTree.virtual_size, size)
-        self._scroll_update(size)
+        update_scrollbars(self, size)
         self.refresh()
 
     def toggle(self, row: int) -> None:

@@ -1,0 +1,53 @@
+"""The few private parts of Textual pvtui relies on, in one place.
+
+Each saves a frame or a stylesheet parse that the public API would cost. Every one
+has a test (tests/test_textual_private.py) that fails if a Textual release changes
+what it relies on, so that an upgrade shows here and not as a slow or broken screen.
+"""
+
+from __future__ import annotations
+
+from textual.app import App
+from textual.geometry import Size
+from textual.screen import Screen
+from textual.scroll_view import ScrollView
+
+
+def styled_as_now(screen: Screen, app: App) -> None:
+    """Mark a new SCREEN as styled with APP's stylesheet as it is now.
+
+    Textual parses the whole stylesheet again, twice, on the first switch to a screen
+    whose `_css_update_count` lags the app's (10-25 ms): needed only for screens styled
+    before a theme change, which a screen being built is not.
+    """
+    screen._css_update_count = app._css_update_count
+
+
+def update_scrollbars(view: ScrollView, virtual_size: Size) -> None:
+    """Tell VIEW's scrollbars its new virtual size now, instead of through a layout (a second frame)."""
+    view._scroll_update(virtual_size)
+
+
+class InstantModeSwitch(App):
+    """An App whose switch to a mode shown before paints at once.
+
+    Textual holds the frame after `switch_mode` for 50 ms (`delay_update`) so that a
+    screen being built is not seen half done. A screen shown before is whole.
+    """
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.built_modes = {self.current_mode}  # modes whose screen exists: switching to them is instant
+        self._instant_switch = False
+
+    def switch_mode(self, mode: str):
+        self._instant_switch = mode in self.built_modes
+        try:
+            return super().switch_mode(mode)
+        finally:
+            self._instant_switch = False
+            self.built_modes.add(mode)
+
+    def delay_update(self, delay: float = 0.05) -> None:
+        if not self._instant_switch:
+            super().delay_update(delay)

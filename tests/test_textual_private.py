@@ -1,0 +1,72 @@
+"""The private parts of Textual pvtui relies on: each test fails if a Textual release changes one."""
+
+from __future__ import annotations
+
+import inspect
+
+import pytest
+from textual.app import App
+from textual.geometry import Size
+from textual.screen import Screen
+from textual.scroll_view import ScrollView
+
+from pvtui.textual_private import InstantModeSwitch, styled_as_now, update_scrollbars
+
+pytestmark = pytest.mark.anyio
+
+
+def test_textual_restyles_a_screen_whose_css_update_count_lags_the_apps():
+    """styled_as_now works because Textual compares these two counters before restyling a screen."""
+    app_source = inspect.getsource(App)
+    assert "screen._css_update_count != self._css_update_count" in app_source
+    assert "self._css_update_count = -1" in inspect.getsource(Screen.__init__)
+
+
+async def test_a_theme_change_moves_the_apps_count_and_styled_as_now_matches_it():
+    class Plain(App):
+        pass
+
+    app = Plain()
+    async with app.run_test() as pilot:
+        before = app._css_update_count
+        app.theme = "textual-light" if app.theme != "textual-light" else "textual-dark"
+        await pilot.pause()
+        assert app._css_update_count > before  # a screen styled before the change lags, and is restyled
+        screen = Screen()
+        styled_as_now(screen, app)
+        assert screen._css_update_count == app._css_update_count
+
+
+async def test_update_scrollbars_sets_the_scrollbars_virtual_size_at_once():
+    class View(ScrollView):
+        pass
+
+    class Host(App):
+        def compose(self):
+            yield View()
+
+    async with Host().run_test(size=(20, 10)) as pilot:
+        view = pilot.app.query_one(View)
+        size = Size(20, 500)
+        view.set_reactive(View.virtual_size, size)
+        update_scrollbars(view, size)
+        assert view.vertical_scrollbar.window_virtual_size == 500
+        assert list(inspect.signature(ScrollView._scroll_update).parameters) == ["self", "virtual_size"]
+
+
+async def test_switch_mode_holds_the_frame_through_delay_update_and_instant_switch_skips_it(monkeypatch):
+    assert "self.delay_update()" in inspect.getsource(App.switch_mode)
+    held = []
+    monkeypatch.setattr(App, "delay_update", lambda self, delay=0.05: held.append(self.current_mode))
+
+    class Modes(InstantModeSwitch):
+        MODES = {"a": Screen, "b": Screen}
+        DEFAULT_MODE = "a"
+
+    app = Modes()
+    async with app.run_test() as pilot:
+        await app.switch_mode("b")  # never shown: held
+        await pilot.pause()
+        await app.switch_mode("a")  # shown before: painted at once
+        await pilot.pause()
+    assert held == ["a"]  # the hold is asked for while the old mode is current: only for b
