@@ -184,7 +184,7 @@ class TraceScreen(ReportScreen):
         height: 1;
         padding: 0 1;
     }
-    TraceScreen #trace-status { background: $surface; }
+    TraceScreen #trace-status { background: $surface; text-wrap: nowrap; text-overflow: ellipsis; }
     TraceScreen #trace-legend, TraceScreen #bsp-status { color: $text-muted; }
     TraceScreen TraceView { height: auto; max-height: 50%; }
     TraceScreen.flame TraceView { height: 1fr; max-height: 100%; }
@@ -452,9 +452,7 @@ class TraceScreen(ReportScreen):
         zoom = span / max(hi - lo, 1)
         zoom_text = f"×{zoom:,.0f}" if zoom >= 10 else f"×{zoom:.2g}"
         step = self.selected_step
-        # no_wrap: a line too long for the panel is cut at its end, never wrapped at a space
-        # (a wrap drops the space and the next part shows glued to the run's name)
-        text = Text(no_wrap=True, overflow="ellipsis")
+        text = Text()  # one line, cut at its end (text-wrap: nowrap): a wrap hid all after the run's name
         if execution.num_runs:
             text.append(f"Run {self.run + 1}/{execution.num_runs} {execution.run_names[self.run]}", style="bold")
         else:

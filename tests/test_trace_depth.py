@@ -1,0 +1,298 @@
+"""Trace and liveness in depth: the flame view, step statistics, two liveness steps compared,
+the program tree's debug-layer names, and the insights histogram's scale."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+import pytest
+from conftest import wait_until_loaded
+from test_trace_screen import open_trace
+
+from pvtui.cli import main
+from pvtui.commands.insights import column_eighths
+from pvtui.model import flame as fl
+from pvtui.model import trace_views as tv
+from pvtui.model.queries import live_difference
+from pvtui.model.step_stats import step_stats
+from pvtui.screens.liveness import LiveVariables, LivenessScreen
+from pvtui.screens.programs import ProgramsScreen
+from pvtui.widgets.flame_view import FlameView, block_runs, elide
+
+pytestmark = pytest.mark.anyio
+
+
+# The nesting ------------------------------------------------------------------------
+
+
+def lane_of(starts, ends, phases) -> tv.Lane:
+    starts, ends = np.array(starts, np.int64), np.array(ends, np.int64)
+    return tv.Lane(np.arange(len(starts), dtype=np.int64), starts, ends, np.array(phases, np.int8),
+                   np.maximum.accumulate(ends))
+
+
+def test_blocks_are_runs_of_steps_sharing_a_prefix():
+    # programs 0: a/b, 1: a/c, 2: d  ->  nodes a=0, b=1, c=2, d=3
+    nesting = fl.Nesting(np.array([[0, 1], [0, 2], [3, -1]], np.int32), ["a", "b", "c", "d"], np.zeros(3, bool))
+    lane = lane_of([0, 10, 20, 30, 40], [10, 20, 30, 40, 50], [0, 0, 1, 2, 2])
+    top, below = fl.flame_rows(lane, np.array([0, 0, 1, 2, 2]), np.array([10, 10, 10, 5, 5]), nesting)
+    assert [nesting.names[n] for n in top.node] == ["a", "d"]
+    assert top.first.tolist() == [0, 3] and top.stop.tolist() == [3, 5]
+    assert top.cycles.tolist() == [30, 10] and top.leaf.tolist() == [False, True]
+    assert top.lane.starts.tolist() == [0, 30] and top.lane.ends.tolist() == [30, 50]
+    assert top.lane.phases[1] == 2  # a leaf takes its step's type
+    assert [nesting.names[n] for n in below.node] == ["b", "c"] and below.leaf.all()
+    assert below.block_at(2) == 1 and below.block_at(3) == -1
+
+
+def test_paths_come_from_debug_contexts_else_from_program_names(tiny_report):
+    execution, programs = tiny_report.execution, tiny_report.programs
+    nesting = fl.build_nesting(tiny_report, execution.program)
+    linked = [p for p in np.unique(execution.program).tolist() if programs.debug_context(p) >= 0]
+    unlinked = [p for p in np.unique(execution.program).tolist() if programs.debug_context(p) < 0]
+    assert linked and unlinked
+    for program in unlinked:
+        assert nesting.path(program) == [part for part in programs.names[program].split("/") if part]
+        assert not nesting.linked[program]
+    for program in linked:
+        path, name = nesting.path(program), programs.names[program]
+        chain = fl.context_chain(tiny_report, programs.debug_context(program))
+        operation = tiny_report.debug.names[chain[-1]]
+        assert nesting.linked[program] and operation in path  # the PopART op the program belongs to
+        assert name.startswith("/".join(path[: path.index(operation)]))  # the layers, from the names
+        assert name.endswith(path[-1])
+
+
+def test_names_fit_their_blocks():
+    assert elide("attention", 12) == "attention   " and elide("attention", 5) == "atte…" and elide("x", 1) == " "
+    runs = block_runs(np.array([0, 0, 1, -1, 2, 2]), np.array([False, False, False, False, True, True]))
+    assert runs == [(0, 0, 2, False), (1, 2, 1, False), (-1, 3, 1, False), (2, 4, 2, True)]
+
+
+# The flame view ---------------------------------------------------------------------
+
+
+async def open_flame(pilot):
+    screen = await open_trace(pilot)
+    await pilot.press("f")
+    for _ in range(200):
+        if screen.flame is not None:
+            break
+        await pilot.pause(0.02)
+    await pilot.pause()
+    return screen
+
+
+async def test_the_flame_view_moves_between_depths_and_blocks(make_app):
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        screen = await open_flame(pilot)
+        view = screen.query_one(FlameView)
+        assert screen.has_class("flame") and view.flame is screen.flame
+        assert view.virtual_size.height == 1 + len(screen.lanes) * (1 + len(screen.flame[0]))
+        await pilot.press("down")
+        row, block = screen.flame_block
+        assert screen.flame_cursor.depth == 0 and row is screen.flame[0][0]
+        assert screen.cursor_pos == int(row.first[block])
+        details = str(screen.query_one("#details-text").render())
+        assert "Block" in details and "of the run on IPU 0" in details
+        await pilot.press("right")
+        assert screen.flame_block == (row, block + 1) and screen.cursor_pos == int(row.first[block + 1])
+        await pilot.press("down")
+        deeper, inner = screen.flame_block
+        assert deeper is screen.flame[0][1] and deeper.first[inner] <= screen.cursor_pos < deeper.stop[inner]
+        await pilot.press("up", "up")
+        assert screen.flame_cursor.depth == -1 and screen.flame_block is None
+        await pilot.press("f")
+        assert view.flame is None and not screen.has_class("flame")
+
+
+async def test_c_finds_the_costliest_name_and_p_opens_its_program(make_app):
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        screen = await open_flame(pilot)
+        await pilot.press("down", "c")
+        row, block = screen.flame_block
+        totals: dict[int, int] = {}
+        for node, cycles in zip(row.node.tolist(), row.cycles.tolist()):
+            totals[node] = totals.get(node, 0) + cycles
+        assert totals[int(row.node[block])] == max(totals.values())
+        lo, hi = screen.window
+        assert lo <= row.lane.starts[block] and row.lane.ends[block] <= hi
+        program = screen.selected_program()
+        await pilot.press("P")
+        await pilot.pause(0.2)
+        programs = pilot.app.screen
+        assert isinstance(programs, ProgramsScreen) and programs.selected_program() == program
+
+
+# Step statistics ----------------------------------------------------------------------
+
+
+def test_step_statistics_count_every_step_that_ran(tiny_report):
+    execution, programs = tiny_report.execution, tiny_report.programs
+    stats = step_stats(tiny_report)
+    assert [run["name"] for run in stats["runs"]] == list(execution.run_names)
+    for r, run in enumerate(stats["runs"]):
+        lo, hi = execution.run_range(r)
+        for entry in run["ipus"]:
+            ipu = entry["ipu"]
+            expected: dict[str, list[int]] = {}
+            for step in range(lo, hi):
+                if execution.cycles_from[step, ipu] < 0:
+                    continue
+                name = programs.type_name(int(execution.program[step]))
+                counts = expected.setdefault(name, [0, 0])
+                counts[0] += 1
+                counts[1] += int(execution.cycles[step, ipu])
+            assert {k: [v["steps"], v["cycles"]] for k, v in entry["types"].items()} == expected
+            assert entry["cycles"] == sum(c for _, c in expected.values())
+            for name, value in entry["types"].items():
+                if name.startswith("StreamCopy"):
+                    assert value["host"]["steps"] + value["remote_buffer"]["steps"] == value["steps"]
+
+
+def test_trace_stats_json_and_tables(capsys, tiny_dir):
+    assert main(["trace", str(tiny_dir), "--stats", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert set(data["runs"][0]["ipus"][0]["types"]["OnTileExecute"]) >= {"steps", "cycles"}
+    assert main(["trace", str(tiny_dir), "--stats"]) == 0
+    out = capsys.readouterr().out
+    assert "OnTileExecute" in out and "host" in out
+
+
+async def test_the_statistics_panel_shows_the_runs_types(make_app):
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        screen = await open_trace(pilot)
+        await pilot.press("S")
+        await pilot.pause()
+        text = str(screen.query_one("#stats-text").render())
+        assert "Step statistics" in text and "OnTileExecute" in text and "IPU 1" in text
+        await pilot.press("S")
+        assert not screen.show_stats
+
+
+# Two liveness steps compared ----------------------------------------------------------------
+
+
+def test_liveness_step_against_step_json(capsys, tiny_dir, tiny_report):
+    live = tiny_report.liveness
+    a, b = live.peak_step - 1, live.peak_step
+    assert main(["liveness", str(tiny_dir), "--step", str(a), "--vs", str(b), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    at_a, at_b = dict(live.live_variables(a)), dict(live.live_variables(b))
+    names = live.variable_names
+    assert {v["name"] for v in data["added"]} == {names[v] for v in at_b.keys() - at_a.keys()}
+    assert {v["name"] for v in data["removed"]} == {names[v] for v in at_a.keys() - at_b.keys()}
+    assert data["bytes"] == int(live.not_always_live[b]) - int(live.not_always_live[a])
+    assert all(set(v) == {"name", "bytes"} for v in data["added"] + data["removed"])
+    assert main(["liveness", str(tiny_dir), "--step", "0", "--vs", str(len(live) + 5)]) == 2
+    assert "not one" in capsys.readouterr().err
+
+
+async def test_marking_a_liveness_step_compares_the_cursor_with_it(make_app, tiny_report):
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        await wait_until_loaded(pilot)
+        await pilot.press("l")
+        await pilot.pause(0.2)
+        screen = pilot.app.screen
+        assert isinstance(screen, LivenessScreen)
+        peak = screen.cursor
+        await pilot.press("b")
+        for _ in range(6):
+            await pilot.press("plus")
+        await pilot.press("left")
+        assert screen.marked == peak and screen.cursor < peak
+        added, removed, change = live_difference(tiny_report, peak, screen.cursor)
+        panel = screen.query_one(LiveVariables)
+        assert f"against marked {peak:,}" in panel.heading
+        assert f"{len(added):,} appeared, {len(removed):,} went away" in panel.heading
+        assert len(panel.variables) == min(len(added) + len(removed), 64)
+        await pilot.press("right", "b")  # b on the marked step clears the mark
+        assert screen.marked is None
+
+
+# Program tree names by debug layer ----------------------------------------------------
+
+
+async def test_l_names_the_tree_by_each_debug_layer_in_turn(make_app, tiny_report):
+    async with make_app().run_test(size=(100, 30)) as pilot:
+        await wait_until_loaded(pilot)
+        await pilot.press("p")
+        await pilot.pause(0.2)
+        screen = pilot.app.screen
+        tree = screen.tree
+        layers = fl.layer_names(tiny_report)
+        seen = []
+        for _ in range(len(layers) + 1):
+            await pilot.press("L")
+            seen.append(tree.name_source[0] if tree.name_source else None)
+        assert seen == [*layers, None]
+        await pilot.press("L", "L", "L")  # popart
+        assert tree.name_source[0] == "popart"
+        program = next(p for p in range(len(tiny_report.programs)) if tiny_report.programs.debug_context(p) >= 0)
+        operation = tree.name_source[1](program)
+        chain = fl.context_chain(tiny_report, tiny_report.programs.debug_context(program))
+        popart = [row for row in chain if tiny_report.debug.layer_names[tiny_report.debug.layer[row]] == "popart"]
+        assert operation == tiny_report.debug.names[popart[-1]]
+        row_text = "".join(s.text for s in tree._render_row(program, "", "", False, 80))
+        assert operation in row_text
+
+
+# Small things -------------------------------------------------------------------------------
+
+
+def test_one_dominant_column_puts_the_histogram_on_a_log_scale():
+    heights, log = column_eighths([13_248, 3, 40, 1, 0, 2], 6)
+    assert log and heights[0] == 48 and heights[4] == 0 and all(h > 1 for h in heights[1:4] if h)
+    assert heights[2] > heights[1] > heights[3] >= 1
+    heights, log = column_eighths([10, 30, 40, 1, 0, 2], 6)
+    assert not log and heights == [12, 36, 48, 1, 0, 2]
+
+
+async def test_the_trace_header_keeps_the_run_name_apart_from_the_cycles(make_app):
+    async with make_app().run_test(size=(50, 24)) as pilot:
+        screen = await open_trace(pilot)
+        line = pilot.app.screen.query_one("#trace-status").render_line(0).text
+        # one line, cut at its end: never wrapped at a space (which hid the range, or glued it to the name)
+        assert re.search(r"main#0 · cycles \d", line), line
+        assert screen.run == 0
+
+
+# Snapshots ---------------------------------------------------------------------------------
+
+
+async def _flame_costliest(pilot) -> None:
+    await open_flame(pilot)
+    await pilot.press("down", "c")
+    await pilot.pause(0.1)
+
+
+async def _stats_shown(pilot) -> None:
+    await open_trace(pilot)
+    await pilot.press("S")
+    await pilot.pause(0.1)
+
+
+async def _peak_against_the_step_before(pilot) -> None:
+    await wait_until_loaded(pilot)
+    await pilot.press("l")
+    await pilot.pause(0.2)
+    await pilot.press("b", *["plus"] * 6, "left")
+    await pilot.pause(0.1)
+
+
+def test_snapshot_trace_flame_80x24(snap_compare, make_app):
+    assert snap_compare(make_app(), terminal_size=(80, 24), run_before=_flame_costliest)
+
+
+def test_snapshot_trace_flame_160x48(snap_compare, make_app):
+    assert snap_compare(make_app(), terminal_size=(160, 48), run_before=_flame_costliest)
+
+
+def test_snapshot_trace_stats_80x24(snap_compare, make_app):
+    assert snap_compare(make_app(), terminal_size=(80, 24), run_before=_stats_shown)
+
+
+def test_snapshot_liveness_compare_80x24(snap_compare, make_app):
+    assert snap_compare(make_app(), terminal_size=(80, 24), run_before=_peak_against_the_step_before)
