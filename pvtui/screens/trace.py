@@ -154,8 +154,8 @@ def stats_text(stats: dict | None, run: int, styles: dict[str, Style]) -> Text:
     muted = styles.get("muted", Style(dim=True))
     data = stats["runs"][run]
     out = Text()
-    out.append(f"Step statistics · run {run + 1} {data['name']}", style="bold")
-    out.append("   (stream copies: host / remote buffer, by program name)\n", style=muted)
+    out.append(f"Step statistics, run {run + 1} {data['name']}", style="bold")
+    out.append("  stream copies: host / remote buffer\n", style=muted)
     for ipu in data["ipus"]:
         out.append(f"IPU {ipu['ipu']}: {ipu['steps']:,} steps, {format_cycles(ipu['cycles'])} cycles\n", style="bold")
         width = max((len(name) for name in ipu["types"]), default=4) + 2
