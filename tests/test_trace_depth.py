@@ -212,6 +212,23 @@ async def test_marking_a_liveness_step_compares_the_cursor_with_it(make_app, tin
         assert screen.marked is None
 
 
+async def test_a_liveness_step_lists_its_compute_sets_vertices_and_estimated_cycles(make_app, tiny_report):
+    live, programs = tiny_report.liveness, tiny_report.programs
+    step = next(i for i, p in enumerate(np.asarray(live.program).tolist()) if programs.compute_set[p] >= 0)
+    program = int(live.program[step])
+    vertices = sorted(programs.compute_set_vertices(int(programs.compute_set[program])), key=lambda v: -v[1])
+    assert programs.estimated_cycles(program) is not None
+    async with make_app().run_test(size=(120, 40)) as pilot:
+        await wait_until_loaded(pilot)
+        await pilot.press("l")
+        await pilot.pause(0.2)
+        screen = pilot.app.screen
+        screen.go_to(step)
+        facts = str(screen.query_one("#step-facts").render())
+        assert f"estimated {programs.estimated_cycles(program):,} cycles" in facts
+        assert programs.vertex_type_names[vertices[0][0]] in facts and f"{vertices[0][1]:,}" in facts
+
+
 # Program tree names by debug layer ----------------------------------------------------
 
 

@@ -169,6 +169,12 @@ class Programs(Part):
         counts = self.col(s.COMPUTE_SET_VERTEX_COUNT)[lo:hi]
         return list(zip(types.tolist(), counts.tolist()))
 
+    def estimated_cycles(self, program: int) -> int | None:
+        """The slowest tile's estimated cycles for PROGRAM's compute set, where the profile gives them."""
+        column = self.opt(s.PROGRAM_ESTIMATED_CYCLES)
+        value = -1 if column is None else int(column[program])
+        return None if value < 0 else value
+
     def debug_context(self, program: int) -> int:
         column = self.opt(s.PROGRAM_DEBUG_CONTEXT)
         return -1 if column is None else int(column[program])

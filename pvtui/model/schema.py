@@ -39,6 +39,7 @@ PROGRAM_ROOTS = "programs.roots"  # int32 [R]
 PROGRAM_COMPUTE_SET = "programs.compute_set"  # int32 [P], -1 when none
 PROGRAM_CODE_BYTES = "programs.code_bytes"  # int64 [P], summed over tiles
 PROGRAM_DEBUG_CONTEXT = "programs.debug_context"  # int64 [P], -1 (optional)
+PROGRAM_ESTIMATED_CYCLES = "programs.estimated_cycles"  # int64 [P] slowest tile's estimate, -1 none (optional)
 COMPUTE_SET_NAME = "compute_sets.name"  # str [S]
 COMPUTE_SET_VERTEX_OFFSETS = "compute_sets.vertex_offsets"  # int64 [S+1]
 COMPUTE_SET_VERTEX_TYPE = "compute_sets.vertex_type"  # int32 [CV]

@@ -169,6 +169,7 @@ def _read_programs(programs, index, report, ctx, vertex_types, operations) -> No
     parent = np.full(n, -1, np.int32)
     compute_set = np.full(n, -1, np.int32)
     code = np.zeros(n, np.int64)
+    estimated = np.full(n, -1, np.int64)
     names, offsets, children = [], [0], []
     tick = Throttle(ctx, "profile.pop: programs", n)
     for i, program in enumerate(programs):
@@ -185,6 +186,9 @@ def _read_programs(programs, index, report, ctx, vertex_types, operations) -> No
         cs_name = attr(program, "computeset.name")
         if cs_name is not None:
             compute_set[i] = cs_index.get(str(cs_name), -1)
+            cycles = attr(program, "estimatedCyclesByTile")  # read for compute sets only: one array per tile
+            if cycles is not None and np.asarray(cycles).size:
+                estimated[i] = int(np.asarray(cycles, dtype=np.int64).max())
         code[i] = _sum_by_tile(attr(program, "controlCodeByTile")) + _sum_by_tile(
             attr(program, "codeBytesByTile")
         )
@@ -199,6 +203,8 @@ def _read_programs(programs, index, report, ctx, vertex_types, operations) -> No
     w.array(s.PROGRAM_ROOTS, np.nonzero(~is_child)[0], np.int32)
     w.array(s.PROGRAM_COMPUTE_SET, compute_set)
     w.array(s.PROGRAM_CODE_BYTES, code)
+    if (estimated >= 0).any():
+        w.array(s.PROGRAM_ESTIMATED_CYCLES, estimated)
     if operations is not None:
         w.array(s.PROGRAM_DEBUG_CONTEXT, _operation_contexts(operations, index, n))
     ctx.meta["programs"] = {"types": list(types), "count": n}
