@@ -197,6 +197,7 @@ def main(argv: list[str] | None = None) -> int:
         compile_bytecode()
         app_bench.measure_first_paint(report, cache, args.runs, results, say)
         app_bench.measure_latency(report, wide, cache, results, say)
+        app_bench.measure_step_stats(cache, args.runs, results, say)
         app_bench.measure_rss(report, cache, args.runs, results, say)
         say("progress and cancelling")
         cancel.measure_cancel(report, workdir, results, say)

@@ -93,8 +93,25 @@ LATENCY_VIEWS = (
     ("liveness", "zoom", "liveness chart: zoom (+/-)"),
     ("trace", "scroll", "trace: pan and step (,/./left/right)"),
     ("trace", "zoom", "trace: zoom (+/-)"),
+    ("trace", "flame", "trace flame view: blocks, depth rows, zoom (arrows, +/-)"),
     ("programs", "expand", "program tree: expand a node of 10,000 children"),
 )
+
+
+STATS_LIMIT = 1.0  # seconds for the whole report's step statistics
+
+
+def measure_step_stats(cache: Path, runs: int, results: Results, say: Callable[[str], None]) -> None:
+    say("  step statistics of the whole report")
+    bundle = cached_bundle(cache)
+    if bundle is None:
+        return
+    timed = [run_child("step_stats", bundle=str(bundle)) for _ in range(runs)]
+    value = median(t["seconds"] for t in timed)
+    results.add(Row(
+        "step statistics", f"per run, IPU and step type: {timed[0]['steps']:,} steps", seconds(value), "", "",
+        f"<= {seconds(STATS_LIMIT)}", met=value <= STATS_LIMIT,
+    ))
 
 
 def measure_latency(report: Path, wide: Path, cache: Path, results: Results, say: Callable[[str], None]) -> None:

@@ -314,6 +314,9 @@ LATENCY_PLANS: dict[str, dict[str, Any]] = {
         "scroll": {"setup": ["plus"] * 4, "keys": (["full_stop"] * 10 + ["right"] * 10 + ["comma"] * 5
                                                    + ["left"] * 5) * 2},
         "zoom": {"setup": ["0"], "keys": (["plus"] * 6 + ["minus"] * 6) * 3},
+        # the flame view, once its nesting is built: along a depth row, across rows, and zoom
+        "flame": {"setup": ["0", "f"], "ready": "flame", "keys": (["right"] * 10 + ["down"] * 3
+                  + ["left"] * 5 + ["up"] * 3 + ["plus", "plus", "minus", "minus"]) * 2},
     },
 }
 
@@ -335,6 +338,14 @@ def job_latency(view: str, report: str, cache: str) -> dict:
                     for key in plan["setup"]:
                         t = time.monotonic()
                         send_key(app, key)
+                        await frames.settle(t)
+                    if plan.get("ready"):  # built in a worker: wait for it, untimed
+                        for _ in range(1200):
+                            if getattr(app.screen, plan["ready"], None) is not None:
+                                break
+                            await asyncio.sleep(0.05)
+                        t = time.monotonic()
+                        send_key(app, "down")  # onto the first depth row, now that it exists
                         await frames.settle(t)
                     out[action] = await _samples(app, frames, plan["keys"])
         return out
@@ -388,6 +399,18 @@ async def _expand_samples(app, frames: Frames) -> dict[str, Any]:
         send_key(app, "space")  # collapse again, untimed
         await frames.settle(t)
     return {"first": first, "last": last, "noop": noop, "children": children}
+
+
+def job_step_stats(bundle: str) -> dict:
+    """Seconds to compute the step statistics of the whole report, from its warm bundle."""
+    from pvtui.model.report import Report
+    from pvtui.model.step_stats import step_stats
+
+    report = Report(Path(bundle))
+    t = time.monotonic()
+    stats = step_stats(report)
+    return {"seconds": time.monotonic() - t, "runs": len(stats["runs"]) if stats else 0,
+            "steps": report.execution.num_steps if report.execution is not None else 0}
 
 
 def job_app_cancel(report: str, cache: str, after: float) -> dict:
@@ -487,6 +510,7 @@ JOBS = {
     "first_paint": job_first_paint,
     "rss": job_rss,
     "latency": job_latency,
+    "step_stats": job_step_stats,
     "app_cancel": job_app_cancel,
 }
 

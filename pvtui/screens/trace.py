@@ -235,6 +235,9 @@ class TraceScreen(ReportScreen):
         self.flame_cursor = FlameCursor()
         self._nesting: fl.Nesting | None = None  # built once per report, the first time the flame view shows
         self._flame_of_run: dict[int, tuple[list[fl.FlameRow], ...]] = {}
+        self._legend_theme = ""  # the theme the legend was drawn in
+        self._details_lines = -1  # lines of the details shown: a change of height needs a layout
+        self._lane_cycles: dict[int, tuple[int, ...]] = {}  # per run, each IPU's cycles: a block's share of them
         self._stats: dict | None = None
         self._lanes_of_run: dict[int, tuple[tv.Lane, ...]] = {}
         self.generation = 0  # counts the lanes shown, so cached drawings of older ones are never reused
@@ -385,12 +388,15 @@ class TraceScreen(ReportScreen):
         report = self.report
         nesting = self._nesting or fl.build_nesting(report, report.execution.program)
         rows = tuple(fl.lane_flame(report, lane, ipu, nesting) for ipu, lane in enumerate(lanes))
-        self.app.call_from_thread(self._flame_indexed, report, run, nesting, rows)
+        cycles = tuple(int(np.asarray(report.execution.cycles[:, ipu])[lane.steps].sum())
+                       for ipu, lane in enumerate(lanes))
+        self.app.call_from_thread(self._flame_indexed, report, run, nesting, rows, cycles)
 
-    def _flame_indexed(self, report, run: int, nesting: fl.Nesting, rows) -> None:
+    def _flame_indexed(self, report, run: int, nesting: fl.Nesting, rows, cycles: tuple[int, ...]) -> None:
         if report is self.report:
             self._nesting = nesting
             self._flame_of_run[run] = rows
+            self._lane_cycles[run] = cycles
             if run == self.run:
                 self._redraw()
 
@@ -434,8 +440,11 @@ class TraceScreen(ReportScreen):
         state = TraceState(self.run, self.lanes, self.window, self.cursor_ipu, self.cursor_pos)
         names = self._nesting.names if self._nesting is not None else []
         trace.show_flame(state, flame, names, self.flame_cursor if flame is not None else FlameCursor())
-        self.query_one("#trace-status", Static).update(self._status_text())
-        self.query_one("#trace-legend", Static).update(self._legend_text())
+        # one line each, fixed: no layout (a layout per key costs a whole frame)
+        self.query_one("#trace-status", Static).update(self._status_text(), layout=False)
+        if self._legend_theme != self.app.theme:  # it changes with the theme alone
+            self._legend_theme = self.app.theme
+            self.query_one("#trace-legend", Static).update(self._legend_text(), layout=False)
         lower = "stats" if self.show_stats else "bsp" if self.show_bsp else "details"
         self.query_one(ContentSwitcher).current = lower
         if self.show_stats:
@@ -479,21 +488,26 @@ class TraceScreen(ReportScreen):
         block = self.flame_block
         styles = phase_text_styles(self.app.theme_variables)
         if block is not None:
-            details.update(self._block_details(*block, styles))
+            self._show_details_text(self._block_details(*block, styles))
             return
         if self.flame is not None and self.flame_cursor.depth >= 0:
-            details.update(f"IPU {self.cursor_ipu} has no steps nested {self.flame_cursor.depth + 1} deep.")
+            self._show_details_text(Text(f"IPU {self.cursor_ipu} has no steps nested {self.flame_cursor.depth + 1} deep."))
             return
         if step < 0:
-            details.update(f"IPU {self.cursor_ipu} ran no steps in this run.")
+            self._show_details_text(Text(f"IPU {self.cursor_ipu} ran no steps in this run."))
             return
-        details.update(step_details(self.report, step, self.cursor_ipu, self.bytes, styles))
+        self._show_details_text(step_details(self.report, step, self.cursor_ipu, self.bytes, styles))
+
+    def _show_details_text(self, text: Text) -> None:
+        """Show TEXT in the details, with a layout only when its number of lines (its height) changes."""
+        lines = text.plain.count("\n")
+        self.query_one("#details-text", Static).update(text, layout=lines != self._details_lines)
+        self._details_lines = lines
 
     def _block_details(self, row: fl.FlameRow, block: int, styles: dict[str, Style]) -> Text:
-        lane = self.current_lane
-        execution = self.report.execution
-        run_cycles = int(np.asarray(execution.cycles[:, self.cursor_ipu])[lane.steps].sum()) if len(lane) else 0
-        return block_details(self.report, self._nesting, row, block, self.cursor_ipu, lane, run_cycles, styles)
+        run_cycles = self._lane_cycles[self.run][self.cursor_ipu]
+        return block_details(self.report, self._nesting, row, block, self.cursor_ipu, self.current_lane,
+                             run_cycles, styles)
 
     def _draw_stats(self) -> None:
         if self._stats is None:
@@ -546,6 +560,7 @@ class TraceScreen(ReportScreen):
         super().report_changed()
         self._lanes_of_run.clear()
         self._flame_of_run.clear()
+        self._lane_cycles.clear()
         self._nesting = None
         self._stats = None
         self.flame_cursor = FlameCursor()
@@ -559,6 +574,7 @@ class TraceScreen(ReportScreen):
     async def _rebuild(self) -> None:
         """The reload gained or lost the execution profile or its per-tile cycles: compose the screen again."""
         await self.recompose()
+        self._legend_theme, self._details_lines = "", -1  # new widgets: nothing drawn in them yet
         if self.report.execution is not None:
             self._open_run(self.run)
 

@@ -60,6 +60,8 @@ class FlameView(TraceView):
         self.names: list[str] = []
         self.cursor = FlameCursor()
         self._flame_styles: dict[str, Style] = {}
+        self._cursor_row = 0  # the row the cursor is on, below the axis
+        self._shown: tuple = ()  # run, window and flame rows last drawn
 
     @property
     def depth(self) -> int:
@@ -105,13 +107,21 @@ class FlameView(TraceView):
         if self.flame is None:
             super().show(state)
             return
-        if self.state is None or state.lanes is not self.state.lanes:
+        before, shown_row, top = self.state, self._cursor_row, self.scroll_y
+        if before is None or state.lanes is not before.lanes:
             self._cells.clear()
             self._strips.clear()
         self.state = state
         self.virtual_size = Size(self.size.width, 1 + len(state.lanes) * self.rows_per_ipu)
-        self.scroll_to_lane(state.cursor_ipu * self.rows_per_ipu + 1 + self.cursor.depth)
-        self.refresh()
+        self._cursor_row = state.cursor_ipu * self.rows_per_ipu + 1 + self.cursor.depth
+        self.scroll_to_lane(self._cursor_row)
+        unmoved = before is not None and self.scroll_y == top and self._shown == (state.run, state.window, self.flame)
+        self._shown = (state.run, state.window, self.flame)
+        if unmoved and before.lanes is state.lanes:  # only the cursor moved: repaint its old and new rows
+            for row in {shown_row, self._cursor_row}:
+                self.refresh_line(row + 1)  # the axis is line 0
+        else:
+            self.refresh()
 
     def render_line(self, y: int) -> Strip:
         if self.flame is None:
