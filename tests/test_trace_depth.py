@@ -8,7 +8,7 @@ import re
 
 import numpy as np
 import pytest
-from conftest import wait_until_loaded
+from conftest import open_screen
 from test_trace_screen import open_trace
 
 from pvtui.cli import main
@@ -192,11 +192,7 @@ def test_liveness_step_against_step_json(capsys, tiny_dir, tiny_report):
 
 async def test_marking_a_liveness_step_compares_the_cursor_with_it(make_app, tiny_report):
     async with make_app().run_test(size=(80, 24)) as pilot:
-        await wait_until_loaded(pilot)
-        await pilot.press("l")
-        await pilot.pause(0.2)
-        screen = pilot.app.screen
-        assert isinstance(screen, LivenessScreen)
+        screen = await open_screen(pilot, "l", LivenessScreen)
         peak = screen.cursor
         await pilot.press("b")
         for _ in range(6):
@@ -219,10 +215,7 @@ async def test_a_liveness_step_lists_its_compute_sets_vertices_and_estimated_cyc
     vertices = sorted(programs.compute_set_vertices(int(programs.compute_set[program])), key=lambda v: -v[1])
     assert programs.estimated_cycles(program) is not None
     async with make_app().run_test(size=(120, 40)) as pilot:
-        await wait_until_loaded(pilot)
-        await pilot.press("l")
-        await pilot.pause(0.2)
-        screen = pilot.app.screen
+        screen = await open_screen(pilot, "l", LivenessScreen)
         screen.go_to(step)
         facts = str(screen.query_one("#step-facts").render())
         assert f"estimated {programs.estimated_cycles(program):,} cycles" in facts
@@ -234,10 +227,7 @@ async def test_a_liveness_step_lists_its_compute_sets_vertices_and_estimated_cyc
 
 async def test_l_names_the_tree_by_each_debug_layer_in_turn(make_app, tiny_report):
     async with make_app().run_test(size=(100, 30)) as pilot:
-        await wait_until_loaded(pilot)
-        await pilot.press("p")
-        await pilot.pause(0.2)
-        screen = pilot.app.screen
+        screen = await open_screen(pilot, "p", ProgramsScreen)
         tree = screen.tree
         layers = fl.layer_names(tiny_report)
         seen = []
@@ -292,9 +282,7 @@ async def _stats_shown(pilot) -> None:
 
 
 async def _peak_against_the_step_before(pilot) -> None:
-    await wait_until_loaded(pilot)
-    await pilot.press("l")
-    await pilot.pause(0.2)
+    await open_screen(pilot, "l", LivenessScreen)
     await pilot.press("b", *["plus"] * 6, "left")
     await pilot.pause(0.1)
 
