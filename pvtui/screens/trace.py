@@ -147,31 +147,53 @@ def block_details(
     return out
 
 
-def stats_text(stats: dict | None, run: int, styles: dict[str, Style]) -> Text:
-    """The step statistics of RUN: per IPU, each step type's steps, cycles and share."""
+STATS_TYPE_WIDTH = 18  # the step type column of the statistics
+STATS_IPU_WIDTH = 27  # each IPU's steps, cycles and share
+
+
+def stats_text(stats: dict | None, run: int, styles: dict[str, Style], first_ipu: int = 0, width: int = 80) -> Text:
+    """The step statistics of RUN: a row per step type, and for each IPU from FIRST_IPU that fits in
+    WIDTH its steps, cycles and share; stream copies split into host and remote-buffer rows."""
     if stats is None or run >= len(stats["runs"]):
         return Text("No execution profile: no step statistics.")
     muted = styles.get("muted", Style(dim=True))
     data = stats["runs"][run]
+    ipus = data["ipus"]
+    fits = max((width - STATS_TYPE_WIDTH) // STATS_IPU_WIDTH, 1)
+    first = min(max(first_ipu, 0), max(len(ipus) - fits, 0))
+    shown = ipus[first : first + fits]
     out = Text()
     out.append(f"Step statistics, run {run + 1} {data['name']}", style="bold")
-    out.append("  stream copies: host / remote buffer\n", style=muted)
-    for ipu in data["ipus"]:
-        out.append(f"IPU {ipu['ipu']}: {ipu['steps']:,} steps, {format_cycles(ipu['cycles'])} cycles\n", style="bold")
-        width = max((len(name) for name in ipu["types"]), default=4) + 2
-        out.append(f"  {'type':<{width}}{'steps':>10}{'cycles':>16}{'share':>8}\n", style=muted)
-        for name, entry in ipu["types"].items():
-            out.append("  ")
-            out.append(f"{name:<{width}}", style=styles.get(phase_of(name), Style()))
-            out.append(f"{entry['steps']:>10,}{format_cycles(entry['cycles']):>16}{percent(entry['share']):>8}\n")
-            for kind in ("host", "remote_buffer"):
-                part = entry.get(kind)
-                if part and part["steps"]:
-                    label = "  host" if kind == "host" else "  remote buffer"
-                    out.append(f"  {label:<{width}}{part['steps']:>10,}{format_cycles(part['cycles']):>16}\n",
-                               style=muted)
-    out.rstrip()
+    more = f" · IPUs {first}–{first + len(shown) - 1} of {len(ipus)}, up/down for others" if len(shown) < len(ipus) else ""
+    out.append(f"  stream copies: host / remote buffer{more}\n", style=muted)
+    out.append(" " * STATS_TYPE_WIDTH)
+    for ipu in shown:
+        out.append(f"{'IPU ' + str(ipu['ipu']):>{STATS_IPU_WIDTH}}", style="bold")
+    out.append("\n" + f"{'step type':<{STATS_TYPE_WIDTH}}" + f"{'steps':>8}{'cycles':>13}{'share':>6}" * len(shown) + "\n",
+               style=muted)
+    names = list(dict.fromkeys(name for ipu in ipus for name in ipu["types"]))
+
+    def cells(entry: dict | None, share: bool = True) -> str:
+        if not entry or not entry["steps"]:
+            return " " * STATS_IPU_WIDTH
+        tail = f"{percent(entry['share']):>6}" if share else " " * 6
+        return f"{entry['steps']:>8,}{format_cycles(entry['cycles']):>13}{tail}"
+
+    for name in names:
+        out.append(_clip(name, STATS_TYPE_WIDTH - 1).ljust(STATS_TYPE_WIDTH), style=styles.get(phase_of(name), Style()))
+        out.append("".join(cells(ipu["types"].get(name)) for ipu in shown) + "\n")
+        for kind, label in (("host", "  host"), ("remote_buffer", "  remote buffer")):
+            parts = [ipu["types"].get(name, {}).get(kind) for ipu in shown]
+            if any(part and part["steps"] for part in parts):
+                out.append(label.ljust(STATS_TYPE_WIDTH) + "".join(cells(part, share=False) for part in parts) + "\n",
+                           style=muted)
+    out.append(f"{'all':<{STATS_TYPE_WIDTH}}", style="bold")
+    out.append("".join(f"{ipu['steps']:>8,}{format_cycles(ipu['cycles']):>13}{'100%':>6}" for ipu in shown))
     return out
+
+
+def _clip(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: max(width - 1, 0)] + "…"
 
 
 class TraceScreen(ReportScreen):
@@ -194,7 +216,7 @@ class TraceScreen(ReportScreen):
         min-height: 5;
         border-top: solid $panel;
     }
-    TraceScreen #details { padding: 0 1; }
+    TraceScreen #details, TraceScreen #stats { padding: 0 1; }
     """
 
     BINDINGS = [
@@ -513,7 +535,9 @@ class TraceScreen(ReportScreen):
         if self._stats is None:
             self._stats = step_stats(self.report)
         styles = phase_text_styles(self.app.theme_variables)
-        self.query_one("#stats-text", Static).update(stats_text(self._stats, self.run, styles))
+        panel = self.query_one("#stats-text", Static)
+        width = max(self.query_one("#trace-lower").size.width - 2, 40)
+        panel.update(stats_text(self._stats, self.run, styles, self.cursor_ipu, width))
 
     def _draw_bsp(self) -> None:
         status = self.query_one("#bsp-status", Static)
