@@ -14,7 +14,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from pvtui.model import schema as s
 from pvtui.model.report import Report
+from pvtui.model.strings import StringTable
 from pvtui.model.trace_views import Lane
 
 MAX_DEPTH = 8  # deeper names are joined into the last level
@@ -82,17 +84,17 @@ def common_length(a: list[str], b: list[str]) -> int:
     return n
 
 
-def program_path(report: Report, program: int, memo: dict[int, tuple[list[str], list[str]]]) -> tuple[list[str], bool]:
-    """PROGRAM's path of names, and whether it came from debug.cbor.
+def program_path(
+    report: Report, name: str, context: int, memo: dict[int, tuple[list[str], list[str]]]
+) -> tuple[list[str], bool]:
+    """The path of names of a program called NAME linked to debug CONTEXT (-1: none), and whether
+    it came from debug.cbor.
 
     With a context: the layers its name shares with the outermost context's name
     (else all but its last two parts), the operation and its PopLibs calls, then
     the rest of the program's name.
     """
-    programs = report.programs
-    name = programs.names[program] or programs.type_name(program)
     parts = split_name(name) or [name]
-    context = programs.debug_context(program)
     if context not in memo:
         chain = context_chain(report, context)
         memo[context] = context_names(report, chain) if chain else ([], [])
@@ -101,6 +103,12 @@ def program_path(report: Report, program: int, memo: dict[int, tuple[list[str], 
         return parts, False
     shared = common_length(parts[:-1], outer) or max(len(parts) - 2, 0)
     return parts[:shared] + ops + ["/".join(parts[shared:])], True
+
+
+def decode(table: StringTable, indices: list[int]) -> list[str]:
+    """The strings at INDICES of TABLE, reading its blob once (not one memory-map read each)."""
+    blob, offsets = bytes(table.blob), np.asarray(table.offsets).tolist()
+    return [blob[offsets[i] : offsets[i + 1]].decode("utf-8", "replace") for i in indices]
 
 
 def capped(path: list[str]) -> list[str]:
@@ -115,8 +123,12 @@ def build_nesting(report: Report, step_programs: np.ndarray) -> Nesting:
     wanted = wanted[(wanted >= 0) & (wanted < count)].tolist()
     memo: dict[int, tuple[list[str], list[str]]] = {}
     paths, linked = {}, np.zeros(count, dtype=bool)
-    for program in wanted:
-        path, from_debug = program_path(report, program, memo)
+    names = decode(programs.names, wanted) if programs is not None else []
+    contexts = programs.opt(s.PROGRAM_DEBUG_CONTEXT) if programs is not None else None
+    contexts = np.full(count, -1, np.int64) if contexts is None else np.asarray(contexts)
+    for program, name in zip(wanted, names):
+        name = name or programs.type_name(program)
+        path, from_debug = program_path(report, name, int(contexts[program]), memo)
         paths[program] = capped(path)
         linked[program] = from_debug
     depth = max((len(p) for p in paths.values()), default=1)
