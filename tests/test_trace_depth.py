@@ -201,8 +201,8 @@ async def test_marking_a_liveness_step_compares_the_cursor_with_it(make_app, tin
         assert screen.marked == peak and screen.cursor < peak
         added, removed, change = live_difference(tiny_report, peak, screen.cursor)
         panel = screen.query_one(LiveVariables)
-        assert f"vs marked {peak:,}: " in panel.heading
-        assert f"{len(added):,} appeared, {len(removed):,} gone" in panel.heading
+        assert f"vs {peak:,}: " in panel.heading
+        assert f"+{len(added):,} −{len(removed):,} variables" in panel.heading
         assert len(panel.variables) == min(len(added) + len(removed), 64)
         await pilot.press("right", "b")  # b on the marked step clears the mark
         assert screen.marked is None

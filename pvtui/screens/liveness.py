@@ -292,8 +292,7 @@ class LivenessScreen(ReportScreen):
             added, removed, change = live_difference(self.report, self.marked, step)
             sign = "+" if change >= 0 else "−"
             variables.show(
-                f"vs marked {self.marked:,}: {sign}{self.bytes(abs(change))}, "
-                f"{len(added):,} appeared, {len(removed):,} gone",
+                f"vs {self.marked:,}: {sign}{self.bytes(abs(change))} · +{len(added):,} −{len(removed):,} variables",
                 [(f"+{self.bytes(size)}", names[v]) for v, size in added[:MAX_VARIABLES_LISTED]]
                 + [(f"−{self.bytes(size)}", names[v]) for v, size in removed[:MAX_VARIABLES_LISTED]],
                 len(added) + len(removed),

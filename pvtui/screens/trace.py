@@ -165,7 +165,7 @@ def stats_text(stats: dict | None, run: int, styles: dict[str, Style], first_ipu
     out = Text()
     out.append(f"Step statistics, run {run + 1} {data['name']}", style="bold")
     more = f" · IPUs {first}–{first + len(shown) - 1} of {len(ipus)}, up/down for others" if len(shown) < len(ipus) else ""
-    out.append(f"  stream copies: host / remote buffer{more}\n", style=muted)
+    out.append(f"{more}\n", style=muted)
     out.append(" " * STATS_TYPE_WIDTH)
     for ipu in shown:
         out.append(f"{'IPU ' + str(ipu['ipu']):>{STATS_IPU_WIDTH}}", style="bold")
