@@ -12,7 +12,7 @@ from conftest import open_screen
 from test_trace_screen import open_trace
 
 from pvtui.cli import main
-from pvtui.commands.insights import column_eighths
+from pvtui.render.insights import column_eighths
 from pvtui.model import flame as fl
 from pvtui.model import trace_views as tv
 from pvtui.model.queries import live_difference

@@ -1,0 +1,27 @@
+"""`pvtui trace PATH [--stats]`: execution runs, steps and cycles, or the statistics of each step type."""
+
+from __future__ import annotations
+
+import argparse
+
+from pvtui.commands.common import add_report_arguments, emit_available, load, run_part
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_report_arguments(parser)
+    parser.add_argument("--stats", action="store_true",
+                        help="steps, cycles and share of each step type, per run and IPU")
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.stats:
+        from pvtui.model.step_stats import step_stats
+        from pvtui.render.tables import render_step_stats
+
+        report = load(args.path, args.engine)
+        data = step_stats(report) or {"available": False, "reason": report.missing("execution")}
+        return emit_available(args, data, render_step_stats)
+    from pvtui.model.queries import trace_table
+    from pvtui.render.tables import render_trace
+
+    return run_part(args, trace_table, render_trace, "execution")
