@@ -65,6 +65,24 @@ def test_paths_come_from_debug_contexts_else_from_program_names(tiny_report):
         assert name.endswith(path[-1])
 
 
+@pytest.mark.parametrize("parts", [("debug",), ("debug", "programs")])
+def test_without_debug_or_programs_the_nesting_comes_from_what_is_left(tiny_report, tmp_path, parts):
+    from test_liveness_screen import bundle_without
+
+    from pvtui.model.report import Report
+
+    report = Report(bundle_without(tiny_report, tmp_path / "less", parts))
+    nesting = fl.build_nesting(report, report.execution.program)
+    assert not nesting.linked.any()
+    if report.programs is not None:
+        program = int(report.execution.program[0])
+        assert nesting.path(program) == [p for p in report.programs.names[program].split("/") if p]
+    lane = tv.build_lanes(report.execution.cycles_from[:5], report.execution.cycles_to[:5], np.zeros(5, np.int8), 0)[0]
+    rows = fl.lane_flame(report, lane, 0, nesting)
+    assert rows and (len(rows[0]) > 0) == (report.programs is not None)
+    assert fl.layer_names(report) == []
+
+
 def test_names_fit_their_blocks():
     assert elide("attention", 12) == "attention   " and elide("attention", 5) == "atte…" and elide("x", 1) == " "
     runs = block_runs(np.array([0, 0, 1, -1, 2, 2]), np.array([False, False, False, False, True, True]))
