@@ -46,9 +46,10 @@ def block_runs(positions: np.ndarray, several: np.ndarray) -> list[tuple[int, in
         return []
     codes = np.where(several, -2, positions)
     breaks = np.flatnonzero(np.diff(codes)) + 1
-    starts = np.concatenate(([0], breaks)).tolist()
-    ends = np.concatenate((breaks, [len(codes)])).tolist()
-    return [(int(positions[s]), s, e - s, bool(several[s])) for s, e in zip(starts, ends)]
+    starts = np.concatenate(([0], breaks))
+    ends = np.concatenate((breaks, [len(codes)]))
+    # whole-array reads, then plain lists: indexing numpy one element at a time costs more than the rest
+    return list(zip(positions[starts].tolist(), starts.tolist(), (ends - starts).tolist(), several[starts].tolist()))
 
 
 class FlameView(TraceView):
