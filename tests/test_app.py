@@ -272,3 +272,18 @@ async def test_a_screen_shown_before_is_switched_to_without_textuals_hold(make_a
         await pilot.press("s", "m")
         await pilot.pause(0.1)
         assert held == ["summary"] and pilot.app.screen.SCREEN_NAME == "Memory"
+
+
+@pytest.mark.parametrize("key,name", [("m", "Memory"), ("p", "Programs"), ("o", "Operations")])
+async def test_the_detail_panes_go_under_the_main_view_below_120_columns(make_app, key, name):
+    """One mechanism for every screen (Textual's breakpoints): 'narrow' below 120 columns, 'wide' from it."""
+    async with make_app().run_test(size=(119, 30)) as pilot:
+        await wait_until_loaded(pilot)
+        await pilot.press(key)
+        await pilot.pause(0.2)
+        screen = pilot.app.screen
+        assert screen.SCREEN_NAME == name
+        assert screen.has_class("narrow") and not screen.has_class("wide")
+        await pilot.resize_terminal(120, 30)
+        await pilot.pause(0.2)
+        assert screen.has_class("wide") and not screen.has_class("narrow")

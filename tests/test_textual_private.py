@@ -70,3 +70,4 @@ async def test_switch_mode_holds_the_frame_through_delay_update_and_instant_swit
         await app.switch_mode("a")  # shown before: painted at once
         await pilot.pause()
     assert held == ["a"]  # the hold is asked for while the old mode is current: only for b
+

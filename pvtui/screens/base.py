@@ -20,6 +20,9 @@ if TYPE_CHECKING:
     from pvtui.model.tables import Table
 
 
+WIDE = 120  # columns from which a screen's details sit beside its main view
+
+
 class TitleBar(Widget):
     """One line of tabs: the report's name, then every screen with its key letter marked.
 
@@ -80,6 +83,9 @@ class ReportScreen(Screen):
     """
 
     SCREEN_NAME: ClassVar[str] = ""
+    # Below WIDE columns the screen has the class "narrow" (a screen's details go under its main view
+    # instead of beside it), from WIDE on "wide": Textual sets them on every resize.
+    HORIZONTAL_BREAKPOINTS = [(0, "narrow"), (WIDE, "wide")]
     DEFAULT_CSS = """
     ReportScreen #opening { padding: 1 2; color: $text-muted; height: 1fr; }
     """

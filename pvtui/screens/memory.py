@@ -6,7 +6,6 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.events import Resize
 
 from pvtui.model.tables import Table
 from pvtui.model.tile_views import (
@@ -22,7 +21,6 @@ from pvtui.screens.base import ReportScreen, Unavailable
 from pvtui.widgets.detail_text import DetailText
 from pvtui.widgets.heatmap import TileHeatmap, legend
 
-WIDE = 120  # columns from which the detail pane sits beside the heatmap
 LISTED = 12  # vertices listed in the detail pane
 
 
@@ -107,9 +105,6 @@ class MemoryScreen(ReportScreen):
     def show_report(self) -> None:
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self._redraw_text())
         self._load(selected=None)
-
-    def on_resize(self, event: Resize) -> None:
-        self.set_class(event.size.width < WIDE, "narrow")
 
     @property
     def heatmap(self) -> TileHeatmap:

@@ -26,7 +26,6 @@ from pvtui.model.tables import Table
 from pvtui.screens.base import ReportScreen, Unavailable
 from pvtui.units import format_cycles
 
-WIDE = 120  # columns from which the details sit beside the table
 LISTED = 6  # programs and operations named in the details
 MIN_NAME_WIDTH = 24  # below this, the columns the details also give make room for the names
 OPTIONAL = ("code bytes", "variable bytes")  # memory is their sum, and the details give both
@@ -117,7 +116,6 @@ class OperationsScreen(ReportScreen):
             self._load_layer(self.layer_name)
 
     def on_resize(self) -> None:
-        self.set_class(self.app.size.width < WIDE, "narrow")
         self.call_after_refresh(self._fit_width)
 
     def _fit_width(self) -> None:

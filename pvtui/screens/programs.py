@@ -26,7 +26,6 @@ from pvtui.widgets.program_tree import EXPAND_CAP, ProgramTree
 if TYPE_CHECKING:
     from pvtui.model.report import Report
 
-WIDE = 120  # columns from which the details sit beside the tree
 VERTEX_ROWS = 12  # vertex types listed per compute set
 JSON_LINES = 16  # lines of a debug context's fields
 NO_SELECTION = "Select a program to see its details."
@@ -186,12 +185,8 @@ class ProgramsScreen(ReportScreen):
     def show_report(self) -> None:
         self.matches = no_matches()
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self.show_details())
-        self.on_resize()
         self._focus_tree()
         self.show_details()
-
-    def on_resize(self) -> None:
-        self.set_class(self.app.size.width < WIDE, "narrow")
 
     @property
     def tree(self) -> ProgramTree | None:
@@ -371,7 +366,6 @@ class ProgramsScreen(ReportScreen):
         self.matches = no_matches()
         self._name_search = None
         await self.recompose()
-        self.on_resize()
         self._focus_tree()
         programs = self.report.programs
         if selected is not None and programs is not None and selected < len(programs):
