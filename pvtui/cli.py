@@ -31,6 +31,7 @@ COMMANDS: dict[str, tuple[str, bool]] = {
                 "the explorer in a terminal, prints tables when the output is piped or redirected", True),
     "split": ("suggest pipeline split points that balance a single-IPU report's memory across N IPUs", True),
     "export": ("write the report's bundle to OUT, to browse it anywhere", True),
+    "check": ("file by file, whether a report is usable and why not (exit 0 usable, 2 not); only reads", True),
     "synth": ("write a synthetic report directory", False),
     "demo": ("open a synthetic demo report", False),
 }
