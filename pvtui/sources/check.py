@@ -119,7 +119,7 @@ def check_path(
     path: Path,
     *,
     settle: float | None = None,
-    large: int = LARGE_BYTES,
+    large: int | None = None,
     cancel: CancelToken | None = None,
 ) -> CheckResult:
     """Check every report at or under PATH (a directory, a report file, an engine tree or a bundle)."""
@@ -143,7 +143,7 @@ def check_reports(
     path: Path | None = None,
     *,
     settle: float | None = None,
-    large: int = LARGE_BYTES,
+    large: int | None = None,
     cancel: CancelToken | None = None,
 ) -> CheckResult:
     """Check the files of REPORTS, named relative to ROOT."""
@@ -158,9 +158,10 @@ def check_reports(
 
 
 def _check_files(
-    result: CheckResult, root: Path, paths: Iterable[Path], settle: float | None, large: int, cancel: CancelToken
+    result: CheckResult, root: Path, paths: Iterable[Path], settle: float | None, large: int | None, cancel: CancelToken
 ) -> None:
     settle = SETTLE_SECONDS if settle is None else settle
+    large = LARGE_BYTES if large is None else large
     unique = list({os.path.abspath(p): p for p in paths}.values())  # a parent's debug.cbor, shared, once
     started = time.monotonic()
     before = {p: _stamp(p) for p in unique}
