@@ -3,6 +3,7 @@ that checking never changes a report directory."""
 
 from __future__ import annotations
 
+import io
 import json
 import shutil
 import sqlite3
@@ -103,14 +104,14 @@ def test_a_profile_that_is_not_a_whole_database_is_not_usable(report, damage, ex
     assert not check.usable and expected in check.problems[0]
 
 
-def test_a_damaged_page_fails_quick_check(report):
+def test_a_damaged_page_fails_quick_check_in_one_line(report):
     profile = report / "profile.pop"
     data = bytearray(profile.read_bytes())
-    data[4096 * 2 : 4096 * 2 + 200] = b"\xff" * 200  # a b-tree page's header and cell pointers
+    data[4096 * 2 + 3 : 4096 * 2 + 5] = (500).to_bytes(2, "big")  # page 3 claims 500 cells
     profile.write_bytes(bytes(data))
     check = check_path(report).files["profile.pop"]
-    assert not check.usable
-    assert any("quick_check" in p or "SQLite cannot read it" in p for p in check.problems)
+    assert check.problems == ["PRAGMA quick_check: Page 3: free space corruption; database disk image is malformed"]
+    assert check.facts["quick_check"] == "failed"
 
 
 @pytest.mark.parametrize("suffix", ["-journal", "-wal"])
@@ -236,7 +237,78 @@ def test_checking_changes_nothing_even_for_a_wal_database(tmp_path, tiny_dir, ca
 def test_every_damaged_report_is_found_unusable_and_left_as_it_was(tiny_dir, tmp_path):
     corpus = build_corpus(tiny_dir, tmp_path / "corpus")
     before = state(tmp_path / "corpus")
-    verdicts = {entry.name: (check_path(entry.path).usable, entry.outcome == WHOLE) for entry in corpus}
+    results = {entry.name: check_path(entry.path) for entry in corpus}
     assert state(tmp_path / "corpus") == before
+    problems = [p for r in results.values() for f in r.files.values() for p in f.problems] + [
+        p for r in results.values() for p in r.problems]
+    assert problems and all("\n" not in p for p in problems)  # one line each
+    verdicts = {entry.name: (results[entry.name].usable, entry.outcome == WHOLE) for entry in corpus}
     wrong = {name: usable for name, (usable, whole) in verdicts.items() if usable != whole}
     assert not wrong, f"verdicts that disagree with the corpus: {wrong}"
+
+
+# --- in the app: a report that fails to open shows the check of its files -------------------
+
+
+async def wait_for(pilot, condition) -> None:
+    for _ in range(300):
+        await pilot.pause(0.02)
+        if condition():
+            return
+    raise AssertionError(f"never happened: {pilot.app.screen!r}")
+
+
+def findings(screen) -> str:
+    """The check's findings as the dialog shows them, as text."""
+    from rich.console import Console
+    from textual.widgets import Static
+
+    console = Console(width=100, file=io.StringIO(), color_system=None)
+    for widget in screen.query("#check-result").results(Static):  # none until the dialog is composed
+        console.print(widget.content)
+    return console.file.getvalue()
+
+
+@pytest.mark.anyio
+async def test_a_report_that_fails_to_open_shows_the_check_then_quits(tiny_dir, tmp_path, make_app):
+    from pvtui.screens.dialogs import OpenFailed
+
+    folder = tmp_path / "only-archive"
+    folder.mkdir()
+    (folder / "archive.a").write_bytes((tiny_dir / "archive.a").read_bytes()[:100_000])
+    (folder / "app.json").write_text('{"a": ')
+    app = make_app(folder)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, OpenFailed) and "✗" in findings(app.screen))
+        shown = findings(app.screen)
+        assert "not usable (2 of 2 files)" in shown
+        assert "archive.a" in shown and "truncated: member at offset" in shown
+        assert "not valid JSON (line 1 column 7" in shown
+        assert app.return_code is None  # shown until read
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.return_code is not None)
+    assert app.return_code == 2
+
+
+@pytest.mark.anyio
+async def test_a_failed_reload_shows_the_check_and_keeps_the_report(tiny_dir, make_app, monkeypatch):
+    from pvtui.errors import ReportError
+    from pvtui.screens.dialogs import OpenFailed
+    from pvtui.sources import ingest
+
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: app.report is not None)
+        shown = app.report
+
+        def fail(files, **_):
+            raise ReportError(files.directory, "profile.pop changed while being read, 3 times")
+
+        monkeypatch.setattr(ingest, "open_current", lambda files, cache=None: None)
+        monkeypatch.setattr(ingest, "load_report", fail)
+        app.open_report(app.files, reload=True)
+        await wait_for(pilot, lambda: isinstance(app.screen, OpenFailed) and "✓ usable" in findings(app.screen))
+        assert "Reload failed" in str(app.screen.query_one("Label").content)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, OpenFailed))
+        assert app.return_code is None and app.report is shown

@@ -303,11 +303,13 @@ def _check_pages(pages: tuple[int, int] | None, size: int, check: FileCheck) -> 
 
 
 def _quick_check(db: sqlite3.Connection, check: FileCheck) -> None:
-    rows = [row[0] for row in db.execute(f"PRAGMA quick_check({QUICK_CHECK_ROWS})")]
+    rows = [str(row[0]) for row in db.execute(f"PRAGMA quick_check({QUICK_CHECK_ROWS})")]
     check.facts["quick_check"] = "ok" if rows == ["ok"] else "failed"
     if rows != ["ok"]:
-        more = " ..." if len(rows) == QUICK_CHECK_ROWS else ""
-        check.problems.append(f"PRAGMA quick_check: {'; '.join(map(str, rows))}{more}")
+        # a row may hold several lines, under a heading naming the schema ("*** in database main ***")
+        lines = [line for row in rows for line in row.splitlines() if line and not line.startswith("***")]
+        more = " …" if len(lines) > QUICK_CHECK_ROWS else ""
+        check.problems.append(f"PRAGMA quick_check: {'; '.join(lines[:QUICK_CHECK_ROWS])}{more}")
 
 
 def _count_rows(db: sqlite3.Connection, check: FileCheck) -> None:
