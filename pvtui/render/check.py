@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from rich.console import Console, Group
+from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
@@ -95,19 +96,23 @@ def _describe_profile(facts: dict[str, Any]) -> str:
         largest = sorted(((rows or 0, name) for name, rows in tables.items()), reverse=True)[:MOST_TABLES]
         listed = ", ".join(f"{name} {rows:,}" for rows, name in largest)
         more = " …" if len(tables) > MOST_TABLES else ""
-        words.append(f"{len(tables)} tables ({listed}{more} rows)" if tables else "no tables")
+        count = f"{len(tables)} table{'' if len(tables) == 1 else 's'}"
+        words.append(f"{count} ({listed}{more} rows)" if tables else "no tables")
     return "; ".join(words)
 
 
-def _advice(files: dict[str, Any]) -> Table | None:
-    table = Table(title="To make the large files smaller (POPLAR_ENGINE_OPTIONS when capturing)",
-                  title_justify="left", title_style="bold", box=None, show_header=False, padding=(0, 1))
-    table.add_column(no_wrap=True)
-    table.add_column(no_wrap=True)
-    table.add_column(ratio=1, style="dim")
+def _advice(files: dict[str, Any]) -> Group | None:
+    """Per large file, the options that would shrink it, each above what it costs."""
+    lines: list[Any] = []
     for name, check in files.items():
+        if not check["advice"]:
+            continue
+        lines.append(Text.assemble((f" {name}", "bold"), f" {format_bytes(check['facts'].get('bytes'))}"))
         for advice in check["advice"]:
-            option = f'"{advice["option"]}": "{advice["value"]}"' if advice["option"] else "in the program:"
-            table.add_row(name, option, advice["effect"])
-            name = ""
-    return table if table.row_count else None
+            option = f'"{advice["option"]}": "{advice["value"]}"' if advice["option"] else "in the program"
+            lines.append(Padding(Text(option), (0, 0, 0, 3)))
+            lines.append(Padding(Text(advice["effect"], style="dim"), (0, 0, 0, 7)))
+    if not lines:
+        return None
+    heading = Text("To make the large files smaller, when capturing (POPLAR_ENGINE_OPTIONS):", style="bold")
+    return Group(heading, *lines)

@@ -248,7 +248,13 @@ def _check_profile(path: Path, check: FileCheck, cancel: CancelToken) -> None:
     except sqlite3.Error as exc:
         if cancel.cancelled:
             raise Cancelled() from None
+        if _interrupted(exc):  # Ctrl+C, raised in the progress handler, where sqlite3 swallows it
+            raise KeyboardInterrupt from None
         check.problems.append(f"SQLite cannot read it ({exc})")
+
+
+def _interrupted(exc: sqlite3.Error) -> bool:
+    return getattr(exc, "sqlite_errorname", None) == "SQLITE_INTERRUPT" or str(exc) == "interrupted"
 
 
 class _open_sqlite:
@@ -320,7 +326,7 @@ def _count_rows(db: sqlite3.Connection, check: FileCheck) -> None:
         try:
             tables[name] = db.execute(f"SELECT count(*) FROM {quoted}").fetchone()[0]
         except sqlite3.DatabaseError as exc:
-            if "interrupted" in str(exc):
+            if _interrupted(exc):
                 raise
             tables[name] = None
             check.problems.append(f"table {name}: cannot be read ({exc})")
