@@ -14,7 +14,9 @@ import pytest
 
 from bad_inputs import WHOLE, build_corpus
 from pvtui.cli import main
+from pvtui.errors import Cancelled
 from pvtui.sources import check as check_module
+from pvtui.sources.base import CancelToken
 from pvtui.sources.check import check_path
 
 STEPS = 3000
@@ -210,6 +212,40 @@ def test_large_files_list_the_options_that_would_shrink_them(report, tiny_dir):
     assert "debug.computeInstrumentationLevel" in options
     assert [a.option for a in files["debug.cbor"].advice] == ["autoReport.outputDebugInfo"]
     assert files["profile.pop"].usable  # advice is not a problem
+
+
+def test_options_the_run_recorded_in_app_json_are_not_advised_again(report):
+    options = {"autoReport.all": "true", "autoReport.outputLoweredVars": "false", "profiler.replicaToProfile": 0}
+    (report / "app.json").write_text(json.dumps({"POPLAR_ENGINE_OPTIONS": json.dumps(options)}))
+    options = [a.option for a in check_path(report, large=1).files["profile.pop"].advice]
+    assert "autoReport.outputLoweredVars" not in options and "profiler.replicaToProfile" not in options
+    assert options[0] == "autoReport.executionProfileProgramRunCount"
+
+
+class InterruptingToken(CancelToken):
+    """Ctrl+C as SQLite's progress handler meets it: raised once inside the handler, which sqlite3 swallows."""
+
+    interrupted = False
+
+    @property
+    def cancelled(self) -> bool:
+        if not self.interrupted:
+            self.interrupted = True
+            raise KeyboardInterrupt
+        return False
+
+
+def test_ctrl_c_during_sqlites_checks_stops_the_check(report, monkeypatch):
+    monkeypatch.setattr(check_module, "CANCEL_EVERY_OPS", 1)
+    with pytest.raises(KeyboardInterrupt):
+        check_path(report, cancel=InterruptingToken())
+
+
+def test_a_cancelled_check_stops(report):
+    token = CancelToken()
+    token.cancel()
+    with pytest.raises(Cancelled):
+        check_path(report, cancel=token)
 
 
 def test_the_shrinking_options_are_shown(report, monkeypatch, capsys):

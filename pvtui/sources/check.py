@@ -8,6 +8,7 @@ or as files whose size or time change over the check.
 
 from __future__ import annotations
 
+import json
 import mmap
 import os
 import sqlite3
@@ -171,7 +172,8 @@ def _check_files(
         _CHECKS.get(check.kind, _check_bundle)(path, check, cancel)
         size = check.facts.get("bytes")
         if size is not None and size >= large:
-            check.advice.extend(SHRINKING.get(check.kind, ()))
+            in_effect = _options_recorded(path.parent)
+            check.advice.extend(a for a in SHRINKING.get(check.kind, ()) if in_effect.get(a.option) != a.value)
         result.files[_name(path, root)] = check
     wait = settle - (time.monotonic() - started)
     if unique and wait > 0 and cancel.wait(wait):
@@ -185,6 +187,21 @@ def _check_files(
 def _name(path: Path, root: Path) -> str:
     name = os.path.relpath(path, root)
     return Path(path).name if name == "." else Path(name).as_posix()
+
+
+def _options_recorded(directory: Path) -> dict[str, str]:
+    """The engine options the run recorded in its app.json ("POPLAR_ENGINE_OPTIONS"), where it did."""
+    from pvtui.sources.json_files import UnusableJson, load_json
+
+    try:
+        options = load_json(directory / "app.json").get("POPLAR_ENGINE_OPTIONS")
+        if isinstance(options, str):
+            options = json.loads(options)
+    except (UnusableJson, AttributeError, ValueError, RecursionError):
+        return {}
+    if not isinstance(options, dict):
+        return {}
+    return {str(key): str(value).lower() for key, value in options.items()}
 
 
 # --- still being written ----------------------------------------------------------
