@@ -98,6 +98,7 @@ def test_a_truncated_profile_is_named_with_its_missing_pages(report, capsys):
 @pytest.mark.parametrize("damage, expected", [
     (b"", "empty file"),
     (b"SQLite format 3\x00" + bytes(20), "truncated"),
+    (b"SQLite fo", "truncated"),
     (b"not a database at all" * 10, "not an SQLite database"),
 ])
 def test_a_profile_that_is_not_a_whole_database_is_not_usable(report, damage, expected):

@@ -1,7 +1,7 @@
 """`pvtui check`: file by file, whether a report is usable, and why not.
 
 Needs no libpva and only reads: profile.pop is opened by SQLite as immutable (see
-`_open_sqlite`), the other files through pvtui's own readers with nothing kept.
+`_connect`), the other files through pvtui's own readers with nothing kept.
 A report still being written shows as a writer's -journal or -wal beside profile.pop,
 or as files whose size or time change over the check.
 """
@@ -14,6 +14,7 @@ import os
 import sqlite3
 import struct
 import time
+from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
@@ -80,7 +81,7 @@ class FileCheck:
     @property
     def kind(self) -> str:
         """The report file it is: profile.pop, archive.a... (profile.pvtui for a bundle)."""
-        return self.path.name if self.path.name in (*REPORT_FILES, "profile.pvtui") else "profile.pvtui"
+        return self.path.name if self.path.name in REPORT_FILES else "profile.pvtui"
 
     @property
     def usable(self) -> bool:
@@ -250,7 +251,7 @@ def _check_profile(path: Path, check: FileCheck, cancel: CancelToken) -> None:
     header = _read_head(path, check)
     if header is None:
         return
-    if not header.startswith(SQLITE_MAGIC):
+    if not SQLITE_MAGIC.startswith(header[: len(SQLITE_MAGIC)]):
         check.problems.append("not an SQLite database (no SQLite header): not a profile.pop")
         return
     if len(header) < SQLITE_HEADER_BYTES:
@@ -258,7 +259,7 @@ def _check_profile(path: Path, check: FileCheck, cancel: CancelToken) -> None:
         return
     _check_pages(_header_pages(header), size, check)
     try:
-        with _open_sqlite(path, cancel) as db:
+        with closing(_connect(path, cancel)) as db:
             _check_pages(_pragma_pages(db), size, check)
             _quick_check(db, check)
             _count_rows(db, check)
@@ -274,24 +275,16 @@ def _interrupted(exc: sqlite3.Error) -> bool:
     return getattr(exc, "sqlite_errorname", None) == "SQLITE_INTERRUPT" or str(exc) == "interrupted"
 
 
-class _open_sqlite:
-    """PATH opened by SQLite read-only and immutable.
+def _connect(path: Path, cancel: CancelToken) -> sqlite3.Connection:
+    """PATH opened by SQLite read-only and immutable, its long statements stopped by CANCEL.
 
     `mode=ro` alone still takes locks and, for a WAL database, creates -wal and -shm files
     beside it (and leaves them); `immutable=1` reads the file as it stands and touches
     nothing else. A writer's -journal or -wal is looked for separately.
     """
-
-    def __init__(self, path: Path, cancel: CancelToken) -> None:
-        uri = Path(os.path.abspath(path)).as_uri() + "?mode=ro&immutable=1"
-        self.db = sqlite3.connect(uri, uri=True, check_same_thread=False)
-        self.db.set_progress_handler(lambda: 1 if cancel.cancelled else 0, CANCEL_EVERY_OPS)
-
-    def __enter__(self) -> sqlite3.Connection:
-        return self.db
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.db.close()
+    db = sqlite3.connect(Path(os.path.abspath(path)).as_uri() + "?mode=ro&immutable=1", uri=True)
+    db.set_progress_handler(lambda: 1 if cancel.cancelled else 0, CANCEL_EVERY_OPS)
+    return db
 
 
 def _header_pages(header: bytes) -> tuple[int, int] | None:
