@@ -57,6 +57,24 @@ def tiny_report(tiny_dir):
     return load_report(discover(tiny_dir)[0])
 
 
+@pytest.fixture(scope="session")
+def other_dir(tmp_path_factory, cache_root):
+    """A second tiny report of another shape: one IPU instead of two, another seed."""
+    from pvtui.synth import write_report
+
+    out = tmp_path_factory.mktemp("reports") / "other"
+    write_report(out, scale="tiny", ipus=1, seed=1)
+    return out
+
+
+@pytest.fixture(scope="session")
+def other_report(other_dir):
+    from pvtui.sources.discovery import discover
+    from pvtui.sources.ingest import load_report
+
+    return load_report(discover(other_dir)[0])
+
+
 @pytest.fixture
 def make_app(tiny_dir, cache_root):
     """An app over a report directory (the tiny one by default), without file watching."""

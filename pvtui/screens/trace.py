@@ -337,7 +337,7 @@ class TraceScreen(ReportScreen):
             f"tiles {tiles.start}–{tiles.stop - 1} ({per_group}/row) · "
             f"tile cycles: {frame.steps_with_data}/{frame.steps_shown} steps drawn · ",
             (" ", styles["compute"]), " working ",
-            ("▒", styles["compute"] + Style(bgcolor=self.app.theme_variables["pv-sync"])), " some ",
+            ("▒", styles["compute"] + styles["waiting"]), " some ",
             (" ", styles["sync"]), " waiting",
         ))
 

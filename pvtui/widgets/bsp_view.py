@@ -60,9 +60,8 @@ class BspView(CachedLines, ScrollView, can_focus=False):
         self._cell_table: list[tuple[str, Style]] = []
 
     def restyle(self) -> None:
-        variables = self.app.theme_variables
-        self._styles = phase_fill_styles(variables)
-        self._cell_table = bsp_cell_table(self._styles, Style(bgcolor=variables["pv-sync"]))
+        self._styles = phase_fill_styles(self.app.theme_variables)
+        self._cell_table = bsp_cell_table(self._styles, self._styles["waiting"])
 
     def show(self, frame: BspFrame, first_tile: int, key: tuple) -> None:
         """Draw FRAME; KEY names what it was computed from (run, IPU, window, width)."""

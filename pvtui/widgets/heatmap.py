@@ -26,6 +26,7 @@ from textual.strip import Strip
 from pvtui.model.tile_views import TileMemory, TileRows, tile_rows, visible_tiles
 from pvtui.units import format_bytes
 from pvtui.widgets.keys import PAGE_AND_ENDS
+from pvtui.widgets.palette import rich_colour
 from pvtui.widgets.scrolling import keep_row_visible
 
 CATEGORY_COLOURS = tuple(f"pv-cat-{i}" for i in range(6))
@@ -51,18 +52,20 @@ class Palette:
 
     @classmethod
     def from_variables(cls, v: dict[str, str]) -> "Palette":
-        background = v.get("background", "#000000")
+        def fill(name: str) -> Style:
+            return Style(bgcolor=rich_colour(v, name))
+
         return cls(
-            categories=tuple(Style(bgcolor=v[name]) for name in CATEGORY_COLOURS),
-            rest=Style(bgcolor=v["pv-muted"]),
-            gaps=Style(color=v["pv-muted"], bgcolor=v["pv-idle"]),
-            over=Style(bgcolor=v["pv-over"]),
-            limit=Style(color=v["pv-limit"], bold=True),
-            heat=tuple(Style(bgcolor=v[name]) for name in HEAT_COLOURS),
-            label=Style(color=v.get("foreground")),
-            over_label=Style(color=v["pv-over"], bold=True),
-            cursor_label=Style(color=background, bgcolor=v["pv-cursor"], bold=True),
-            cursor_empty=Style(bgcolor=v["pv-idle"]),
+            categories=tuple(fill(name) for name in CATEGORY_COLOURS),
+            rest=fill("pv-muted"),
+            gaps=Style(color=rich_colour(v, "pv-muted"), bgcolor=rich_colour(v, "pv-idle")),
+            over=fill("pv-over"),
+            limit=Style(color=rich_colour(v, "pv-limit"), bold=True),
+            heat=tuple(fill(name) for name in HEAT_COLOURS),
+            label=Style(color=rich_colour(v, "foreground")),
+            over_label=Style(color=rich_colour(v, "pv-over"), bold=True),
+            cursor_label=Style(color=rich_colour(v, "background"), bgcolor=rich_colour(v, "pv-cursor"), bold=True),
+            cursor_empty=fill("pv-idle"),
         )
 
     def category(self, index: int) -> Style:
