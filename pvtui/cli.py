@@ -6,15 +6,19 @@ import argparse
 import importlib
 import io
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any, Callable
+
+from rich.console import Console
 
 from pvtui import __version__
 from pvtui.errors import Cancelled, ReportError
 
 EXIT_BAD_INPUT = 2
 EXIT_CANCELLED = 130
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, as a shell reports a tool the signal ended
 # the app's screens that can come first (pvtui.app.SCREENS but compare, which needs two reports)
 FIRST_SCREENS = ("summary", "memory", "liveness", "programs", "trace", "insights", "operations")
 
@@ -261,6 +265,11 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
 } | {name: (lambda args, module=module: _feature(module).run(args)) for name, module in FEATURE_COMMANDS.items()}
 
 
+def _reader_gone(console: Console) -> None:
+    """Rich's hook for a closed pipe, which would exit 1: raise, so main ends every command alike."""
+    raise BrokenPipeError
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     # `pvtui PATH` opens the explorer: `open` is the command when none is named.
@@ -272,8 +281,16 @@ def main(argv: list[str] | None = None) -> int:
     for stream in (sys.stdout, sys.stderr):  # a name the terminal cannot encode must not stop a command
         if isinstance(stream, io.TextIOWrapper):
             stream.reconfigure(errors="backslashreplace")
+    Console.on_broken_pipe = _reader_gone
     try:
-        return COMMANDS[args.command](args)
+        code = COMMANDS[args.command](args)
+        sys.stdout.flush()  # here, not at exit: a reader gone by then must be quiet too
+        return code
+    except BrokenPipeError:
+        # The reader closed the pipe (`| head -1`): stop quietly, as other Unix tools do. Python
+        # flushes stdout again at exit; pointed at devnull, that flush cannot fail.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
     except ReportError as exc:
         say(f"pvtui: {exc}")
         return EXIT_BAD_INPUT
