@@ -18,6 +18,7 @@ from pvtui.errors import Cancelled, ReportError
 
 EXIT_BAD_INPUT = 2
 EXIT_CANCELLED = 130
+LISTED_REPORTS = 10  # reports named when PATH holds several and none was picked
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, as a shell reports a tool the signal ended
 # the app's screens that can come first (pvtui.app.SCREENS but compare, which needs two reports)
 FIRST_SCREENS = ("summary", "memory", "liveness", "programs", "trace", "insights", "operations")
@@ -125,8 +126,10 @@ def find_report(path: Path, engine: str | None = None):
         if not found:
             raise ReportError(path, f"no report named {engine!r} here")
     if len(found) > 1:
-        names = ", ".join(f.name for f in found)
-        raise ReportError(path, f"holds {len(found)} reports ({names}): pick one with --engine NAME")
+        names = ", ".join(f.name for f in found[:LISTED_REPORTS])
+        more = f" and {len(found) - LISTED_REPORTS:,} more" if len(found) > LISTED_REPORTS else ""
+        raise ReportError(path, f"holds {len(found):,} reports ({names}{more}): "
+                                "pick one with --engine NAME, or give a narrower PATH")
     return found[0]
 
 
