@@ -16,7 +16,8 @@ HEAT = tuple(f"pv-heat-{i}" for i in range(5))
 CATEGORIES = tuple(f"pv-cat-{i}" for i in range(6))
 PHASES = ("pv-compute", "pv-exchange", "pv-stream", "pv-sync", "pv-control", "pv-other")
 LIVENESS = ("pv-not-always-live", "pv-always-live", "pv-peak", "pv-cursor")
-PV_VARIABLES = (*HEAT, *CATEGORIES, *PHASES, *LIVENESS, "pv-over", "pv-limit", "pv-idle", "pv-muted")
+PV_VARIABLES = (*HEAT, *CATEGORIES, *PHASES, *LIVENESS, "pv-over", "pv-limit", "pv-idle",
+                "pv-muted")
 
 _MIN_DISTANCE = 70.0  # RGB distance below which two colours read as one in a small cell
 
@@ -38,9 +39,10 @@ def _distance(a: Color, b: Color) -> float:
 
 
 def _hue_wheel(start: Color, dark: bool) -> list[Color]:
-    """Twelve hues from START's, at a lightness that reads on a dark or a light background."""
-    hue = start.hsl.h
-    return [Color.from_hsl((hue + k / 12) % 1.0, 0.6, 0.62 if dark else 0.4) for k in (6, 3, 9, 2, 8, 4, 10, 1, 7, 5, 11)]
+    """The other eleven of twelve hues around START's, the farthest from it first, at a lightness
+    that reads on a dark or a light background."""
+    hue, lightness = start.hsl.h, 0.62 if dark else 0.4
+    return [Color.from_hsl((hue + k / 12) % 1.0, 0.6, lightness) for k in (6, 3, 9, 2, 8, 4, 10, 1, 7, 5, 11)]
 
 
 def _apart(wanted: list[Color], background: Color, spare: list[Color]) -> list[Color]:

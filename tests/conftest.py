@@ -8,6 +8,11 @@ from pathlib import Path
 import pytest
 
 os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
+# A colour terminal with block glyphs, whatever runs the tests: with TERM=xterm alone Rich
+# counts 16 colours, and the views turn plain (pvtui/widgets/look.py). Tests of the plain
+# and basic looks set these themselves.
+os.environ.update(COLORTERM="truecolor", TERM="xterm-256color")
+os.environ.pop("NO_COLOR", None)
 
 ROOT = Path(__file__).resolve().parent.parent
 SNAPSHOTS = ROOT / "snapshots"

@@ -48,5 +48,6 @@ def phase_fill_styles(variables: dict[str, str]) -> dict[str, Style]:
     styles["idle"] = Style(bgcolor=rich_colour(variables, "pv-idle"))
     styles["waiting"] = Style(bgcolor=rich_colour(variables, "pv-sync"))
     styles["cursor"] = Style(color=rich_colour(variables, "pv-cursor"), bold=True)
+    styles["on_fill"] = Style(color=rich_colour(variables, "background"))  # a glyph on a phase's fill
     styles["muted"] = Style(color=rich_colour(variables, "pv-muted"))
     return styles
