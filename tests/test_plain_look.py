@@ -32,8 +32,8 @@ def showing(screen: str, *keys: str):
         await pilot.app.run_action(f"show('{screen}')")
         for _ in range(100):  # the comparison and the trace's lanes are computed in workers
             await pilot.pause(0.02)
-            screen = pilot.app.screen
-            if getattr(screen, "comparison", True) is not None and getattr(screen, "available", True):
+            shown = pilot.app.screen
+            if getattr(shown, "comparison", True) is not None and getattr(shown, "available", True):
                 break
         await pilot.press(*keys)
         for _ in range(3):
