@@ -57,11 +57,13 @@ def test_the_look_follows_the_terminal(make_app, monkeypatch, environ, plain, gl
 
 # One monochrome snapshot of each heavy view, at a place that shows what colour would:
 # the memory cursor on an over-limit tile, the liveness peak, trace phases and several
-# steps, the comparison's grown and shrunk tiles and its A and B curves.
+# steps, the BSP view's working and waiting tiles, the comparison's grown and shrunk tiles
+# and its A and B curves.
 PLAIN_VIEWS = {
     "memory": showing("memory", "w"),
     "liveness": showing("liveness"),
     "trace": showing("trace", "plus", "plus", "plus", "plus"),
+    "bsp": showing("trace", "b", "n"),
     "compare_tiles": showing("compare", "2"),
     "compare_liveness": showing("compare", "3"),
 }
@@ -81,9 +83,6 @@ async def test_a_basic_console_gets_ascii_views(compare_app, monkeypatch):
     async with app.run_test(size=(100, 30)) as pilot:
         for view, run_before in PLAIN_VIEWS.items():
             await run_before(pilot)
-            if view == "trace":
-                await pilot.press("b")  # and the BSP view
-                await pilot.pause()
             for widget in line_api_views(app.screen):
                 name = type(widget).__name__
                 if name not in HEAVY_VIEWS:

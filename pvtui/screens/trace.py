@@ -19,7 +19,7 @@ from pvtui.model.step_types import PHASES, phase_of
 from pvtui.model.tables import Table
 from pvtui.screens.base import ReportScreen, Unavailable
 from pvtui.units import format_cycles
-from pvtui.widgets.bsp_view import BspView
+from pvtui.widgets.bsp_view import LEVELS, BspView, bsp_cell_table
 from pvtui.widgets.look import look_of
 from pvtui.widgets.palette import phase_fill_styles, phase_text_styles
 from pvtui.widgets.trace_view import CELL_KINDS, GUTTER, TraceState, TraceView, lane_cell_table
@@ -334,13 +334,11 @@ class TraceScreen(ReportScreen):
             view.show(tv.bsp_frame(lane, self.window, width, execution.bsp_steps, bsp_cycles, tiles), tiles.start, key)
         frame = view.frame
         per_group = -(-frame.tile_cycles.shape[1] // max(view.scrollable_content_region.height, 1))
-        styles = phase_fill_styles(self.app.theme_variables)
+        cells = bsp_cell_table(phase_fill_styles(self.app.theme_variables), look_of(self.app))
         status.update(Text.assemble(
             f"tiles {tiles.start}–{tiles.stop - 1} ({per_group}/row) · "
             f"tile cycles: {frame.steps_with_data}/{frame.steps_shown} steps drawn · ",
-            (" ", styles["compute"]), " working ",
-            (look_of(self.app).glyphs.shades[1], styles["compute"] + styles["waiting"]), " some ",
-            (" ", styles["sync"]), " waiting",
+            cells[0], " working ", cells[2], " some ", cells[LEVELS - 1], " waiting",  # as compute's
         ))
 
     def on_resize(self) -> None:

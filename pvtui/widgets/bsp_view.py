@@ -17,7 +17,7 @@ from textual.strip import Strip
 from pvtui.model.step_types import PHASES
 from pvtui.model.trace_views import IDLE, BspFrame, busy_fractions, tile_groups
 from pvtui.widgets.line_cache import CachedLines
-from pvtui.widgets.look import UNICODE, look_of
+from pvtui.widgets.look import UNICODE, Look, look_of
 from pvtui.widgets.palette import phase_fill_styles
 from pvtui.widgets.trace_view import GUTTER, coded_segments
 
@@ -33,12 +33,20 @@ def busy_levels(fractions: np.ndarray) -> np.ndarray:
     return np.where(fractions >= 1, 0, np.where(fractions <= 0, LEVELS - 1, shades))
 
 
-def bsp_cell_table(styles: dict[str, Style], waiting: Style, shades: str = UNICODE.shades) -> list[tuple[str, Style]]:
-    """Cells by phase and level (see busy_levels), then the blank of a column without data."""
+def bsp_cell_table(styles: dict[str, Style], look: Look = Look()) -> list[tuple[str, Style]]:
+    """Cells by phase and level (see busy_levels), then the blank of a column without data.
+
+    Plain (see look.py), all working carries the phase's glyph and all waiting the sync's, as in
+    the trace: two greys alone would not tell them apart.
+    """
+    marks = look.glyphs.phases if look.plain else " " * len(PHASES)
+    on_fill = styles["on_fill"] if look.plain else Style()
+    waiting = (marks[PHASES.index("sync")], styles["waiting"] + on_fill)
     table = []
-    for phase in PHASES:
+    for phase, mark in zip(PHASES, marks):
         working = styles[phase]
-        table += [(" ", working), *((shade, working + waiting) for shade in shades), (" ", waiting)]
+        table += [(mark, working + on_fill), *((shade, working + styles["waiting"]) for shade in look.glyphs.shades),
+                  waiting]
     return table + [(" ", Style())]
 
 
@@ -62,7 +70,7 @@ class BspView(CachedLines, ScrollView, can_focus=False):
 
     def restyle(self) -> None:
         self._styles = phase_fill_styles(self.app.theme_variables)
-        self._cell_table = bsp_cell_table(self._styles, self._styles["waiting"], look_of(self.app).glyphs.shades)
+        self._cell_table = bsp_cell_table(self._styles, look_of(self.app))
 
     def show(self, frame: BspFrame, first_tile: int, key: tuple) -> None:
         """Draw FRAME; KEY names what it was computed from (run, IPU, window, width)."""
