@@ -27,6 +27,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 from pvtui.errors import Cancelled, ReportError  # noqa: E402
 from pvtui.sources.base import CancelToken, ReportFiles  # noqa: E402
+from pvtui.pv_colours import derived_variables  # noqa: E402
 from pvtui.theming import DEFAULT_THEME, builtin_themes, resolve_theme_name, user_themes  # noqa: E402
 
 if TYPE_CHECKING:
@@ -137,11 +138,14 @@ class PvtuiApp(App):
         self.pending_changes: list[tuple[Path, bool]] = []
         self.reload_second = False  # whether the reload prompt shown is about B
         self.units = "binary"  # memory units on every screen: binary, si or bytes
-        builtin = builtin_themes()
-        extra, self.theme_problems = user_themes(builtin)
-        for item in builtin + extra:
+        extra, self.theme_problems = user_themes()
+        for item in builtin_themes() + extra:
             self.register_theme(item)
         self.theme = resolve_theme_name(theme, list(self.available_themes)) or DEFAULT_THEME
+
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        """pvtui's pv-* colours for any theme (the palette offers Textual's too); a theme's own win."""
+        return {**super().get_theme_variable_defaults(), **derived_variables(self.current_theme)}
 
     def on_mount(self) -> None:
         for problem in self.theme_problems:
