@@ -19,6 +19,7 @@ from textual.screen import Screen
 
 from pvtui.deferred_import import defer_import
 from pvtui.errors import Cancelled, ReportError
+from pvtui.pv_colours import derived_variables
 from pvtui.textual_private import InstantModeSwitch
 from pvtui.theming import DEFAULT_THEME, builtin_themes, resolve_theme_name, user_themes
 
@@ -140,11 +141,14 @@ class PvtuiApp(InstantModeSwitch):
         self.pending_changes: list[tuple[Path, bool]] = []
         self.reload_second = False  # whether the reload prompt shown is about B
         self.units = "binary"  # memory units on every screen: binary, si or bytes
-        builtin = builtin_themes()
-        extra, self.theme_problems = user_themes(builtin)
-        for item in builtin + extra:
+        extra, self.theme_problems = user_themes()
+        for item in builtin_themes() + extra:
             self.register_theme(item)
         self.theme = resolve_theme_name(theme, list(self.available_themes)) or DEFAULT_THEME
+
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        """pvtui's pv-* colours for any theme (the palette offers Textual's too); a theme's own win."""
+        return {**super().get_theme_variable_defaults(), **derived_variables(self.current_theme)}
 
     def on_mount(self) -> None:
         for problem in self.theme_problems:
@@ -230,7 +234,7 @@ class PvtuiApp(InstantModeSwitch):
         except Cancelled:
             self.call_from_thread(self._load_cancelled, reload)
         except ReportError as exc:
-            self.call_from_thread(self._load_failed, str(exc), reload)
+            self.call_from_thread(self._load_failed, files, str(exc), reload)
         else:
             self.call_from_thread(self._loaded, files, report, reload, second)
 
@@ -282,12 +286,17 @@ class PvtuiApp(InstantModeSwitch):
         else:
             self.notify("Reload cancelled: the report shown is unchanged.", timeout=4)
 
-    def _load_failed(self, message: str, reload: bool) -> None:
+    def _load_failed(self, files: ReportFiles, message: str, reload: bool) -> None:
+        """Say why the report did not open, with the check of its files; then quit unless a report is shown."""
+        from pvtui.screens.dialogs import OpenFailed
+
         self._close_loading()
-        if reload:
-            self.notify(f"Reload failed: {message}", severity="error", timeout=10)
-        else:
-            self.exit(return_code=2, message=f"pvtui: {message}")
+
+        def closed(_: None) -> None:
+            if not reload:
+                self.exit(return_code=2, message=f"pvtui: {message}")
+
+        self.push_screen(OpenFailed(files, message, reload), closed)
 
     @work(group="watch")
     async def _watch_files(self, files: ReportFiles, second: bool) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import io
+import os
 import sys
 from types import ModuleType
 
@@ -31,10 +32,12 @@ COMMANDS: dict[str, tuple[str, bool]] = {
                 "the explorer in a terminal, prints tables when the output is piped or redirected", True),
     "split": ("suggest pipeline split points that balance a single-IPU report's memory across N IPUs", True),
     "export": ("write the report's bundle to OUT, to browse it anywhere", True),
+    "check": ("file by file, whether a report is usable and why not (exit 0 usable, 2 not); only reads", True),
     "synth": ("write a synthetic report directory", False),
     "demo": ("open a synthetic demo report", False),
 }
 APP_OPTIONS = ("--theme", "--screen", "--engine")  # `pvtui --theme light PATH` means `pvtui open ...`
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, as a shell reports a tool the signal ended
 
 
 def command_module(name: str) -> ModuleType:
@@ -69,6 +72,11 @@ def _with_command(argv: list[str]) -> list[str]:
     return argv
 
 
+def _reader_gone(console) -> None:
+    """Rich's hook for a closed pipe, which would exit 1: raise, so main ends every command alike."""
+    raise BrokenPipeError
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = _with_command(list(sys.argv[1:] if argv is None else argv))
     chosen = argv[0] if argv[0] in COMMANDS else None
@@ -76,8 +84,18 @@ def main(argv: list[str] | None = None) -> int:
     for stream in (sys.stdout, sys.stderr):  # a name the terminal cannot encode must not stop a command
         if isinstance(stream, io.TextIOWrapper):
             stream.reconfigure(errors="backslashreplace")
+    from rich.console import Console
+
+    Console.on_broken_pipe = _reader_gone
     try:
-        return command_module(args.command).run(args)
+        code = command_module(args.command).run(args)
+        sys.stdout.flush()  # here, not at exit: a reader gone by then must be quiet too
+        return code
+    except BrokenPipeError:
+        # The reader closed the pipe (`| head -1`): stop quietly, as other Unix tools do. Python
+        # flushes stdout again at exit; pointed at devnull, that flush cannot fail.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
     except ReportError as exc:
         say(f"pvtui: {exc}")
         return EXIT_BAD_INPUT

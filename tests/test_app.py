@@ -218,18 +218,18 @@ async def test_escape_cancels_the_first_load(make_app, monkeypatch):
 
 
 def test_user_themes_load_and_bad_ones_are_named(tmp_path, monkeypatch):
-    from pvtui.theming import builtin_themes, user_themes
+    from pvtui.pv_colours import derived_variables
+    from pvtui.theming import user_themes
 
     folder = tmp_path / "pvtui" / "themes"
     folder.mkdir(parents=True)
     (folder / "mine.json").write_text(json.dumps({"name": "mine", "primary": "#FF0000", "dark": False}))
     (folder / "broken.json").write_text("{not json")
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
-    builtin = builtin_themes()
-    themes, problems = user_themes(builtin)
+    themes, problems = user_themes()
     assert [t.name for t in themes] == ["mine"]
-    light = next(t for t in builtin if t.name == "pvtui-light")
-    assert themes[0].variables["pv-over"] == light.variables["pv-over"]  # inherited by darkness
+    primary = themes[0].to_color_system().generate()["primary"]
+    assert derived_variables(themes[0])["pv-not-always-live"] == primary  # from its own colours
     assert len(problems) == 1 and "broken.json" in problems[0]
 
 

@@ -25,24 +25,6 @@ from pvtui.widgets.diff_heatmap import DiffHeatmap, change_levels, grid_rows
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture(scope="session")
-def other_dir(tmp_path_factory, cache_root):
-    """A second tiny report of another shape: one IPU instead of two, another seed."""
-    from pvtui.synth import write_report
-
-    out = tmp_path_factory.mktemp("reports") / "other"
-    write_report(out, scale="tiny", ipus=1, seed=1)
-    return out
-
-
-@pytest.fixture(scope="session")
-def other_report(other_dir):
-    from pvtui.sources.discovery import discover
-    from pvtui.sources.ingest import load_report
-
-    return load_report(discover(other_dir)[0])
-
-
 @pytest.fixture
 def empty_report(tmp_path):
     with BundleWriter(tmp_path / "empty") as writer:

@@ -13,6 +13,7 @@ from pvtui.errors import ReportError
 EXIT_BAD_INPUT = 2
 EXIT_CANCELLED = 130
 # the app's screens that can come first (pvtui.app.SCREENS but compare, which needs two reports)
+LISTED_REPORTS = 10  # reports named when PATH holds several and none was picked
 FIRST_SCREENS = ("summary", "memory", "liveness", "programs", "trace", "insights", "operations")
 
 
@@ -68,8 +69,10 @@ def find_report(path: Path, engine: str | None = None):
         if not found:
             raise ReportError(path, f"no report named {engine!r} here")
     if len(found) > 1:
-        names = ", ".join(f.name for f in found)
-        raise ReportError(path, f"holds {len(found)} reports ({names}): pick one with --engine NAME")
+        names = ", ".join(f.name for f in found[:LISTED_REPORTS])
+        more = f" and {len(found) - LISTED_REPORTS:,} more" if len(found) > LISTED_REPORTS else ""
+        raise ReportError(path, f"holds {len(found):,} reports ({names}{more}): "
+                                "pick one with --engine NAME, or give a narrower PATH")
     return found[0]
 
 

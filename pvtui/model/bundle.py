@@ -34,9 +34,9 @@ META_TYPES = {"columns": list, "parts": list, "notes": list, "files": dict, "tar
 def is_bundle(path: Path) -> bool:
     """True when PATH looks like a bundle directory (it has our meta.json)."""
     meta = Path(path) / META
-    if not meta.is_file():
-        return False
-    try:
+    try:  # is_file itself raises where the directory is unreadable (/proc/1/fdinfo)
+        if not meta.is_file():
+            return False
         with meta.open("rb") as f:
             head = f.read(4096)
     except OSError:

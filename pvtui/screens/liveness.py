@@ -28,6 +28,7 @@ from pvtui.model.queries import live_difference, step_program_name, unknown_prog
 from pvtui.model.tables import Table
 from pvtui.screens.base import ReportScreen, Unavailable
 from pvtui.widgets.liveness_chart import LivenessChart
+from pvtui.widgets.look import look_of
 
 VIEWS = ("total", "ipu", "tile")
 FAST_COLUMNS = 10
@@ -269,9 +270,12 @@ class LivenessScreen(ReportScreen):
             always, not_always = series.always_live, series.at(step)
             total = not_always if always is None else always + not_always
             share = f"{100 * total / series.capacity:.1f}% of {self.bytes(series.capacity)}" if series.capacity else "—"
+            look = look_of(self.app)  # plain, the chart's textures, not its greys, tell the two apart
+            always_mark, live_mark = (look.glyphs.shades[1], look.glyphs.blocks[8]) if look.plain else ("■", "■")
+            always_text = "unknown" if always is None else self.bytes(always)
             lines += [
-                f"[$pv-always-live]■[/] Always-live      {'unknown' if always is None else self.bytes(always)}",
-                f"[$pv-not-always-live]■[/] Not-always-live  {self.bytes(not_always)}",
+                f"[$pv-always-live]{always_mark}[/] Always-live      {always_text}",
+                f"[$pv-not-always-live]{live_mark}[/] Not-always-live  {self.bytes(not_always)}",
                 f"  Total            {self.bytes(total)}" if always is not None
                 else "  [$pv-muted]always-live unknown: not-always-live only[/]",
                 f"  Of the memory    {share}",

@@ -20,6 +20,7 @@ from textual.strip import Strip
 from pvtui.model.flame import FlameRow
 from pvtui.model.step_types import PHASES
 from pvtui.model.trace_views import IDLE, column_cells
+from pvtui.widgets.look import ASCII, look_of
 from pvtui.widgets.trace_view import GUTTER, TraceState, TraceView
 
 
@@ -31,13 +32,13 @@ class FlameCursor:
     block: int = -1
 
 
-def elide(name: str, width: int) -> str:
+def elide(name: str, width: int, ellipsis: str = "…") -> str:
     """NAME in WIDTH cells: whole, or cut with an ellipsis; nothing in a single cell."""
     if width <= 1:
         return " " * max(width, 0)
     if len(name) <= width:
         return name.ljust(width)
-    return name[: width - 1] + "…"
+    return name[: width - 1] + ellipsis
 
 
 def block_runs(positions: np.ndarray, several: np.ndarray) -> list[tuple[int, int, int, bool]]:
@@ -89,7 +90,8 @@ class FlameView(TraceView):
         fill("group0", grey)
         fill("group1", grey.darken(0.12))
         fill("cursor", Color.parse(variables["pv-cursor"]))
-        styles["cursor"] += Style(bold=True)
+        # without colours that tell apart, the cursor's block stands out by reverse too
+        styles["cursor"] += Style(bold=True, reverse=look_of(self.app).plain)
         styles["idle"] = Style(bgcolor=variables["pv-idle"])
         styles["gutter"] = Style(color=variables["pv-muted"], bgcolor=background)
         styles["gutter_cursor"] = Style(color=variables["pv-cursor"], bgcolor=background, bold=True)
@@ -159,7 +161,9 @@ class FlameView(TraceView):
         assert state is not None and self.flame is not None
         row = self.flame[ipu][depth]
         positions, several = column_cells(row.lane, *state.window, width)
-        marker = "▶" if cursor_block is not None else " "
+        glyphs = look_of(self.app).glyphs
+        ellipsis = "~" if glyphs is ASCII else "…"
+        marker = glyphs.pointer if cursor_block is not None else " "
         gutter = Segment(f"{marker} depth {depth + 1}".ljust(GUTTER)[:GUTTER],
                          styles["gutter_cursor" if cursor_block is not None else "gutter"])
         segments = [gutter]
@@ -167,9 +171,10 @@ class FlameView(TraceView):
             if block == IDLE:
                 segments.append(Segment(" " * columns, styles["idle"]))
             elif many:
-                segments.append(Segment("▓" * columns, styles[self._block_kind(row, block, cursor_block) + "-several"]))
+                segments.append(Segment(glyphs.several * columns,
+                                        styles[self._block_kind(row, block, cursor_block) + "-several"]))
             else:
-                segments.append(Segment(elide(self.names[int(row.node[block])], columns),
+                segments.append(Segment(elide(self.names[int(row.node[block])], columns, ellipsis),
                                         styles[self._block_kind(row, block, cursor_block)]))
         return Strip(segments)
 
