@@ -14,7 +14,7 @@ from pvtui.widgets.look import ASCII, UNICODE, look_of
 pytestmark = pytest.mark.anyio
 
 CONSOLE_LINES = "─│┌┐└┘├┤┬┴┼"  # box drawing: the Linux console's font has these, not blocks or shades
-HEAVY_VIEWS = {"TileHeatmap", "LivenessChart", "TraceView", "BspView", "DiffHeatmap", "CompareChart", "ProgramTree"}
+HEAVY_VIEWS = {"TileHeatmap", "LivenessChart", "FlameView", "BspView", "DiffHeatmap", "CompareChart", "ProgramTree"}
 
 
 @pytest.fixture

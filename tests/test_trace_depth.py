@@ -126,6 +126,19 @@ async def test_the_flame_view_moves_between_depths_and_blocks(make_app):
         assert view.flame is None and not screen.has_class("flame")
 
 
+async def test_the_flame_view_draws_in_ascii_on_a_basic_console(make_app, monkeypatch):
+    from test_plain_look import CONSOLE_LINES
+
+    monkeypatch.setenv("TERM", "linux")
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        screen = await open_flame(pilot)
+        await pilot.press("down", "plus", "plus")
+        view = screen.query_one(FlameView)
+        text = "".join(s.text for line in view.render_lines(view.region.reset_offset) for s in line)
+        assert "depth 1" in text
+        assert not {c for c in text if not c.isascii() and c not in CONSOLE_LINES}
+
+
 async def test_c_finds_the_costliest_name_and_p_opens_its_program(make_app):
     async with make_app().run_test(size=(80, 24)) as pilot:
         screen = await open_flame(pilot)
