@@ -60,7 +60,7 @@ async def test_every_cell_of_every_heavy_view_is_on_the_theme_background(compare
                         style = segment.style
                         assert style is not None and style.bgcolor is not None, (type(view).__name__, y, segment)
                         assert not style.bgcolor.is_default, (type(view).__name__, y, segment)
-    assert {"TileHeatmap", "LivenessChart", "ProgramTree", "TraceView", "BspView", "DiffHeatmap",
+    assert {"TileHeatmap", "LivenessChart", "ProgramTree", "FlameView", "BspView", "DiffHeatmap",
             "CompareChart"} <= seen
 
 

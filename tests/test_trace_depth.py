@@ -139,6 +139,15 @@ async def test_the_flame_view_draws_in_ascii_on_a_basic_console(make_app, monkey
         assert not {c for c in text if not c.isascii() and c not in CONSOLE_LINES}
 
 
+async def test_the_flame_view_draws_in_an_ansi_theme(make_app):
+    async with make_app(theme="textual-ansi").run_test(size=(80, 24)) as pilot:
+        screen = await open_flame(pilot)
+        await pilot.press("down")
+        view = screen.query_one(FlameView)
+        lines = view.render_lines(view.region.reset_offset)
+        assert all(segment.style is not None and segment.style.bgcolor is not None for line in lines for segment in line)
+
+
 async def test_c_finds_the_costliest_name_and_p_opens_its_program(make_app):
     async with make_app().run_test(size=(80, 24)) as pilot:
         screen = await open_flame(pilot)

@@ -21,6 +21,7 @@ from pvtui.model.flame import FlameRow
 from pvtui.model.step_types import PHASES
 from pvtui.model.trace_views import IDLE, column_cells
 from pvtui.widgets.look import ASCII, look_of
+from pvtui.widgets.palette import rich_colour, text_style, theme_colour
 from pvtui.widgets.trace_view import GUTTER, TraceState, TraceView
 
 
@@ -76,7 +77,6 @@ class FlameView(TraceView):
     def restyle(self) -> None:
         super().restyle()
         variables = self.app.theme_variables
-        background = variables["background"]
         styles: dict[str, Style] = {}
 
         def fill(name: str, colour: Color) -> None:
@@ -85,16 +85,16 @@ class FlameView(TraceView):
             styles[f"{name}-several"] = Style(color=colour.darken(0.2).rich_color, bgcolor=colour.rich_color)
 
         for phase in PHASES:
-            fill(phase, Color.parse(variables[f"pv-{phase}"]))
-        grey = Color.parse(variables["pv-muted"])
+            fill(phase, theme_colour(variables, f"pv-{phase}"))
+        grey = theme_colour(variables, "pv-muted")
         fill("group0", grey)
         fill("group1", grey.darken(0.12))
-        fill("cursor", Color.parse(variables["pv-cursor"]))
+        fill("cursor", theme_colour(variables, "pv-cursor"))
         # without colours that tell apart, the cursor's block stands out by reverse too
         styles["cursor"] += Style(bold=True, reverse=look_of(self.app).plain)
-        styles["idle"] = Style(bgcolor=variables["pv-idle"])
-        styles["gutter"] = Style(color=variables["pv-muted"], bgcolor=background)
-        styles["gutter_cursor"] = Style(color=variables["pv-cursor"], bgcolor=background, bold=True)
+        styles["idle"] = Style(bgcolor=rich_colour(variables, "pv-idle"))
+        styles["gutter"] = text_style(variables, "pv-muted")
+        styles["gutter_cursor"] = text_style(variables, "pv-cursor", bold=True)
         self._flame_styles = styles
 
     def show_flame(
