@@ -260,3 +260,12 @@ async def _open_operations_sorted(pilot):
 
 def test_snapshot_operations_80x24(snap_compare, make_app):
     assert snap_compare(make_app(), terminal_size=(80, 24), run_before=_open_operations_sorted)
+
+
+async def test_details_give_the_first_step_not_as_a_share_of_the_steps(make_app):
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        screen = await open_operations(pilot)
+        row = next(r for r in screen.shown if r.steps > 1 and r.first_step >= r.steps)
+        details = screen._details_text(row).plain
+        assert f"{row.first_step:,} of {row.steps:,}" not in details
+        assert f"First step    {row.first_step:,}, the first of its {row.steps:,}" in details

@@ -263,7 +263,8 @@ class OperationsScreen(ReportScreen):
         if row.foreign_calls:
             text.append("It calls code another operation owns: those steps, cycles and code count there.\n", muted)
         if row.first_step >= 0:
-            text.append(f"First step    {row.first_step:,} of {row.steps:,}  (T: in the trace; T again: next)\n")
+            text.append(f"First step    {row.first_step:,}, the first of its {row.steps:,}"
+                        "  (T: in the trace; T again: the next)\n")
         if row.liveness_steps is not None:
             text.append(f"Liveness      steps {row.liveness_steps[0]:,}–{row.liveness_steps[1]:,}\n")
         programs = report.programs
