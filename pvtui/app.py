@@ -229,6 +229,15 @@ class PvtuiApp(App):
         else:
             self.call_from_thread(self._loaded, files, report, reload, second)
 
+    def _tell_reloaded(self, report: "Report", before: "Report | None") -> None:
+        """Reloaded; and what the new files could not give that the old ones did, so damage is not missed."""
+        new = [p for p in report.problems if before is None or p not in before.problems]
+        if not new:
+            self.notify(f"Reloaded {report.name}", timeout=3)
+            return
+        more = f" (and {len(new) - 1} more: see Summary)" if len(new) > 1 else ""
+        self.notify(f"Reloaded {report.name}, with a problem: {new[0]}{more}", severity="warning", timeout=10)
+
     def _progress(self, stage: str, done: float, total: float) -> None:
         from pvtui.screens.dialogs import LoadingScreen
 
@@ -240,6 +249,7 @@ class PvtuiApp(App):
 
     async def _loaded(self, files: ReportFiles, report: "Report", reload: bool, second: bool = False) -> None:
         self._close_loading()
+        before = self.compare_report if second else self.report
         if second:
             self.compare_files, self.compare_report = files, report
         else:
@@ -248,7 +258,7 @@ class PvtuiApp(App):
             for screen in list(self.report_screens):
                 if not screen.opening:  # one still opening composes its body from the new model
                     screen.report_changed()
-            self.notify(f"Reloaded {report.name}", timeout=3)
+            self._tell_reloaded(report, before)
         elif self.compare_files is not None and self.compare_report is None:
             self.open_report(self.compare_files, second=True)  # B next; the app opens once both are read
             return

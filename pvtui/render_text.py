@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.columns import Columns
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from pvtui.model.facts import fact_rows
+from pvtui.model.facts import fact_rows, file_entries
 
 from pvtui.units import format_bytes, format_cycles
 
@@ -26,7 +27,7 @@ def facts_table(title: str, rows: list[tuple[str, Any]]) -> Table:
     for label, value in rows:
         if value is None:
             value = Text("—", style="dim")
-        table.add_row(label, value if isinstance(value, (str, Text)) else str(value))
+        table.add_row(label, value if isinstance(value, (str, Text, Columns)) else str(value))
     return table
 
 
@@ -40,11 +41,13 @@ def ranked_table(title: str, columns: tuple[str, str], values: dict[str, int], f
     return table
 
 
-def files_row(files: dict[str, bool]) -> Text:
-    text = Text()
-    for name, present in files.items():
-        text.append(f"{'✓' if present else '✗'} {name}   ", style="" if present else "dim")
-    return text
+FILE_STYLES = {"partly read": "bold", "unreadable": "bold", "absent": "dim"}
+
+
+def files_row(states: dict[str, str]) -> Columns:
+    """Each file's mark and name (queries.file_states); lines break between files, never inside one."""
+    return Columns([Text(entry, style=FILE_STYLES.get(state, "")) for entry, state in file_entries(states)],
+                   padding=(0, 3))
 
 
 def render_summary(data: dict[str, Any]) -> None:
@@ -52,7 +55,7 @@ def render_summary(data: dict[str, Any]) -> None:
     console.print(f"[b]Report {data['name']}[/b]", highlight=False)
     for title, rows in fact_rows(data, format_bytes):
         console.print(facts_table(title, rows))
-    console.print(facts_table("Files", [("Present", files_row(data["files"]))]))
+    console.print(facts_table("Files", [("Present", files_row(data["file_states"]))]))
 
 
 def _maybe_bytes(value: int | None) -> str | None:

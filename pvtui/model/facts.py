@@ -62,6 +62,23 @@ def fact_rows(data: dict[str, Any], fmt: Callable[[int], str]) -> FactRows:
     ]
 
 
+BUNDLE_NAME = "profile.pvtui"  # the bundle beside a report that stands in for its profile.pop
+FILE_MARKS = {"read": "✓", "stood in": "✓", "partly read": "!", "unreadable": "!", "absent": "✗"}
+
+
+def file_entries(states: dict[str, str]) -> list[tuple[str, str]]:
+    """The Files row (queries.file_states) as (entry, state): a mark, the name, and what stands in or failed."""
+    entries = []
+    for name, state in states.items():
+        label = name
+        if state == "stood in":
+            label = f"{BUNDLE_NAME} (for {name})"
+        elif state in ("partly read", "unreadable"):
+            label = f"{name} ({state})"
+        entries.append((f"{FILE_MARKS[state]} {label}", state))
+    return entries
+
+
 def _str(value: Any) -> str | None:
     return None if value is None else f"{value:,}" if isinstance(value, int) else str(value)
 

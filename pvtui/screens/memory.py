@@ -260,8 +260,7 @@ class MemoryScreen(ReportScreen):
             facts.append(f"Always live      {self.bytes(int(memory.always_live[tile]))}\n")
             facts.append(f"Not always live  {self.bytes(int(memory.not_always_live[tile]))}\n")
         else:
-            facts.append("archive.a gives allocated bytes only: gaps, liveness and categories need profile.pop\n",
-                         "dim")
+            facts.append(self.report.missing("memory") + "\n", "dim")
         self.query_one("#detail-facts", DetailText).show(facts)
         self.query_one("#detail-categories", DetailText).show(self._categories_text(tile))
         self.query_one("#detail-vertices", DetailText).show(self._vertices_text(tile))

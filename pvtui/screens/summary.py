@@ -127,12 +127,13 @@ class SummaryScreen(ReportScreen):
             yield Static(problem, classes="note", markup=False)
         for table in facts:
             yield Static(table, classes="fact facts")
-        yield Static(facts_table("Files", [("Present", files_row(data["files"]))]), classes="facts")
-        for label, value in (("framework.json", report.framework_json), ("app.json", report.app_json)):
+        yield Static(facts_table("Files", [("Present", files_row(data["file_states"]))]), classes="facts")
+        for part, label, value in (("framework", "framework.json", report.framework_json),
+                                   ("app", "app.json", report.app_json)):
             yield Label(label, classes="heading")
             if value is None:
                 present = data["files"].get(label)
-                yield Unavailable(f"{label} is {'unreadable' if present else 'not in this report'}.")
+                yield Unavailable(report.missing(part) if present else f"{label} is not in this report.")
             elif isinstance(value, (dict, list)):
                 yield JsonTree(label, value)
             else:
