@@ -19,7 +19,7 @@ def _console() -> Console:
 
 
 def facts_table(title: str, rows: list[tuple[str, Any]]) -> Table:
-    """Labelled values under a bold title; a missing value shows as a dim dash."""
+    """Labelled values under a bold title; a missing value shows as a dim dash, a count with separators."""
     table = Table(title=title, title_justify="left", show_header=False, box=None, padding=(0, 1),
                   title_style="bold")
     table.add_column(style="bold", no_wrap=True)
@@ -27,6 +27,8 @@ def facts_table(title: str, rows: list[tuple[str, Any]]) -> Table:
     for label, value in rows:
         if value is None:
             value = Text("—", style="dim")
+        if isinstance(value, int) and not isinstance(value, bool):
+            value = f"{value:,}"
         table.add_row(label, value if isinstance(value, (str, Text, Columns)) else str(value))
     return table
 
@@ -82,7 +84,7 @@ def render_liveness(data: dict[str, Any]) -> None:
     console.print(facts_table("Liveness", [
         ("Program steps", data["steps"]),
         ("Always-live", _maybe_bytes(data["always_live_bytes"])),
-        ("Peak step", f"{data['peak_step']} ({data['peak_step_name']})"),
+        ("Peak step", f"{data['peak_step']:,} ({data['peak_step_name']})"),
         ("Peak not-always-live", _maybe_bytes(data["peak_not_always_live_bytes"])),
         ("Peak total", _maybe_bytes(data["peak_total_bytes"])),
         ("Per IPU / per tile", f"{'yes' if data['per_ipu'] else 'no'} / {'yes' if data['per_tile'] else 'no'}"),

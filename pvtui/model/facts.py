@@ -21,7 +21,7 @@ def fact_rows(data: dict[str, Any], fmt: Callable[[int], str]) -> FactRows:
         used = f"{100 * m['total_including_gaps'] / t['total_memory']:.1f}% of {fmt(t['total_memory'])}"
     peak = None
     if m["peak_step"] is not None:
-        peak = f"{fmt(m['peak_not_always_live_bytes'])} at step {m['peak_step']} ({m['peak_step_name']})"
+        peak = f"{fmt(m['peak_not_always_live_bytes'])} at step {m['peak_step']:,} ({m['peak_step_name']})"
     largest = None
     if m["max_tile"] is not None:
         largest = f"tile {m['max_tile']}: {fmt(m['max_tile_bytes'])}"
