@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from pvtui import __version__
+from pvtui.commands.arguments import at_least_one
 from pvtui.errors import Cancelled, ReportError
 
 EXIT_BAD_INPUT = 2
@@ -19,8 +20,15 @@ EXIT_CANCELLED = 130
 FIRST_SCREENS = ("summary", "memory", "liveness", "programs", "trace", "insights", "operations")
 
 
+class OneLineErrors(argparse.ArgumentParser):
+    """Bad arguments get one line, as bad input does, and the way to the help."""
+
+    def error(self, message: str):
+        self.exit(EXIT_BAD_INPUT, f"{self.prog}: {message}; see `{self.prog} --help`\n")
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineErrors(
         prog="pvtui",
         description="Explore Graphcore IPU profiling reports in the terminal.",
         epilog="Run `pvtui PATH` to open the explorer, or `pvtui demo` to try it.",
@@ -47,7 +55,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--screen", choices=FIRST_SCREENS, default="summary", help="the screen to open on")
     report_command("summary", "target, memory, programs and execution facts")
     report_command("memory", "memory per tile, largest first").add_argument(
-        "--top", type=int, default=None, help="keep the N largest tiles"
+        "--top", type=at_least_one("tiles"), default=None, help="keep the N largest tiles"
     )
     report_command("liveness", "always-live and not-always-live memory over program steps")
     report_command("programs", "the program tree: counts by type")
@@ -57,7 +65,7 @@ def _parser() -> argparse.ArgumentParser:
     p = command("synth", "write a synthetic report directory", json_flag=False)
     p.add_argument("out", type=Path)
     p.add_argument("--scale", choices=("tiny", "small", "large"), default="small")
-    p.add_argument("--ipus", type=int, default=None)
+    p.add_argument("--ipus", type=at_least_one("IPUs"), default=None)
     p.add_argument("--seed", type=int, default=0)
     p = command("demo", "open a synthetic demo report", json_flag=False)
     p.add_argument("--theme", help="theme name")

@@ -144,3 +144,14 @@ def test_commands_never_change_the_report_files(capsys, tiny_dir, tmp_path):
     main(["export", str(tiny_dir), str(tmp_path / "out")])
     capsys.readouterr()
     assert digest(tiny_dir) == before
+
+
+@pytest.mark.parametrize("args", [("memory", "--top", "-3"), ("memory", "--top", "0"), ("synth", "--ipus", "0")])
+def test_counts_below_one_are_refused_in_one_line(capsys, tiny_dir, args):
+    command, *option = args
+    with pytest.raises(SystemExit) as exited:
+        main([command, str(tiny_dir), *option])
+    captured = capsys.readouterr()
+    assert exited.value.code == 2 and captured.out == ""
+    (line,) = captured.err.splitlines()
+    assert option[0] in line and repr(option[1]) in line and "1 or more" in line
