@@ -103,7 +103,7 @@ def render_programs(data: dict[str, Any]) -> None:
         ("Programs", data["count"]),
         ("Compute sets", data["compute_sets"]),
         ("Top-level programs", len(data["roots"])),
-        ("Code (all programs)", format_bytes(data["code_bytes"])),
+        ("Code (leaf programs)", format_bytes(data["code_bytes"])),
     ]))
     console.print(ranked_table("By type", ("type", "programs"), data["by_type"], "{:,}".format))
 

@@ -215,7 +215,8 @@ def programs_table(report: Report) -> dict[str, Any] | None:
         "compute_sets": report.meta.get("compute_sets"),
         "roots": [int(r) for r in programs.roots],
         "by_type": {name: int(c) for name, c in zip(programs.type_names, counts)},
-        "code_bytes": int(np.sum(programs.code_bytes)),
+        # each leaf once: a parent's control code includes its children's (summing all would count it twice)
+        "code_bytes": programs.leaf_code_bytes(np.arange(len(programs))),
     }
 
 

@@ -58,7 +58,10 @@ def program_details(
     parent = int(programs.parent[program])
     row("Parent", "— (a root)" if parent < 0 else f"{parent}  {_describe(programs, parent)}")
     row("Children", f"{programs.num_children(program):,}")
-    row("Code", fmt(int(programs.code_bytes[program])))
+    code = fmt(int(programs.code_bytes[program]))
+    if programs.num_children(program):  # so that a parent's figure is not added to its children's
+        code = Text.assemble(code, ("  control code, its children's included", muted))
+    row("Code", code)
     _compute_set(out, row, programs, int(programs.compute_set[program]), fmt, muted, width)
     _debug(out, row, report, programs.debug_context(program), muted, width)
     out.rstrip()
