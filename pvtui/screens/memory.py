@@ -189,15 +189,17 @@ class MemoryScreen(ReportScreen):
         self._redraw_text()
 
     def export_table(self) -> Table | None:
-        """The tiles under the IPU filter, with the totals the gaps setting shows and each category."""
+        """The tiles under the IPU filter: their totals with and without gaps (where the report has gaps),
+        whichever the screen shows, and each category."""
         memory = self.memory
         if memory is None:
             return None
-        gaps = self.heatmap.gaps
         tiles = visible_tiles(memory.ipu, self.heatmap.ipu_filter)
-        total = "bytes" if not memory.has_gaps else "bytes_including_gaps" if gaps else "bytes_excluding_gaps"
-        columns = [memory.totals(gaps)]
-        names = ["tile", "ipu", total]
+        if memory.has_gaps:
+            columns = [memory.including_gaps, memory.excluding_gaps]
+            names = ["tile", "ipu", "bytes_including_gaps", "bytes_excluding_gaps"]
+        else:
+            columns, names = [memory.excluding_gaps], ["tile", "ipu", "bytes"]
         if memory.always_live is not None and memory.not_always_live is not None:
             columns += [memory.always_live, memory.not_always_live]
             names += ["always_live_bytes", "not_always_live_bytes"]

@@ -109,9 +109,14 @@ class SummaryScreen(ReportScreen):
         return facts
 
     def export_table(self) -> Table:
-        """The facts as shown, bytes in the user's units; a fact the report does not give is empty."""
-        rows = [[section, label, value] for section, facts in fact_rows(summary(self.report), self.bytes)
-                for label, value in facts]
+        """The facts as `pvtui summary --json` gives them: numbers in bytes, cycles and hertz, each file's
+        state; a fact the report does not give is empty."""
+        data = summary(self.report)
+        rows = [["report", "name", data["name"]], ["report", "poplar_version", data["poplar_version"]]]
+        for section in ("target", "memory", "programs", "execution", "instrumentation"):
+            rows += [[section, fact, value] for fact, value in (data[section] or {}).items()]
+        rows.append(["debug", "contexts", data["debug_contexts"]])
+        rows += [["files", name, state] for name, state in data["file_states"].items()]
         return Table("summary", ["section", "fact", "value"], rows)
 
     def _widgets(self):
