@@ -96,6 +96,7 @@ class PvtuiApp(App):
         Binding("o", "show('operations')", "Operations", id="operations", show=False),
         Binding("d", "show('compare')", "Diff", id="compare", show=False),
         Binding("d", "no_comparison", show=False),  # d without a second report: say how to get one
+        Binding("B", "switch_report", "A/B", key_display="B", id="switch_report"),
         Binding("x", "export", "Export", id="export", show=False),
         Binding("u", "cycle_units", "Units", id="units"),
         Binding("question_mark", "help", "Help", key_display="?", id="help"),
@@ -127,6 +128,7 @@ class PvtuiApp(App):
         self.report: Report | None = None
         self.compare_files = compare_with  # the second report (B) of `pvtui compare`
         self.compare_report: Report | None = None
+        self.showing_b = False  # whether the single-report screens show B (switched with B)
         self.cache = cache
         self.watch = watch
         self.report_screens: "weakref.WeakSet[ReportScreen]" = weakref.WeakSet()
@@ -171,6 +173,15 @@ class PvtuiApp(App):
         return self.ready and self.can_switch and not any(
             screen.opening for screen in self.report_screens if screen.is_current
         )
+
+    @property
+    def shown_report(self) -> "Report | None":
+        """The report the single-report screens show: B after the user switched to it, else A."""
+        return self.compare_report if self.showing_b and self.compare_report is not None else self.report
+
+    @property
+    def shown_files(self) -> ReportFiles | None:
+        return self.compare_files if self.showing_b and self.compare_report is not None else self.files
 
     def open_report(self, files: ReportFiles | None, reload: bool = False, second: bool = False) -> None:
         """Open FILES as the report, or as the report compared with it when SECOND."""
@@ -348,11 +359,24 @@ class PvtuiApp(App):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "show" and parameters == ("compare",):
             return self.compare_report is not None  # only with a second report
+        if action == "switch_report":  # on the single-report screens of a comparison
+            return self.compare_report is not None and getattr(self.screen, "SCREEN_NAME", "Compare") != "Compare"
         if action in ("cycle_units", "export"):
             return True if self.report_shown else None  # dimmed while the report is opened
         if action == "show":
             return True if self.can_switch else None
         return True
+
+    def action_switch_report(self) -> None:
+        """Show the other report of the comparison on the single-report screens."""
+        if self.compare_report is None or not self.can_switch:
+            return
+        self.showing_b = not self.showing_b
+        for screen in list(self.report_screens):
+            if not screen.opening and screen.SCREEN_NAME != "Compare":
+                screen.report_changed()
+        shown = self.shown_report
+        self.notify(f"Showing {'B' if self.showing_b else 'A'}: {shown.name}  (B switches)", timeout=3)
 
     def action_no_comparison(self) -> None:
         self.notify("No comparison: start one with `pvtui compare A B`.", timeout=4)

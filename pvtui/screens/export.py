@@ -210,10 +210,11 @@ def name_and_folder(path: Path) -> str:
 
 
 def report_folders(app: "PvtuiApp") -> list[Path]:
-    files = app.files
-    if files is None:
-        return []
-    return [files.directory, *(path.parent for path in files.existing())]
+    folders = []
+    for files in (app.files, app.compare_files):  # nothing is written beside either report compared
+        if files is not None:
+            folders += [files.directory, *(path.parent for path in files.existing())]
+    return folders
 
 
 def open_export(app: "PvtuiApp", kind: str | None = None) -> None:
@@ -224,7 +225,7 @@ def open_export(app: "PvtuiApp", kind: str | None = None) -> None:
     table = screen.export_table()
     forbidden = report_folders(app)
     directory = default_directory(forbidden)
-    report_name = app.report.name
+    report_name = screen.report.name
     defaults = {k.key: free_path(directory, file_name(report_name, table.name if k.table and table else
                                                       screen.SCREEN_NAME.lower(), k.extension)) for k in KINDS}
     title = f"{screen.SCREEN_NAME} · {report_name}"
