@@ -21,6 +21,7 @@ from pvtui.model.tile_views import (
 from pvtui.screens.base import ReportScreen, Unavailable
 from pvtui.widgets.detail_text import DetailText
 from pvtui.widgets.heatmap import TileHeatmap, legend
+from pvtui.widgets.item_lines import item_lines
 
 WIDE = 120  # columns from which the detail pane sits beside the heatmap
 LISTED = 12  # vertices listed in the detail pane
@@ -31,7 +32,7 @@ class MemoryScreen(ReportScreen):
 
     DEFAULT_CSS = """
     MemoryScreen #memory-header {
-        height: 2;
+        height: auto;
         padding: 0 1;
         color: $foreground;
         text-wrap: nowrap;
@@ -110,6 +111,8 @@ class MemoryScreen(ReportScreen):
 
     def on_resize(self, event: Resize) -> None:
         self.set_class(event.size.width < WIDE, "narrow")
+        if self.memory is not None and self.heatmap.rows is not None:
+            self._show_header()  # its lines break where the width allows
 
     @property
     def heatmap(self) -> TileHeatmap:
@@ -223,7 +226,7 @@ class MemoryScreen(ReportScreen):
         tiles = heatmap.rows.tiles
         scope = "IPUs unknown" if not memory.ipu_known else "all IPUs" if heatmap.ipu_filter is None \
             else f"IPU {heatmap.ipu_filter}"
-        per_row = "1 tile/row" if heatmap.zoom == 1 else f"{heatmap.zoom} tiles/row (max)"
+        per_row = "1 tile/row" if heatmap.zoom == 1 else f"{heatmap.zoom} tiles/row, the fullest shown"
         parts = [f"{len(tiles):,} tiles", scope, per_row]
         if memory.has_gaps:
             parts.append("incl. gaps" if heatmap.gaps else "excl. gaps")
@@ -232,10 +235,10 @@ class MemoryScreen(ReportScreen):
         if memory.limit:
             over = int((memory.totals(heatmap.gaps)[tiles] > memory.limit).sum())
             parts.append(f"limit {self.bytes(memory.limit)}, {over:,} over")
-        header = Text(" · ".join(parts), no_wrap=True, overflow="ellipsis")
-        header.append("\n")
-        header.append_text(legend(memory, heatmap.palette, heatmap.gaps))
-        self.query_one("#memory-header", DetailText).show(header)
+        width = max(self.size.width - 2, 20)  # the header's padding
+        lines = item_lines([Text(part) for part in parts], width, gap=" · ")
+        lines += item_lines(legend(memory, heatmap.palette, heatmap.gaps), width)
+        self.query_one("#memory-header", DetailText).show(Text("\n").join(lines))
 
     def _show_detail(self) -> None:
         memory = self.memory

@@ -198,25 +198,21 @@ def row_segments(
         segments += bar_segments(cells, len(memory.categories), limit_col, palette, cursor)
     return segments
 
-def legend(memory: TileMemory, palette: Palette, gaps: bool) -> Text:
-    """The colour of each category (the rest share one), gaps, and the limit mark."""
-    text = Text()
+def legend(memory: TileMemory, palette: Palette, gaps: bool) -> list[Text]:
+    """The legend's entries: the marks first (gaps, the limit, over it, the shared colour of the other
+    categories), then the colour of each of the largest categories."""
     shown = len(palette.categories)
-    for index, name in enumerate(memory.categories[:shown]):
-        text.append("  ", palette.category(index))
-        text.append(f" {name}  ")
-    if len(memory.categories) > shown:
-        text.append("  ", palette.rest)
-        text.append(f" {len(memory.categories) - shown} more  ")
+    entries = []
     if gaps and memory.has_gaps:
-        text.append(GAPS_MARK * 2, palette.gaps)
-        text.append(" gaps  ")
+        entries.append(Text.assemble((GAPS_MARK * 2, palette.gaps), " gaps"))
     if memory.limit:
-        text.append(LIMIT_MARK, palette.limit)
-        text.append(" limit  ")
-        text.append("  ", palette.over)
-        text.append(" over")
-    return text
+        entries.append(Text.assemble((LIMIT_MARK, palette.limit), " limit"))
+        entries.append(Text.assemble(("  ", palette.over), " over the limit"))
+    if len(memory.categories) > shown:
+        entries.append(Text.assemble(("  ", palette.rest), f" the other {len(memory.categories) - shown}"))
+    entries += [Text.assemble(("  ", palette.category(index)), f" {name}")
+                for index, name in enumerate(memory.categories[:shown])]
+    return entries
 
 class TileHeatmap(ScrollView, can_focus=True):
     """Every tile's memory as rows of bars, one selected tile, the viewport following it."""
