@@ -160,3 +160,15 @@ def test_item_lines_break_between_items_and_count_the_rest():
     assert [line.plain for line in item_lines(items, 12)] == ["alpha  beta", "gamma  +2"]
     assert [line.plain for line in item_lines(items, 14, gap=" · ", max_lines=5)] == [
         "alpha · beta", "gamma · delta", "epsilon"]
+
+
+async def test_category_names_keep_room_at_60_columns(make_app):
+    from pvtui.widgets.detail_text import DetailText
+
+    async with make_app().run_test(size=(60, 24)) as pilot:
+        screen = await open_screen(pilot, "m", MemoryScreen)
+        await pilot.pause()
+        categories = screen.query_one("#detail-categories", DetailText)
+        lines = categories.text.plain.splitlines()[1:]
+        names_at = max(line.rindex("  ") + 2 for line in lines if line.strip())
+        assert categories.size.width - names_at >= len("constant")

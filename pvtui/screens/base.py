@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from pvtui.model.tables import Table
 
 
+SHORT = 20  # terminal rows below which a screen is "short"
 MIN_LABEL = 8  # cells the report's name keeps before the tabs lose their padding
 
 
@@ -118,6 +119,10 @@ class ReportScreen(Screen):
         else:
             yield Static(f"Opening {self.title_label()}…", id="opening")
         yield KeyBar()
+
+    def on_resize(self) -> None:
+        # below SHORT rows, the detail panes give way to the main view (each screen's CSS says how)
+        self.set_class(self.app.size.height < SHORT, "short")
 
     def on_mount(self) -> None:
         self.pv_app.report_screens.add(self)

@@ -18,7 +18,7 @@ from pvtui.model.tile_views import (
     visible_tiles,
     worst_tile,
 )
-from pvtui.screens.base import ReportScreen, Unavailable
+from pvtui.screens.base import SHORT, ReportScreen, Unavailable
 from pvtui.widgets.detail_text import DetailText
 from pvtui.widgets.heatmap import TileHeatmap, legend
 from pvtui.widgets.item_lines import item_lines
@@ -73,8 +73,13 @@ class MemoryScreen(ReportScreen):
     MemoryScreen.narrow #detail-columns {
         layout: horizontal;
     }
+    MemoryScreen.short.narrow #detail-pane {
+        height: 30vh;
+    }
     MemoryScreen.narrow #detail-facts {
-        width: 38;
+        width: auto;
+        max-width: 38;
+        margin-right: 1;
     }
     MemoryScreen.narrow #detail-categories {
         width: 1fr;
@@ -111,6 +116,7 @@ class MemoryScreen(ReportScreen):
 
     def on_resize(self, event: Resize) -> None:
         self.set_class(event.size.width < WIDE, "narrow")
+        self.set_class(event.size.height < SHORT, "short")  # before the header is drawn for it
         if self.memory is not None and self.heatmap.rows is not None:
             self._show_header()  # its lines break where the width allows
 
@@ -237,7 +243,8 @@ class MemoryScreen(ReportScreen):
             parts.append(f"limit {self.bytes(memory.limit)}, {over:,} over")
         width = max(self.size.width - 2, 20)  # the header's padding
         lines = item_lines([Text(part) for part in parts], width, gap=" · ")
-        lines += item_lines(legend(memory, heatmap.palette, heatmap.gaps), width)
+        lines += item_lines(legend(memory, heatmap.palette, heatmap.gaps), width,
+                            max_lines=1 if self.has_class("short") else 2)
         self.query_one("#memory-header", DetailText).show(Text("\n").join(lines))
 
     def _show_detail(self) -> None:
@@ -276,9 +283,11 @@ class MemoryScreen(ReportScreen):
         palette = self.heatmap.palette
         text = Text("Categories\n", "bold")
         index = {name: i for i, name in enumerate(memory.categories)}
-        for name, value in memory.tile_categories(tile):
+        rows = [(name, self.bytes(value)) for name, value in memory.tile_categories(tile)]
+        width = max((len(shown) for _, shown in rows), default=0)  # the names get the rest
+        for name, shown in rows:
             text.append("  ", palette.category(index[name]))
-            text.append(f" {self.bytes(value):>10}  {name}\n")
+            text.append(f" {shown:>{width}}  {name}\n")
         return text
 
     def _vertices_text(self, tile: int) -> Text:

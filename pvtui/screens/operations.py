@@ -69,6 +69,7 @@ class OperationsScreen(ReportScreen):
         border-left: none;
         border-top: hkey $panel;
     }
+    OperationsScreen.short.narrow #operation-scroll { height: 30vh; }
     OperationsScreen #filter-bar { height: 1; display: none; background: $panel; }
     OperationsScreen #filter-bar.open { display: block; }
     OperationsScreen #filter-bar Label { width: auto; padding: 0 1; }

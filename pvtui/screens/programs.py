@@ -147,6 +147,7 @@ class ProgramsScreen(ReportScreen):
         border-left: none;
         border-top: hkey $panel;
     }
+    ProgramsScreen.short.narrow #details-scroll { height: 30vh; }
     ProgramsScreen #search-bar { height: 1; display: none; background: $panel; }
     ProgramsScreen #search-bar.open { display: block; }
     ProgramsScreen #search-bar Label { width: auto; padding: 0 1; }
