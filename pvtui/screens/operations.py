@@ -29,7 +29,9 @@ from pvtui.units import format_cycles
 WIDE = 120  # columns from which the details sit beside the table
 LISTED = 6  # programs and operations named in the details
 MIN_NAME_WIDTH = 24  # below this, the columns the details also give make room for the names
-OPTIONAL = ("code bytes", "variable bytes")  # memory is their sum, and the details give both
+# dropped in this order (never the sort's) until the names get MIN_NAME_WIDTH: memory is the sum of
+# code and variables, and the details give every figure
+DROP_ORDER = ("code bytes", "variable bytes", "operations", "programs", "first step", "cycles", "memory bytes")
 CELL_PADDING = 2  # a DataTable cell's padding, both sides
 SCROLLBAR = 2
 HEADINGS = {"name": "name", "memory bytes": "memory", "code bytes": "code", "variable bytes": "variables",
@@ -183,8 +185,11 @@ class OperationsScreen(ReportScreen):
             return max([heading, *(len(cells[column]) for cells in figures)]) + CELL_PADDING
 
         columns = COLUMNS[1:]
-        if width - sum(map(cell_width, columns)) - CELL_PADDING < MIN_NAME_WIDTH:
-            columns = [c for c in columns if c not in OPTIONAL or c == SORT_COLUMN[self.sort]]
+        for dropped in DROP_ORDER:
+            if width - sum(map(cell_width, columns)) - CELL_PADDING >= MIN_NAME_WIDTH:
+                break
+            if dropped != SORT_COLUMN[self.sort]:
+                columns = [c for c in columns if c != dropped]
         longest = max([len(HEADINGS["name"]) + 1, *(len(row.name) for row in self.shown)])
         name_width = min(longest, max(width - sum(map(cell_width, columns)) - CELL_PADDING, MIN_NAME_WIDTH))
         return ["name", *columns], name_width
