@@ -18,7 +18,8 @@ from textual.binding import Binding
 from textual.widget import Widget
 
 
-HELP_ID = "help"  # the binding kept whatever else gives way: it lists every key
+# the bindings kept whatever else gives way: help lists every key; in a comparison, B is the way to report B
+KEPT_IDS = ("help", "switch_report")
 
 
 def _fitting(items: list, room: int, keep: Callable[[Any], bool]) -> list:
@@ -41,7 +42,7 @@ class KeyBar(Widget, can_focus=False):
     """The active bindings as `key Description` items; clicking one presses its key.
 
     Items that do not fit left of the palette key are left out whole, from the last, but
-    help's, which lists every key.
+    those of KEPT_IDS.
     """
 
     ALLOW_SELECT = False
@@ -93,7 +94,6 @@ class KeyBar(Widget, can_focus=False):
         key_style = self.get_component_rich_style("key-bar--key")
         description_style = self.get_component_rich_style("key-bar--description")
         dim = Style(dim=True)
-        Item = tuple[Text, list[tuple[int, int, Binding, bool]]]  # its text; its keys' cells within it
 
         def key_text(binding: Binding, enabled: bool, key: str, description: str) -> Text:
             text = Text.assemble((key, key_style), (description, description_style))
@@ -101,7 +101,7 @@ class KeyBar(Widget, can_focus=False):
                 text.stylize(dim)
             return text
 
-        items: list[Item] = []
+        items: list[tuple[Text, list[tuple[int, int, Binding, bool]]]] = []  # each: its text, its keys' cells
         groups, palette = self._items()
         for group, bindings in groups:
             if group is not None and len(bindings) > 1:  # " n N Section ": the keys, then what they do
@@ -123,7 +123,7 @@ class KeyBar(Widget, can_focus=False):
             tail = Text.assemble(("▏", separator), (self.app.get_key_display(binding), key_style),
                                  (f" {binding.description} ", description_style))
         room = self.content_size.width - tail.cell_len
-        kept = _fitting(items, room, lambda item: any(span[2].id == HELP_ID for span in item[1]))
+        kept = _fitting(items, room, lambda item: any(span[2].id in KEPT_IDS for span in item[1]))
         line = Text(no_wrap=True, overflow="crop")
         spans: list[tuple[int, int, Binding, bool]] = []
         for text, item_spans in kept:
