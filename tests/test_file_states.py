@@ -12,7 +12,7 @@ from rich.console import Console
 from pvtui.app import PvtuiApp
 from pvtui.cli import main
 from pvtui.model.queries import summary
-from pvtui.render_text import files_row
+from pvtui.render.tables import files_row
 from pvtui.screens.dialogs import ReloadPrompt
 from pvtui.sources.discovery import discover
 from pvtui.sources.ingest import load_report

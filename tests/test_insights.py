@@ -12,7 +12,7 @@ import pytest
 from conftest import open_screen, wait_until_loaded
 
 from pvtui.cli import main
-from pvtui.commands.insights import SECTIONS
+from pvtui.render.insights import SECTIONS
 from pvtui.model import insights as model
 from pvtui.model.bundle import BundleWriter
 from pvtui.model.insights import insights
@@ -332,7 +332,7 @@ def test_snapshot_insights_liveness_80x24(snap_compare, make_app):
 
 
 def test_a_saving_capped_by_a_neighbouring_step_names_that_step(tiny_report, tiny_insights):
-    from pvtui.commands.insights import suggestions_renderables
+    from pvtui.render.insights import suggestions_renderables
 
     series = np.asarray(tiny_report.liveness.not_always_live, dtype=np.int64)
     peak = tiny_report.liveness.peak_step
@@ -353,7 +353,7 @@ def test_cli_figures_have_thousands_separators(capsys):
     from rich.console import Console
 
     from pvtui.model.facts import fact_rows
-    from pvtui.render_text import facts_table, render_liveness
+    from pvtui.render.tables import facts_table, render_liveness
 
     render_liveness({"steps": 2483, "always_live_bytes": 1, "peak_step": 1173, "peak_step_name": "p",
                      "peak_not_always_live_bytes": 2, "peak_total_bytes": 3, "per_ipu": False, "per_tile": False,
