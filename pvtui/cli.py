@@ -40,13 +40,20 @@ APP_OPTIONS = ("--theme", "--screen", "--engine")  # `pvtui --theme light PATH` 
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, as a shell reports a tool the signal ended
 
 
+class OneLineErrors(argparse.ArgumentParser):
+    """Bad arguments get one line, as bad input does, and the way to the help."""
+
+    def error(self, message: str):
+        self.exit(EXIT_BAD_INPUT, f"{self.prog}: {message}; see `{self.prog} --help`\n")
+
+
 def command_module(name: str) -> ModuleType:
     return importlib.import_module(f"pvtui.commands.{name}")
 
 
 def parser(chosen: str | None = None) -> argparse.ArgumentParser:
     """The parser of every command's name and help, with the arguments of CHOSEN alone."""
-    top = argparse.ArgumentParser(
+    top = OneLineErrors(
         prog="pvtui",
         description="Explore Graphcore IPU profiling reports in the terminal.",
         epilog="Run `pvtui PATH` to open the explorer, or `pvtui demo` to try it.",

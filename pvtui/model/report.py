@@ -410,6 +410,9 @@ class Report:
         for note in self.notes:
             if f"[{part}]" in note:
                 return note.replace(f"[{part}] ", "")
+        if part == "memory" and self.archive is not None:  # say what archive.a gives, then what it lacks
+            return ("Tile memory here is archive.a's allocated ELF sections; memory categories, gaps and"
+                    " always-live bytes need profile.pop.")
         needs = {
             "memory": "profile.pop",
             "programs": "profile.pop",
