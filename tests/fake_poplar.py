@@ -5,8 +5,9 @@ a chunk at a time, slowly enough to be seen while it writes.
     python tests/fake_poplar.py [--engines training,inference] [--delay S] [--sleep S] [--exit N]
                                 [--die-before-writing] [--echo-stdin] [--source DIR]
 
-It prints the options it ran with as one line, `fake_poplar options: {...}`, on stderr; on SIGINT or
-SIGTERM it says `fake_poplar: got SIGINT` (or SIGTERM) and exits 130 (143), as Python programs do.
+It prints the options it ran with as one line, `fake_poplar options: {...}`, on stderr; it says
+`fake_poplar: got SIGINT` (or SIGTERM) for each such signal, and half a second after the first exits
+130 (143), as Python programs do.
 """
 
 from __future__ import annotations
@@ -56,10 +57,25 @@ def copy_slowly(source: Path, dest: Path, delay: float) -> None:
             time.sleep(delay)
 
 
+class Stop(Exception):
+    pass
+
+
 def stop(signum, frame) -> None:
-    name = signal.Signals(signum).name
-    print(f"fake_poplar: got {name}", file=sys.stderr, flush=True)
-    sys.exit(128 + signum)
+    if not Stop.__dict__.get("signum"):
+        Stop.signum = signum
+        raise Stop()
+
+
+def say_signals(delivered: int) -> None:
+    """Each signal delivered (Python runs its handler once for several pending: the wakeup fd counts them)."""
+    os.set_blocking(delivered, False)
+    try:
+        numbers = os.read(delivered, 1024)
+    except BlockingIOError:
+        numbers = b""
+    for number in numbers:
+        print(f"fake_poplar: got {signal.Signals(number).name}", file=sys.stderr, flush=True)
 
 
 def main() -> int:
@@ -72,8 +88,20 @@ def main() -> int:
     parser.add_argument("--echo-stdin", action="store_true")
     parser.add_argument("--source", type=Path, help="a synthetic report to copy (default: one made now)")
     args = parser.parse_args()
+    delivered, wakeup = os.pipe()
+    os.set_blocking(wakeup, False)
+    signal.set_wakeup_fd(wakeup, warn_on_full_buffer=False)
     signal.signal(signal.SIGINT, stop)
     signal.signal(signal.SIGTERM, stop)
+    try:
+        return run(args)
+    except Stop:
+        time.sleep(0.5)  # a second signal would arrive in this time
+        say_signals(delivered)
+        return 128 + Stop.signum
+
+
+def run(args: argparse.Namespace) -> int:
     options = json.loads(os.environ.get("POPLAR_ENGINE_OPTIONS", "{}"))
     print(f"fake_poplar options: {json.dumps(options)}", file=sys.stderr, flush=True)
     print(f"fake_poplar log level: {os.environ.get('POPLAR_PROFILER_LOG_LEVEL', '')}", file=sys.stderr, flush=True)
