@@ -48,7 +48,8 @@ def copy_slowly(source: Path, dest: Path, delay: float) -> None:
     if source.is_dir():
         dest.mkdir(parents=True, exist_ok=True)
         for path in sorted(source.iterdir(), key=lambda p: p.name == "meta.json"):
-            copy_slowly(path, dest / path.name, delay)
+            copy_slowly(path, dest / path.name, 0)
+            time.sleep(delay / 10)
         return
     with source.open("rb") as src, dest.open("wb") as out:
         while chunk := src.read(CHUNK):

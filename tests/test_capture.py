@@ -232,9 +232,13 @@ def test_the_listing_says_which_files_are_cut_short_or_still_written(tmp_path, s
     assert look(report / "profile.pop").problem == "cut short (12,388 of 40,960 bytes)"
     (report / "app.json").write_text('{"a": ')
     assert look(report / "app.json").problem.startswith("not valid JSON")
+    (tmp_path / "r" / "inference" / "profile.pvtui").mkdir(parents=True)  # a bundle without its meta.json yet
+    (tmp_path / "r" / "inference" / "profile.pvtui" / "tiles.ipu.npy").write_bytes(b"x")
     reports, loose = written(tmp_path / "r", since=time.time() + 60)
-    assert [r.name for r in reports] == ["training"] and not reports[0].complete and not loose
+    assert [r.name for r in reports] == ["training"] and not reports[0].complete
     assert all(f.before for f in reports[0].files)
+    assert [(f.path.relative_to(tmp_path / "r").as_posix(), f.problem) for f in loose] == [
+        ("inference/profile.pvtui", "no meta.json yet: still being written")]
 
 
 def test_without_a_report_every_file_there_is_listed(tmp_path):

@@ -8,6 +8,8 @@ import json
 import os
 import re
 import shlex
+import signal
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -152,16 +154,27 @@ def run(args: argparse.Namespace) -> int:
 
 def run_and_show(program: list[str], env: dict[str, str], directory: Path, args: argparse.Namespace) -> int:
     """Run PROGRAM to its end, list what it wrote under DIRECTORY, open the explorer on it; its exit status."""
-    import signal
-
-    from pvtui.child import EXIT_CANNOT_RUN, start, wait
+    from pvtui.child import EXIT_CANNOT_RUN, ending, start, wait
 
     started = time.time()
+    live = args.live and sys.stdout.isatty() and sys.stdin.isatty()
+    if args.live and not live:
+        say("pvtui capture: --live needs a terminal; running without it")
+    log = None
+    if live:  # the explorer has the terminal: the program's output goes to DIR/capture.log
+        directory.mkdir(parents=True, exist_ok=True)
+        log = (directory / LOG_FILE).open("ab")
     try:
-        child, mask = start(program, env)
+        child, mask = start(program, env, **({} if log is None else dict(
+            stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True)))
     except OSError as exc:
         say(f"pvtui capture: cannot run {program[0]}: {exc.strerror or exc}")
         return EXIT_CANNOT_RUN
+    finally:
+        if log is not None:
+            log.close()
+    if live:
+        return _run_live(child, mask, program, directory, args, started)
     status = wait(child, mask)
     say(f"pvtui capture: {program_name(program)} {ending(status)}")
     reports = list_written(directory, started)
@@ -177,12 +190,37 @@ def run_and_show(program: list[str], env: dict[str, str], directory: Path, args:
     return status
 
 
-def ending(status: int) -> str:
-    import signal
+def _run_live(child, mask, program: list[str], directory: Path, args: argparse.Namespace, started: float) -> int:
+    """The explorer opens at once and waits for the report while a thread passes signals on to the program."""
+    import threading
 
-    if status > 128 and status - 128 in signal.valid_signals():
-        return f"was ended by {signal.Signals(status - 128).name} (exit status {status})"
-    return f"ended with exit status {status}"
+    from pvtui.app import PvtuiApp
+    from pvtui.child import ending, forward_until_exit, release
+    from pvtui.screens.capture_wait import CaptureWait
+
+    name = program_name(program)
+    status: list[int] = []
+    stop = threading.Event()  # set on SIGTERM: pvtui is asked to end, so the explorer closes too
+    app = PvtuiApp([], path=directory, theme=args.theme, first_screen=args.screen, waiting=CaptureWait(
+        name, directory, directory / LOG_FILE, lambda: status[0] if status else None, ending, stop, args.engine))
+
+    def forward() -> None:
+        status.append(forward_until_exit(
+            child, shares_terminal=False, on_signal=lambda signum: signum == signal.SIGTERM and stop.set()))
+
+    forwarder = threading.Thread(target=forward, name="capture-signals", daemon=True)
+    forwarder.start()
+    try:
+        app.run()
+        if forwarder.is_alive():
+            say(f"pvtui capture: the explorer is closed; waiting for {name} (pid {child.pid}) to end; "
+                f"Ctrl+C stops it. Its output: {directory / LOG_FILE}")
+        forwarder.join()
+    finally:
+        release(mask)
+    say(f"pvtui capture: {name} {ending(status[0])}")
+    list_written(directory, started)
+    return status[0]
 
 
 def list_written(directory: Path, since: float) -> list:
@@ -201,7 +239,7 @@ def list_written(directory: Path, since: float) -> list:
         print(f"{report.name}  ({os.path.relpath(report.directory)}, {state})")
         _print_files(report.files, report.directory, format_bytes)
     if loose:
-        print(f"Files under {directory}:")
+        print(f"Other files under {directory}:")
         _print_files(loose, directory, format_bytes)
     return reports
 

@@ -44,7 +44,8 @@ class WrittenReport:
 
 
 def written(root: Path, since: float | None = None) -> tuple[list[WrittenReport], list[WrittenFile]]:
-    """The reports under ROOT, and (when there is none) every file there; BEFORE marks files older than SINCE."""
+    """The reports under ROOT, and the other files there (a report not yet whole enough to be one, logs);
+    BEFORE marks files older than SINCE."""
     try:
         reports = discover(root)
     except ReportError:
@@ -58,16 +59,22 @@ def written(root: Path, since: float | None = None) -> tuple[list[WrittenReport]
         paths += [files.directory / name for name in EXTRA_FILES if (files.directory / name).is_file()]
         report.files = [look(p, since) for p in paths]
         found.append(report)
-    loose = [] if found else [look(p, since) for p in _all_files(root)]
+    listed = {f.path for report in found for f in report.files}
+    loose = [look(p, since) for p in _all_files(root) if p not in listed]
     return found, loose
 
 
 def _all_files(root: Path) -> list[Path]:
+    """Every file down to MAX_DEPTH, a bundle directory counting as one file."""
     out = []
     for directory, dirs, names in os.walk(root):
-        if len(Path(directory).relative_to(root).parts) >= MAX_DEPTH:
+        here = Path(directory)
+        if BUNDLE_DIR_NAME in dirs:
+            dirs.remove(BUNDLE_DIR_NAME)
+            names.append(BUNDLE_DIR_NAME)
+        if len(here.relative_to(root).parts) >= MAX_DEPTH:
             dirs.clear()
-        out += [Path(directory) / name for name in sorted(names)]
+        out += [here / name for name in sorted(names)]
         dirs.sort()
     return out
 
