@@ -31,7 +31,7 @@ class CaptureWait(Screen[list[ReportFiles] | None]):
     BINDINGS = [Binding("escape,q", "dismiss(None)", "Quit")]
     DEFAULT_CSS = """
     CaptureWait #capture-wait { padding: 1 2; }
-    CaptureWait #capture-title { margin-bottom: 1; }
+    CaptureWait #capture-title { margin-bottom: 1; width: 100%; }
     CaptureWait #capture-tail { color: $text-muted; }
     """
 
