@@ -139,7 +139,7 @@ def run(args: argparse.Namespace) -> int:
     if not analysis.valid and not args.force:
         say("pvtui capture: not run; fix the options above, or run anyway with --force")
         return EXIT_BAD_INPUT
-    directory = Path(options["autoReport.directory"])
+    directory = Path(str(options["autoReport.directory"]))
     env = dict(os.environ, **{ENV: json.dumps(options, separators=(",", ":"))})
     if args.log:
         if os.environ.get(LOG_ENV) not in (None, args.log):
