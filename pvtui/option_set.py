@@ -69,10 +69,6 @@ class Analysis:
     def valid(self) -> bool:
         return not self.errors
 
-    @property
-    def unknown_keys(self) -> list[str]:
-        return [e["key"] for e in self.entries if e["status"] == "unknown"]
-
     def as_json(self) -> dict:
         return {"valid": self.valid, "options": self.entries, "errors": self.errors, "warnings": self.warnings,
                 "implications": self.implications, "directory": self.directory, "files": self.files,

@@ -163,3 +163,14 @@ def test_the_table_holds_each_option_with_its_values_default_and_meaning():
     assert OPTIONS["target.deterministicWorkers"].accepts("portable")
     assert OPTIONS["target.maxStreamCallbackThreadsPerNumaNode"].accepts("auto")
     assert not OPTIONS["prng.seed"].accepts("auto")
+
+
+def test_the_table_and_the_checks_load_neither_textual_nor_rich():
+    """capture and options check a set before anything is drawn; the app's screens use them too."""
+    import subprocess
+    import sys
+
+    code = ("import sys, pvtui.engine_options, pvtui.option_set, pvtui.child\n"
+            "print(','.join(sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'rich'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""

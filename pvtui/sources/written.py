@@ -27,10 +27,6 @@ class WrittenFile:
     problem: str | None = None  # why it does not look complete
     before: bool = False  # written before the run began
 
-    def as_json(self) -> dict:
-        return {"path": str(self.path), "size": self.size, "complete": self.problem is None,
-                "problem": self.problem, "before_run": self.before}
-
 
 @dataclass
 class WrittenReport:
