@@ -246,3 +246,42 @@ def test_without_a_report_every_file_there_is_listed(tmp_path):
     (tmp_path / "training" / "debug.cbor").write_bytes(b"\xa0")
     reports, loose = written(tmp_path)
     assert reports == [] and [f.path.name for f in loose] == ["debug.cbor"]
+
+
+def test_live_the_explorer_shows_the_report_then_pvtui_ends_with_the_programs_status(tmp_path, source):
+    import fcntl
+    import struct
+    import termios
+
+    pid, terminal = pty.fork()
+    if pid == 0:
+        os.chdir(tmp_path)
+        os.environ["PVTUI_CACHE_DIR"] = str(tmp_path / "cache")
+        os.execv(sys.executable, [sys.executable, "-m", "pvtui.cli", "capture", "--live", "--dir", "out", "--",
+                                  sys.executable, FAKE, "--source", str(source), "--engines", "training",
+                                  "--delay", "0.05", "--exit", "5"])
+    fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+    seen = b""
+
+    def read_until(text: bytes) -> bool:
+        nonlocal seen
+        deadline = time.monotonic() + 120
+        while text not in seen and time.monotonic() < deadline:
+            if select.select([terminal], [], [], 1)[0]:
+                try:
+                    seen += os.read(terminal, 65536)
+                except OSError:
+                    break
+        return text in seen
+
+    assert read_until(b"Waiting for fake_poplar"), seen[-2000:]
+    assert read_until(b"Largest tile"), seen[-2000:]  # the summary of the report
+    os.write(terminal, b"q")
+    read_until(b"Reports under out:")
+    read_until(b"\x00")  # to the end of the output
+    _, status = os.waitpid(pid, 0)
+    os.close(terminal)
+    assert os.waitstatus_to_exitcode(status) == 5
+    assert b"fake_poplar ended with exit status 5" in seen
+    assert b"training  (out/training, complete)" in seen
+    assert b"fake_poplar: done" in (tmp_path / "out" / "capture.log").read_bytes()
