@@ -178,6 +178,24 @@ def test_a_signal_to_pvtui_is_passed_on_once(tmp_path, signum):
     assert "Traceback" not in err
 
 
+class Terminal:
+    """What a program wrote to the pty at FD, read as it comes."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd, self.seen = fd, b""
+
+    def read_until(self, text: bytes, seconds: float = 120) -> bool:
+        """Read until TEXT is seen, the program has closed the terminal, or SECONDS have passed."""
+        deadline = time.monotonic() + seconds
+        while text not in self.seen and time.monotonic() < deadline:
+            if select.select([self.fd], [], [], 1)[0]:
+                try:
+                    self.seen += os.read(self.fd, 65536)
+                except OSError:  # the program has ended
+                    break
+        return text in self.seen
+
+
 def test_ctrl_c_at_the_terminal_reaches_the_program_once(tmp_path):
     """The terminal sends Ctrl+C to the whole foreground group: pvtui must not send it again."""
     pid, terminal = pty.fork()
@@ -185,24 +203,13 @@ def test_ctrl_c_at_the_terminal_reaches_the_program_once(tmp_path):
         os.chdir(tmp_path)
         os.execv(sys.executable, [sys.executable, "-m", "pvtui.cli", "capture", "--no-open", "--dir", "out", "--",
                                   sys.executable, FAKE, "--sleep", "60"])
-    seen = b""
-
-    def read_until(text: bytes) -> None:
-        nonlocal seen
-        deadline = time.monotonic() + 60
-        while text not in seen and time.monotonic() < deadline:
-            if select.select([terminal], [], [], 1)[0]:
-                try:
-                    seen += os.read(terminal, 4096)
-                except OSError:
-                    return
-
-    read_until(b"fake_poplar log level")
+    screen = Terminal(terminal)
+    screen.read_until(b"fake_poplar log level")
     os.write(terminal, b"\x03")
-    read_until(b"exit status")
+    screen.read_until(b"exit status")
     _, status = os.waitpid(pid, 0)
     os.close(terminal)
-    assert seen.count(b"fake_poplar: got SIGINT") == 1, seen
+    assert screen.seen.count(b"fake_poplar: got SIGINT") == 1, screen.seen
     assert os.waitstatus_to_exitcode(status) == 130
 
 
@@ -261,26 +268,13 @@ def test_live_the_explorer_shows_the_report_then_pvtui_ends_with_the_programs_st
                                   sys.executable, FAKE, "--source", str(source), "--engines", "training",
                                   "--delay", "0.05", "--exit", "5"])
     fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
-    seen = b""
-
-    def read_until(text: bytes) -> bool:
-        nonlocal seen
-        deadline = time.monotonic() + 120
-        while text not in seen and time.monotonic() < deadline:
-            if select.select([terminal], [], [], 1)[0]:
-                try:
-                    seen += os.read(terminal, 65536)
-                except OSError:
-                    break
-        return text in seen
-
-    assert read_until(b"Waiting for fake_poplar"), seen[-2000:]
-    assert read_until(b"Largest tile"), seen[-2000:]  # the summary of the report
+    screen = Terminal(terminal)
+    assert screen.read_until(b"Largest tile"), screen.seen[-2000:]  # the summary of the report
     os.write(terminal, b"q")
-    read_until(b"Reports under out:")
-    read_until(b"\x00")  # to the end of the output
+    screen.read_until(b"\x00")  # to the end of the output
     _, status = os.waitpid(pid, 0)
     os.close(terminal)
+    seen = screen.seen
     assert os.waitstatus_to_exitcode(status) == 5
     assert b"fake_poplar ended with exit status 5" in seen
     assert b"training  (out/training, complete)" in seen
