@@ -114,6 +114,7 @@ class PvtuiApp(App):
         cache: Path | None = None,
         compare_with: ReportFiles | None = None,
         first_screen: str = "summary",
+        waiting: Screen | None = None,
     ) -> None:
         self.first_screen = "compare" if compare_with is not None else first_screen
         if len(reports) == 1:
@@ -132,6 +133,7 @@ class PvtuiApp(App):
         self.showing_b = False  # whether the single-report screens show B (switched with B)
         self.cache = cache
         self.watch = watch
+        self.waiting = waiting  # a screen that waits for the reports to be written (pvtui capture --live)
         self.report_screens: "weakref.WeakSet[ReportScreen]" = weakref.WeakSet()
         self.cancel_token: CancelToken | None = None
         self.load_running = False  # from open_report until the report is open, failed or cancelled
@@ -152,12 +154,23 @@ class PvtuiApp(App):
     def on_mount(self) -> None:
         for problem in self.theme_problems:
             self.notify(problem, severity="warning", timeout=8)
-        if len(self.reports) == 1:
-            self.open_report(self.reports[0])
+        if self.waiting is not None:
+            self.push_screen(self.waiting, self.open_written)
+        else:
+            self.open_written(self.reports)
+
+    def open_written(self, reports: list[ReportFiles] | None) -> None:
+        """Open the one report, or let the user pick one of several; quit on none."""
+        if not reports:
+            self.exit()
+            return
+        self.reports = reports
+        if len(reports) == 1:
+            self.open_report(reports[0])
         else:
             from pvtui.screens.dialogs import ReportPicker
 
-            self.push_screen(ReportPicker(self.reports), self.open_report)
+            self.push_screen(ReportPicker(reports), self.open_report)
 
     # Loading and reloading -------------------------------------------------------
 

@@ -32,6 +32,8 @@ COMMANDS: dict[str, tuple[str, bool]] = {
                 "the explorer in a terminal, prints tables when the output is piped or redirected", True),
     "split": ("suggest pipeline split points that balance a single-IPU report's memory across N IPUs", True),
     "export": ("write the report's bundle to OUT, to browse it anywhere", True),
+    "options": ("explain and check Poplar engine options (default: $POPLAR_ENGINE_OPTIONS)", True),
+    "capture": ("run a program with the engine options that capture a report, then list and open it", False),
     "check": ("file by file, whether a report is usable and why not (exit 0 usable, 2 not); only reads", True),
     "synth": ("write a synthetic report directory", False),
     "demo": ("open a synthetic demo report", False),
