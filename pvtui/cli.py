@@ -74,6 +74,7 @@ FEATURE_COMMANDS = {
     "operations": "pvtui.commands.operations",
     "compare": "pvtui.commands.compare",
     "split": "pvtui.commands.split",
+    "cache": "pvtui.commands.cache",
 }
 
 

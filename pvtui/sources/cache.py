@@ -78,7 +78,7 @@ def max_bytes() -> int:
 
 def _why(path: Path, exc: OSError) -> str:
     if isinstance(exc, (FileExistsError, NotADirectoryError)):
-        return f"{path}: a file is in the way (not a directory)"
+        return f"{path}: a file is in the way"
     return f"{path}: {exc.strerror or exc}"
 
 
@@ -425,7 +425,7 @@ def cached_or_private(
     try:
         return Cache(root).hold(key, build, open_entry, wait), None
     except CacheUnusable as exc:
-        unused = f"the cache was not used ({exc})"
+        unused = f"cache not used ({exc})"
     private = Path(tempfile.mkdtemp(prefix="pvtui-"))
     atexit.register(shutil.rmtree, private, ignore_errors=True)
     try:
@@ -439,4 +439,4 @@ def cached_or_private(
     if found is None:
         shutil.rmtree(private, ignore_errors=True)
         raise ReportError(private / key, "cannot be opened right after it was written")
-    return found, f"{unused}: read into a temporary directory, removed on exit"
+    return found, f"{unused}; read into a temporary directory, removed on exit"
