@@ -62,7 +62,7 @@ def _print_listed(data: dict[str, Any]) -> None:
     if not entries:
         console.print(f"{data['directory']}: no cached bundles (at most {format_bytes(data['max_bytes'])})")
         return
-    console.print(f"{data['directory']}: {len(entries)} bundle{"s" * (len(entries) != 1)}, {format_bytes(data['total_bytes'])} "
+    console.print(f"{data['directory']}: {len(entries)} bundle{'s' * (len(entries) != 1)}, {format_bytes(data['total_bytes'])} "
                   f"(at most {format_bytes(data['max_bytes'])}, set by PVTUI_CACHE_MAX)")
     table = Table(box=None, padding=(0, 1), header_style="bold")
     table.add_column("report", overflow="fold")
