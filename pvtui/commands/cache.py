@@ -57,13 +57,13 @@ def _print_listed(data: dict[str, Any]) -> None:
 
     from pvtui.units import format_bytes
 
-    console = Console(highlight=False)
     entries = data["entries"]
+    cap = f"at most {format_bytes(data['max_bytes'])}, set by PVTUI_CACHE_MAX"
     if not entries:
-        console.print(f"{data['directory']}: no cached bundles (at most {format_bytes(data['max_bytes'])})")
+        print(f"{data['directory']}: no cached bundles ({cap})")
         return
-    console.print(f"{data['directory']}: {len(entries)} bundle{'s' * (len(entries) != 1)}, {format_bytes(data['total_bytes'])} "
-                  f"(at most {format_bytes(data['max_bytes'])}, set by PVTUI_CACHE_MAX)")
+    print(f"{data['directory']}: {len(entries)} bundle{'s' * (len(entries) != 1)}, "
+          f"{format_bytes(data['total_bytes'])} ({cap})")
     table = Table(box=None, padding=(0, 1), header_style="bold")
     table.add_column("report", overflow="fold")
     table.add_column("size", justify="right", no_wrap=True)
@@ -72,21 +72,18 @@ def _print_listed(data: dict[str, Any]) -> None:
     for entry in entries:
         table.add_row(entry["report"], format_bytes(entry["bytes"]), _local_time(entry["last_used"]),
                       "in use" if entry["in_use"] else "")
-    console.print(table)
-    console.print("Remove them with `pvtui cache clear [--older-than DAYS]`.", style="dim")
+    Console().print(table)
+    print("Remove them with `pvtui cache clear [--older-than DAYS]`.")
 
 
 def _print_cleared(data: dict[str, Any]) -> None:
-    from rich.console import Console
-
     from pvtui.units import format_bytes
 
-    console = Console(highlight=False)
     removed, kept = data["removed"], data["kept_in_use"]
     freed = format_bytes(sum(entry["bytes"] for entry in removed))
-    console.print(f"{data['directory']}: removed {len(removed)} cached report{'s' * (len(removed) != 1)} ({freed})")
+    print(f"{data['directory']}: removed {len(removed)} cached report{'s' * (len(removed) != 1)} ({freed})")
     for entry in kept:
-        console.print(f"kept {entry['report']}: in use by a running pvtui")
+        print(f"kept {entry['report']}: in use by a running pvtui")
 
 
 def _local_time(iso: str) -> str:

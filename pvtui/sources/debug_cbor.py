@@ -241,7 +241,10 @@ class _StringColumn:
         self.offsets.append(self.size)
 
     def close(self) -> None:
-        self.file.close()
+        try:
+            self.file.close()
+        except OSError:
+            pass  # rows never flushed go with the file; the write that failed has raised already
 
     def write(self, writer: BundleWriter, name: str, order: np.ndarray | None) -> None:
         """Write the string table `name.blob` + `name.offsets`, rows permuted by ORDER."""
