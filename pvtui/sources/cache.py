@@ -250,11 +250,7 @@ class Cache:
             tmp = Path(tempfile.mkdtemp(prefix=f".{key}{TMP_MARK}", dir=self.root))
             try:
                 build(tmp / "entry")
-                os.rename(tmp / "entry", entry)
-            except OSError as exc:
-                if exc.errno not in (errno.EEXIST, errno.ENOTEMPTY):
-                    raise
-                # a racing twin committed first (where flock does not reach, as on some NFS): keep theirs
+                _commit(tmp / "entry", entry)
             finally:
                 shutil.rmtree(tmp, ignore_errors=True)
         except BundleWriteError as exc:
@@ -293,14 +289,17 @@ class Cache:
         ]
         return sorted(found, key=lambda e: e.last_used)
 
-    def _in_use(self, key: str) -> bool:
-        """Whether a process holds KEY (False where that cannot be told: a cache not ours to write)."""
+    def _exclusive(self, key: str) -> EntryLock | None:
+        """KEY's lock held exclusively; None when a process holds it, or it cannot be created."""
         try:
-            lock = EntryLock.take(self._lock(key), fcntl.LOCK_EX)
+            return EntryLock.take(self._lock(key), fcntl.LOCK_EX)
         except OSError:
-            return False
+            return None
+
+    def _in_use(self, key: str) -> bool:
+        lock = self._exclusive(key)
         if lock is None:
-            return True
+            return self._lock(key).exists()
         lock.release()
         return False
 
@@ -314,10 +313,7 @@ class Cache:
 
     def remove(self, key: str) -> bool:
         """Remove entry KEY unless a process holds it; True when it is gone."""
-        try:
-            lock = EntryLock.take(self._lock(key), fcntl.LOCK_EX)
-        except OSError:
-            return False
+        lock = self._exclusive(key)
         if lock is None:
             return False
         try:
@@ -371,10 +367,20 @@ class Cache:
             if not (self.root / key).exists():
                 self.remove(key)
             else:
-                lock = EntryLock.take(self._lock(key), fcntl.LOCK_EX)
+                lock = self._exclusive(key)
                 if lock is not None:
                     self._remove_temporaries(key)
                     lock.release()
+
+
+def _commit(built: Path, entry: Path) -> None:
+    """Rename BUILT into place, whole; where a racing twin did first (a file system flock does
+    not reach, as some NFS), theirs stays and ours is dropped."""
+    try:
+        os.rename(built, entry)
+    except OSError as exc:
+        if exc.errno not in (errno.EEXIST, errno.ENOTEMPTY):
+            raise
 
 
 def glob_escape(text: str) -> str:
