@@ -249,8 +249,8 @@ class Cache:
                 self._discard(entry)  # damaged, and no process holds it
             tmp = Path(tempfile.mkdtemp(prefix=f".{key}{TMP_MARK}", dir=self.root))
             try:
-                build(tmp / "entry")
-                _commit(tmp / "entry", entry)
+                build(tmp / key)  # named as it will be: a report directory (the demo) takes its name
+                _commit(tmp / key, entry)
             finally:
                 shutil.rmtree(tmp, ignore_errors=True)
         except BundleWriteError as exc:

@@ -215,7 +215,9 @@ def _built_from(meta: dict[str, Any], files: ReportFiles) -> bool:
 
 
 def _cached_bundle(path: Path, files: ReportFiles) -> Bundle | None:
-    """The cache entry at PATH, or None when it is damaged (it is rebuilt, never trusted)."""
+    """The cache entry at PATH, or None when it is damaged (it is rebuilt, never trusted).
+
+    Raises SourceChanged when the files changed since its key was made from them."""
     try:
         bundle = Bundle(path)
     except ReportError:
