@@ -193,6 +193,27 @@ def test_a_full_disk_is_passed_by(report, expected, tmp_path, private_tmp):
     assert _names(private_tmp) == []
 
 
+def test_a_full_disk_under_a_mapped_column_raises_instead_of_killing(tmp_path):
+    folder = tmp_path / "small"
+    folder.mkdir()
+    script = (
+        "import sys, numpy as np\n"
+        "from pvtui.errors import BundleWriteError\n"
+        "from pvtui.model.bundle import BundleWriter\n"
+        "with BundleWriter(sys.argv[1] + '/bundle') as writer:\n"
+        "    try:\n"
+        "        writer.open_array('big', (1 << 20,), np.uint8)[:] = 1\n"  # a disk of 64 KiB
+        "    except BundleWriteError as exc:\n"
+        "        print(exc)\n"
+    )
+    wrap = _in_a_mount_namespace('mount -t tmpfs -o size=64k tmpfs "$0"')
+    done = subprocess.run([*wrap, str(folder), sys.executable, "-c", script, str(folder)], env=_env(folder, folder),
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done  # not killed by SIGBUS writing pages the disk has no room for
+    assert "big.npy: cannot be written (No space left on device)" in done.stdout
+    assert (tmp_path / "small.left").read_text() == ""
+
+
 def test_a_file_size_limit_everywhere_says_so_in_one_line(report, tmp_path, private_tmp):
     def limit_files() -> None:
         resource.setrlimit(resource.RLIMIT_FSIZE, (16384, 16384))
