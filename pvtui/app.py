@@ -225,7 +225,7 @@ class PvtuiApp(App):
         except Cancelled:
             self.call_from_thread(self._load_cancelled, reload)
         except ReportError as exc:
-            self.call_from_thread(self._load_failed, str(exc), reload)
+            self.call_from_thread(self._load_failed, files, str(exc), reload)
         else:
             self.call_from_thread(self._loaded, files, report, reload, second)
 
@@ -277,12 +277,17 @@ class PvtuiApp(App):
         else:
             self.notify("Reload cancelled: the report shown is unchanged.", timeout=4)
 
-    def _load_failed(self, message: str, reload: bool) -> None:
+    def _load_failed(self, files: ReportFiles, message: str, reload: bool) -> None:
+        """Say why the report did not open, with the check of its files; then quit unless a report is shown."""
+        from pvtui.screens.dialogs import OpenFailed
+
         self._close_loading()
-        if reload:
-            self.notify(f"Reload failed: {message}", severity="error", timeout=10)
-        else:
-            self.exit(return_code=2, message=f"pvtui: {message}")
+
+        def closed(_: None) -> None:
+            if not reload:
+                self.exit(return_code=2, message=f"pvtui: {message}")
+
+        self.push_screen(OpenFailed(files, message, reload), closed)
 
     @work(group="watch")
     async def _watch_files(self, files: ReportFiles, second: bool) -> None:

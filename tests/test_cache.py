@@ -232,7 +232,7 @@ def test_the_demo_opens_with_an_unusable_cache(tmp_path, private_tmp):
     script = (
         "import pvtui.synth as synth; real = synth.write_report\n"
         "synth.write_report = lambda out, scale, **kw: real(out, scale='tiny', **kw)\n"  # quicker
-        "from pvtui.cli import demo_report_dir; out = demo_report_dir()\n"
+        "from pvtui.commands.demo import demo_report_dir; out = demo_report_dir()\n"
         "print(out, (out / 'profile.pvtui' / 'meta.json').is_file())\n"
     )
     done = subprocess.run([sys.executable, "-c", script], env=_env(blocker, private_tmp), capture_output=True,

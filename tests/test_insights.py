@@ -12,7 +12,7 @@ import pytest
 from conftest import open_screen, wait_until_loaded
 
 from pvtui.cli import main
-from pvtui.commands.insights import SECTIONS
+from pvtui.render.insights import SECTIONS
 from pvtui.model import insights as model
 from pvtui.model.bundle import BundleWriter
 from pvtui.model.insights import insights

@@ -7,7 +7,6 @@ import argparse
 from datetime import datetime, timezone
 from typing import Any
 
-HELP = "list the cached bundles (report, size, last used); `clear [--older-than DAYS]` removes them"
 DAY = 86400.0
 
 
@@ -19,7 +18,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from pvtui.cli import EXIT_BAD_INPUT, _emit, say
+    from pvtui.commands.common import EXIT_BAD_INPUT, emit, say
     from pvtui.sources.cache import Cache, CacheUnusable, max_bytes
 
     if args.older_than is not None and args.action != "clear":
@@ -34,12 +33,12 @@ def run(args: argparse.Namespace) -> int:
         older_than = None if args.older_than is None else args.older_than * DAY
         removed, kept = cache.clear(older_than)
         data = {"directory": str(cache.root), "removed": _rows(removed), "kept_in_use": _rows(kept)}
-        _emit(args, data, _print_cleared)
+        emit(args, data, _print_cleared)
     else:
         entries = cache.entries()
         data = {"directory": str(cache.root), "max_bytes": cap, "total_bytes": sum(e.size for e in entries),
                 "entries": _rows(reversed(entries))}
-        _emit(args, data, _print_listed)
+        emit(args, data, _print_listed)
     return 0
 
 

@@ -15,7 +15,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 from textual.worker import get_current_worker
 
-from pvtui.commands.insights import (
+from pvtui.render.insights import (
     HISTOGRAM_HEIGHT,
     SECTIONS,
     fullest_rows,
@@ -23,7 +23,7 @@ from pvtui.commands.insights import (
     histogram_text,
     section_renderables,
 )
-from pvtui.commands.split import split_renderables
+from pvtui.render.split import split_renderables
 from pvtui.errors import Cancelled
 from pvtui.model.insights import histogram, insights
 from pvtui.model.splits import DEFAULT_LAYER_PATTERN, split_data

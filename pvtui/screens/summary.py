@@ -14,7 +14,7 @@ from textual.widgets.tree import TreeNode
 from pvtui.model.facts import fact_rows
 from pvtui.model.queries import summary
 from pvtui.model.tables import Table
-from pvtui.render_text import facts_table, files_row
+from pvtui.render.tables import facts_table, files_row
 from pvtui.screens.base import ReportScreen, Unavailable
 
 JSON_CHUNK = 200  # children added per expansion of a large JSON array or object

@@ -15,7 +15,6 @@ from pvtui.model.bundle import SCHEMA_VERSION, Bundle, BundleWriter
 from pvtui.model.report import Report, note_messages
 from pvtui.sources.base import CancelToken, IngestContext, Progress, ReportFiles, Settling, no_progress
 from pvtui.sources.cache import Cache, CacheUnusable, cached_or_private
-from pvtui.sources.cache import cache_dir as cache_dir  # where callers have long found it
 
 # Columns and meta keys of a bundle that come from profile.pop.
 PROFILE_COLUMN_PREFIXES = (

@@ -6,9 +6,9 @@ from typing import Callable, Container, Iterable
 
 from rich.segment import Segment
 
+from pvtui.render.glyphs import BLOCKS
 from pvtui.units import format_bytes
 
-BLOCKS = " ▁▂▃▄▅▆▇█"  # eighths of a cell, from empty to full
 MARKER_ROWS = 1
 AXIS_ROWS = 2  # the axis line and its labels
 

@@ -1,0 +1,24 @@
+"""`pvtui memory PATH`: memory per tile, largest first."""
+
+from __future__ import annotations
+
+import argparse
+
+from pvtui.commands.common import add_report_arguments, emit, load
+
+DEFAULT_TOP = 20  # tiles in a table; --json gives every tile unless --top says otherwise
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_report_arguments(parser)
+    parser.add_argument("--top", type=int, default=None, help="keep the N largest tiles")
+
+
+def run(args: argparse.Namespace) -> int:
+    from pvtui.model.queries import memory_table
+    from pvtui.render.tables import render_memory
+
+    report = load(args.path, args.engine)
+    top = args.top if args.top is not None else (None if args.json else DEFAULT_TOP)
+    emit(args, memory_table(report, top), render_memory)
+    return 0
