@@ -37,6 +37,7 @@ COMMANDS: dict[str, tuple[str, bool]] = {
     "check": ("file by file, whether a report is usable and why not (exit 0 usable, 2 not); only reads", True),
     "synth": ("write a synthetic report directory", False),
     "demo": ("open a synthetic demo report", False),
+    "cache": ("list the cached bundles (report, size, last used); `clear [--older-than DAYS]` removes them", True),
 }
 APP_OPTIONS = ("--theme", "--screen", "--engine")  # `pvtui --theme light PATH` means `pvtui open ...`
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, as a shell reports a tool the signal ended
