@@ -5,15 +5,14 @@ from __future__ import annotations
 
 import json
 import os
-import struct
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from pvtui.errors import ReportError
 from pvtui.model.bundle import is_bundle
+from pvtui.sources.check import SQLITE_HEADER_BYTES, SQLITE_MAGIC, WRITER_SUFFIXES, header_pages
 from pvtui.sources.discovery import BUNDLE_DIR_NAME, MAX_DEPTH, discover
 
-SQLITE_MAGIC = b"SQLite format 3\x00"
 AR_MAGIC = b"!<arch>\n"
 AR_HEADER = 60
 JSON_CHECK_LIMIT = 64 << 20  # larger JSON files are listed, not parsed
@@ -108,20 +107,18 @@ def _problem(path: Path, size: int) -> str | None:
 
 
 def _sqlite_problem(path: Path, size: int) -> str | None:
-    for suffix in ("-journal", "-wal"):
+    for suffix in WRITER_SUFFIXES:
         if path.with_name(path.name + suffix).exists():
             return f"{path.name}{suffix} beside it: still being written"
     with path.open("rb") as f:
-        header = f.read(100)
+        header = f.read(SQLITE_HEADER_BYTES)
     if not header.startswith(SQLITE_MAGIC):
         return "not an SQLite database"
-    if len(header) < 100:
+    if len(header) < SQLITE_HEADER_BYTES:
         return "cut short (no whole SQLite header)"
-    page_size = struct.unpack(">H", header[16:18])[0]
-    page_size = 65536 if page_size == 1 else page_size
-    counter, pages, valid_for = (struct.unpack(">I", header[i:i + 4])[0] for i in (24, 28, 92))
-    if counter == valid_for and pages and size < page_size * pages:
-        return f"cut short ({size:,} of {page_size * pages:,} bytes)"
+    pages = header_pages(header)
+    if pages is not None and size < pages[0] * pages[1]:
+        return f"cut short ({size:,} of {pages[0] * pages[1]:,} bytes)"
     return None
 
 
