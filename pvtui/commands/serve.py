@@ -1,0 +1,113 @@
+"""`pvtui serve [PATH]`: the explorer in a browser, an app process per connection, safe by default.
+
+textual-serve runs `pvtui open PATH` once per browser connection and relays its screen over a
+websocket. Around it: every route sits under a random token (a request without it gets 403 before
+any route runs, so it never starts a process), the server listens on loopback unless --host says
+otherwise, and at most --max-sessions app processes run at once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import ipaddress
+import secrets
+import shlex
+import signal
+import socket
+import sys
+import webbrowser
+from pathlib import Path
+
+from pvtui.commands.common import EXIT_BAD_INPUT, add_app_arguments, load, say
+
+LOOPBACK = "127.0.0.1"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("path", type=Path, nargs="?", default=Path("."),
+                        help="report directory, file, engine tree or bundle (default: here)")
+    parser.add_argument("--engine", help="which report, where PATH holds several")
+    add_app_arguments(parser)
+    parser.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000; 0: any free port)")
+    parser.add_argument("--host", default=LOOPBACK,
+                        help="address to listen on (default 127.0.0.1, this machine only; another address "
+                             "lets whoever reaches it on the network open the explorer with the printed URL)")
+    parser.add_argument("--max-sessions", type=int, default=4,
+                        help="browser sessions (app processes) that may run at once (default 4)")
+    parser.add_argument("--open-browser", action="store_true", help="open the URL in this machine's browser")
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:  # a host name: it may resolve to any interface
+        return False
+
+
+def is_every_interface(host: str) -> bool:
+    """Whether HOST (0.0.0.0, ::) means every address of this machine."""
+    try:
+        return ipaddress.ip_address(host).is_unspecified
+    except ValueError:
+        return False
+
+
+def who_can_reach(host: str, port: int) -> str:
+    """The warning for a non-loopback HOST: who can reach the explorer."""
+    where = f"every network interface of {socket.gethostname()}" if is_every_interface(host) else host
+    return (f"warning: listening on {where}, port {port}: anyone who can reach it on the network and has the "
+            f"URL below (its token) can open this report; traffic is plain HTTP, not encrypted. "
+            f"Use the default ({LOOPBACK}) with an SSH port forward to keep it to yourself.")
+
+
+def app_command(args: argparse.Namespace) -> str:
+    """The shell command that runs one session's explorer: this Python, this pvtui, on the same report."""
+    argv = [sys.executable, "-m", "pvtui.cli", "open", str(args.path.resolve()), "--screen", args.screen]
+    if args.engine:
+        argv += ["--engine", args.engine]
+    if args.theme:
+        argv += ["--theme", args.theme]
+    return shlex.join(argv)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.max_sessions < 1:
+        say(f"pvtui serve: --max-sessions must be 1 or more, not {args.max_sessions}")
+        return EXIT_BAD_INPUT
+    if not 0 <= args.port <= 65535:
+        say(f"pvtui serve: --port must be 0 to 65535, not {args.port}")
+        return EXIT_BAD_INPUT
+    # Read the report once, here: each session's process then opens the cached bundle at once, and a
+    # bad path is one line now rather than in every browser tab.
+    report = load(args.path, args.engine)
+    if not is_loopback(args.host):
+        say(who_can_reach(args.host, args.port))
+    from pvtui.commands.web_session import SessionServer
+
+    server = SessionServer(app_command(args), title=f"pvtui {report.name}", host=args.host, port=args.port,
+                           token=secrets.token_urlsafe(24), max_sessions=args.max_sessions)
+    try:
+        return asyncio.run(_serve(server, args.open_browser))
+    except OSError as exc:  # the port is taken, the address is not this machine's...
+        say(f"pvtui serve: cannot listen on {args.host} port {args.port}: {exc.strerror or exc}")
+        return EXIT_BAD_INPUT
+
+
+async def _serve(server, open_browser: bool) -> int:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop.set)
+    port = await server.start()
+    url = server.url(socket.gethostname() if is_every_interface(server.host) else server.host, port)
+    print(f"pvtui serve: open {url}", flush=True)
+    say(f"  {server.max_sessions} sessions at most; Ctrl+C stops the server and every session")
+    if open_browser:
+        webbrowser.open(url)
+    await stop.wait()
+    await server.stop()
+    return 0
+
