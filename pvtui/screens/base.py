@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
+from textual.events import Click
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Static
@@ -22,7 +23,8 @@ if TYPE_CHECKING:
 class TitleBar(Widget):
     """One line of tabs: the report's name, then every screen with its key letter marked.
 
-    The current screen's tab stands out; the name gives way (ellipsis) before the tabs do.
+    The current screen's tab stands out; the name gives way (ellipsis) before the tabs do. A click
+    on a tab switches to its screen, as its key does.
     """
 
     DEFAULT_CSS = """
@@ -37,6 +39,7 @@ class TitleBar(Widget):
     def __init__(self, label: str, current: str, tabs: tuple[tuple[str, str], ...], id: str | None = None) -> None:
         super().__init__(id=id)
         self.label, self.current, self.tabs = label, current, tabs
+        self.tab_columns: list[tuple[int, int, str]] = []  # each tab's first and past-last column, its name
 
     def show(self, label: str, tabs: tuple[tuple[str, str], ...]) -> None:
         self.label, self.tabs = label, tabs
@@ -44,16 +47,26 @@ class TitleBar(Widget):
 
     def render(self) -> Text:
         tabs = Text(no_wrap=True)
+        columns = []
         for key, name in self.tabs:
             at = name.lower().find(key)
             shown = name if at >= 0 else f"{key}·{name}"  # the key is not a letter of the name
             tab = Text(f" {shown} ", style="reverse bold" if name == self.current else "dim")
             tab.stylize("bold underline not dim", max(at, 0) + 1, max(at, 0) + 2)
+            columns.append((tabs.cell_len, tabs.cell_len + tab.cell_len, name))
             tabs.append(tab)
         room = self.content_size.width - tabs.cell_len - 1
         label = Text(self.label, style="bold", no_wrap=True, overflow="ellipsis")
         label.truncate(max(room, 0), overflow="ellipsis", pad=True)
+        before = room + 1 if room > 0 else 0
+        self.tab_columns = [(before + start, before + end, name) for start, end, name in columns]
         return Text.assemble(label, " ", tabs) if room > 0 else tabs
+
+    async def on_click(self, event: Click) -> None:
+        offset = event.get_content_offset(self)
+        for start, end, name in self.tab_columns if offset is not None else ():
+            if start <= offset.x < end:
+                await self.run_action(f"app.show({name.lower()!r})")
 
 
 class Unavailable(Static):
