@@ -83,21 +83,26 @@ WEBSOCKET_UPGRADE = {"Connection": "Upgrade", "Upgrade": "websocket", "Sec-WebSo
                      "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ=="}
 
 
+def printed_url(process: subprocess.Popen) -> str:
+    """The URL the server prints once it listens."""
+    deadline = time.monotonic() + WAIT
+    line = ""
+    while "http://" not in line and time.monotonic() < deadline and process.poll() is None:
+        if select.select([process.stdout], [], [], 1)[0]:
+            line = process.stdout.readline()
+    assert "http://" in line, f"no URL printed: {line!r} {process.stderr.read() if process.poll() else ''}"
+    return line.split()[-1]
+
+
 @contextmanager
 def serve(report: Path, *options: str):
     """`pvtui serve REPORT --port 0 OPTIONS` running, until the block ends."""
     process = subprocess.Popen(
         [sys.executable, "-m", "pvtui.cli", "serve", str(report), "--port", "0", *options],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=os.environ.copy(),
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=os.environ.copy(),
     )
     try:
-        deadline = time.monotonic() + WAIT
-        line = ""
-        while "http://" not in line and time.monotonic() < deadline and process.poll() is None:
-            if select.select([process.stdout], [], [], 1)[0]:
-                line = process.stdout.readline()
-        assert "http://" in line, f"no URL printed: {line!r} {process.stderr.read() if process.poll() else ''}"
-        yield Served(process, line.split()[-1])
+        yield Served(process, printed_url(process))
     finally:
         process.send_signal(signal.SIGINT)
         try:
@@ -121,6 +126,9 @@ def test_a_request_without_the_token_gets_403_and_starts_no_process(tiny_dir):
         status, body = served.status(f"/{served.token}/")
         assert status == 200 and f"ws://127.0.0.1:{served.port}/{served.token}/ws" in body
         assert served.app_processes() == []  # the page alone starts nothing: its websocket does
+        # through a port forward to another local port, the page's websocket goes where the page came from
+        status, body = served.status(f"/{served.token}/", {"Host": "127.0.0.1:9000"})
+        assert status == 200 and f"ws://127.0.0.1:9000/{served.token}/ws" in body
 
 
 async def open_session(served: Served):
@@ -179,6 +187,21 @@ def test_stopping_the_server_ends_its_sessions(tiny_dir):
             break
         time.sleep(0.1)
     assert not any(Path(f"/proc/{pid}").exists() for pid in pids)
+
+
+def test_the_server_stops_when_its_ssh_session_closes(tiny_dir):
+    """`ssh host pvtui serve` without -t: stdin is sshd's pipe, and its end is the session's."""
+    process = subprocess.Popen([sys.executable, "-m", "pvtui.cli", "serve", str(tiny_dir), "--port", "0"],
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert printed_url(process).startswith("http://127.0.0.1:")
+        process.stdin.close()
+        assert process.wait(timeout=WAIT) == 0
+        assert "standard input closed" in process.stderr.read()
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
 
 
 def run_serve(*args: str) -> subprocess.CompletedProcess:
@@ -265,6 +288,10 @@ def open_page(browser, url: str):
 def test_the_explorer_in_chromium_by_keys_and_by_mouse(browser, tiny_dir, tmp_path):
     with serve(tiny_dir) as served:
         page, screen = open_page(browser, served.url)
+        # the first frame paints every row whole: the top one is the tab bar, from column 0
+        columns, rows = map(int, re.search(r"width=(\d+)&height=(\d+)", screen.url).groups())
+        tab_bar = next(line for line in screen.text().splitlines() if "Summary" in line and "Liveness" in line)
+        assert len(tab_bar) == columns
         page.wait_for_timeout(500)
         before = page.screenshot(path=str(tmp_path / "summary.png"))
         assert before[:8] == b"\x89PNG\r\n\x1a\n"
@@ -277,12 +304,11 @@ def test_the_explorer_in_chromium_by_keys_and_by_mouse(browser, tiny_dir, tmp_pa
                 page.wait_for_timeout(500)
                 assert page.screenshot(path=str(tmp_path / "memory.png")) != before
 
-        # the tabs by mouse: the tab bar is the top row; a cell is the terminal's size over its columns and rows
-        size = re.search(r"width=(\d+)&height=(\d+)", screen.url)
+        # the tabs by mouse: a cell is the terminal's size over its columns and rows
         box = page.locator(".xterm-screen").bounding_box()
-        cell_width, cell_height = box["width"] / int(size[1]), box["height"] / int(size[2])
-        tab_bar = next(line for line in screen.text().splitlines() if "Summary" in line and "Liveness" in line)
-        for tab, key in (("Liveness", "l"), ("Programs", "p"), ("Memory", "m")):
+        cell_width, cell_height = box["width"] / columns, box["height"] / rows
+        for tab, key in (("Memory", "m"), ("Liveness", "l"), ("Programs", "p"), ("Trace", "t"), ("Insights", "i"),
+                         ("Operations", "o"), ("Summary", "s")):
             screen.frames.clear()
             page.mouse.click(box["x"] + (tab_bar.index(tab) + 2.5) * cell_width, box["y"] + cell_height / 2)
             screen.wait_for(SCREENS[key])

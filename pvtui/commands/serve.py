@@ -11,10 +11,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import ipaddress
+import os
 import secrets
 import shlex
 import signal
 import socket
+import stat
 import sys
 import webbrowser
 from pathlib import Path
@@ -96,11 +98,36 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_BAD_INPUT
 
 
+def stop_when_stdin_ends(loop: asyncio.AbstractEventLoop, stop: asyncio.Event) -> None:
+    """Under `ssh host pvtui serve` without a terminal (no -t), no hangup signal comes when the SSH
+    session closes: stdin, sshd's pipe or socket, ends instead. The server must not outlive it."""
+    try:
+        mode = os.fstat(sys.stdin.fileno()).st_mode
+    except (OSError, ValueError, AttributeError):
+        return
+    if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
+        return  # a terminal or /dev/null: nothing to watch
+    descriptor = sys.stdin.fileno()
+
+    def read() -> None:
+        try:
+            ended = not os.read(descriptor, 4096)
+        except OSError:
+            ended = True
+        if ended:
+            loop.remove_reader(descriptor)
+            say("pvtui serve: standard input closed (the SSH session ended?); stopping")
+            stop.set()
+
+    loop.add_reader(descriptor, read)
+
+
 async def _serve(server, open_browser: bool) -> int:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
-    for signum in (signal.SIGINT, signal.SIGTERM):
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):  # SIGHUP: the terminal closed
         loop.add_signal_handler(signum, stop.set)
+    stop_when_stdin_ends(loop, stop)
     port = await server.start()
     url = server.url(socket.gethostname() if is_every_interface(server.host) else server.host, port)
     print(f"pvtui serve: open {url}", flush=True)
