@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import ipaddress
 import os
 import secrets
@@ -116,8 +117,9 @@ def stop_when_stdin_ends(loop: asyncio.AbstractEventLoop, stop: asyncio.Event) -
             ended = True
         if ended:
             loop.remove_reader(descriptor)
-            say("pvtui serve: standard input closed (the SSH session ended?); stopping")
             stop.set()
+            with contextlib.suppress(OSError):  # stderr may have gone with the session
+                say("pvtui serve: standard input closed (the SSH session ended?); stopping")
 
     loop.add_reader(descriptor, read)
 

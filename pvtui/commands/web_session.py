@@ -9,6 +9,7 @@ answers 403 to anything else, and a count of the sessions running.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hmac
 import logging
 from typing import Any
@@ -116,4 +117,5 @@ class SessionServer(Server):
             await asyncio.wait(list(self.sessions), timeout=10)
 
     def note(self, line: str) -> None:
-        print(f"pvtui serve: {line}", flush=True)
+        with contextlib.suppress(OSError):  # stdout may have gone with the SSH session that started the server
+            print(f"pvtui serve: {line}", flush=True)
