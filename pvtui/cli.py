@@ -33,7 +33,7 @@ COMMANDS: dict[str, tuple[str, bool]] = {
     "export": ("write the report's bundle to OUT, to browse it anywhere", True),
     "synth": ("write a synthetic report directory", False),
     "demo": ("open a synthetic demo report", False),
-    "serve": ("serve the explorer to a web browser (loopback only, behind a token in the URL)", False),
+    "serve": ("serve the explorer to a web browser (on 127.0.0.1 unless --host says otherwise, behind a token in the URL)", False),
 }
 APP_OPTIONS = ("--theme", "--screen", "--engine")  # `pvtui --theme light PATH` means `pvtui open ...`
 

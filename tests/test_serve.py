@@ -129,6 +129,8 @@ def test_a_request_without_the_token_gets_403_and_starts_no_process(tiny_dir):
         # through a port forward to another local port, the page's websocket goes where the page came from
         status, body = served.status(f"/{served.token}/", {"Host": "127.0.0.1:9000"})
         assert status == 200 and f"ws://127.0.0.1:9000/{served.token}/ws" in body
+        status, body = served.status(f"/{served.token}/", {"Host": 'x"><script>alert(1)</script>'})
+        assert status == 200 and "<script>alert(1)" not in body
 
 
 async def open_session(served: Served):

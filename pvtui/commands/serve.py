@@ -20,18 +20,15 @@ import socket
 import stat
 import sys
 import webbrowser
-from pathlib import Path
 
-from pvtui.commands.common import EXIT_BAD_INPUT, add_app_arguments, load, say
+from pvtui.commands.common import EXIT_BAD_INPUT, load, say
+from pvtui.commands.open import add_arguments as add_open_arguments
 
 LOOPBACK = "127.0.0.1"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("path", type=Path, nargs="?", default=Path("."),
-                        help="report directory, file, engine tree or bundle (default: here)")
-    parser.add_argument("--engine", help="which report, where PATH holds several")
-    add_app_arguments(parser)
+    add_open_arguments(parser)  # each session runs `pvtui open` with these
     parser.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000; 0: any free port)")
     parser.add_argument("--host", default=LOOPBACK,
                         help="address to listen on (default 127.0.0.1, this machine only; another address "
@@ -134,8 +131,8 @@ async def _serve(server, open_browser: bool) -> int:
     url = server.url(socket.gethostname() if is_every_interface(server.host) else server.host, port)
     print(f"pvtui serve: open {url}", flush=True)
     say(f"  {server.max_sessions} sessions at most; Ctrl+C stops the server and every session")
-    if open_browser:
-        webbrowser.open(url)
+    if open_browser and not webbrowser.open(url):
+        say("  no web browser found here: open the URL above by hand")
     await stop.wait()
     await server.stop()
     return 0
