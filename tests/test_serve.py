@@ -237,6 +237,12 @@ def test_bad_input_is_one_line_before_listening(tmp_path):
     assert done.returncode == 2 and "--max-sessions must be 1 or more" in done.stderr
 
 
+def test_an_unknown_theme_is_one_line_before_listening(tiny_dir):
+    done = run_serve(str(tiny_dir), "--port", "0", "--theme", "no-such-theme")
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.strip().splitlines() == [done.stderr.strip()] and "no theme named 'no-such-theme'" in done.stderr
+
+
 # the browser
 
 

@@ -21,7 +21,7 @@ import stat
 import sys
 import webbrowser
 
-from pvtui.commands.common import EXIT_BAD_INPUT, load, say
+from pvtui.commands.common import EXIT_BAD_INPUT, find_report, load, say
 from pvtui.commands.open import add_arguments as add_open_arguments
 
 LOOPBACK = "127.0.0.1"
@@ -83,6 +83,12 @@ def run(args: argparse.Namespace) -> int:
     # Read the report once, here: each session's process then opens the cached bundle at once, and a
     # bad path is one line now rather than in every browser tab.
     report = load(args.path, args.engine)
+    if args.theme is not None:  # checked here too, or every session would end at once
+        from pvtui.app import PvtuiApp, theme_problem
+
+        if problem := theme_problem(PvtuiApp([find_report(args.path, args.engine)], watch=False), args.theme):
+            say(problem)
+            return EXIT_BAD_INPUT
     if not is_loopback(args.host):
         say(who_can_reach(args.host, args.port))
     from pvtui.commands.web_session import SessionServer
