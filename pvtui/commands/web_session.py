@@ -89,7 +89,7 @@ class SessionServer(Server):
         except ValueError:
             font_size = 16
         scheme = "wss" if request.secure else "ws"
-        context: dict[str, Any] = {
+        context: dict[str, Any] = {  # what textual-serve's app_index.html reads (the browser tests hold it)
             "font_size": font_size,
             "app_websocket_url": f"{scheme}://{request.host}/{self.token}/ws",
             "config": {"static": {"url": f"/{self.token}/static/"}},
