@@ -48,6 +48,19 @@ async def test_a_click_on_a_tab_shows_its_screen(make_app, size):
         assert pilot.app.screen.SCREEN_NAME == "Programs"
 
 
+async def test_a_mouse_press_on_a_widget_just_removed_leaves_the_app_running(make_app):
+    """As when the body replaces the opening line and a press lands before the repaint (seen in a browser)."""
+    from textual import events
+
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        await wait_until_loaded(pilot)
+        await pilot.app.screen.query_one("#title").remove()
+        # straight to the app, as a terminal's input comes: the pilot's click would wait for a repaint
+        pilot.app.post_message(events.MouseDown(None, 10, 0, 0, 0, 1, False, False, False, screen_x=10, screen_y=0))
+        await pilot.pause()
+        assert pilot.app.is_running
+
+
 async def test_help_lists_the_keys_of_the_screen(make_app):
     async with make_app().run_test(size=(80, 24)) as pilot:
         await wait_until_loaded(pilot)

@@ -175,7 +175,7 @@ def test_sessions_over_the_cap_are_refused_and_a_closed_session_ends_its_process
 
 def test_stopping_the_server_ends_its_sessions(tiny_dir):
     async def scenario(served: Served) -> list[int]:
-        session, websocket = await open_session(served)
+        session, _ = await open_session(served)
         pids = await asyncio.to_thread(served.wait_for_app_processes, 1)
         served.process.send_signal(signal.SIGINT)
         await asyncio.to_thread(served.process.wait, WAIT)

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, ClassVar
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.events import Click
+from textual.geometry import Offset
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Static
@@ -151,6 +152,15 @@ class ReportScreen(Screen):
 
     def show_report(self) -> None:
         """Fill the body, just composed, from the model."""
+
+    def get_widget_and_offset_at(self, x: int, y: int) -> tuple[Widget | None, Offset | None]:
+        # Between the removal of a widget (the opening line, when the body replaces it) and the next
+        # repaint, Textual's map still holds it, and a mouse press on it crashed the app's text
+        # selection (Textual reads the removed widget's parent). Nothing is under the mouse then.
+        widget, offset = super().get_widget_and_offset_at(x, y)
+        if widget is not None and widget is not self and widget.parent is None:
+            return None, None
+        return widget, offset
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         return None if self.opening else self.key_state(action, parameters)
