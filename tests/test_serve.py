@@ -11,7 +11,7 @@ import asyncio
 import http.client
 import os
 import re
-import select
+import selectors
 import shutil
 import signal
 import subprocess
@@ -87,9 +87,11 @@ def printed_url(process: subprocess.Popen) -> str:
     """The URL the server prints once it listens."""
     deadline = time.monotonic() + WAIT
     line = ""
-    while "http://" not in line and time.monotonic() < deadline and process.poll() is None:
-        if select.select([process.stdout], [], [], 1)[0]:
-            line = process.stdout.readline()
+    with selectors.DefaultSelector() as selector:  # not select(): a full test run may hold over 1024 files
+        selector.register(process.stdout, selectors.EVENT_READ)
+        while "http://" not in line and time.monotonic() < deadline and process.poll() is None:
+            if selector.select(timeout=1):
+                line = process.stdout.readline()
     assert "http://" in line, f"no URL printed: {line!r} {process.stderr.read() if process.poll() else ''}"
     return line.split()[-1]
 

@@ -121,7 +121,7 @@ def stop_when_stdin_ends(loop: asyncio.AbstractEventLoop, stop: asyncio.Event) -
         if ended:
             loop.remove_reader(descriptor)
             stop.set()
-            with contextlib.suppress(OSError):  # stderr may have gone with the session
+            with contextlib.suppress(OSError):  # stderr may have gone with the session too
                 say("pvtui serve: standard input closed (the SSH session ended?); stopping")
 
     loop.add_reader(descriptor, read)
@@ -135,10 +135,11 @@ async def _serve(server, open_browser: bool) -> int:
     stop_when_stdin_ends(loop, stop)
     port = await server.start()
     url = server.url(socket.gethostname() if is_every_interface(server.host) else server.host, port)
-    print(f"pvtui serve: open {url}", flush=True)
-    say(f"  {server.max_sessions} sessions at most; Ctrl+C stops the server and every session")
-    if open_browser and not webbrowser.open(url):
-        say("  no web browser found here: open the URL above by hand")
+    with contextlib.suppress(OSError):  # the SSH session that started the server may be gone already
+        print(f"pvtui serve: open {url}", flush=True)
+        say(f"  {server.max_sessions} sessions at most; Ctrl+C stops the server and every session")
+        if open_browser and not webbrowser.open(url):
+            say("  no web browser found here: open the URL above by hand")
     await stop.wait()
     await server.stop()
     return 0
