@@ -445,6 +445,13 @@ class PvtuiApp(App):
             self.push_screen(HelpScreen(self.screen))
 
 
+def theme_problem(app: PvtuiApp, theme: str | None) -> str | None:
+    """One line saying that THEME names none of APP's themes, or None where it does (or is None)."""
+    if theme is not None and resolve_theme_name(theme, list(app.available_themes)) is None:
+        return f"pvtui: no theme named {theme!r}; see `themes/` and {Path('~/.config/pvtui/themes')}"
+    return None
+
+
 def run_app(
     path: Path, engine: str | None = None, theme: str | None = None, compare_with: ReportFiles | None = None,
     screen: str = "summary",
@@ -463,9 +470,8 @@ def run_app(
             print(f"pvtui: {path}: no report named {engine!r} here", file=sys.stderr)
             return 2
     app = PvtuiApp(reports, path=path, theme=theme, compare_with=compare_with, first_screen=screen)
-    if theme is not None and resolve_theme_name(theme, list(app.available_themes)) is None:
-        print(f"pvtui: no theme named {theme!r}; see `themes/` and {Path('~/.config/pvtui/themes')}",
-              file=sys.stderr)
+    if problem := theme_problem(app, theme):
+        print(problem, file=sys.stderr)
         return 2
     app.run()
     return app.return_code or 0

@@ -38,6 +38,8 @@ COMMANDS: dict[str, tuple[str, bool]] = {
     "synth": ("write a synthetic report directory", False),
     "demo": ("open a synthetic demo report", False),
     "cache": ("list the cached bundles (report, size, last used); `clear [--older-than DAYS]` removes them", True),
+    "serve": ("serve the explorer to a web browser (on 127.0.0.1 unless --host says otherwise, behind a token in "
+              "the URL)", False),
 }
 APP_OPTIONS = ("--theme", "--screen", "--engine")  # `pvtui --theme light PATH` means `pvtui open ...`
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, as a shell reports a tool the signal ended

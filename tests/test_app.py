@@ -33,6 +33,34 @@ async def test_each_key_shows_its_screen_by_name(make_app):
             assert len(current) == 1  # one tab stands out: this screen's
 
 
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)])
+async def test_a_click_on_a_tab_shows_its_screen(make_app, size):
+    async with make_app().run_test(size=size) as pilot:
+        await wait_until_loaded(pilot)
+        for name in ("Operations", "Liveness", "Summary", "Trace", "Memory", "Insights", "Programs"):
+            title = pilot.app.screen.query_one("#title")
+            line = "".join(segment.text for segment in title.render_line(0))
+            assert await pilot.click("#title", offset=(line.index(f" {name} ") + 2, 0))
+            await pilot.pause()
+            assert pilot.app.screen.SCREEN_NAME == name
+        assert await pilot.click("#title", offset=(1, 0))  # the report's name: no tab
+        await pilot.pause()
+        assert pilot.app.screen.SCREEN_NAME == "Programs"
+
+
+async def test_a_mouse_press_on_a_widget_just_removed_leaves_the_app_running(make_app):
+    """As when the body replaces the opening line and a press lands before the repaint (seen in a browser)."""
+    from textual import events
+
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        await wait_until_loaded(pilot)
+        await pilot.app.screen.query_one("#title").remove()
+        # straight to the app, as a terminal's input comes: the pilot's click would wait for a repaint
+        pilot.app.post_message(events.MouseDown(None, 10, 0, 0, 0, 1, False, False, False, screen_x=10, screen_y=0))
+        await pilot.pause()
+        assert pilot.app.is_running
+
+
 async def test_help_lists_the_keys_of_the_screen(make_app):
     async with make_app().run_test(size=(80, 24)) as pilot:
         await wait_until_loaded(pilot)
