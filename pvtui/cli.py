@@ -32,12 +32,24 @@ COMMANDS: dict[str, tuple[str, bool]] = {
                 "the explorer in a terminal, prints tables when the output is piped or redirected", True),
     "split": ("suggest pipeline split points that balance a single-IPU report's memory across N IPUs", True),
     "export": ("write the report's bundle to OUT, to browse it anywhere", True),
+    "options": ("explain and check Poplar engine options (default: $POPLAR_ENGINE_OPTIONS)", True),
+    "capture": ("run a program with the engine options that capture a report, then list and open it", False),
     "check": ("file by file, whether a report is usable and why not (exit 0 usable, 2 not); only reads", True),
     "synth": ("write a synthetic report directory", False),
     "demo": ("open a synthetic demo report", False),
+    "cache": ("list the cached bundles (report, size, last used); `clear [--older-than DAYS]` removes them", True),
+    "serve": ("serve the explorer to a web browser (on 127.0.0.1 unless --host says otherwise, behind a token in "
+              "the URL)", False),
 }
 APP_OPTIONS = ("--theme", "--screen", "--engine")  # `pvtui --theme light PATH` means `pvtui open ...`
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, as a shell reports a tool the signal ended
+
+
+class OneLineErrors(argparse.ArgumentParser):
+    """Bad arguments get one line, as bad input does, and the way to the help."""
+
+    def error(self, message: str):
+        self.exit(EXIT_BAD_INPUT, f"{self.prog}: {message}; see `{self.prog} --help`\n")
 
 
 def command_module(name: str) -> ModuleType:
@@ -46,7 +58,7 @@ def command_module(name: str) -> ModuleType:
 
 def parser(chosen: str | None = None) -> argparse.ArgumentParser:
     """The parser of every command's name and help, with the arguments of CHOSEN alone."""
-    top = argparse.ArgumentParser(
+    top = OneLineErrors(
         prog="pvtui",
         description="Explore Graphcore IPU profiling reports in the terminal.",
         epilog="Run `pvtui PATH` to open the explorer, or `pvtui demo` to try it.",

@@ -33,6 +33,34 @@ async def test_each_key_shows_its_screen_by_name(make_app):
             assert len(current) == 1  # one tab stands out: this screen's
 
 
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)])
+async def test_a_click_on_a_tab_shows_its_screen(make_app, size):
+    async with make_app().run_test(size=size) as pilot:
+        await wait_until_loaded(pilot)
+        for name in ("Operations", "Liveness", "Summary", "Trace", "Memory", "Insights", "Programs"):
+            title = pilot.app.screen.query_one("#title")
+            line = "".join(segment.text for segment in title.render_line(0))
+            assert await pilot.click("#title", offset=(line.index(f" {name} ") + 2, 0))
+            await pilot.pause()
+            assert pilot.app.screen.SCREEN_NAME == name
+        assert await pilot.click("#title", offset=(1, 0))  # the report's name: no tab
+        await pilot.pause()
+        assert pilot.app.screen.SCREEN_NAME == "Programs"
+
+
+async def test_a_mouse_press_on_a_widget_just_removed_leaves_the_app_running(make_app):
+    """As when the body replaces the opening line and a press lands before the repaint (seen in a browser)."""
+    from textual import events
+
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        await wait_until_loaded(pilot)
+        await pilot.app.screen.query_one("#title").remove()
+        # straight to the app, as a terminal's input comes: the pilot's click would wait for a repaint
+        pilot.app.post_message(events.MouseDown(None, 10, 0, 0, 0, 1, False, False, False, screen_x=10, screen_y=0))
+        await pilot.pause()
+        assert pilot.app.is_running
+
+
 async def test_help_lists_the_keys_of_the_screen(make_app):
     async with make_app().run_test(size=(80, 24)) as pilot:
         await wait_until_loaded(pilot)
@@ -287,3 +315,36 @@ async def test_the_detail_panes_go_under_the_main_view_below_120_columns(make_ap
         await pilot.resize_terminal(120, 30)
         await pilot.pause(0.2)
         assert screen.has_class("wide") and not screen.has_class("narrow")
+
+
+@pytest.mark.parametrize("key, main, pane", [
+    ("m", "#heatmap", "#detail-pane"), ("o", "#operations-table", "#operation-scroll"),
+    ("p", "#program-tree", "#details-scroll"), ("l", "LivenessChart", "#details"),
+])
+async def test_on_a_short_terminal_the_panes_give_way_to_the_main_view(make_app, key, main, pane):
+    async with make_app().run_test(size=(60, 15)) as pilot:
+        await wait_until_loaded(pilot)
+        await pilot.press(key)
+        for _ in range(50):
+            await pilot.pause(0.02)
+        screen = pilot.app.screen
+        main_height = screen.query_one(main).size.height
+        assert main_height >= 5 and main_height > screen.query_one(pane).size.height
+
+
+@pytest.mark.parametrize("key", ["s", "m", "l", "p", "t", "i", "o"])
+async def test_the_key_bar_leaves_keys_out_whole_and_keeps_help(make_app, key):
+    from pvtui.widgets.key_bar import KeyBar
+
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        await wait_until_loaded(pilot)
+        await pilot.press(key)
+        await pilot.pause()
+        bar = pilot.app.screen.query_one(KeyBar)
+        line = bar.render().plain
+        assert len(line) <= 80
+        shown = [binding for _start, _end, binding, _enabled in bar.spans]
+        assert any(binding.id == "help" for binding in shown)
+        for start, end, binding, _enabled in bar.spans:  # each key shown whole: "k Go to peak", never "k Go t"
+            if binding.group is None or binding.id == "help":
+                assert line[start:end].strip() == f"{pilot.app.get_key_display(binding)} {binding.description}"

@@ -287,3 +287,38 @@ def test_snapshot_compare_liveness_80x24(snap_compare, compare_app):
 
 def test_snapshot_compare_operations_80x24(snap_compare, compare_app):
     assert snap_compare(compare_app(), terminal_size=(80, 24), run_before=_section("5"))
+
+
+async def test_the_single_report_screens_name_their_report_and_B_switches_it(compare_app, other_report):
+    from pvtui.screens.base import TitleBar
+
+    async with compare_app().run_test(size=(80, 24)) as pilot:
+        await wait_compared(pilot)
+        await pilot.press("m")
+        await pilot.pause()
+        screen = pilot.app.screen
+        title = str(screen.query_one(TitleBar).render())
+        assert title.startswith("A: tiny") and "Operations" in title  # the name is kept at 80 columns
+        from pvtui.widgets.key_bar import KeyBar
+
+        assert "B A/B" in screen.query_one(KeyBar).render().plain  # shown, however many keys the screen has
+        await pilot.press("B")
+        await pilot.pause()
+        assert screen.report is pilot.app.compare_report
+        assert str(screen.query_one(TitleBar).render()).startswith("B: other")
+        assert screen.memory.num_tiles == other_report.memory.num_tiles
+        await pilot.press("s")
+        await pilot.pause()
+        assert pilot.app.screen.report.name == "other"
+        await pilot.press("d")
+        await pilot.pause()
+        compare_screen = pilot.app.screen
+        assert compare_screen.report is pilot.app.report  # the comparison stays A against B
+        assert not pilot.app.check_action("switch_report", ())  # B is hidden here
+        await pilot.press("m", "B")
+        await pilot.pause()
+        assert pilot.app.screen.report is pilot.app.report
+
+
+async def test_a_comparison_of_synthetic_reports_names_no_profile_pop(tiny_report, other_report):
+    assert "profile.pop" not in tile_diff(tiny_report, other_report).statement

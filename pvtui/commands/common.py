@@ -29,6 +29,21 @@ def add_app_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--screen", choices=FIRST_SCREENS, default="summary", help="the screen to open on")
 
 
+def at_least_one(what: str) -> Callable[[str], int]:
+    """An argparse type: a whole number of WHAT, 1 or more (0 or less would print nothing, or everything)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = 0
+        if value < 1:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number of {what} (1 or more)")
+        return value
+
+    return parse
+
+
 def say(line: str) -> None:
     """One unwrapped line on stderr: errors and warnings stay greppable.
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from pvtui.commands.common import add_app_arguments, progress_bar
+from pvtui.commands.common import add_app_arguments, progress_bar, say
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -13,15 +13,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def demo_report_dir() -> Path:
-    """The demo report, written once into the cache and reused."""
-    from pvtui.sources.ingest import cache_dir
+    """The demo report, written once into the cache and reused (privately if the cache is unusable)."""
+    from pvtui.sources.cache import cached_or_private
     from pvtui.synth import write_report
 
-    out = cache_dir() / "demo-small-seed0"
-    if not (out / "profile.pvtui" / "meta.json").is_file():
+    def write(out: Path) -> None:
         bar, update = progress_bar()
         with bar:
             write_report(out, scale="small", ipus=None, seed=0, progress=update)
+
+    def whole(out: Path) -> Path | None:
+        return out if (out / "profile.pvtui" / "meta.json").is_file() else None
+
+    out, unused = cached_or_private(None, "demo-small-seed0", write, whole)
+    if unused:
+        say(f"warning: {unused}")
     return out
 
 

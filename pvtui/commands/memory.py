@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import argparse
 
-from pvtui.commands.common import add_report_arguments, emit, load
+from pvtui.commands.common import add_report_arguments, at_least_one, emit, load
 
 DEFAULT_TOP = 20  # tiles in a table; --json gives every tile unless --top says otherwise
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_report_arguments(parser)
-    parser.add_argument("--top", type=int, default=None, help="keep the N largest tiles")
+    parser.add_argument("--top", type=at_least_one("tiles"), default=None, help="keep the N largest tiles")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -267,6 +267,16 @@ def _variable_table(title: str, variables: list[dict[str, Any]], fmt: Fmt):
 SAVING_LABELS = {"fit": "to free", "shorter_life": "saves at most"}
 
 
+def _alone_text(alone: dict[str, Any], fmt: Fmt) -> str:
+    """What freeing the variable at the peak step alone saves, and which step keeps it from saving more."""
+    step, saving, other = alone["step"], alone["saving_bytes"], alone.get("capped_by_step")
+    if other is None:
+        return f" Freed at step {step:,} alone, it saves {fmt(saving)}."
+    if saving == 0:
+        return f" Freed at step {step:,} alone, it saves nothing: step {other:,} is just as high."
+    return f" Freed at step {step:,} alone, it saves {fmt(saving)}: step {other:,} is then as high."
+
+
 def suggestions_renderables(section: dict[str, Any], fmt: Fmt) -> list:
     from rich.text import Text
 
@@ -279,8 +289,7 @@ def suggestions_renderables(section: dict[str, Any], fmt: Fmt) -> list:
         text.append(item["assumption"], style="dim")
         alone = item.get("at_peak_step_only")
         if alone:
-            text.append(f" Not live at step {alone['step']:,} alone, it saves {fmt(alone['saving_bytes'])}.",
-                        style="dim")
+            text.append(_alone_text(alone, fmt), style="dim")
         if item["needs"]:
             text.append(f"\nneeds: {item['needs']}", style="italic")
         rows.append((f"{number}.", text))

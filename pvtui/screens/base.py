@@ -6,6 +6,8 @@ from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
+from textual.events import Click
+from textual.geometry import Offset
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Static
@@ -21,12 +23,15 @@ if TYPE_CHECKING:
 
 
 WIDE = 120  # columns from which a screen's details sit beside its main view
+SHORT = 20  # terminal rows below which a screen is "short"
+MIN_LABEL = 8  # cells the report's name keeps before the tabs lose their padding
 
 
 class TitleBar(Widget):
     """One line of tabs: the report's name, then every screen with its key letter marked.
 
-    The current screen's tab stands out; the name gives way (ellipsis) before the tabs do.
+    The current screen's tab stands out; the name gives way (ellipsis) before the tabs do. A click
+    on a tab switches to its screen, as its key does.
     """
 
     DEFAULT_CSS = """
@@ -41,23 +46,48 @@ class TitleBar(Widget):
     def __init__(self, label: str, current: str, tabs: tuple[tuple[str, str], ...], id: str | None = None) -> None:
         super().__init__(id=id)
         self.label, self.current, self.tabs = label, current, tabs
+        self.tab_columns: list[tuple[int, int, str]] = []  # each tab's first and past-last column, its name
 
     def show(self, label: str, tabs: tuple[tuple[str, str], ...]) -> None:
         self.label, self.tabs = label, tabs
         self.refresh()
 
-    def render(self) -> Text:
-        tabs = Text(no_wrap=True)
+    def _tab(self, key: str, name: str, padding: str) -> Text:
+        at = name.lower().find(key)
+        shown = name if at >= 0 else f"{key}·{name}"  # the key is not a letter of the name
+        tab = Text(f"{padding}{shown}{padding}", style="reverse bold" if name == self.current else "dim")
+        start = max(at, 0) + len(padding)
+        tab.stylize("bold underline not dim", start, start + 1)
+        return tab
+
+    def _tabs(self, padding: str) -> tuple[Text, list[tuple[int, int, str]]]:
+        """The tabs, padded by PADDING (spaced apart where it is empty), and the columns each spans."""
+        tabs, columns = Text(no_wrap=True), []
         for key, name in self.tabs:
-            at = name.lower().find(key)
-            shown = name if at >= 0 else f"{key}·{name}"  # the key is not a letter of the name
-            tab = Text(f" {shown} ", style="reverse bold" if name == self.current else "dim")
-            tab.stylize("bold underline not dim", max(at, 0) + 1, max(at, 0) + 2)
+            if columns and not padding:
+                tabs.append(" ")
+            tab = self._tab(key, name, padding)
+            columns.append((tabs.cell_len, tabs.cell_len + tab.cell_len, name))
             tabs.append(tab)
+        return tabs, columns
+
+    def render(self) -> Text:
+        tabs, columns = self._tabs(" ")
         room = self.content_size.width - tabs.cell_len - 1
+        if room < MIN_LABEL and self.label:  # the name would be lost: tabs without padding make room
+            tabs, columns = self._tabs("")
+            room = self.content_size.width - tabs.cell_len - 1
         label = Text(self.label, style="bold", no_wrap=True, overflow="ellipsis")
         label.truncate(max(room, 0), overflow="ellipsis", pad=True)
+        before = room + 1 if room > 0 else 0
+        self.tab_columns = [(before + start, before + end, name) for start, end, name in columns]
         return Text.assemble(label, " ", tabs) if room > 0 else tabs
+
+    async def on_click(self, event: Click) -> None:
+        offset = event.get_content_offset(self)
+        for start, end, name in self.tab_columns if offset is not None else ():
+            if start <= offset.x < end:
+                await self.run_action(f"app.show({name.lower()!r})")
 
 
 class Unavailable(Static):
@@ -102,7 +132,7 @@ class ReportScreen(Screen):
 
     @property
     def report(self) -> "Report":
-        return self.pv_app.report
+        return self.pv_app.shown_report
 
     def compose(self) -> ComposeResult:
         self._has_body = self.pv_app.ready
@@ -112,6 +142,10 @@ class ReportScreen(Screen):
         else:
             yield Static(f"Opening {self.title_label()}…", id="opening")
         yield KeyBar()
+
+    def on_resize(self) -> None:
+        # below SHORT rows, the detail panes give way to the main view (each screen's CSS says how)
+        self.set_class(self.app.size.height < SHORT, "short")
 
     def on_mount(self) -> None:
         self.pv_app.report_screens.add(self)
@@ -143,6 +177,15 @@ class ReportScreen(Screen):
     def show_report(self) -> None:
         """Fill the body, just composed, from the model."""
 
+    def get_widget_and_offset_at(self, x: int, y: int) -> tuple[Widget | None, Offset | None]:
+        # Between the removal of a widget (the opening line, when the body replaces it) and the next
+        # repaint, Textual's map still holds it, and a mouse press on it crashed the app's text
+        # selection (Textual reads the removed widget's parent). Nothing is under the mouse then.
+        widget, offset = super().get_widget_and_offset_at(x, y)
+        if widget is not None and widget is not self and widget.parent is None:
+            return None, None
+        return widget, offset
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         return None if self.opening else self.key_state(action, parameters)
 
@@ -151,9 +194,11 @@ class ReportScreen(Screen):
         return True
 
     def title_label(self) -> str:
-        """What the title bar names: the report."""
-        files = self.pv_app.files
-        return files.name if files is not None else ""
+        """What the title bar names: the report, and in a comparison which of the two it is."""
+        app = self.pv_app
+        files = app.shown_files
+        name = files.name if files is not None else ""
+        return name if app.compare_files is None else f"{'B' if app.showing_b else 'A'}: {name}"
 
     def title_tabs(self) -> tuple[tuple[str, str], ...]:
         """The screens the user can switch to, with their keys."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.style import Style
 from rich.text import Text
 from textual import work
@@ -27,6 +29,9 @@ from pvtui.screens.base import ReportScreen, Unavailable
 from pvtui.widgets.compare_chart import CompareChart
 from pvtui.widgets.diff_heatmap import DiffHeatmap
 from pvtui.widgets.palette import rich_colour
+
+if TYPE_CHECKING:
+    from pvtui.model.report import Report
 
 SECTIONS = (
     ("deltas", "Summary"), ("tiles", "Tiles"), ("liveness", "Liveness"),
@@ -109,9 +114,13 @@ class CompareScreen(ReportScreen):
         self._show_names("comparing…")
         self._compare(self.report, self.pv_app.compare_report)
 
+    @property
+    def report(self) -> "Report":
+        return self.pv_app.report  # A, whichever report the other screens show
+
     def title_label(self) -> str:
-        b = self.pv_app.compare_files
-        return f"A {super().title_label()} · B {b.name if b is not None else '—'}"
+        a, b = self.pv_app.files, self.pv_app.compare_files
+        return f"A {a.name if a is not None else '—'} · B {b.name if b is not None else '—'}"
 
     @work(thread=True, exclusive=True, group="compare")
     def _compare(self, a, b) -> None:

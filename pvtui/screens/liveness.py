@@ -26,7 +26,7 @@ from pvtui.model.liveness_views import (
 )
 from pvtui.model.queries import live_difference, step_program_name, unknown_program
 from pvtui.model.tables import Table
-from pvtui.screens.base import ReportScreen, Unavailable
+from pvtui.screens.base import SHORT, ReportScreen, Unavailable
 from pvtui.widgets.liveness_chart import LivenessChart
 from pvtui.widgets.look import look_of
 
@@ -155,7 +155,9 @@ class LivenessScreen(ReportScreen):
             self.call_after_refresh(self.redraw)  # the zoom shown depends on the chart's new width
 
     def _fit_details(self) -> None:
-        self.query_one("#details").styles.height = min(16, max(9, self.size.height // 4))
+        height = self.size.height
+        # on a short terminal the details give way to the chart
+        self.query_one("#details").styles.height = height * 3 // 10 if height < SHORT else min(16, max(9, height // 4))
         self.query_one("#step-facts").styles.width = min(72, max(42, self.size.width * 2 // 5))
 
     # What is shown ------------------------------------------------------------------

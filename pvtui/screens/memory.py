@@ -17,9 +17,10 @@ from pvtui.model.tile_views import (
     visible_tiles,
     worst_tile,
 )
-from pvtui.screens.base import ReportScreen, Unavailable
+from pvtui.screens.base import SHORT, ReportScreen, Unavailable
 from pvtui.widgets.detail_text import DetailText
 from pvtui.widgets.heatmap import TileHeatmap, legend
+from pvtui.widgets.item_lines import item_lines
 
 LISTED = 12  # vertices listed in the detail pane
 
@@ -29,7 +30,7 @@ class MemoryScreen(ReportScreen):
 
     DEFAULT_CSS = """
     MemoryScreen #memory-header {
-        height: 2;
+        height: auto;
         padding: 0 1;
         color: $foreground;
         text-wrap: nowrap;
@@ -70,8 +71,13 @@ class MemoryScreen(ReportScreen):
     MemoryScreen.narrow #detail-columns {
         layout: horizontal;
     }
+    MemoryScreen.short.narrow #detail-pane {
+        height: 30vh;
+    }
     MemoryScreen.narrow #detail-facts {
-        width: 38;
+        width: auto;
+        max-width: 38;
+        margin-right: 1;
     }
     MemoryScreen.narrow #detail-categories {
         width: 1fr;
@@ -105,6 +111,11 @@ class MemoryScreen(ReportScreen):
     def show_report(self) -> None:
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self._redraw_text())
         self._load(selected=None)
+
+    def on_resize(self, event: Resize) -> None:
+        self.set_class(event.size.height < SHORT, "short")  # before the header is drawn for it
+        if self.memory is not None and self.heatmap.rows is not None:
+            self._show_header()  # its lines break where the width allows
 
     @property
     def heatmap(self) -> TileHeatmap:
@@ -184,15 +195,17 @@ class MemoryScreen(ReportScreen):
         self._redraw_text()
 
     def export_table(self) -> Table | None:
-        """The tiles under the IPU filter, with the totals the gaps setting shows and each category."""
+        """The tiles under the IPU filter: their totals with and without gaps (where the report has gaps),
+        whichever the screen shows, and each category."""
         memory = self.memory
         if memory is None:
             return None
-        gaps = self.heatmap.gaps
         tiles = visible_tiles(memory.ipu, self.heatmap.ipu_filter)
-        total = "bytes" if not memory.has_gaps else "bytes_including_gaps" if gaps else "bytes_excluding_gaps"
-        columns = [memory.totals(gaps)]
-        names = ["tile", "ipu", total]
+        if memory.has_gaps:
+            columns = [memory.including_gaps, memory.excluding_gaps]
+            names = ["tile", "ipu", "bytes_including_gaps", "bytes_excluding_gaps"]
+        else:
+            columns, names = [memory.excluding_gaps], ["tile", "ipu", "bytes"]
         if memory.always_live is not None and memory.not_always_live is not None:
             columns += [memory.always_live, memory.not_always_live]
             names += ["always_live_bytes", "not_always_live_bytes"]
@@ -216,7 +229,7 @@ class MemoryScreen(ReportScreen):
         tiles = heatmap.rows.tiles
         scope = "IPUs unknown" if not memory.ipu_known else "all IPUs" if heatmap.ipu_filter is None \
             else f"IPU {heatmap.ipu_filter}"
-        per_row = "1 tile/row" if heatmap.zoom == 1 else f"{heatmap.zoom} tiles/row (max)"
+        per_row = "1 tile/row" if heatmap.zoom == 1 else f"{heatmap.zoom} tiles/row, the fullest shown"
         parts = [f"{len(tiles):,} tiles", scope, per_row]
         if memory.has_gaps:
             parts.append("incl. gaps" if heatmap.gaps else "excl. gaps")
@@ -225,10 +238,11 @@ class MemoryScreen(ReportScreen):
         if memory.limit:
             over = int((memory.totals(heatmap.gaps)[tiles] > memory.limit).sum())
             parts.append(f"limit {self.bytes(memory.limit)}, {over:,} over")
-        header = Text(" · ".join(parts), no_wrap=True, overflow="ellipsis")
-        header.append("\n")
-        header.append_text(legend(memory, heatmap.palette, heatmap.gaps))
-        self.query_one("#memory-header", DetailText).show(header)
+        width = max(self.size.width - 2, 20)  # the header's padding
+        lines = item_lines([Text(part) for part in parts], width, gap=" · ")
+        lines += item_lines(legend(memory, heatmap.palette, heatmap.gaps), width,
+                            max_lines=1 if self.has_class("short") else 2)
+        self.query_one("#memory-header", DetailText).show(Text("\n").join(lines))
 
     def _show_detail(self) -> None:
         memory = self.memory
@@ -255,8 +269,7 @@ class MemoryScreen(ReportScreen):
             facts.append(f"Always live      {self.bytes(int(memory.always_live[tile]))}\n")
             facts.append(f"Not always live  {self.bytes(int(memory.not_always_live[tile]))}\n")
         else:
-            facts.append("archive.a gives allocated bytes only: gaps, liveness and categories need profile.pop\n",
-                         "dim")
+            facts.append(self.report.missing("memory") + "\n", "dim")
         self.query_one("#detail-facts", DetailText).show(facts)
         self.query_one("#detail-categories", DetailText).show(self._categories_text(tile))
         self.query_one("#detail-vertices", DetailText).show(self._vertices_text(tile))
@@ -267,9 +280,11 @@ class MemoryScreen(ReportScreen):
         palette = self.heatmap.palette
         text = Text("Categories\n", "bold")
         index = {name: i for i, name in enumerate(memory.categories)}
-        for name, value in memory.tile_categories(tile):
+        rows = [(name, self.bytes(value)) for name, value in memory.tile_categories(tile)]
+        width = max((len(shown) for _, shown in rows), default=0)  # the names get the rest
+        for name, shown in rows:
             text.append("  ", palette.category(index[name]))
-            text.append(f" {self.bytes(value):>10}  {name}\n")
+            text.append(f" {shown:>{width}}  {name}\n")
         return text
 
     def _vertices_text(self, tile: int) -> Text:

@@ -228,11 +228,11 @@ class TraceScreen(ReportScreen):
         Binding("plus,equals_sign", f"zoom({ZOOM_STEP})", "Zoom in", key_display="+", id="trace.zoom_in"),
         Binding("minus", f"zoom({1 / ZOOM_STEP})", "Zoom out", key_display="-", id="trace.zoom_out"),
         Binding("0", "fit", "Fit run", id="trace.fit"),
+        Binding("b", "toggle_bsp", "BSP/details", id="trace.bsp"),
         Binding("f", "toggle_flame", "Flame", id="trace.flame"),
         Binding("c", "costliest", "Costliest", id="trace.costliest"),
         Binding("S", "toggle_stats", "Stats", key_display="S", id="trace.stats"),
         Binding("P", "show_program", "Program", key_display="P", id="trace.program"),
-        Binding("b", "toggle_bsp", "BSP/details", id="trace.bsp"),
         Binding("r", "next_run", "Next run", id="trace.run"),
         Binding("n", "next_bsp_step", "Next step with per-tile cycles", show=False, id="trace.next_bsp"),
         Binding("shift+left,comma", f"pan({-PAN_STEP})", "Pan left", key_display=",", show=False,
@@ -422,6 +422,7 @@ class TraceScreen(ReportScreen):
             self._lane_cycles[run] = cycles
             if run == self.run:
                 self._redraw()
+                self.refresh_bindings()
 
     def _flame_rows_total(self) -> int:
         return 1 + (len(self.flame[0]) if self.flame else 0)
@@ -679,6 +680,8 @@ class TraceScreen(ReportScreen):
 
     def key_state(self, action: str, parameters: tuple) -> bool | None:
         """The trace's keys apply only when there is a trace."""
+        if action == "costliest":  # only in the flame view, once it is built
+            return self.flame is not None
         if action == "next_operation_step":
             return self.operation is not None and self.report.execution is not None
         if action in TRACE_ACTIONS:
@@ -769,12 +772,12 @@ class TraceScreen(ReportScreen):
         if self.flame_on and self.run not in self._flame_of_run and self.lanes is not None:
             self._start_flame(self.run)
         self._redraw()
+        self.refresh_bindings()
 
     def action_costliest(self) -> None:
         """In the flame view, go to the block whose name costs most cycles at this depth (its largest block)."""
         flame = self.flame
         if flame is None:
-            self.notify("Press f for the flame view: c finds the costliest block of a depth there.", timeout=3)
             return
         depth = max(self.flame_cursor.depth, 0)
         row = flame[self.cursor_ipu][depth]

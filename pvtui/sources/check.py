@@ -257,7 +257,7 @@ def _check_profile(path: Path, check: FileCheck, cancel: CancelToken) -> None:
     if len(header) < SQLITE_HEADER_BYTES:
         check.problems.append(f"truncated: {size} bytes, shorter than SQLite's {SQLITE_HEADER_BYTES}-byte header")
         return
-    _check_pages(_header_pages(header), size, check)
+    _check_pages(header_pages(header), size, check)
     try:
         with closing(_connect(path, cancel)) as db:
             _check_pages(_pragma_pages(db), size, check)
@@ -287,7 +287,7 @@ def _connect(path: Path, cancel: CancelToken) -> sqlite3.Connection:
     return db
 
 
-def _header_pages(header: bytes) -> tuple[int, int] | None:
+def header_pages(header: bytes) -> tuple[int, int] | None:
     """(page size, pages) from the database header, when its page count is valid."""
     page_size = struct.unpack_from(">H", header, 16)[0]
     page_size = 65536 if page_size == 1 else page_size

@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import tempfile
 import time
 from array import array
 from dataclasses import dataclass
@@ -24,7 +23,7 @@ from typing import Any, BinaryIO, Iterable, Iterator, Mapping
 import cbor2
 import numpy as np
 
-from pvtui.errors import ReportError
+from pvtui.errors import BundleWriteError, ReportError
 from pvtui.model import schema as s
 from pvtui.model.bundle import BundleWriter
 from pvtui.sources.base import CancelToken, IngestContext, Progress, no_progress
@@ -66,7 +65,7 @@ class _Damage(Exception):
 def read_debug(path: Path, ctx: IngestContext) -> None:
     """Read the debug contexts of PATH into the bundle's "debug" part."""
     path = Path(path)
-    with _Columns(ctx.writer.tmp_dir) as columns:
+    with _Columns(ctx.writer) as columns:
         problems = _read_contexts(path, columns, ctx.progress, ctx.cancel)
         if len(columns) == 0 and problems:
             raise ReportError(path, f"no debug contexts: {problems}")
@@ -260,23 +259,30 @@ class _CborInput:
 class _StringColumn:
     """A string table built on disk: rows of UTF-8 appended to an unnamed temporary file."""
 
-    def __init__(self, directory: Path) -> None:
-        self.file = tempfile.TemporaryFile(dir=directory, buffering=FILE_BUFFER)
+    def __init__(self, writer: BundleWriter) -> None:
+        self.directory = writer.tmp_dir
+        self.file = writer.scratch_file(buffering=FILE_BUFFER)
         self.size = 0
         self.offsets = array("q", [0])
 
     def append(self, data: bytes) -> None:
-        self.size += self.file.write(data)
+        try:
+            self.size += self.file.write(data)
+        except OSError as exc:  # a full disk under the bundle, not a debug.cbor that cannot be read
+            raise BundleWriteError(self.directory, exc) from None
         self.offsets.append(self.size)
 
     def close(self) -> None:
-        self.file.close()
+        try:
+            self.file.close()
+        except OSError:
+            pass  # rows never flushed go with the file; the write that failed has raised already
 
     def write(self, writer: BundleWriter, name: str, order: np.ndarray | None) -> None:
         """Write the string table `name.blob` + `name.offsets`, rows permuted by ORDER."""
         offsets = np.frombuffer(self.offsets, dtype=np.int64)
-        self.file.flush()
         with writer.byte_column(f"{name}.blob", self.size) as out:
+            self.file.flush()
             if order is None:
                 self.file.seek(0)
                 shutil.copyfileobj(self.file, out, FILE_BUFFER)
@@ -325,13 +331,13 @@ class _Labels:
 class _Columns:
     """The compact per-context columns, in file order until written."""
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, writer: BundleWriter) -> None:
         self.ids = array("q")
         self.parents = array("q")
         self.layers = array("h")
         self.categories = array("h")
-        self.names = _StringColumn(directory)
-        self.fields = _StringColumn(directory)
+        self.names = _StringColumn(writer)
+        self.fields = _StringColumn(writer)
         self.layer_labels = _Labels("layer")
         self.category_labels = _Labels("category")
         self.rows_without_id = array("q")

@@ -231,25 +231,22 @@ def row_segments(
         segments += bar_segments(cells, len(memory.categories), limit_col, palette, cursor)
     return segments
 
-def legend(memory: TileMemory, palette: Palette, gaps: bool) -> Text:
-    """The colour of each category (the rest share one), gaps, and the limit mark."""
-    text = Text()
+def legend(memory: TileMemory, palette: Palette, gaps: bool) -> list[Text]:
+    """The legend's entries: the marks first (gaps, the limit, over it, the shared colour of the other
+    categories), then the colour of each of the largest categories."""
     shown = len(palette.categories)
-    for index, name in enumerate(memory.categories[:shown]):
-        text.append(palette.fill_of(index) * 2, palette.category(index))
-        text.append(f" {name}  ")
-    if len(memory.categories) > shown:
-        text.append(palette.fill_of(shown) * 2, palette.rest)
-        text.append(f" {len(memory.categories) - shown} more  ")
+    entries = []
     if gaps and memory.has_gaps:
-        text.append(palette.glyphs.gaps * 2, palette.gaps)
-        text.append(" gaps  ")
+        entries.append(Text.assemble((palette.glyphs.gaps * 2, palette.gaps), " gaps"))
     if memory.limit:
-        text.append(palette.glyphs.limit, palette.limit)
-        text.append(" limit  ")
-        text.append(palette.fills[-1] * 2, palette.over)
-        text.append(" over")
-    return text
+        entries.append(Text.assemble((palette.glyphs.limit, palette.limit), " limit"))
+        entries.append(Text.assemble((palette.fills[-1] * 2, palette.over), " over the limit"))
+    if len(memory.categories) > shown:
+        others = len(memory.categories) - shown
+        entries.append(Text.assemble((palette.fill_of(shown) * 2, palette.rest), f" the other {others}"))
+    entries += [Text.assemble((palette.fill_of(index) * 2, palette.category(index)), f" {name}")
+                for index, name in enumerate(memory.categories[:shown])]
+    return entries
 
 class TileHeatmap(ScrollView, can_focus=True):
     """Every tile's memory as rows of bars, one selected tile, the viewport following it."""

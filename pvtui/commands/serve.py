@@ -1,0 +1,146 @@
+"""`pvtui serve [PATH]`: the explorer in a browser, an app process per connection, safe by default.
+
+textual-serve runs `pvtui open PATH` once per browser connection and relays its screen over a
+websocket. Around it: every route sits under a random token (a request without it gets 403 before
+any route runs, so it never starts a process), the server listens on loopback unless --host says
+otherwise, and at most --max-sessions app processes run at once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import ipaddress
+import os
+import secrets
+import shlex
+import signal
+import socket
+import stat
+import sys
+import webbrowser
+
+from pvtui.commands.common import EXIT_BAD_INPUT, find_report, load, say
+from pvtui.commands.open import add_arguments as add_open_arguments
+
+LOOPBACK = "127.0.0.1"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_open_arguments(parser)  # each session runs `pvtui open` with these
+    parser.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000; 0: any free port)")
+    parser.add_argument("--host", default=LOOPBACK,
+                        help="address to listen on (default 127.0.0.1, this machine only; another address "
+                             "lets whoever reaches it on the network open the explorer with the printed URL)")
+    parser.add_argument("--max-sessions", type=int, default=4,
+                        help="browser sessions (app processes) that may run at once (default 4)")
+    parser.add_argument("--open-browser", action="store_true", help="open the URL in this machine's browser")
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:  # a host name: it may resolve to any interface
+        return False
+
+
+def is_every_interface(host: str) -> bool:
+    """Whether HOST (0.0.0.0, ::) means every address of this machine."""
+    try:
+        return ipaddress.ip_address(host).is_unspecified
+    except ValueError:
+        return False
+
+
+def who_can_reach(host: str, port: int) -> str:
+    """The warning for a non-loopback HOST: who can reach the explorer."""
+    where = f"every network interface of {socket.gethostname()}" if is_every_interface(host) else host
+    return (f"warning: listening on {where}, port {port}: anyone who can reach it on the network and has the "
+            f"URL below (its token) can open this report; traffic is plain HTTP, not encrypted. "
+            f"Use the default ({LOOPBACK}) with an SSH port forward to keep it to yourself.")
+
+
+def app_command(args: argparse.Namespace) -> str:
+    """The shell command that runs one session's explorer: this Python, this pvtui, on the same report."""
+    argv = [sys.executable, "-m", "pvtui.cli", "open", str(args.path.resolve()), "--screen", args.screen]
+    if args.engine:
+        argv += ["--engine", args.engine]
+    if args.theme:
+        argv += ["--theme", args.theme]
+    return shlex.join(argv)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.max_sessions < 1:
+        say(f"pvtui serve: --max-sessions must be 1 or more, not {args.max_sessions}")
+        return EXIT_BAD_INPUT
+    if not 0 <= args.port <= 65535:
+        say(f"pvtui serve: --port must be 0 to 65535, not {args.port}")
+        return EXIT_BAD_INPUT
+    # Read the report once, here: each session's process then opens the cached bundle at once, and a
+    # bad path is one line now rather than in every browser tab.
+    report = load(args.path, args.engine)
+    if args.theme is not None:  # checked here too, or every session would end at once
+        from pvtui.app import PvtuiApp, theme_problem
+
+        if problem := theme_problem(PvtuiApp([find_report(args.path, args.engine)], watch=False), args.theme):
+            say(problem)
+            return EXIT_BAD_INPUT
+    if not is_loopback(args.host):
+        say(who_can_reach(args.host, args.port))
+    from pvtui.commands.web_session import SessionServer
+
+    server = SessionServer(app_command(args), title=f"pvtui {report.name}", host=args.host, port=args.port,
+                           token=secrets.token_urlsafe(24), max_sessions=args.max_sessions)
+    try:
+        return asyncio.run(_serve(server, args.open_browser))
+    except OSError as exc:  # the port is taken, the address is not this machine's...
+        say(f"pvtui serve: cannot listen on {args.host} port {args.port}: {exc.strerror or exc}")
+        return EXIT_BAD_INPUT
+
+
+def stop_when_stdin_ends(loop: asyncio.AbstractEventLoop, stop: asyncio.Event) -> None:
+    """Under `ssh host pvtui serve` without a terminal (no -t), no hangup signal comes when the SSH
+    session closes: stdin, sshd's pipe or socket, ends instead. The server must not outlive it."""
+    try:
+        mode = os.fstat(sys.stdin.fileno()).st_mode
+    except (OSError, ValueError, AttributeError):
+        return
+    if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
+        return  # a terminal or /dev/null: nothing to watch
+    descriptor = sys.stdin.fileno()
+
+    def read() -> None:
+        try:
+            ended = not os.read(descriptor, 4096)
+        except OSError:
+            ended = True
+        if ended:
+            loop.remove_reader(descriptor)
+            stop.set()
+            with contextlib.suppress(OSError):  # stderr may have gone with the session too
+                say("pvtui serve: standard input closed (the SSH session ended?); stopping")
+
+    loop.add_reader(descriptor, read)
+
+
+async def _serve(server, open_browser: bool) -> int:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):  # SIGHUP: the terminal closed
+        loop.add_signal_handler(signum, stop.set)
+    stop_when_stdin_ends(loop, stop)
+    port = await server.start()
+    url = server.url(socket.gethostname() if is_every_interface(server.host) else server.host, port)
+    with contextlib.suppress(OSError):  # the SSH session that started the server may be gone already
+        print(f"pvtui serve: open {url}", flush=True)
+        say(f"  {server.max_sessions} sessions at most; Ctrl+C stops the server and every session")
+        if open_browser and not webbrowser.open(url):
+            say("  no web browser found here: open the URL above by hand")
+    await stop.wait()
+    await server.stop()
+    return 0
+
