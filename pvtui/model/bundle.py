@@ -24,7 +24,7 @@ import numpy as np
 from pvtui.errors import ReportError
 from pvtui.model.strings import StringTable
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: lowered variables
 META = "meta.json"
 FORMAT_TAG = "pvtui-bundle"
 # The type of each meta.json entry the model relies on; the lists hold strings.
