@@ -46,9 +46,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--theme", help="theme name (dark, light, high-contrast or your own)")
     p.add_argument("--screen", choices=FIRST_SCREENS, default="summary", help="the screen to open on")
     report_command("summary", "target, memory, programs and execution facts")
-    report_command("memory", "memory per tile, largest first").add_argument(
-        "--top", type=int, default=None, help="keep the N largest tiles"
-    )
+    p = report_command("memory", "memory per tile, largest first; or one tile, or one variable across tiles")
+    p.add_argument("--top", type=int, default=None, help="keep the N largest tiles")
+    memory_detail().add_arguments(p)
     report_command("liveness", "always-live and not-always-live memory over program steps")
     report_command("programs", "the program tree: counts by type")
     report_command("trace", "execution runs, steps and cycles")
@@ -75,6 +75,10 @@ FEATURE_COMMANDS = {
     "compare": "pvtui.commands.compare",
     "split": "pvtui.commands.split",
 }
+
+
+def memory_detail():
+    return importlib.import_module("pvtui.commands.memory_detail")
 
 
 def _feature(module: str):
@@ -160,6 +164,8 @@ def cmd_memory(args: argparse.Namespace) -> int:
     from pvtui.render_text import render_memory
 
     report = load(args.path, args.engine)
+    if memory_detail().wanted(args):
+        return memory_detail().run(args, report)
     top = args.top if args.top is not None else (None if args.json else 20)
     _emit(args, memory_table(report, top), render_memory)
     return 0
@@ -224,10 +230,10 @@ def cmd_synth(args: argparse.Namespace) -> int:
 def demo_report_dir() -> Path:
     """The demo report, written once into the cache and reused."""
     from pvtui.sources.ingest import cache_dir
-    from pvtui.synth import write_report
+    from pvtui.synth import is_current, write_report
 
     out = cache_dir() / "demo-small-seed0"
-    if not (out / "profile.pvtui" / "meta.json").is_file():
+    if not is_current(out):  # absent, or written by a pvtui of another bundle schema
         bar, update = _progress_bar()
         with bar:
             write_report(out, scale="small", ipus=None, seed=0, progress=update)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -87,3 +89,54 @@ def test_a_report_without_lowered_variables_says_which_option_adds_them(syntheti
     assert report.lowered is None
     assert "autoReport.outputLoweredVars" in report.missing("lowered")
     assert report.liveness is not None
+
+
+def _run_json(capsys, *args: str) -> dict:
+    from pvtui.cli import main
+
+    assert main([*args, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_memory_tile_json_lists_what_is_on_the_tile(capsys, tiny_dir):
+    from pvtui.synth import generate
+
+    truth = generate("tiny", seed=0)
+    tile = 70
+    data = _run_json(capsys, "memory", str(tiny_dir), "--tile", str(tile))
+    assert data["tile"] == tile and data["ipu"] == 1
+    assert data["including_gaps"] == int(truth.memory.including_gaps[tile])
+    assert data["excluding_gaps"] == int(truth.memory.excluding_gaps[tile])
+    assert sum(data["categories"].values()) == data["excluding_gaps"]
+    sizes = [v["bytes"] for v in data["variables"]]
+    assert sizes == sorted(sizes, reverse=True)
+    assert sum(sizes) == int(truth.lowered.piece_bytes[truth.lowered.piece_tile == tile].sum())
+    g = truth.graph
+    expected_sets = {g.compute_set_name[c] for c in range(len(g.compute_set_name))
+                     if g.compute_set_lo[c] <= tile < g.compute_set_hi[c]}
+    assert {c["name"] for c in data["compute_sets"]} == expected_sets
+    state = sum(c["state_bytes"] for c in data["compute_sets"])
+    assert state == sum(v["state_bytes"] for v in data["vertices"]) == int(truth.memory.category("vertexInstanceState")[tile])
+    assert sum(v["code_bytes"] for v in data["vertices"]) == int(truth.memory.category("vertexCode")[tile])
+    exchange = sum(truth.memory.category(c)[tile] for c in ("internalExchangeCode", "globalExchangeCode", "hostExchangeCode"))
+    assert sum(e["code_bytes"] for e in data["exchanges"]) == int(exchange)
+
+
+def test_memory_variable_json_gives_bytes_on_every_tile(capsys, tiny_dir):
+    from pvtui.synth import generate
+
+    truth = generate("tiny", seed=0)
+    name = truth.liveness.var_name[3]
+    data = _run_json(capsys, "memory", str(tiny_dir), "--variable", name)
+    expected = truth.lowered.bytes_by_tile(name, truth.num_tiles)
+    assert data["variable"] == name and data["by_tile"] == expected.tolist()
+    assert data["total"] == int(expected.sum()) and data["tiles"] == int(np.count_nonzero(expected))
+
+
+@pytest.mark.parametrize("args", [("--tile", "128"), ("--tile", "-1"), ("--variable", "no/such/variable")])
+def test_a_tile_or_variable_that_does_not_exist_is_one_line_and_exit_2(capsys, tiny_dir, args):
+    from pvtui.cli import main
+
+    assert main(["memory", str(tiny_dir), *args, "--json"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and len(captured.err.strip().splitlines()) == 1

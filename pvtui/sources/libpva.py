@@ -173,6 +173,7 @@ def _read_programs(programs, index, report, ctx, vertex_types, operations) -> No
     compute_set = np.full(n, -1, np.int32)
     code = np.zeros(n, np.int64)
     names, offsets, children = [], [0], []
+    exchanges = PerTile(ctx)
     tick = Throttle(ctx, "profile.pop: programs", n)
     for i, program in enumerate(programs):
         tick(i)
@@ -188,9 +189,9 @@ def _read_programs(programs, index, report, ctx, vertex_types, operations) -> No
         cs_name = attr(program, "computeset.name")
         if cs_name is not None:
             compute_set[i] = cs_index.get(str(cs_name), -1)
-        code[i] = _sum_by_tile(attr(program, "controlCodeByTile")) + _sum_by_tile(
-            attr(program, "codeBytesByTile")
-        )
+        exchange = attr(program, "codeBytesByTile")
+        code[i] = _sum_by_tile(attr(program, "controlCodeByTile")) + _sum_by_tile(exchange)
+        exchanges.add(exchange, i)
     is_child = np.zeros(n, bool)
     is_child[np.asarray(children, dtype=np.int64)] = True
     w = ctx.writer
@@ -202,6 +203,7 @@ def _read_programs(programs, index, report, ctx, vertex_types, operations) -> No
     w.array(s.PROGRAM_ROOTS, np.nonzero(~is_child)[0], np.int32)
     w.array(s.PROGRAM_COMPUTE_SET, compute_set)
     w.array(s.PROGRAM_CODE_BYTES, code)
+    exchanges.write(s.TILE_EXCHANGE_OFFSETS, s.TILE_EXCHANGE_PROGRAM, (s.TILE_EXCHANGE_BYTES,))
     if operations is not None:
         w.array(s.PROGRAM_DEBUG_CONTEXT, _operation_contexts(operations, index, n))
     ctx.meta["programs"] = {"types": list(types), "count": n}
@@ -212,15 +214,25 @@ def _read_compute_sets(compilation: Any, ctx: IngestContext, vertex_types: Verte
     sets = list(attr(compilation, "computeSets") or [])
     names, offsets, types, counts = [], [0], [], []
     index: dict[str, int] = {}
+    on_tiles = PerTile(ctx)  # per (tile, compute set): instances, vertex types, state bytes
+    by_type = PerTile(ctx)  # per (tile, vertex type): instances, state bytes
     for i, cs in enumerate(sets):
         name = str(attr(cs, "name", ""))
         names.append(name)
         index.setdefault(name, i)
         for vertex in attr(cs, "vertices") or []:
-            types.append(vertex_types(vertex))
+            vertex_type = vertex_types(vertex)
+            types.append(vertex_type)
             by_tile = attr(vertex, "countByTile")
             counts.append(_sum_by_tile(by_tile) if by_tile is not None else 1)
+            if by_tile is not None:
+                instances = np.asarray(by_tile, np.int64)
+                state = instances * vertex_types.state_bytes[vertex_type]
+                on_tiles.add(instances, i, np.ones_like(instances), state)
+                by_type.add(instances, vertex_type, state)
         offsets.append(len(types))
+    on_tiles.write(s.TILE_CS_OFFSETS, s.TILE_CS_SET, (s.TILE_CS_INSTANCES, s.TILE_CS_VERTICES, s.TILE_CS_STATE_BYTES))
+    by_type.write(s.TILE_VT_OFFSETS, s.TILE_VT_TYPE, (s.TILE_VT_INSTANCES, s.TILE_VT_STATE_BYTES))
     w = ctx.writer
     w.strings(s.COMPUTE_SET_NAME, names)
     w.array(s.COMPUTE_SET_VERTEX_OFFSETS, offsets, np.int64)
@@ -229,6 +241,43 @@ def _read_compute_sets(compilation: Any, ctx: IngestContext, vertex_types: Verte
     declared = attr(compilation, "graph.numComputeSets")
     ctx.meta["compute_sets"] = int(declared) if declared is not None else len(sets)
     return index
+
+
+class PerTile:
+    """Rows of (tile, item, values...) gathered from per-tile arrays, written as CSR by tile.
+
+    Rows of the same (tile, item) add up; within a tile, items ascend.
+    """
+
+    def __init__(self, ctx: IngestContext) -> None:
+        self.ctx = ctx
+        self.chunks: list[tuple[np.ndarray, int, tuple[np.ndarray, ...]]] = []
+
+    def add(self, by_tile: Any, item: int, *extra: np.ndarray) -> None:
+        """BY_TILE: the first value on each tile; EXTRA: more values on the same tiles."""
+        if by_tile is None:
+            return
+        first = np.asarray(by_tile, np.int64)
+        tiles = np.flatnonzero(first)
+        if len(tiles):
+            self.chunks.append((tiles, item, tuple(np.asarray(v, np.int64)[tiles] for v in (first, *extra))))
+
+    def write(self, offsets_name: str, item_name: str, value_names: tuple[str, ...]) -> None:
+        num_tiles = int(self.ctx.meta.get("target", {}).get("num_tiles") or 0)
+        if not self.chunks or num_tiles == 0:
+            return
+        tiles = np.concatenate([c[0] for c in self.chunks])
+        items = np.concatenate([np.full(len(c[0]), c[1], np.int64) for c in self.chunks])
+        keep = tiles < num_tiles
+        key = tiles[keep] * (int(items.max()) + 1) + items[keep]
+        unique, inverse = np.unique(key, return_inverse=True)
+        width = int(items.max()) + 1
+        w = self.ctx.writer
+        w.array(offsets_name, np.searchsorted(unique // width, np.arange(num_tiles + 1)), np.int64)
+        w.array(item_name, unique % width, np.int32)
+        for v, name in enumerate(value_names):
+            values = np.concatenate([c[2][v] for c in self.chunks])[keep]
+            w.array(name, np.bincount(inverse, weights=values, minlength=len(unique)).astype(np.int64))
 
 
 def _operation_contexts(operations: Iterable[Any], index: dict[int, int], n: int) -> np.ndarray:
