@@ -21,6 +21,8 @@ from pvtui.model.tile_views import (
 from pvtui.screens.base import ReportScreen, Unavailable
 from pvtui.widgets.detail_text import DetailText
 from pvtui.widgets.heatmap import TileHeatmap, legend
+from pvtui.widgets.tile_map import MapValues, TileMap
+from pvtui.widgets.tile_map import legend as map_legend
 
 WIDE = 120  # columns from which the detail pane sits beside the heatmap
 LISTED = 12  # vertices listed in the detail pane
@@ -41,9 +43,18 @@ class MemoryScreen(ReportScreen):
         layout: horizontal;
         height: 1fr;
     }
-    MemoryScreen #heatmap {
+    MemoryScreen #heatmap, MemoryScreen #tile-map {
         width: 1fr;
         height: 1fr;
+    }
+    MemoryScreen #tile-map {
+        display: none;
+    }
+    MemoryScreen.map #tile-map {
+        display: block;
+    }
+    MemoryScreen.map #heatmap {
+        display: none;
     }
     MemoryScreen #detail-pane {
         width: 52;
@@ -86,11 +97,15 @@ class MemoryScreen(ReportScreen):
         Binding("plus", "zoom(-1)", "Zoom in", key_display="+", id="memory.zoom_in"),
         Binding("minus", "zoom(1)", "Zoom out", key_display="-", id="memory.zoom_out"),
         Binding("g", "toggle_gaps", "Gaps", id="memory.gaps"),
+        Binding("v", "toggle_map", "Bars/map", id="memory.map"),
+        Binding("c", "next_colour", "Colour by", id="memory.colour"),
     ]
 
     def __init__(self) -> None:
         super().__init__()
         self.memory: TileMemory | None = None
+        self.map_shown = False
+        self.colour_by = "total"  # on the map: "total", "always-live", "not-always-live" or a category
 
     def compose_body(self) -> ComposeResult:
         yield Unavailable("", id="memory-unavailable")
@@ -98,6 +113,7 @@ class MemoryScreen(ReportScreen):
             yield DetailText(id="memory-header")
             with Horizontal(id="memory-body"):
                 yield TileHeatmap(on_select=lambda _tile: self._show_detail(), id="heatmap")
+                yield TileMap(on_select=lambda _tile: self._show_detail(), on_relayout=self._redraw_text, id="tile-map")
                 with VerticalScroll(id="detail-pane"):
                     with Horizontal(id="detail-columns"):
                         yield DetailText(id="detail-facts")
@@ -114,6 +130,18 @@ class MemoryScreen(ReportScreen):
     @property
     def heatmap(self) -> TileHeatmap:
         return self.query_one(TileHeatmap)
+
+    @property
+    def tile_map(self) -> TileMap:
+        return self.query_one(TileMap)
+
+    @property
+    def selected(self) -> int:
+        """The selected tile, in the view shown."""
+        return self.tile_map.selected if self.map_shown else self.heatmap.selected
+
+    def _select(self, tile: int) -> None:
+        (self.tile_map if self.map_shown else self.heatmap).select(tile)
 
     def _load(self, selected: int | None) -> None:
         """Read the tiles from the current model; SELECTED stays selected if it still exists."""
@@ -135,7 +163,10 @@ class MemoryScreen(ReportScreen):
         heatmap.gaps = heatmap.gaps and self.memory.has_gaps
         heatmap.units = self.pv_app.units
         heatmap.set_memory(self.memory, selected)
-        heatmap.focus()
+        if self.colour_by not in self._colour_choices():
+            self.colour_by = "total"
+        self._update_map(selected)
+        (self.tile_map if self.map_shown else heatmap).focus()
         self.query_one("#detail-categories", DetailText).reserve(1 + len(self.memory.categories))
         if tile_vertices(self.report, selected) is not None:
             self.query_one("#detail-vertices", DetailText).reserve(LISTED + 3)  # heading, "… more", a note
@@ -145,7 +176,7 @@ class MemoryScreen(ReportScreen):
 
     def report_changed(self) -> None:
         super().report_changed()
-        self._load(selected=self.heatmap.selected)
+        self._load(selected=self.selected)
 
     def units_changed(self) -> None:
         if self.memory is not None:
@@ -155,8 +186,10 @@ class MemoryScreen(ReportScreen):
     # Actions -----------------------------------------------------------------------
 
     def key_state(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in {"worst", "cycle_ipu", "zoom", "toggle_gaps"} and self.memory is None:
+        if action in {"worst", "cycle_ipu", "zoom", "toggle_gaps", "toggle_map", "next_colour"} and self.memory is None:
             return None
+        if (action == "zoom" and self.map_shown) or (action == "next_colour" and not self.map_shown):
+            return False  # the other view's key
         if action == "cycle_ipu" and self.memory is not None and not self.memory.ipus:
             return None
         if action == "toggle_gaps" and self.memory is not None and not self.memory.has_gaps:
@@ -168,12 +201,59 @@ class MemoryScreen(ReportScreen):
         tiles = visible_tiles(self.memory.ipu, self.heatmap.ipu_filter)
         tile = worst_tile(self.memory.including_gaps, tiles)
         if tile is not None:
-            self.heatmap.select(tile)
+            self._select(tile)
 
     def action_cycle_ipu(self) -> None:
         assert self.memory is not None
         self.heatmap.set_ipu_filter(next_ipu_filter(self.heatmap.ipu_filter, self.memory.ipus))
+        self._update_map(self.selected)
         self._redraw_text()
+
+    def action_toggle_map(self) -> None:
+        """Bars <-> map, the selected tile kept."""
+        tile = self.selected
+        self.map_shown = not self.map_shown
+        self.set_class(self.map_shown, "map")
+        if self.map_shown:
+            self._update_map(tile)
+            self.tile_map.focus()
+        else:
+            self.heatmap.select(tile)
+            self.heatmap.focus()
+        self._redraw_text()
+        self.refresh_bindings()
+
+    def action_next_colour(self) -> None:
+        choices = self._colour_choices()
+        self.colour_by = choices[(choices.index(self.colour_by) + 1) % len(choices)]
+        self._update_map(self.selected)
+        self._redraw_text()
+
+    def _colour_choices(self) -> list[str]:
+        assert self.memory is not None
+        live = ["always-live", "not-always-live"] if self.memory.always_live is not None else []
+        return ["total", *live, *self.memory.categories]
+
+    def map_values(self) -> MapValues:
+        """What the map colours by now."""
+        memory = self.memory
+        assert memory is not None
+        gaps = self.heatmap.gaps
+        if self.colour_by == "total":
+            name = "total" if not memory.has_gaps else "total incl. gaps" if gaps else "total excl. gaps"
+            totals = memory.totals(gaps)
+            return MapValues(name, totals, memory.limit or float(totals.max(initial=1)), memory.limit)
+        if self.colour_by in ("always-live", "not-always-live"):
+            values = memory.always_live if self.colour_by == "always-live" else memory.not_always_live
+        else:
+            values = memory.by_category[:, memory.categories.index(self.colour_by)]
+        return MapValues(self.colour_by, values, float(values.max(initial=1)), None)
+
+    def _update_map(self, selected: int) -> None:
+        if self.memory is None or not self.map_shown:
+            return
+        tiles = visible_tiles(self.memory.ipu, self.heatmap.ipu_filter)
+        self.tile_map.set_tiles(self.memory.ipu, tiles, self.map_values(), selected)
 
     def action_zoom(self, direction: int) -> None:
         """Direction 1 puts twice as many tiles on a row, -1 half as many."""
@@ -186,6 +266,7 @@ class MemoryScreen(ReportScreen):
 
     def action_toggle_gaps(self) -> None:
         self.heatmap.set_gaps(not self.heatmap.gaps)
+        self._update_map(self.selected)
         self._redraw_text()
 
     def export_table(self) -> Table | None:
@@ -222,7 +303,7 @@ class MemoryScreen(ReportScreen):
         scope = "IPUs unknown" if not memory.ipu_known else "all IPUs" if heatmap.ipu_filter is None \
             else f"IPU {heatmap.ipu_filter}"
         per_row = "1 tile/row" if heatmap.zoom == 1 else f"{heatmap.zoom} tiles/row (max)"
-        parts = [f"{len(tiles):,} tiles", scope, per_row]
+        parts = [f"{len(tiles):,} tiles", scope, f"colour: {self.map_values().name}" if self.map_shown else per_row]
         if memory.has_gaps:
             parts.append("incl. gaps" if heatmap.gaps else "excl. gaps")
         else:
@@ -232,14 +313,19 @@ class MemoryScreen(ReportScreen):
             parts.append(f"limit {self.bytes(memory.limit)}, {over:,} over")
         header = Text(" · ".join(parts), no_wrap=True, overflow="ellipsis")
         header.append("\n")
-        header.append_text(legend(memory, heatmap.palette, heatmap.gaps))
+        tile_map = self.tile_map
+        if self.map_shown and tile_map.grid is not None:
+            header.append_text(map_legend(self.map_values(), tile_map.colours, self.pv_app.units,
+                                          tile_map.grid.per_cell))
+        else:
+            header.append_text(legend(memory, heatmap.palette, heatmap.gaps))
         self.query_one("#memory-header", DetailText).show(header)
 
     def _show_detail(self) -> None:
         memory = self.memory
         if memory is None:
             return
-        tile = self.heatmap.selected
+        tile = self.selected
         palette = self.heatmap.palette
         total = int(memory.including_gaps[tile])
         facts = Text()
