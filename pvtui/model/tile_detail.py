@@ -14,9 +14,10 @@ import numpy as np
 
 from pvtui.model import schema as s
 from pvtui.model.report import Report
+from pvtui.model.tables import Table
 from pvtui.model.tile_views import tile_memory
 
-LOWERED_OPTION = "autoReport.outputLoweredVars"
+TILE_TABLES = ("variables", "compute_sets", "vertices", "exchanges")
 
 
 @dataclass(frozen=True)
@@ -107,14 +108,7 @@ def tile_report(report: Report, tile: int) -> dict[str, Any]:
     check_tile(report, tile)
     memory = tile_memory(report)
     assert memory is not None
-    lowered = report.lowered
-    variables = None if lowered is None else [
-        {"name": v.name, "bytes": v.bytes, "always_live": v.always_live, "steps_live": v.steps_live}
-        for v in lowered.tile_variables(tile)
-    ]
-    sets = compute_sets_on_tile(report, tile)
-    vertices = vertices_on_tile(report, tile)
-    exchanges = exchanges_on_tile(report, tile)
+    tables = {name: tile_table(report, tile, name) for name in TILE_TABLES}
     return {
         "tile": tile,
         "ipu": memory.ipu_of(tile),
@@ -122,13 +116,9 @@ def tile_report(report: Report, tile: int) -> dict[str, Any]:
         "excluding_gaps": int(memory.excluding_gaps[tile]),
         "limit": memory.limit,
         "categories": dict(memory.tile_categories(tile)),
-        "variables": variables,
-        "compute_sets": None if sets is None else [vars(r) for r in sets],
-        "vertices": None if vertices is None else [vars(r) for r in vertices],
-        "exchanges": None if exchanges is None else [vars(r) for r in exchanges],
-        "missing": {name: why_missing(report, name) for name, rows in
-                    (("variables", variables), ("compute_sets", sets), ("vertices", vertices),
-                     ("exchanges", exchanges)) if rows is None},
+        **{name: None if table is None else [dict(zip(table.columns, row)) for row in table.rows]
+           for name, table in tables.items()},
+        "missing": {name: why_missing(report, name) for name, table in tables.items() if table is None},
     }
 
 
@@ -147,3 +137,36 @@ def variable_report(report: Report, name: str) -> dict[str, Any]:
         "total": int(by_tile.sum()),
         "tiles": int(np.count_nonzero(by_tile)),
     }
+
+
+
+def tile_table(report: Report, tile: int, table: str) -> Table | None:
+    """One of TILE_TABLES for TILE as plain rows, largest first; None when the report lacks it."""
+    if table == "variables":
+        if report.lowered is None:
+            return None
+        rows = [[v.bytes, v.always_live, v.steps_live, v.name, _context_name(report, v.debug_context)]
+                for v in report.lowered.tile_variables(tile)]
+        return Table(f"tile{tile}-variables", ["bytes", "always_live", "steps_live", "name", "debug_context"], rows)
+    if table == "compute_sets":
+        sets = compute_sets_on_tile(report, tile)
+        return None if sets is None else Table(
+            f"tile{tile}-compute-sets", ["state_bytes", "instances", "vertices", "name"],
+            [[c.state_bytes, c.instances, c.vertices, c.name] for c in sets])
+    if table == "vertices":
+        vertices = vertices_on_tile(report, tile)
+        return None if vertices is None else Table(
+            f"tile{tile}-vertices", ["instances", "state_bytes", "code_bytes", "name"],
+            [[v.instances, v.state_bytes, v.code_bytes, v.name] for v in vertices])
+    exchanges = exchanges_on_tile(report, tile)
+    return None if exchanges is None else Table(
+        f"tile{tile}-exchanges", ["code_bytes", "type", "program"],
+        [[e.code_bytes, e.type, e.program] for e in exchanges])
+
+
+def _context_name(report: Report, context_id: int) -> str | None:
+    """The name of a debug context, where debug.cbor holds it."""
+    if context_id < 0 or report.debug is None:
+        return None
+    row = report.debug.index_of(context_id)
+    return None if row < 0 else report.debug.names[row]

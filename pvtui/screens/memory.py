@@ -7,8 +7,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.events import Resize
+from textual.widgets import TabbedContent, TabPane
 
 from pvtui.model.tables import Table
+from pvtui.model.tile_detail import TILE_TABLES, tile_table, why_missing
 from pvtui.model.tile_views import (
     TileMemory,
     max_zoom,
@@ -23,9 +25,11 @@ from pvtui.widgets.detail_text import DetailText
 from pvtui.widgets.heatmap import TileHeatmap, legend
 from pvtui.widgets.tile_map import MapValues, TileMap
 from pvtui.widgets.tile_map import legend as map_legend
+from pvtui.widgets.tile_tables import TileTablePane
 
 WIDE = 120  # columns from which the detail pane sits beside the heatmap
 LISTED = 12  # vertices listed in the detail pane
+TAB_TITLES = {"variables": "Variables", "compute_sets": "Sets", "vertices": "Vertices", "exchanges": "Exchange"}
 
 
 class MemoryScreen(ReportScreen):
@@ -60,8 +64,13 @@ class MemoryScreen(ReportScreen):
         width: 52;
         height: 1fr;
         border-left: vkey $panel;
-        padding: 0 1;
         background: $surface;
+    }
+    MemoryScreen #detail-pane ContentSwitcher {
+        height: 1fr;
+    }
+    MemoryScreen #detail-scroll {
+        padding: 0 1;
     }
     MemoryScreen #detail-columns {
         layout: vertical;
@@ -76,7 +85,7 @@ class MemoryScreen(ReportScreen):
     }
     MemoryScreen.narrow #detail-pane {
         width: 1fr;
-        height: 9;
+        height: 11;
         border-left: none;
         border-top: hkey $panel;
     }
@@ -99,6 +108,10 @@ class MemoryScreen(ReportScreen):
         Binding("g", "toggle_gaps", "Gaps", id="memory.gaps"),
         Binding("v", "toggle_map", "Bars/map", id="memory.map"),
         Binding("c", "next_colour", "Colour by", id="memory.colour"),
+        Binding("right_square_bracket", "next_tab(1)", "Next tab", key_display="]", id="memory.next_tab"),
+        Binding("left_square_bracket", "next_tab(-1)", "Previous tab", key_display="[", id="memory.previous_tab",
+                show=False),
+        Binding("S", "next_sort", "Sort", key_display="S", id="memory.sort"),
     ]
 
     def __init__(self) -> None:
@@ -114,11 +127,15 @@ class MemoryScreen(ReportScreen):
             with Horizontal(id="memory-body"):
                 yield TileHeatmap(on_select=lambda _tile: self._show_detail(), id="heatmap")
                 yield TileMap(on_select=lambda _tile: self._show_detail(), on_relayout=self._redraw_text, id="tile-map")
-                with VerticalScroll(id="detail-pane"):
-                    with Horizontal(id="detail-columns"):
-                        yield DetailText(id="detail-facts")
-                        yield DetailText(id="detail-categories")
-                    yield DetailText(id="detail-vertices")
+                with TabbedContent(id="detail-pane", initial="tab-details"):
+                    with TabPane("Details", id="tab-details"):
+                        with VerticalScroll(id="detail-scroll"):
+                            with Horizontal(id="detail-columns"):
+                                yield DetailText(id="detail-facts")
+                                yield DetailText(id="detail-categories")
+                            yield DetailText(id="detail-vertices")
+                    for name, title in TAB_TITLES.items():
+                        yield TileTablePane(title, name)
 
     def show_report(self) -> None:
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self._redraw_text())
@@ -166,6 +183,7 @@ class MemoryScreen(ReportScreen):
         if self.colour_by not in self._colour_choices():
             self.colour_by = "total"
         self._update_map(selected)
+        self._forget_tables()
         (self.tile_map if self.map_shown else heatmap).focus()
         self.query_one("#detail-categories", DetailText).reserve(1 + len(self.memory.categories))
         if tile_vertices(self.report, selected) is not None:
@@ -181,13 +199,22 @@ class MemoryScreen(ReportScreen):
     def units_changed(self) -> None:
         if self.memory is not None:
             self.heatmap.set_units(self.pv_app.units)
+            self._forget_tables()
             self._redraw_text()
+
+    def _forget_tables(self) -> None:
+        """The tables show the tile again when next shown: the model or the units changed."""
+        for pane in self.query(TileTablePane):
+            pane.tile = None
 
     # Actions -----------------------------------------------------------------------
 
     def key_state(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in {"worst", "cycle_ipu", "zoom", "toggle_gaps", "toggle_map", "next_colour"} and self.memory is None:
+        if action in {"worst", "cycle_ipu", "zoom", "toggle_gaps", "toggle_map", "next_colour", "next_tab",
+                      "next_sort"} and self.memory is None:
             return None
+        if action == "next_sort" and (self.table_pane is None or self.table_pane.table is None):
+            return False
         if (action == "zoom" and self.map_shown) or (action == "next_colour" and not self.map_shown):
             return False  # the other view's key
         if action == "cycle_ipu" and self.memory is not None and not self.memory.ipus:
@@ -269,11 +296,45 @@ class MemoryScreen(ReportScreen):
         self._update_map(self.selected)
         self._redraw_text()
 
+    def action_next_tab(self, step: int) -> None:
+        tabs = ["tab-details", *(f"tab-{name}" for name in TAB_TITLES)]
+        pane = self.query_one(TabbedContent)
+        pane.active = tabs[(tabs.index(pane.active) + step) % len(tabs)]
+
+    def action_next_sort(self) -> None:
+        table = self.table_pane
+        if table is not None:
+            table.next_sort(self.bytes)
+
+    @property
+    def table_pane(self) -> TileTablePane | None:
+        """The detail pane's tab when it is one of the tile's tables."""
+        pane = self.query_one(TabbedContent)
+        active = pane.active_pane
+        return active if isinstance(active, TileTablePane) else None
+
+    def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        self._show_table()
+        self.refresh_bindings()
+
+    def _show_table(self) -> None:
+        """Fill the active tab's table for the selected tile (only the tab shown costs anything)."""
+        table = self.table_pane
+        if self.memory is None or table is None:
+            return
+        tile = self.selected
+        if table.tile != tile:
+            name = table.table_name
+            table.show(tile, tile_table(self.report, tile, name), why_missing(self.report, name), self.bytes)
+
     def export_table(self) -> Table | None:
-        """The tiles under the IPU filter, with the totals the gaps setting shows and each category."""
+        """The tile's table in the detail pane's tab shown, else the tiles under the IPU filter, with the
+        totals the gaps setting shows and each category."""
         memory = self.memory
         if memory is None:
             return None
+        if self.table_pane is not None and self.table_pane.table is not None:
+            return self.table_pane.sorted_table()
         gaps = self.heatmap.gaps
         tiles = visible_tiles(memory.ipu, self.heatmap.ipu_filter)
         total = "bytes" if not memory.has_gaps else "bytes_including_gaps" if gaps else "bytes_excluding_gaps"
@@ -304,7 +365,9 @@ class MemoryScreen(ReportScreen):
             else f"IPU {heatmap.ipu_filter}"
         per_row = "1 tile/row" if heatmap.zoom == 1 else f"{heatmap.zoom} tiles/row (max)"
         parts = [f"{len(tiles):,} tiles", scope, f"colour: {self.map_values().name}" if self.map_shown else per_row]
-        if memory.has_gaps:
+        if self.map_shown:
+            pass  # the colour names the gaps setting where it applies
+        elif memory.has_gaps:
             parts.append("incl. gaps" if heatmap.gaps else "excl. gaps")
         else:
             parts.append("from archive.a")
@@ -351,6 +414,7 @@ class MemoryScreen(ReportScreen):
         self.query_one("#detail-facts", DetailText).show(facts)
         self.query_one("#detail-categories", DetailText).show(self._categories_text(tile))
         self.query_one("#detail-vertices", DetailText).show(self._vertices_text(tile))
+        self._show_table()
 
     def _categories_text(self, tile: int) -> Text:
         memory = self.memory
