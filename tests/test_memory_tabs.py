@@ -10,6 +10,7 @@ from textual.widgets import DataTable, Static
 from pvtui.screens.memory import MemoryScreen
 from pvtui.sources.base import ReportFiles
 from pvtui.sources.ingest import build_bundle
+from pvtui.widgets.tile_map import TileMap
 
 
 async def _open_tab(pilot, tabs: int) -> MemoryScreen:
@@ -77,3 +78,37 @@ def _tab_snapshot(tabs: int):
 @pytest.mark.parametrize("tabs", [1, 2, 3, 4])
 def test_snapshot_memory_tab_80x24(snap_compare, make_app, tabs):
     assert snap_compare(make_app(), terminal_size=(80, 24), run_before=_tab_snapshot(tabs))
+
+
+@pytest.mark.anyio
+async def test_find_a_variable_by_name_and_see_its_tiles(make_app, tiny_report):
+    lowered = tiny_report.lowered
+    found = lowered.find("grad/tmp")
+    assert len(found) > 1
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        screen = await open_screen(pilot, "m", MemoryScreen)
+        await pilot.press("v", "slash", *"Grad/tmp")  # any case
+        tile_map = screen.query_one(TileMap)
+        largest = int(found[0])
+        assert screen.variable == largest
+        assert np.array_equal(tile_map.values.values, lowered.bytes_by_tile(largest))
+        by_tile = lowered.bytes_by_tile(largest)
+        header = screen.query_one("#memory-header").text.plain
+        assert lowered.names[largest] in header and f"on {np.count_nonzero(by_tile):,} tiles" in header
+        await pilot.press("down")
+        assert screen.variable == int(found[1])
+        await pilot.press("enter", "v")  # kept; the bars' swatches show it too
+        assert screen.heatmap.swatch is not None and np.array_equal(screen.heatmap.swatch[0], lowered.bytes_by_tile(int(found[1])))
+        await pilot.press("escape")
+        assert screen.variable is None and screen.heatmap.swatch is None
+
+
+@pytest.mark.anyio
+async def test_enter_on_the_variables_tab_shows_where_the_variable_lives(make_app, tiny_report):
+    lowered = tiny_report.lowered
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        screen = await open_screen(pilot, "m", MemoryScreen)
+        await pilot.press("v", "home", "right_square_bracket", "enter")
+        largest = lowered.tile_variables(0)[0]
+        assert screen.variable == largest.name_id
+        assert np.array_equal(screen.query_one(TileMap).values.values, lowered.bytes_by_tile(largest.name_id))

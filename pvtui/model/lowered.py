@@ -68,6 +68,17 @@ class Lowered:
                 return i
         return None
 
+    @cached_property
+    def name_totals(self) -> np.ndarray:
+        """Each variable's bytes over all its tiles."""
+        totals = np.bincount(np.asarray(self.name), weights=np.asarray(self.bytes), minlength=len(self.names))
+        return totals.astype(np.int64)
+
+    def find(self, needle: str) -> np.ndarray:
+        """The ids of the variables whose name contains NEEDLE (any case), the largest first."""
+        matches = self.search.matches(needle)
+        return matches[np.argsort(-self.name_totals[matches], kind="stable")]
+
     def tile_pieces(self, tile: int) -> slice:
         return slice(int(self.tile_offsets[tile]), int(self.tile_offsets[tile + 1]))
 

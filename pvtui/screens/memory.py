@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import numpy as np
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.events import Resize
-from textual.widgets import TabbedContent, TabPane
+from textual import on
+from textual.widgets import DataTable, Input, Label, TabbedContent, TabPane
 
 from pvtui.model.tables import Table
 from pvtui.model.tile_detail import TILE_TABLES, tile_table, why_missing
@@ -29,6 +31,7 @@ from pvtui.widgets.tile_tables import TileTablePane
 
 WIDE = 120  # columns from which the detail pane sits beside the heatmap
 LISTED = 12  # vertices listed in the detail pane
+CHOSEN = "chosen variable"  # colour by the variable found with / (no category name has a space)
 TAB_TITLES = {"variables": "Variables", "compute_sets": "Sets", "vertices": "Vertices", "exchanges": "Exchange"}
 
 
@@ -80,6 +83,11 @@ class MemoryScreen(ReportScreen):
         text-wrap: nowrap;
         text-overflow: ellipsis;
     }
+    MemoryScreen #variable-bar { height: 1; display: none; background: $panel; }
+    MemoryScreen #variable-bar.open { display: block; }
+    MemoryScreen #variable-bar Label { width: auto; padding: 0 1; }
+    MemoryScreen #variable-input { width: 30; }
+    MemoryScreen #variable-status { width: 1fr; color: $text-muted; text-wrap: nowrap; text-overflow: ellipsis; }
     MemoryScreen.narrow #memory-body {
         layout: vertical;
     }
@@ -112,18 +120,29 @@ class MemoryScreen(ReportScreen):
         Binding("left_square_bracket", "next_tab(-1)", "Previous tab", key_display="[", id="memory.previous_tab",
                 show=False),
         Binding("S", "next_sort", "Sort", key_display="S", id="memory.sort"),
+        Binding("slash", "open_search", "Find variable", key_display="/", id="memory.search"),
+        Binding("escape", "close_search", "No variable", id="memory.close_search"),
+        Binding("enter", "pick_variable", "Where it lives", id="memory.pick"),
+        Binding("up", "next_match(-1)", "Previous match", show=False),
+        Binding("down", "next_match(1)", "Next match", show=False),
     ]
 
     def __init__(self) -> None:
         super().__init__()
         self.memory: TileMemory | None = None
         self.map_shown = False
-        self.colour_by = "total"  # on the map: "total", "always-live", "not-always-live" or a category
+        self.colour_by = "total"  # on the map: "total", "always-live", "not-always-live", a category or CHOSEN
+        self.matches = np.zeros(0, np.int64)  # variable ids the search found, largest first
+        self.variable: int | None = None  # the variable chosen: it colours the map and the bars' swatches
 
     def compose_body(self) -> ComposeResult:
         yield Unavailable("", id="memory-unavailable")
         with Vertical(id="memory-view"):
             yield DetailText(id="memory-header")
+            with Horizontal(id="variable-bar"):
+                yield Label("/")
+                yield Input(placeholder="part of a variable name", id="variable-input", compact=True)
+                yield Label("", id="variable-status")
             with Horizontal(id="memory-body"):
                 yield TileHeatmap(on_select=lambda _tile: self._show_detail(), id="heatmap")
                 yield TileMap(on_select=lambda _tile: self._show_detail(), on_relayout=self._redraw_text, id="tile-map")
@@ -179,6 +198,8 @@ class MemoryScreen(ReportScreen):
             heatmap.ipu_filter = None
         heatmap.gaps = heatmap.gaps and self.memory.has_gaps
         heatmap.units = self.pv_app.units
+        self.variable, self.matches = None, np.zeros(0, np.int64)  # ids of the model replaced
+        heatmap.swatch = None
         heatmap.set_memory(self.memory, selected)
         if self.colour_by not in self._colour_choices():
             self.colour_by = "total"
@@ -211,10 +232,17 @@ class MemoryScreen(ReportScreen):
 
     def key_state(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in {"worst", "cycle_ipu", "zoom", "toggle_gaps", "toggle_map", "next_colour", "next_tab",
-                      "next_sort"} and self.memory is None:
+                      "next_sort", "open_search", "close_search", "next_match"} and self.memory is None:
             return None
         if action == "next_sort" and (self.table_pane is None or self.table_pane.table is None):
             return False
+        if action == "close_search":
+            return bool(self.query("#variable-bar.open")) or self.variable is not None
+        if action == "next_match":
+            return bool(self.query("#variable-bar.open"))
+        if action == "pick_variable":
+            pane = self.table_pane
+            return pane is not None and pane.table_name == "variables" and pane.table is not None
         if (action == "zoom" and self.map_shown) or (action == "next_colour" and not self.map_shown):
             return False  # the other view's key
         if action == "cycle_ipu" and self.memory is not None and not self.memory.ipus:
@@ -259,7 +287,8 @@ class MemoryScreen(ReportScreen):
     def _colour_choices(self) -> list[str]:
         assert self.memory is not None
         live = ["always-live", "not-always-live"] if self.memory.always_live is not None else []
-        return ["total", *live, *self.memory.categories]
+        chosen = [CHOSEN] if self.variable is not None else []
+        return ["total", *live, *self.memory.categories, *chosen]
 
     def map_values(self) -> MapValues:
         """What the map colours by now."""
@@ -270,11 +299,102 @@ class MemoryScreen(ReportScreen):
             name = "total" if not memory.has_gaps else "total incl. gaps" if gaps else "total excl. gaps"
             totals = memory.totals(gaps)
             return MapValues(name, totals, memory.limit or float(totals.max(initial=1)), memory.limit)
+        if self.colour_by == CHOSEN:
+            values = self._variable_bytes()
+            return MapValues(self._variable_label(values), values, float(values.max(initial=1)), None)
         if self.colour_by in ("always-live", "not-always-live"):
             values = memory.always_live if self.colour_by == "always-live" else memory.not_always_live
         else:
             values = memory.by_category[:, memory.categories.index(self.colour_by)]
         return MapValues(self.colour_by, values, float(values.max(initial=1)), None)
+
+    # The variable search -------------------------------------------------------------
+
+    def action_open_search(self) -> None:
+        self.query_one("#variable-bar").add_class("open")
+        self.query_one("#variable-input", Input).focus()
+
+    def action_close_search(self) -> None:
+        """Close the search and colour by totals again."""
+        self.query_one("#variable-bar").remove_class("open")
+        self._choose(None)
+        (self.tile_map if self.map_shown else self.heatmap).focus()
+
+    @on(Input.Changed, "#variable-input")
+    def _search_changed(self, event: Input.Changed) -> None:
+        """Each key: the variables containing the text, the largest chosen at once."""
+        lowered = self.report.lowered
+        self.matches = lowered.find(event.value) if lowered is not None and event.value else np.zeros(0, np.int64)
+        self._choose(int(self.matches[0]) if len(self.matches) else None)
+
+    @on(Input.Submitted, "#variable-input")
+    def _search_submitted(self, event: Input.Submitted) -> None:
+        """Keep the variable chosen and go back to the tiles."""
+        self.query_one("#variable-bar").remove_class("open")
+        (self.tile_map if self.map_shown else self.heatmap).focus()
+
+    @on(DataTable.RowSelected, "#table-variables")
+    def _variable_picked(self, event: DataTable.RowSelected) -> None:
+        self.action_pick_variable()
+
+    def action_pick_variable(self) -> None:
+        """The variable under the Variables tab's cursor (the largest, until moved): where else it lives,
+        on the map and the bars."""
+        lowered, pane = self.report.lowered, self.table_pane
+        row = pane.query_one(DataTable).cursor_row if pane is not None else -1
+        name = pane.row_value(row, "name") if pane is not None else None
+        variable = lowered.name_id(name) if lowered is not None and name is not None else None
+        if variable is not None:
+            self.matches = np.array([variable], np.int64)
+            self._choose(variable)
+
+    def action_next_match(self, step: int) -> None:
+        if self.variable is not None and len(self.matches):
+            i = int(np.flatnonzero(self.matches == self.variable)[0]) if self.variable in self.matches else 0
+            self._choose(int(self.matches[(i + step) % len(self.matches)]))
+
+    def _choose(self, variable: int | None) -> None:
+        """Colour the map and the bars' swatches by VARIABLE's bytes per tile (None: by the totals)."""
+        self.variable = variable
+        if variable is None:
+            self.heatmap.set_swatch(None)
+            if self.colour_by == CHOSEN:
+                self.colour_by = "total"
+        else:
+            values = self._variable_bytes()
+            self.heatmap.set_swatch((values, int(values.max(initial=1))))
+            self.colour_by = CHOSEN
+        self._update_map(self.selected)
+        self._show_search_status()
+        self._redraw_text()
+
+    def _variable_bytes(self) -> np.ndarray:
+        lowered = self.report.lowered
+        assert lowered is not None and self.variable is not None
+        return lowered.bytes_by_tile(self.variable)
+
+    def _variable_label(self, values: np.ndarray) -> str:
+        lowered = self.report.lowered
+        assert lowered is not None and self.variable is not None
+        tiles = int(np.count_nonzero(values))
+        return f"{lowered.names[self.variable]}: {self.bytes(int(values.sum()))} on {tiles:,} tile{'s' if tiles != 1 else ''}"
+
+    def _show_search_status(self) -> None:
+        status = self.query_one("#variable-status", Label)
+        lowered = self.report.lowered
+        text = self.query_one("#variable-input", Input).value
+        if lowered is None:
+            status.update(self.report.missing("lowered"))
+        elif not text:
+            status.update(f"{len(lowered.names):,} variables")
+        elif self.variable is None:
+            status.update(f"no variable name contains {text!r}")
+        else:
+            i = int(np.flatnonzero(self.matches == self.variable)[0]) + 1 if self.variable in self.matches else 1
+            values = self._variable_bytes()
+            tiles = int(np.count_nonzero(values))
+            status.update(f"{i:,}/{len(self.matches):,} (↑↓, Enter keeps it) · {self.bytes(int(values.sum()))}"
+                          f" on {tiles:,} tile{'s' if tiles != 1 else ''}")
 
     def _update_map(self, selected: int) -> None:
         if self.memory is None or not self.map_shown:
@@ -367,6 +487,8 @@ class MemoryScreen(ReportScreen):
         parts = [f"{len(tiles):,} tiles", scope, f"colour: {self.map_values().name}" if self.map_shown else per_row]
         if self.map_shown:
             pass  # the colour names the gaps setting where it applies
+        elif self.variable is not None:
+            parts.append(f"swatch: {self._variable_label(self._variable_bytes())}")
         elif memory.has_gaps:
             parts.append("incl. gaps" if heatmap.gaps else "excl. gaps")
         else:

@@ -169,8 +169,10 @@ def row_segments(
     units: str,
     cursor: bool,
     palette: Palette,
+    swatch: tuple[np.ndarray, int] | None = None,
 ) -> list[Segment]:
-    """One heatmap row, WIDTH cells wide."""
+    """One heatmap row, WIDTH cells wide; SWATCH (bytes per tile, its top) colours the swatch
+    instead of the tile's total against its limit."""
     tile = int(rows.representative[row])
     first, last = rows.span(row)
     tile_text = str(first) if rows.zoom == 1 else f"{first}–{last}"
@@ -178,13 +180,17 @@ def row_segments(
     limit = memory.limit
     over = bool(limit) and total > limit
     fraction = total / (limit or memory.scale(gaps))
+    swatch_style = palette.heat_of(fraction)
+    if swatch is not None:
+        values, top = swatch
+        swatch_style = palette.heat_of(values[tile] / top) if values[tile] > 0 else palette.cursor_empty
     name_style = palette.cursor_label if cursor else palette.label
     bytes_style = palette.cursor_label if cursor else (palette.over_label if over else palette.label)
     mark = "▶" if cursor else " "
     ipu = "IPU?" if not memory.ipu_known else f"IPU{int(memory.ipu[tile])}"
     segments = [
         Segment(f"{mark}{tile_text:>{layout.tile_width}} {ipu:<{layout.ipu_width}} ", name_style),
-        Segment("  ", palette.heat_of(fraction)),
+        Segment("  ", swatch_style),
         Segment(" ", name_style),
         Segment(f"{format_bytes(total, units):>{layout.bytes_width}}", bytes_style),
         Segment(" "),
@@ -246,7 +252,8 @@ class TileHeatmap(ScrollView, can_focus=True):
         self.gaps = True
         self.units = "binary"
         self.selected = 0
-        self._version = 0  # bumped when the data changes (a reload)
+        self.swatch: tuple[np.ndarray, int] | None = None  # what colours the swatches, when not the totals
+        self._version = 0  # bumped when the data changes (a reload) or the swatches' colouring
         self._palette: tuple[str, Palette] | None = None
         self._strips: LRUCache[tuple, Strip] = LRUCache(LINES_KEPT)  # render_line's rows
         self._lines: LRUCache[tuple, Strip] = LRUCache(LINES_KEPT)  # render_lines' finished lines
@@ -276,6 +283,12 @@ class TileHeatmap(ScrollView, can_focus=True):
         self.memory = memory
         self._version += 1
         self._regroup(selected)
+
+    def set_swatch(self, swatch: tuple[np.ndarray, int] | None) -> None:
+        """Colour the swatches by SWATCH (bytes per tile, the scale's top), or by the totals (None)."""
+        self.swatch = swatch
+        self._version += 1
+        self.refresh()
 
     def set_zoom(self, zoom: int) -> None:
         self.zoom = zoom
@@ -406,7 +419,7 @@ class TileHeatmap(ScrollView, can_focus=True):
         if strip is None:
             segments = row_segments(
                 self.memory, self.rows, row, width, self.label_layout, self.gaps, self.units, cursor,
-                self.palette,
+                self.palette, self.swatch,
             )
             strip = Strip(segments)
             if strip.cell_length != width:  # a label wider than a very narrow widget

@@ -11,6 +11,7 @@ from textual.widgets import DataTable, Static, TabPane
 from pvtui.model.tables import Table
 
 SHOWN_ROWS = 1000  # rows put in the table; export writes them all
+NAME_WIDTH = 26  # a longer name shows its end: the last parts of a path say the most
 HEADINGS = {"always_live": "always", "steps_live": "steps", "debug_context": "debug context",
             "state_bytes": "state", "code_bytes": "code", "instances": "instances", "vertices": "types"}
 
@@ -66,6 +67,12 @@ class TileTablePane(TabPane):
             self.sort_column = (self.sort_column + 1) % len(self.table.columns)
             self._fill(bytes_text)
 
+    def row_value(self, row: int, column: str):
+        """COLUMN's value in the ROW-th row shown, or None."""
+        if self.table is None or column not in self.table.columns or not 0 <= row < min(len(self.rows), SHOWN_ROWS):
+            return None
+        return sort_rows(self.rows, self.sort_column)[row][self.table.columns.index(column)]
+
     def sorted_table(self) -> Table | None:
         """The table as shown: every row, in the order shown."""
         if self.table is None:
@@ -93,4 +100,5 @@ def _cell(column: str, value: Any, bytes_text: Callable[[int], str]) -> str:
         return bytes_text(int(value))
     if isinstance(value, int):
         return f"{value:,}"
-    return str(value)
+    text = str(value)
+    return text if len(text) <= NAME_WIDTH else "…" + text[-(NAME_WIDTH - 1):]
