@@ -57,12 +57,6 @@ class MemoryScreen(ReportScreen):
     MemoryScreen #tile-map {
         display: none;
     }
-    MemoryScreen.map #tile-map {
-        display: block;
-    }
-    MemoryScreen.map #heatmap {
-        display: none;
-    }
     MemoryScreen #detail-pane {
         width: 52;
         height: 1fr;
@@ -132,7 +126,7 @@ class MemoryScreen(ReportScreen):
         self.memory: TileMemory | None = None
         self.map_shown = False
         self.colour_by = "total"  # on the map: "total", "always-live", "not-always-live", a category or CHOSEN
-        self.matches = np.zeros(0, np.int64)  # variable ids the search found, largest first
+        self.matches: np.ndarray | tuple = ()  # variable ids the search found, largest first (numpy waits for the report)
         self.variable: int | None = None  # the variable chosen: it colours the map and the bars' swatches
 
     def compose_body(self) -> ComposeResult:
@@ -198,7 +192,7 @@ class MemoryScreen(ReportScreen):
             heatmap.ipu_filter = None
         heatmap.gaps = heatmap.gaps and self.memory.has_gaps
         heatmap.units = self.pv_app.units
-        self.variable, self.matches = None, np.zeros(0, np.int64)  # ids of the model replaced
+        self.variable, self.matches = None, ()  # ids of the model replaced
         heatmap.swatch = None
         heatmap.set_memory(self.memory, selected)
         if self.colour_by not in self._colour_choices():
@@ -268,7 +262,9 @@ class MemoryScreen(ReportScreen):
         """Bars <-> map, the selected tile kept."""
         tile = self.selected
         self.map_shown = not self.map_shown
-        self.set_class(self.map_shown, "map")
+        # the two views' own display, not a class on the screen: that would restyle every widget
+        self.tile_map.display = self.map_shown
+        self.heatmap.display = not self.map_shown
         if self.map_shown:
             self._update_map(tile)
             self.tile_map.focus()
@@ -324,7 +320,7 @@ class MemoryScreen(ReportScreen):
     def _search_changed(self, event: Input.Changed) -> None:
         """Each key: the variables containing the text, the largest chosen at once."""
         lowered = self.report.lowered
-        self.matches = lowered.find(event.value) if lowered is not None and event.value else np.zeros(0, np.int64)
+        self.matches = lowered.find(event.value) if lowered is not None and event.value else ()
         self._choose(int(self.matches[0]) if len(self.matches) else None)
 
     @on(Input.Submitted, "#variable-input")
@@ -350,8 +346,12 @@ class MemoryScreen(ReportScreen):
 
     def action_next_match(self, step: int) -> None:
         if self.variable is not None and len(self.matches):
-            i = int(np.flatnonzero(self.matches == self.variable)[0]) if self.variable in self.matches else 0
-            self._choose(int(self.matches[(i + step) % len(self.matches)]))
+            self._choose(int(self.matches[(self._match_index() + step) % len(self.matches)]))
+
+    def _match_index(self) -> int:
+        """Where the chosen variable is among the matches (0 when it is not one of them)."""
+        matches = list(self.matches)
+        return matches.index(self.variable) if self.variable in matches else 0
 
     def _choose(self, variable: int | None) -> None:
         """Colour the map and the bars' swatches by VARIABLE's bytes per tile (None: by the totals)."""
@@ -390,7 +390,7 @@ class MemoryScreen(ReportScreen):
         elif self.variable is None:
             status.update(f"no variable name contains {text!r}")
         else:
-            i = int(np.flatnonzero(self.matches == self.variable)[0]) + 1 if self.variable in self.matches else 1
+            i = self._match_index() + 1
             values = self._variable_bytes()
             tiles = int(np.count_nonzero(values))
             status.update(f"{i:,}/{len(self.matches):,} (↑↓, Enter keeps it) · {self.bytes(int(values.sum()))}"
