@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from conftest import open_screen, wait_until_loaded
-from textual.widgets import DataTable, Static
+from textual.widgets import DataTable
 
 from pvtui.screens.memory import MemoryScreen
 from pvtui.sources.base import ReportFiles
@@ -37,7 +37,7 @@ async def test_variables_tab_lists_the_tile_largest_first_and_follows_the_cursor
         assert flags == sorted(flags, reverse=True) and flags[0]
         await pilot.press("home")  # the bars' cursor moves: the table follows
         assert grid.row_count == len(lowered.tile_variables(0))
-        assert f"Tile 0: {grid.row_count} variables" in str(screen.query_one("#missing-variables", Static).render())
+        assert f"Tile 0: {grid.row_count} variables" in screen.query_one("#missing-variables").text.plain
 
 
 @pytest.mark.anyio
@@ -62,7 +62,7 @@ async def test_a_report_without_lowered_variables_names_the_option(make_app, tmp
     async with make_app(folder).run_test(size=(80, 24)) as pilot:
         screen = await _open_tab(pilot, 1)
         assert not screen.query_one("#table-variables", DataTable).display
-        assert "autoReport.outputLoweredVars" in str(screen.query_one("#missing-variables", Static).render())
+        assert "autoReport.outputLoweredVars" in screen.query_one("#missing-variables").text.plain
         assert screen.export_table().name.startswith("memory-tiles")  # nothing in the tab: the tiles
 
 

@@ -77,11 +77,14 @@ class MemoryScreen(ReportScreen):
         text-wrap: nowrap;
         text-overflow: ellipsis;
     }
+    MemoryScreen TileTablePane .detail {
+        text-wrap: wrap;  /* what the report lacks, and the option that would add it, in full */
+    }
     MemoryScreen #variable-bar { height: 1; display: none; background: $panel; }
     MemoryScreen #variable-bar.open { display: block; }
     MemoryScreen #variable-bar Label { width: auto; padding: 0 1; }
     MemoryScreen #variable-input { width: 30; }
-    MemoryScreen #variable-status { width: 1fr; color: $text-muted; text-wrap: nowrap; text-overflow: ellipsis; }
+    MemoryScreen #variable-status { width: 1fr; height: 1; padding: 0 1; color: $text-muted; }
     MemoryScreen.narrow #memory-body {
         layout: vertical;
     }
@@ -128,6 +131,7 @@ class MemoryScreen(ReportScreen):
         self.colour_by = "total"  # on the map: "total", "always-live", "not-always-live", a category or CHOSEN
         self.matches: np.ndarray | tuple = ()  # variable ids the search found, largest first (numpy waits for the report)
         self.variable: int | None = None  # the variable chosen: it colours the map and the bars' swatches
+        self.searching = False  # the search bar is open
 
     def compose_body(self) -> ComposeResult:
         yield Unavailable("", id="memory-unavailable")
@@ -135,8 +139,10 @@ class MemoryScreen(ReportScreen):
             yield DetailText(id="memory-header")
             with Horizontal(id="variable-bar"):
                 yield Label("/")
-                yield Input(placeholder="part of a variable name", id="variable-input", compact=True)
-                yield Label("", id="variable-status")
+                search = Input(placeholder="part of a variable name", id="variable-input", compact=True)
+                search.cursor_blink = False  # a frame every half second over SSH, for nothing
+                yield search
+                yield DetailText(id="variable-status")  # no layout on each key, as a Label would cost
             with Horizontal(id="memory-body"):
                 yield TileHeatmap(on_select=lambda _tile: self._show_detail(), id="heatmap")
                 yield TileMap(on_select=lambda _tile: self._show_detail(), on_relayout=self._redraw_text, id="tile-map")
@@ -231,9 +237,9 @@ class MemoryScreen(ReportScreen):
         if action == "next_sort" and (self.table_pane is None or self.table_pane.table is None):
             return False
         if action == "close_search":
-            return bool(self.query("#variable-bar.open")) or self.variable is not None
+            return self.searching or self.variable is not None
         if action == "next_match":
-            return bool(self.query("#variable-bar.open"))
+            return self.searching
         if action == "pick_variable":
             pane = self.table_pane
             return pane is not None and pane.table_name == "variables" and pane.table is not None
@@ -307,14 +313,18 @@ class MemoryScreen(ReportScreen):
     # The variable search -------------------------------------------------------------
 
     def action_open_search(self) -> None:
-        self.query_one("#variable-bar").add_class("open")
+        self._show_search_bar(True)
         self.query_one("#variable-input", Input).focus()
 
     def action_close_search(self) -> None:
         """Close the search and colour by totals again."""
-        self.query_one("#variable-bar").remove_class("open")
+        self._show_search_bar(False)
         self._choose(None)
         (self.tile_map if self.map_shown else self.heatmap).focus()
+
+    def _show_search_bar(self, shown: bool) -> None:
+        self.searching = shown  # asked by key_state on every key: no DOM query there
+        self.query_one("#variable-bar").set_class(shown, "open")
 
     @on(Input.Changed, "#variable-input")
     def _search_changed(self, event: Input.Changed) -> None:
@@ -326,7 +336,7 @@ class MemoryScreen(ReportScreen):
     @on(Input.Submitted, "#variable-input")
     def _search_submitted(self, event: Input.Submitted) -> None:
         """Keep the variable chosen and go back to the tiles."""
-        self.query_one("#variable-bar").remove_class("open")
+        self._show_search_bar(False)
         (self.tile_map if self.map_shown else self.heatmap).focus()
 
     @on(DataTable.RowSelected, "#table-variables")
@@ -380,21 +390,21 @@ class MemoryScreen(ReportScreen):
         return f"{lowered.names[self.variable]}: {self.bytes(int(values.sum()))} on {tiles:,} tile{'s' if tiles != 1 else ''}"
 
     def _show_search_status(self) -> None:
-        status = self.query_one("#variable-status", Label)
+        status = self.query_one("#variable-status", DetailText)
         lowered = self.report.lowered
         text = self.query_one("#variable-input", Input).value
         if lowered is None:
-            status.update(self.report.missing("lowered"))
+            status.show(Text(self.report.missing("lowered")))
         elif not text:
-            status.update(f"{len(lowered.names):,} variables")
+            status.show(Text(f"{len(lowered.names):,} variables"))
         elif self.variable is None:
-            status.update(f"no variable name contains {text!r}")
+            status.show(Text(f"no variable name contains {text!r}"))
         else:
             i = self._match_index() + 1
             values = self._variable_bytes()
             tiles = int(np.count_nonzero(values))
-            status.update(f"{i:,}/{len(self.matches):,} (↑↓, Enter keeps it) · {self.bytes(int(values.sum()))}"
-                          f" on {tiles:,} tile{'s' if tiles != 1 else ''}")
+            status.show(Text(f"{i:,}/{len(self.matches):,} (↑↓, Enter keeps it) · {self.bytes(int(values.sum()))}"
+                             f" on {tiles:,} tile{'s' if tiles != 1 else ''}"))
 
     def _update_map(self, selected: int) -> None:
         if self.memory is None or not self.map_shown:
@@ -484,7 +494,11 @@ class MemoryScreen(ReportScreen):
         scope = "IPUs unknown" if not memory.ipu_known else "all IPUs" if heatmap.ipu_filter is None \
             else f"IPU {heatmap.ipu_filter}"
         per_row = "1 tile/row" if heatmap.zoom == 1 else f"{heatmap.zoom} tiles/row (max)"
-        parts = [f"{len(tiles):,} tiles", scope, f"colour: {self.map_values().name}" if self.map_shown else per_row]
+        parts = [f"{len(tiles):,} tiles", scope]
+        if self.map_shown:  # first: a chosen variable's total and tiles are what the user looks for
+            parts.insert(0, f"colour: {self.map_values().name}")
+        else:
+            parts.append(per_row)
         if self.map_shown:
             pass  # the colour names the gaps setting where it applies
         elif self.variable is not None:
@@ -563,6 +577,5 @@ class MemoryScreen(ReportScreen):
             text.append(f" {self.bytes(vertex.code_bytes):>10}  {vertex.name}\n")
         if len(vertices) > LISTED:
             text.append(f"  … and {len(vertices) - LISTED} more\n", "dim")
-        # libpva gives vertices per tile but not which compute sets placed them there.
-        text.append("Compute sets per tile are not in the profile.", "dim")
+        text.append("Compute sets, vertex types and exchange code on this tile: the tabs (] and [).", "dim")
         return text

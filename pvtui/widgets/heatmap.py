@@ -263,8 +263,8 @@ class TileHeatmap(ScrollView, can_focus=True):
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self.refresh())
 
     def on_resize(self) -> None:
-        self._strips.clear()
-        self._lines.clear()
+        # The caches stay: their keys hold the width, and shown again after the tile map
+        # (hidden, then the same size) every row is still good.
         self._update_virtual_size()
 
     @property

@@ -15,6 +15,7 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding
+from textual.cache import LRUCache
 from textual.color import Color
 from textual.geometry import Size
 from textual.scroll_view import ScrollView
@@ -25,7 +26,6 @@ from pvtui.model.tile_map import (
 )
 from pvtui.units import format_bytes
 from pvtui.widgets.keys import PAGE_AND_ENDS
-from pvtui.widgets.line_cache import CachedLines
 from pvtui.widgets.scrolling import keep_row_visible
 
 HALF = "▀"
@@ -96,7 +96,7 @@ def legend(values: MapValues, colours: MapColours, units: str, per_cell: int) ->
     return text
 
 
-class TileMap(CachedLines, ScrollView, can_focus=True):
+class TileMap(ScrollView, can_focus=True):
     """Every tile at a glance; a cursor over the half cells, the selected tile following it."""
 
     BINDINGS = [
@@ -106,7 +106,6 @@ class TileMap(CachedLines, ScrollView, can_focus=True):
         Binding("down", "move(0, 1)", "Row down", show=False),
         *PAGE_AND_ENDS,
     ]
-    STRIP_CACHE_SIZE = 512
 
     DEFAULT_CSS = """
     TileMap {
@@ -128,6 +127,13 @@ class TileMap(CachedLines, ScrollView, can_focus=True):
         self._representative: np.ndarray | None = None
         self._version = 0
         self._colours: tuple[str, MapColours] | None = None
+        self._laid_out = (0, 0)  # the size the grid was fitted to
+        # Lines by everything that changes them (the theme too): kept while hidden, so that
+        # showing the map again repaints from here.
+        self._strips: LRUCache[tuple, Strip] = LRUCache(512)
+
+    def on_mount(self) -> None:
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self.refresh())
 
     @property
     def colours(self) -> MapColours:
@@ -148,18 +154,23 @@ class TileMap(CachedLines, ScrollView, can_focus=True):
             self.selected = int(tiles[i])
         self.refresh()
 
-    def on_resize(self) -> None:  # CachedLines.on_resize empties the strips too
+    def on_resize(self) -> None:
+        region = self.scrollable_content_region
+        if (region.width, region.height) == self._laid_out:
+            return  # shown again at the size it was laid out for
         per_cell = None if self.grid is None else self.grid.per_cell
         self._relayout()
         if self.grid is not None and self.grid.per_cell != per_cell and self.on_relayout is not None:
             self.on_relayout()
 
     def _relayout(self) -> None:
+        region = self.scrollable_content_region
+        if self.ipu is None or self.tiles is None or self.values is None or not region.area:
+            self._laid_out = (0, 0)  # not laid out for these tiles: the next resize does it
+            return
         self._version += 1
         self._strips.clear()
-        if self.ipu is None or self.tiles is None or self.values is None:
-            return
-        region = self.scrollable_content_region
+        self._laid_out = (region.width, region.height)
         self.grid = fit_layout(blocks_of(self.ipu, self.tiles), region.width, region.height)
         self._representative = self.grid.representatives(self.values.values)
         self._codes = colour_codes(self.values.values[self._representative], self.values.scale, self.values.limit)

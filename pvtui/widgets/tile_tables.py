@@ -6,9 +6,11 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from textual.app import ComposeResult
-from textual.widgets import DataTable, Static, TabPane
+from rich.text import Text
+from textual.widgets import DataTable, TabPane
 
 from pvtui.model.tables import Table
+from pvtui.widgets.detail_text import DetailText
 
 SHOWN_ROWS = 1000  # rows put in the table; export writes them all
 NAME_WIDTH = 26  # a longer name shows its end: the last parts of a path say the most
@@ -34,7 +36,7 @@ class TileTablePane(TabPane):
     DEFAULT_CSS = """
     TileTablePane { padding: 0; }
     TileTablePane DataTable { height: 1fr; }
-    TileTablePane Static { color: $text-muted; padding: 0 1; }
+    TileTablePane DetailText { color: $text-muted; padding: 0 1; }
     """
 
     def __init__(self, title: str, name: str) -> None:
@@ -46,20 +48,20 @@ class TileTablePane(TabPane):
         self.tile: int | None = None
 
     def compose(self) -> ComposeResult:
-        yield Static(id=f"missing-{self.table_name}")
+        yield DetailText(id=f"missing-{self.table_name}")  # redrawn on every key: no layout, as a Static costs
         yield DataTable(id=f"table-{self.table_name}", cursor_type="row", zebra_stripes=True)
 
     def show(self, tile: int, table: Table | None, missing: str, bytes_text: Callable[[int], str]) -> None:
         """TABLE's rows for TILE, or MISSING when the report lacks them."""
-        notice, grid = self.query_one(Static), self.query_one(DataTable)
+        notice, grid = self.query_one(DetailText), self.query_one(DataTable)
         grid.display = table is not None
         self.tile, self.table = tile, table
         if table is None:
-            notice.update(f"Tile {tile}: {missing}")
+            notice.show(Text(f"Tile {tile}: {missing}"))
             return
         self.rows = [list(row) for row in table.rows]
         what = self.table_name.replace("_", " ")
-        notice.update(f"Tile {tile}: {len(self.rows):,} {what}" if self.rows else f"Tile {tile}: no {what}")
+        notice.show(Text(f"Tile {tile}: {len(self.rows):,} {what}" if self.rows else f"Tile {tile}: no {what}"))
         self._fill(bytes_text)
 
     def next_sort(self, bytes_text: Callable[[int], str]) -> None:
