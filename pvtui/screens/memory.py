@@ -30,6 +30,7 @@ from pvtui.widgets.tile_map import legend as map_legend
 from pvtui.widgets.tile_tables import TileTablePane
 
 WIDE = 120  # columns from which the detail pane sits beside the heatmap
+WIDER = 150  # columns from which the detail pane is wide enough for the variables' names
 LISTED = 12  # vertices listed in the detail pane
 CHOSEN = "chosen variable"  # colour by the variable found with / (no category name has a space)
 TAB_TITLES = {"variables": "Variables", "compute_sets": "Sets", "vertices": "Vertices", "exchanges": "Exchange"}
@@ -62,6 +63,9 @@ class MemoryScreen(ReportScreen):
         height: 1fr;
         border-left: vkey $panel;
         background: $surface;
+    }
+    MemoryScreen.wider #detail-pane {
+        width: 68;
     }
     MemoryScreen #detail-pane ContentSwitcher {
         height: 1fr;
@@ -162,6 +166,7 @@ class MemoryScreen(ReportScreen):
 
     def on_resize(self, event: Resize) -> None:
         self.set_class(event.size.width < WIDE, "narrow")
+        self.set_class(event.size.width >= WIDER, "wider")
 
     @property
     def heatmap(self) -> TileHeatmap:
