@@ -27,6 +27,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 from pvtui.errors import Cancelled, ReportError  # noqa: E402
 from pvtui.sources.base import CancelToken, ReportFiles  # noqa: E402
+from pvtui.pv_colours import derived_variables  # noqa: E402
 from pvtui.theming import DEFAULT_THEME, builtin_themes, resolve_theme_name, user_themes  # noqa: E402
 
 if TYPE_CHECKING:
@@ -96,6 +97,7 @@ class PvtuiApp(App):
         Binding("o", "show('operations')", "Operations", id="operations", show=False),
         Binding("d", "show('compare')", "Diff", id="compare", show=False),
         Binding("d", "no_comparison", show=False),  # d without a second report: say how to get one
+        Binding("B", "switch_report", "A/B", key_display="B", id="switch_report"),
         Binding("x", "export", "Export", id="export", show=False),
         Binding("u", "cycle_units", "Units", id="units"),
         Binding("question_mark", "help", "Help", key_display="?", id="help"),
@@ -112,6 +114,7 @@ class PvtuiApp(App):
         cache: Path | None = None,
         compare_with: ReportFiles | None = None,
         first_screen: str = "summary",
+        waiting: Screen | None = None,
     ) -> None:
         self.first_screen = "compare" if compare_with is not None else first_screen
         if len(reports) == 1:
@@ -127,8 +130,10 @@ class PvtuiApp(App):
         self.report: Report | None = None
         self.compare_files = compare_with  # the second report (B) of `pvtui compare`
         self.compare_report: Report | None = None
+        self.showing_b = False  # whether the single-report screens show B (switched with B)
         self.cache = cache
         self.watch = watch
+        self.waiting = waiting  # a screen that waits for the reports to be written (pvtui capture --live)
         self.report_screens: "weakref.WeakSet[ReportScreen]" = weakref.WeakSet()
         self.cancel_token: CancelToken | None = None
         self.load_running = False  # from open_report until the report is open, failed or cancelled
@@ -137,21 +142,35 @@ class PvtuiApp(App):
         self.pending_changes: list[tuple[Path, bool]] = []
         self.reload_second = False  # whether the reload prompt shown is about B
         self.units = "binary"  # memory units on every screen: binary, si or bytes
-        builtin = builtin_themes()
-        extra, self.theme_problems = user_themes(builtin)
-        for item in builtin + extra:
+        extra, self.theme_problems = user_themes()
+        for item in builtin_themes() + extra:
             self.register_theme(item)
         self.theme = resolve_theme_name(theme, list(self.available_themes)) or DEFAULT_THEME
+
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        """pvtui's pv-* colours for any theme (the palette offers Textual's too); a theme's own win."""
+        return {**super().get_theme_variable_defaults(), **derived_variables(self.current_theme)}
 
     def on_mount(self) -> None:
         for problem in self.theme_problems:
             self.notify(problem, severity="warning", timeout=8)
-        if len(self.reports) == 1:
-            self.open_report(self.reports[0])
+        if self.waiting is not None:
+            self.push_screen(self.waiting, self.open_written)
+        else:
+            self.open_written(self.reports)
+
+    def open_written(self, reports: list[ReportFiles] | None) -> None:
+        """Open the one report, or let the user pick one of several; quit on none."""
+        if not reports:
+            self.exit()
+            return
+        self.reports = reports
+        if len(reports) == 1:
+            self.open_report(reports[0])
         else:
             from pvtui.screens.dialogs import ReportPicker
 
-            self.push_screen(ReportPicker(self.reports), self.open_report)
+            self.push_screen(ReportPicker(reports), self.open_report)
 
     # Loading and reloading -------------------------------------------------------
 
@@ -171,6 +190,15 @@ class PvtuiApp(App):
         return self.ready and self.can_switch and not any(
             screen.opening for screen in self.report_screens if screen.is_current
         )
+
+    @property
+    def shown_report(self) -> "Report | None":
+        """The report the single-report screens show: B after the user switched to it, else A."""
+        return self.compare_report if self.showing_b and self.compare_report is not None else self.report
+
+    @property
+    def shown_files(self) -> ReportFiles | None:
+        return self.compare_files if self.showing_b and self.compare_report is not None else self.files
 
     def open_report(self, files: ReportFiles | None, reload: bool = False, second: bool = False) -> None:
         """Open FILES as the report, or as the report compared with it when SECOND."""
@@ -225,9 +253,18 @@ class PvtuiApp(App):
         except Cancelled:
             self.call_from_thread(self._load_cancelled, reload)
         except ReportError as exc:
-            self.call_from_thread(self._load_failed, str(exc), reload)
+            self.call_from_thread(self._load_failed, files, str(exc), reload)
         else:
             self.call_from_thread(self._loaded, files, report, reload, second)
+
+    def _tell_reloaded(self, report: "Report", before: "Report | None") -> None:
+        """Reloaded; and what the new files could not give that the old ones did, so damage is not missed."""
+        new = [p for p in report.problems if before is None or p not in before.problems]
+        if not new:
+            self.notify(f"Reloaded {report.name}", timeout=3)
+            return
+        more = f" (and {len(new) - 1} more: see Summary)" if len(new) > 1 else ""
+        self.notify(f"Reloaded {report.name}, with a problem: {new[0]}{more}", severity="warning", timeout=10)
 
     def _progress(self, stage: str, done: float, total: float) -> None:
         from pvtui.screens.dialogs import LoadingScreen
@@ -240,6 +277,7 @@ class PvtuiApp(App):
 
     async def _loaded(self, files: ReportFiles, report: "Report", reload: bool, second: bool = False) -> None:
         self._close_loading()
+        before = self.compare_report if second else self.report
         if second:
             self.compare_files, self.compare_report = files, report
         else:
@@ -248,7 +286,7 @@ class PvtuiApp(App):
             for screen in list(self.report_screens):
                 if not screen.opening:  # one still opening composes its body from the new model
                     screen.report_changed()
-            self.notify(f"Reloaded {report.name}", timeout=3)
+            self._tell_reloaded(report, before)
         elif self.compare_files is not None and self.compare_report is None:
             self.open_report(self.compare_files, second=True)  # B next; the app opens once both are read
             return
@@ -277,12 +315,17 @@ class PvtuiApp(App):
         else:
             self.notify("Reload cancelled: the report shown is unchanged.", timeout=4)
 
-    def _load_failed(self, message: str, reload: bool) -> None:
+    def _load_failed(self, files: ReportFiles, message: str, reload: bool) -> None:
+        """Say why the report did not open, with the check of its files; then quit unless a report is shown."""
+        from pvtui.screens.dialogs import OpenFailed
+
         self._close_loading()
-        if reload:
-            self.notify(f"Reload failed: {message}", severity="error", timeout=10)
-        else:
-            self.exit(return_code=2, message=f"pvtui: {message}")
+
+        def closed(_: None) -> None:
+            if not reload:
+                self.exit(return_code=2, message=f"pvtui: {message}")
+
+        self.push_screen(OpenFailed(files, message, reload), closed)
 
     @work(group="watch")
     async def _watch_files(self, files: ReportFiles, second: bool) -> None:
@@ -338,11 +381,24 @@ class PvtuiApp(App):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "show" and parameters == ("compare",):
             return self.compare_report is not None  # only with a second report
+        if action == "switch_report":  # on the single-report screens of a comparison
+            return self.compare_report is not None and getattr(self.screen, "SCREEN_NAME", "Compare") != "Compare"
         if action in ("cycle_units", "export"):
             return True if self.report_shown else None  # dimmed while the report is opened
         if action == "show":
             return True if self.can_switch else None
         return True
+
+    def action_switch_report(self) -> None:
+        """Show the other report of the comparison on the single-report screens."""
+        if self.compare_report is None or not self.can_switch:
+            return
+        self.showing_b = not self.showing_b
+        for screen in list(self.report_screens):
+            if not screen.opening and screen.SCREEN_NAME != "Compare":
+                screen.report_changed()
+        shown = self.shown_report
+        self.notify(f"Showing {'B' if self.showing_b else 'A'}: {shown.name}  (B switches)", timeout=3)
 
     def action_no_comparison(self) -> None:
         self.notify("No comparison: start one with `pvtui compare A B`.", timeout=4)

@@ -16,3 +16,12 @@ class ReportError(Exception):
 
 class Cancelled(Exception):
     """The user cancelled a long operation (an ingest); nothing was left behind."""
+
+
+class BundleWriteError(ReportError):
+    """A bundle cannot be written where it was to go (a full disk, a quota, a file size limit,
+    no permission): a fault of the place, not of the report, so readers never note it as one."""
+
+    def __init__(self, path: str | Path, error: OSError) -> None:
+        self.error = error
+        super().__init__(path, f"cannot be written ({error.strerror or error})")

@@ -1,8 +1,8 @@
 """Themes from theme files: the built-in ones in themes/, then the user's own.
 
 A theme file is JSON with Textual's Theme fields (name, primary, background, ...)
-and `variables`, the pv-* colours every view draws with. A user theme may leave
-out variables: it inherits them from the built-in theme of the same darkness.
+and `variables`, the pv-* colours every view draws with. A theme may leave them
+out: they are derived from its base colours (pvtui.pv_colours), as for any theme.
 """
 
 from __future__ import annotations
@@ -24,38 +24,32 @@ def user_theme_dir() -> Path:
     return Path(base) / "pvtui" / "themes"
 
 
-def _theme_from(data: Any, fallback_variables: dict[str, str]) -> Theme:
+def _theme_from(data: Any) -> Theme:
     if not isinstance(data, dict) or not isinstance(data.get("name"), str) or "primary" not in data:
         raise ValueError("needs at least a string 'name' and a 'primary' colour")
     unknown = set(data) - _FIELDS
     if unknown:
         raise ValueError(f"unknown fields: {', '.join(sorted(unknown))}")
-    fields = dict(data)
-    fields["variables"] = {**fallback_variables, **dict(data.get("variables") or {})}
-    return Theme(**fields)
+    return Theme(**{**data, "variables": dict(data.get("variables") or {})})
 
 
 def builtin_themes() -> list[Theme]:
     themes = []
     for entry in sorted(resources.files("pvtui.themes").iterdir(), key=lambda e: e.name):
         if entry.name.endswith(".json"):
-            themes.append(_theme_from(json.loads(entry.read_text("utf-8")), {}))
+            themes.append(_theme_from(json.loads(entry.read_text("utf-8"))))
     return themes
 
 
-def user_themes(builtin: list[Theme]) -> tuple[list[Theme], list[str]]:
+def user_themes() -> tuple[list[Theme], list[str]]:
     """The user's themes and one line per file that could not be used."""
     folder = user_theme_dir()
     if not folder.is_dir():
         return [], []
-    by_name = {t.name: t.variables for t in builtin}
-    by_darkness = {True: by_name.get(DEFAULT_THEME, {}), False: by_name.get("pvtui-light", {})}
     themes, problems = [], []
     for path in sorted(folder.glob("*.json")):
         try:
-            data = json.loads(path.read_text("utf-8"))
-            dark = bool(data.get("dark", True)) if isinstance(data, dict) else True
-            themes.append(_theme_from(data, by_darkness.get(dark, {})))
+            themes.append(_theme_from(json.loads(path.read_text("utf-8"))))
         except (OSError, ValueError, TypeError) as exc:
             problems.append(f"{path}: not a usable theme ({exc})")
     return themes, problems

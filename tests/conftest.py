@@ -8,6 +8,11 @@ from pathlib import Path
 import pytest
 
 os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
+# A colour terminal with block glyphs, whatever runs the tests: with TERM=xterm alone Rich
+# counts 16 colours, and the views turn plain (pvtui/widgets/look.py). Tests of the plain
+# and basic looks set these themselves.
+os.environ.update(COLORTERM="truecolor", TERM="xterm-256color")
+os.environ.pop("NO_COLOR", None)
 
 ROOT = Path(__file__).resolve().parent.parent
 SNAPSHOTS = ROOT / "snapshots"
@@ -55,6 +60,24 @@ def tiny_report(tiny_dir):
     from pvtui.sources.ingest import load_report
 
     return load_report(discover(tiny_dir)[0])
+
+
+@pytest.fixture(scope="session")
+def other_dir(tmp_path_factory, cache_root):
+    """A second tiny report of another shape: one IPU instead of two, another seed."""
+    from pvtui.synth import write_report
+
+    out = tmp_path_factory.mktemp("reports") / "other"
+    write_report(out, scale="tiny", ipus=1, seed=1)
+    return out
+
+
+@pytest.fixture(scope="session")
+def other_report(other_dir):
+    from pvtui.sources.discovery import discover
+    from pvtui.sources.ingest import load_report
+
+    return load_report(discover(other_dir)[0])
 
 
 @pytest.fixture

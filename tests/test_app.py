@@ -218,18 +218,18 @@ async def test_escape_cancels_the_first_load(make_app, monkeypatch):
 
 
 def test_user_themes_load_and_bad_ones_are_named(tmp_path, monkeypatch):
-    from pvtui.theming import builtin_themes, user_themes
+    from pvtui.pv_colours import derived_variables
+    from pvtui.theming import user_themes
 
     folder = tmp_path / "pvtui" / "themes"
     folder.mkdir(parents=True)
     (folder / "mine.json").write_text(json.dumps({"name": "mine", "primary": "#FF0000", "dark": False}))
     (folder / "broken.json").write_text("{not json")
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
-    builtin = builtin_themes()
-    themes, problems = user_themes(builtin)
+    themes, problems = user_themes()
     assert [t.name for t in themes] == ["mine"]
-    light = next(t for t in builtin if t.name == "pvtui-light")
-    assert themes[0].variables["pv-over"] == light.variables["pv-over"]  # inherited by darkness
+    primary = themes[0].to_color_system().generate()["primary"]
+    assert derived_variables(themes[0])["pv-not-always-live"] == primary  # from its own colours
     assert len(problems) == 1 and "broken.json" in problems[0]
 
 
@@ -272,3 +272,36 @@ async def test_a_screen_shown_before_is_switched_to_without_textuals_hold(make_a
         await pilot.press("s", "m")
         await pilot.pause(0.1)
         assert held == ["summary"] and pilot.app.screen.SCREEN_NAME == "Memory"
+
+
+@pytest.mark.parametrize("key, main, pane", [
+    ("m", "#heatmap", "#detail-pane"), ("o", "#operations-table", "#operation-scroll"),
+    ("p", "#program-tree", "#details-scroll"), ("l", "LivenessChart", "#details"),
+])
+async def test_on_a_short_terminal_the_panes_give_way_to_the_main_view(make_app, key, main, pane):
+    async with make_app().run_test(size=(60, 15)) as pilot:
+        await wait_until_loaded(pilot)
+        await pilot.press(key)
+        for _ in range(50):
+            await pilot.pause(0.02)
+        screen = pilot.app.screen
+        main_height = screen.query_one(main).size.height
+        assert main_height >= 5 and main_height > screen.query_one(pane).size.height
+
+
+@pytest.mark.parametrize("key", ["s", "m", "l", "p", "t", "i", "o"])
+async def test_the_key_bar_leaves_keys_out_whole_and_keeps_help(make_app, key):
+    from pvtui.widgets.key_bar import KeyBar
+
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        await wait_until_loaded(pilot)
+        await pilot.press(key)
+        await pilot.pause()
+        bar = pilot.app.screen.query_one(KeyBar)
+        line = bar.render().plain
+        assert len(line) <= 80
+        shown = [binding for _start, _end, binding, _enabled in bar.spans]
+        assert any(binding.id == "help" for binding in shown)
+        for start, end, binding, _enabled in bar.spans:  # each key shown whole: "k Go to peak", never "k Go t"
+            if binding.group is None or binding.id == "help":
+                assert line[start:end].strip() == f"{pilot.app.get_key_display(binding)} {binding.description}"

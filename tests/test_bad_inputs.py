@@ -156,7 +156,7 @@ def test_a_damaged_cache_entry_is_rebuilt_never_trusted(damage, tiny_dir, tmp_pa
     monkeypatch.setenv("PVTUI_CACHE_DIR", str(tmp_path / "cache"))
     assert main(["summary", str(report), "--json"]) == 0
     expected = capsys.readouterr().out
-    (entry,) = (tmp_path / "cache").iterdir()
+    (entry,) = [path for path in (tmp_path / "cache").iterdir() if not path.name.startswith(".")]  # not its lock
     CACHE_DAMAGE[damage](entry)
     assert main(["summary", str(report), "--json"]) == 0
     answer = capsys.readouterr()
@@ -231,9 +231,16 @@ async def test_the_app_watches_or_says_it_cannot_under_any_name(corpus, make_app
 
 @pytest.mark.anyio
 async def test_the_app_exits_with_the_problem_when_nothing_is_usable(corpus, make_app):
+    from pvtui.screens.dialogs import OpenFailed
+
     entry = next(entry for entry in corpus if entry.name == "only-archive-random")
     app = make_app(entry.path)
     async with app.run_test(size=(80, 24)) as pilot:
+        for _ in range(100):
+            await pilot.pause(0.02)
+            if isinstance(app.screen, OpenFailed):
+                break
+        await pilot.press("escape")  # the problem is shown until the user has read it
         for _ in range(100):
             await pilot.pause(0.02)
             if app.return_code is not None:

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from pvtui import __version__
@@ -144,3 +145,26 @@ def test_commands_never_change_the_report_files(capsys, tiny_dir, tmp_path):
     main(["export", str(tiny_dir), str(tmp_path / "out")])
     capsys.readouterr()
     assert digest(tiny_dir) == before
+
+
+@pytest.mark.parametrize("args", [("memory", "--top", "-3"), ("memory", "--top", "0"), ("synth", "--ipus", "0")])
+def test_counts_below_one_are_refused_in_one_line(capsys, tiny_dir, args):
+    command, *option = args
+    with pytest.raises(SystemExit) as exited:
+        main([command, str(tiny_dir), *option])
+    captured = capsys.readouterr()
+    assert exited.value.code == 2 and captured.out == ""
+    (line,) = captured.err.splitlines()
+    assert option[0] in line and repr(option[1]) in line and "1 or more" in line
+
+
+def test_program_code_counts_each_leaf_once_within_the_code_categories(capsys, tiny_dir, tiny_report):
+    programs = tiny_report.programs
+    data = run_json(capsys, "programs", str(tiny_dir))
+    leaves = np.asarray(programs.code_bytes)[programs.is_leaf]
+    assert data["code_bytes"] == int(leaves.sum())
+    code = ("controlCode", "internalExchangeCode", "globalExchangeCode", "hostExchangeCode")
+    categories = dict(zip(tiny_report.memory.categories, np.asarray(tiny_report.memory.by_category).sum(axis=0)))
+    assert data["code_bytes"] <= sum(int(categories[c]) for c in code)
+    main(["programs", str(tiny_dir)])
+    assert "Code (leaf programs)" in capsys.readouterr().out

@@ -25,24 +25,6 @@ from pvtui.widgets.diff_heatmap import DiffHeatmap, change_levels, grid_rows
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture(scope="session")
-def other_dir(tmp_path_factory, cache_root):
-    """A second tiny report of another shape: one IPU instead of two, another seed."""
-    from pvtui.synth import write_report
-
-    out = tmp_path_factory.mktemp("reports") / "other"
-    write_report(out, scale="tiny", ipus=1, seed=1)
-    return out
-
-
-@pytest.fixture(scope="session")
-def other_report(other_dir):
-    from pvtui.sources.discovery import discover
-    from pvtui.sources.ingest import load_report
-
-    return load_report(discover(other_dir)[0])
-
-
 @pytest.fixture
 def empty_report(tmp_path):
     with BundleWriter(tmp_path / "empty") as writer:
@@ -305,3 +287,38 @@ def test_snapshot_compare_liveness_80x24(snap_compare, compare_app):
 
 def test_snapshot_compare_operations_80x24(snap_compare, compare_app):
     assert snap_compare(compare_app(), terminal_size=(80, 24), run_before=_section("5"))
+
+
+async def test_the_single_report_screens_name_their_report_and_B_switches_it(compare_app, other_report):
+    from pvtui.screens.base import TitleBar
+
+    async with compare_app().run_test(size=(80, 24)) as pilot:
+        await wait_compared(pilot)
+        await pilot.press("m")
+        await pilot.pause()
+        screen = pilot.app.screen
+        title = str(screen.query_one(TitleBar).render())
+        assert title.startswith("A: tiny") and "Operations" in title  # the name is kept at 80 columns
+        from pvtui.widgets.key_bar import KeyBar
+
+        assert "B A/B" in screen.query_one(KeyBar).render().plain  # shown, however many keys the screen has
+        await pilot.press("B")
+        await pilot.pause()
+        assert screen.report is pilot.app.compare_report
+        assert str(screen.query_one(TitleBar).render()).startswith("B: other")
+        assert screen.memory.num_tiles == other_report.memory.num_tiles
+        await pilot.press("s")
+        await pilot.pause()
+        assert pilot.app.screen.report.name == "other"
+        await pilot.press("d")
+        await pilot.pause()
+        compare_screen = pilot.app.screen
+        assert compare_screen.report is pilot.app.report  # the comparison stays A against B
+        assert not pilot.app.check_action("switch_report", ())  # B is hidden here
+        await pilot.press("m", "B")
+        await pilot.pause()
+        assert pilot.app.screen.report is pilot.app.report
+
+
+async def test_a_comparison_of_synthetic_reports_names_no_profile_pop(tiny_report, other_report):
+    assert "profile.pop" not in tile_diff(tiny_report, other_report).statement

@@ -140,3 +140,63 @@ def test_dot_is_named_after_the_directory(tmp_path: Path, monkeypatch: pytest.Mo
 def test_missing_path(tmp_path: Path) -> None:
     with pytest.raises(ReportError, match="no such file or directory"):
         discover(tmp_path / "nope")
+
+
+def test_what_cannot_be_read_is_skipped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    touch(tmp_path / "run" / "profile.pop")
+    (tmp_path / "locked").mkdir()
+    real_is_file = Path.is_file
+
+    def is_file(path: Path) -> bool:  # as /proc/1/fdinfo is to anyone but its owner (root reads all)
+        if "locked" in path.parts:
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_is_file(path)
+
+    monkeypatch.setattr(Path, "is_file", is_file)
+    assert [r.name for r in discover(tmp_path)] == ["run"]
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs Linux's /proc")
+def test_pseudo_filesystems_are_never_searched(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import pvtui.sources.discovery as discovery
+
+    touch(tmp_path / "run" / "profile.pop")
+    os.symlink("/proc", tmp_path / "proc")
+    os.symlink("/dev", tmp_path / "dev")
+    listed: list[Path] = []
+    real_entries = discovery._entries
+    monkeypatch.setattr(discovery, "_entries", lambda d: listed.append(Path(d)) or real_entries(d))
+    assert [r.name for r in discover(tmp_path)] == ["run"]
+    with pytest.raises(ReportError, match="No graph profile found"):
+        discover(Path("/proc"))
+    try:
+        discover(Path("/"))
+    except ReportError:
+        pass  # no report anywhere on this machine: said in one line
+    assert listed and not [d for d in listed if d.parts[1:2] in (("proc",), ("sys",), ("dev",))
+                           or d.parts[-1] in ("proc", "dev") and d.parent == tmp_path]
+
+
+def test_the_search_is_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import pvtui.sources.discovery as discovery
+
+    for i in range(8):
+        (tmp_path / f"empty{i}").mkdir()
+    touch(tmp_path / "zz" / "profile.pop")
+    monkeypatch.setattr(discovery, "MAX_DIRECTORIES", 5)
+    with pytest.raises(ReportError, match="No graph profile found in the first 5 directories searched"):
+        discover(tmp_path)
+
+
+def test_several_reports_are_named_briefly_with_how_to_choose(tmp_path: Path) -> None:
+    from pvtui.commands.common import LISTED_REPORTS, find_report
+
+    for i in range(LISTED_REPORTS + 3):
+        touch(tmp_path / f"run{i:02}" / "archive.a")
+    with pytest.raises(ReportError) as raised:
+        find_report(tmp_path)
+    message = str(raised.value)
+    assert f"holds {LISTED_REPORTS + 3} reports" in message and "and 3 more" in message
+    assert "run09" in message and "run10" not in message
+    assert "--engine NAME" in message and "narrower PATH" in message
+    assert find_report(tmp_path, "run12").archive == tmp_path / "run12" / "archive.a"

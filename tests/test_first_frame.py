@@ -158,6 +158,7 @@ async def test_the_app_opens_on_the_screen_asked_for(make_app, tiny_dir, cache_r
 
 def test_the_command_line_passes_the_first_screen(monkeypatch, tiny_dir):
     from pvtui import app, cli
+    from pvtui.commands import common, demo
 
     opened = {}
     monkeypatch.setattr(app, "run_app", lambda path, **kwargs: opened.update(path=path, **kwargs) or 0)
@@ -165,10 +166,10 @@ def test_the_command_line_passes_the_first_screen(monkeypatch, tiny_dir):
     assert opened["screen"] == "liveness" and opened["path"] == tiny_dir
     assert cli.main(["--screen", "trace", str(tiny_dir)]) == 0
     assert opened["screen"] == "trace"
-    monkeypatch.setattr(cli, "demo_report_dir", lambda: tiny_dir)
+    monkeypatch.setattr(demo, "demo_report_dir", lambda: tiny_dir)
     assert cli.main(["demo", "--screen", "insights"]) == 0
     assert opened["screen"] == "insights" and opened["path"] == tiny_dir
-    assert set(cli.FIRST_SCREENS) == set(app.SCREENS) - {"compare"}
+    assert set(common.FIRST_SCREENS) == set(app.SCREENS) - {"compare"}
 
 
 async def test_a_first_screen_draws_as_it_does_when_switched_to(make_app, tiny_dir, cache_root):

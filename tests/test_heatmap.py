@@ -18,7 +18,6 @@ from pvtui.model.tile_views import (
 from pvtui.widgets.heatmap import (
     CATEGORY_COLOURS,
     HEAT_COLOURS,
-    LIMIT_MARK,
     Palette,
     bar_cells,
     bar_segments,
@@ -26,6 +25,7 @@ from pvtui.widgets.heatmap import (
     row_layout,
     row_segments,
 )
+from pvtui.widgets.look import UNICODE
 
 VARIABLES = {
     name: f"#{i:02x}{i:02x}{i:02x}"
@@ -68,7 +68,7 @@ def test_limit_column_stays_inside_the_bar():
 def test_bar_segments_mark_the_limit_and_colour_the_overflow():
     cells = bar_cells(np.array([120]), 0, scale=120, width=12)
     segments = bar_segments(cells, 1, limit_col=9, palette=PALETTE, cursor=False)
-    assert "".join(seg.text for seg in segments) == " " * 9 + LIMIT_MARK + "  "
+    assert "".join(seg.text for seg in segments) == " " * 9 + UNICODE.limit + "  "
     assert segments[0].style == PALETTE.category(0)
     assert segments[-1].style == PALETTE.over
     assert sum(len(seg.text) for seg in segments) == 12

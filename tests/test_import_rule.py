@@ -1,31 +1,93 @@
-"""The model stays headless: importing it never imports textual."""
+"""The layers hold: data flows files -> sources -> bundle -> model -> screens, and the command line
+sits beside the screens, never under them.
+
+Every import in a module counts, a lazy one inside a function too: each module's syntax tree is read.
+"""
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 from pathlib import Path
 
-import pvtui.model
+import pytest
 
-MODEL_DIR = Path(pvtui.model.__file__).parent
+PACKAGE = Path(__file__).resolve().parent.parent / "pvtui"
+
+# layer: the packages (and their submodules) that no module of the layer may import
+FORBIDDEN = {
+    "model": ("textual", "rich", "pvtui.sources", "pvtui.screens", "pvtui.widgets", "pvtui.commands", "pvtui.cli",
+              "pvtui.app", "pvtui.render"),
+    "sources": ("textual", "rich", "pvtui.screens", "pvtui.widgets", "pvtui.commands", "pvtui.cli", "pvtui.app",
+                "pvtui.render"),
+    "render": ("textual", "pvtui.screens", "pvtui.widgets", "pvtui.commands", "pvtui.cli", "pvtui.app"),
+    "widgets": ("pvtui.commands", "pvtui.cli", "pvtui.screens"),
+    "screens": ("pvtui.commands", "pvtui.cli"),
+    "commands": ("pvtui.cli",),
+}
 
 
-def test_model_modules_do_not_import_textual():
-    modules = sorted(f"pvtui.model.{p.stem}" for p in MODEL_DIR.glob("*.py") if p.stem != "__init__")
-    assert modules, "no model modules found"
+def imported_names(path: Path) -> set[str]:
+    """The modules PATH imports, anywhere in it, as absolute dotted names."""
+    package = ".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts[:-1])
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parent = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                base = f"{parent}.{base}" if base else parent
+            names.add(base)
+            names.update(f"{base}.{alias.name}" for alias in node.names)
+    return names
+
+
+def breaks(name: str, forbidden: tuple[str, ...]) -> bool:
+    return any(name == f or name.startswith(f + ".") for f in forbidden)
+
+
+@pytest.mark.parametrize("layer", sorted(FORBIDDEN))
+def test_no_module_of_a_layer_imports_what_lies_above_it(layer):
+    modules = sorted((PACKAGE / layer).rglob("*.py"))
+    assert modules, f"pvtui/{layer} has no modules"
+    wrong = [f"{path.relative_to(PACKAGE.parent)} imports {name}"
+             for path in modules for name in sorted(imported_names(path)) if breaks(name, FORBIDDEN[layer])]
+    assert not wrong, "\n".join(wrong)
+
+
+def test_the_rule_reads_lazy_and_relative_imports():
+    """The reader finds an import inside a function and resolves a relative one: the rule can fail."""
+    fake = PACKAGE / "screens" / "_probe_for_test.py"
+    try:
+        fake.write_text("def f():\n    from ..commands import common\n")
+        assert breaks("pvtui.commands", FORBIDDEN["screens"])
+        assert any(breaks(n, FORBIDDEN["screens"]) for n in imported_names(fake))
+    finally:
+        fake.unlink()
+
+
+def test_importing_the_model_and_sources_loads_neither_textual_nor_rich():
+    """Beyond the text: nothing they import pulls textual or rich in either."""
+    modules = sorted(f"pvtui.{layer}.{p.stem}" for layer in ("model", "sources")
+                     for p in (PACKAGE / layer).glob("*.py") if p.stem != "__init__")
     code = (
         "import sys\n"
         + "".join(f"import {m}\n" for m in modules)
-        + "bad = sorted(m for m in sys.modules if m == 'textual' or m.startswith('textual.'))\n"
+        + "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'rich'))\n"
         + "print(','.join(bad))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "", f"pvtui.model imports textual: {out.stdout}"
+    assert out.stdout.strip() == "", f"the model or the sources import: {out.stdout}"
 
 
-def test_no_model_source_names_textual():
-    for path in MODEL_DIR.glob("*.py"):
-        for line in path.read_text().splitlines():
-            stripped = line.strip()
-            assert not stripped.startswith(("import textual", "from textual")), f"{path}: {line}"
+def test_the_command_line_imports_only_the_command_that_runs():
+    code = (
+        "import sys\nfrom pvtui import cli\n"
+        "try:\n    cli.main(['synth', '--help'])\nexcept SystemExit:\n    pass\n"
+        "print(','.join(sorted(m for m in sys.modules if m.startswith('pvtui.commands.'))))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip().splitlines()[-1] == "pvtui.commands.common,pvtui.commands.synth"

@@ -12,7 +12,7 @@ import pytest
 from conftest import open_screen, wait_until_loaded
 
 from pvtui.cli import main
-from pvtui.commands.insights import SECTIONS
+from pvtui.render.insights import SECTIONS
 from pvtui.model import insights as model
 from pvtui.model.bundle import BundleWriter
 from pvtui.model.insights import insights
@@ -329,3 +329,47 @@ def test_snapshot_insights_80x24(snap_compare, make_app):
 
 def test_snapshot_insights_liveness_80x24(snap_compare, make_app):
     assert snap_compare(make_app(), terminal_size=(80, 24), run_before=_press_i_liveness)
+
+
+def test_a_saving_capped_by_a_neighbouring_step_names_that_step(tiny_report, tiny_insights):
+    from pvtui.render.insights import suggestions_renderables
+
+    series = np.asarray(tiny_report.liveness.not_always_live, dtype=np.int64)
+    peak = tiny_report.liveness.peak_step
+    for item in (i for i in tiny_insights["suggestions"]["items"] if i["kind"] == "shorter_life"):
+        alone = item["at_peak_step_only"]
+        other = alone["capped_by_step"]
+        if other is not None:
+            assert other != peak and series[peak] - alone["saving_bytes"] == series[other]
+        assert ("still at step" in item["assumption"]) or ("to step" in item["assumption"])
+    capped = {"kind": "shorter_life", "text": "Shorten the life of x", "saving_bytes": 100, "needs": None,
+              "assumption": "…", "at_peak_step_only": {"step": 1173, "saving_bytes": 0, "capped_by_step": 1174}}
+    (table,) = suggestions_renderables({"items": [capped], "findings": []}, str)
+    text = "".join(str(cell) for row in table.columns for cell in row._cells)
+    assert "it saves nothing: step 1,174 is just as high" in text and "it saves 0" not in text
+
+
+def test_cli_figures_have_thousands_separators(capsys):
+    from rich.console import Console
+
+    from pvtui.model.facts import fact_rows
+    from pvtui.render.tables import facts_table, render_liveness
+
+    render_liveness({"steps": 2483, "always_live_bytes": 1, "peak_step": 1173, "peak_step_name": "p",
+                     "peak_not_always_live_bytes": 2, "peak_total_bytes": 3, "per_ipu": False, "per_tile": False,
+                     "peak_variables": []})
+    out = capsys.readouterr().out
+    assert "2,483" in out and "1,173" in out and "2483" not in out
+    console = Console(width=200, record=True)
+    console.print(facts_table("Programs", [("Programs", 2359)]))
+    assert "2,359" in console.export_text()
+    memory = {"peak_step": 1173, "peak_not_always_live_bytes": 5, "peak_step_name": "p"}
+    data = {"target": {"clock_hz": None, "total_memory": None, "num_ipus": None, "tiles_per_ipu": None,
+                       "num_tiles": None, "num_replicas": None, "bytes_per_tile": None, "bytes_per_ipu": None,
+                       "type": None, "architecture": None},
+            "memory": dict.fromkeys(("total_including_gaps", "total_excluding_gaps", "max_tile", "max_tile_bytes",
+                                     "tiles_over_limit", "always_live_bytes")) | memory,
+            "programs": {"count": None, "compute_sets": None}, "execution": None, "instrumentation": None,
+            "poplar_version": None, "debug_contexts": None}
+    facts = dict(fact_rows(data, str)[1][1])  # the Memory section
+    assert facts["Peak not-always-live"].startswith("5 at step 1,173 ")

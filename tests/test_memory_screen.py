@@ -131,3 +131,44 @@ def test_snapshot_memory_160x48(snap_compare, make_app):
 
 def test_snapshot_memory_worst_tile_160x48(snap_compare, make_app):
     assert snap_compare(make_app(), terminal_size=(160, 48), run_before=_press_m_w)
+
+
+@pytest.mark.parametrize("width", [60, 80, 120])
+async def test_the_header_explains_every_mark_within_the_width(make_app, width):
+    from pvtui.widgets.detail_text import DetailText
+
+    async with make_app().run_test(size=(width, 30)) as pilot:
+        screen = await open_screen(pilot, "m", MemoryScreen)
+        await pilot.press(*["minus"] * 6)  # zoomed out: the longest status
+        await pilot.pause()
+        header = screen.query_one("#memory-header", DetailText).text.plain.rstrip("\n")
+        lines = header.splitlines()
+        assert all(len(line) <= width - 2 for line in lines), lines
+        assert "…" not in header
+        for mark in ("░░ gaps", "│ limit", "over the limit", "the other", " over"):
+            assert mark in header, (mark, lines)
+        assert "tiles/row" in header
+
+
+def test_item_lines_break_between_items_and_count_the_rest():
+    from rich.text import Text
+
+    from pvtui.widgets.item_lines import item_lines
+
+    items = [Text(word) for word in ("alpha", "beta", "gamma", "delta", "epsilon")]
+    assert [line.plain for line in item_lines(items, 80)] == ["alpha  beta  gamma  delta  epsilon"]
+    assert [line.plain for line in item_lines(items, 12)] == ["alpha  beta", "gamma  +2"]
+    assert [line.plain for line in item_lines(items, 14, gap=" · ", max_lines=5)] == [
+        "alpha · beta", "gamma · delta", "epsilon"]
+
+
+async def test_category_names_keep_room_at_60_columns(make_app):
+    from pvtui.widgets.detail_text import DetailText
+
+    async with make_app().run_test(size=(60, 24)) as pilot:
+        screen = await open_screen(pilot, "m", MemoryScreen)
+        await pilot.pause()
+        categories = screen.query_one("#detail-categories", DetailText)
+        lines = categories.text.plain.splitlines()[1:]
+        names_at = max(line.rindex("  ") + 2 for line in lines if line.strip())
+        assert categories.size.width - names_at >= len("constant")

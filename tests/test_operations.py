@@ -10,7 +10,7 @@ from conftest import open_screen, wait_until_loaded
 
 from pvtui.cli import main
 from pvtui.model.operations import OperationIndex, select_rows, top_program
-from pvtui.screens.operations import OperationsScreen
+from pvtui.screens.operations import SORT_COLUMN, OperationsScreen
 
 pytestmark = pytest.mark.anyio
 
@@ -260,3 +260,33 @@ async def _open_operations_sorted(pilot):
 
 def test_snapshot_operations_80x24(snap_compare, make_app):
     assert snap_compare(make_app(), terminal_size=(80, 24), run_before=_open_operations_sorted)
+
+
+async def test_details_give_the_first_step_not_as_a_share_of_the_steps(make_app):
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        screen = await open_operations(pilot)
+        row = next(r for r in screen.shown if r.steps > 1 and r.first_step >= r.steps)
+        details = screen._details_text(row).plain
+        assert f"{row.first_step:,} of {row.steps:,}" not in details
+        assert f"First step    {row.first_step:,}, the first of its {row.steps:,}" in details
+
+
+@pytest.mark.parametrize("width", [60, 70, 80])
+async def test_every_layer_and_sort_fits_the_width_beside_the_scrollbar(make_app, width):
+    from pvtui.model.operations import SORT_KEYS
+    from pvtui.screens.operations import SCROLLBAR
+
+    async with make_app().run_test(size=(width, 24)) as pilot:
+        screen = await open_operations(pilot)
+        for _layer in screen.index.layers:
+            for _sort in SORT_KEYS:
+                table = screen.table
+                if screen.shown:
+                    used = sum(column.get_render_width(table) for column in table.ordered_columns)
+                    assert used <= table.size.width - SCROLLBAR, (screen.layer_name, screen.sort)
+                    assert SORT_COLUMN[screen.sort] in [c.key.value for c in table.ordered_columns]
+                await pilot.press("S")
+                await pilot.pause()
+            layer = screen.layer_name
+            await pilot.press("L")
+            await wait_for(pilot, lambda: screen.layer_name != layer)

@@ -10,7 +10,7 @@ from conftest import open_screen, wait_until_loaded
 
 from pvtui.model import schema as s
 from pvtui.model.bundle import BundleWriter
-from pvtui.model.program_search import NameSearch, step_match
+from pvtui.model.program_search import NameSearch, display_order, in_display_order, step_match
 from pvtui.model.report import Report
 from pvtui.model.strings import StringTable
 from pvtui.screens.base import Unavailable
@@ -332,6 +332,42 @@ async def test_search_flow_on_the_tiny_report(make_app, tiny_report):
         assert tree.highlight_text == needle
         await pilot.press("escape")
         assert tree.has_focus and tree.highlight_text == ""
+
+
+def test_display_order_is_the_trees_preorder_along_first_parents():
+    # 0 ─┬ 4 ── 2        program 3 is also a child of 4, but shown under its first parent 1
+    #    └ 1 ─┬ 3
+    #         └ 5        program 6 is reached from no root
+    offsets = np.array([0, 2, 4, 4, 4, 6, 6, 6])
+    children = np.array([4, 1, 3, 5, 2, 3])
+    parent = np.array([-1, 0, 4, 1, 0, 1, -1])
+    order = display_order(offsets, children, np.array([0]), parent)
+    assert np.argsort(order).tolist() == [0, 4, 2, 1, 3, 5, 6]
+    assert in_display_order(np.array([1, 2, 3, 6]), order).tolist() == [2, 1, 3, 6]
+    matches = in_display_order(np.array([1, 2, 5]), order)
+    assert step_match(matches, 2, True, order) == 1
+    assert step_match(matches, 4, True, order) == 2  # not a match: the next one below it
+    assert step_match(matches, 5, True, order) == 2  # wraps
+    assert step_match(matches, 2, False, order) == 5
+
+
+async def test_next_match_moves_down_the_screen(make_app):
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        screen = await _programs_screen(pilot)
+        await pilot.press("slash", *"softmax", "enter")
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        count = len(screen.matches)
+        assert count > 2
+        tree, rows = screen.tree, []
+        for _ in range(count):
+            rows.append(tree.cursor_row)
+            await pilot.press("n")
+        assert rows == sorted(rows) and len(set(rows)) == count
+        assert tree.cursor_row == rows[0]  # wrapped to the first
+        await pilot.press("N")
+        assert tree.cursor_row == rows[-1]
+        assert f"match {count} of {count}" in str(screen.query_one("#search-status").render())
 
 
 def _ancestor_rows(rows: TreeRows, row: int) -> list[int]:

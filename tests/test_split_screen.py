@@ -115,11 +115,27 @@ async def _split_section(pilot):
     await wait_until_loaded(pilot)
     await pilot.press("i")
     await wait_for_split(pilot, 2)
-    await pilot.press("plus")
+    await pilot.press("plus")  # shows the splits, the last section
     await wait_for_split(pilot, 3)
-    await pilot.press("N")  # the last section
     await pilot.pause()
 
 
 def test_snapshot_split_section_80x24(snap_compare, make_app):
     assert snap_compare(make_app(), terminal_size=(80, 24), run_before=_split_section)
+
+
+@pytest.mark.anyio
+async def test_plus_and_minus_bring_the_splits_into_view(make_app):
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        screen = await open_split(pilot)
+        scroll = screen.query_one("#insights")
+        assert scroll.scroll_y == 0
+        await pilot.press("plus")
+        screen = await wait_for_split(pilot, 3)
+        await pilot.pause()
+        heading = screen.query_one("#heading-splits")
+        assert scroll.scroll_target_y > 0 and scroll.scroll_target_y == min(
+            heading.virtual_region_with_margin.y, scroll.max_scroll_y)
+        await pilot.press("n")  # sections go on from the splits: wraps to the first
+        await pilot.pause()
+        assert screen.section == 0

@@ -1,5 +1,5 @@
-"""Headless commands with a module each: insights, operations, compare, split.
+"""The commands, a module each: add_arguments(parser) and run(args) -> exit code.
 
-Each module has HELP (one line), add_arguments(parser) and run(args) -> exit code;
-`pvtui.cli` registers them. Keep their imports lazy: `pvtui --help` loads them all.
+`pvtui.cli` names them and imports only the one that runs. What they share is in
+`pvtui.commands.common`.
 """

@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-HELP = ("compare two reports (B - A): summary, per-tile memory, liveness, programs and operations; "
-        "opens the explorer in a terminal, prints tables when the output is piped or redirected")
+from pvtui.commands.common import find_report, load
+
 NAME_ROOM = 44  # columns of a changes table besides its names
 
 
@@ -22,7 +22,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from pvtui.cli import find_report, load
 
     if not args.json and sys.stdout.isatty():
         from pvtui.app import run_app

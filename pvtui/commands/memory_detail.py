@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any
 
 LISTED = 20  # rows of each table in the text output; --json gives them all
@@ -22,6 +21,7 @@ def wanted(args: argparse.Namespace) -> bool:
 
 def run(args: argparse.Namespace, report: Any) -> int:
     """Print the tile's or the variable's object; a tile or variable that does not exist raises ReportError."""
+    from pvtui.commands.common import emit
     from pvtui.errors import ReportError
     from pvtui.model.tile_detail import tile_report, variable_report
 
@@ -32,11 +32,7 @@ def run(args: argparse.Namespace, report: Any) -> int:
             data, render = variable_report(report, args.variable), _render_variable
     except LookupError as exc:
         raise ReportError(args.path, str(exc.args[0])) from None
-    if args.json:
-        print(json.dumps(data, indent=2))
-    else:
-        for line in render(data):
-            print(line)
+    emit(args, data, lambda d: print("\n".join(render(d))))
     return 0
 
 

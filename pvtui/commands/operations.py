@@ -4,17 +4,16 @@ from __future__ import annotations
 
 import argparse
 import re
-from pathlib import Path
 from typing import Any
 
-HELP = "operations of one debug layer (PopART, ONNX, PopTorch...): programs, memory, cycles"
+from pvtui.commands.common import EXIT_BAD_INPUT, add_report_arguments, emit_available, load, say
+
 FIGURES = ("memory", "code", "variables", "cycles")
 MIN_NAME_WIDTH = 8  # below this, names fold within their parts
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("path", type=Path, help="report directory, file or bundle")
-    parser.add_argument("--engine", help="which report, where PATH holds several")
+    add_report_arguments(parser)
     parser.add_argument("--layer", help="debug layer, by name or label, any case: popart, onnx, poptorch, xla..."
                                         " (default: the operations' own)")
     parser.add_argument("--sort", default="memory",
@@ -35,7 +34,6 @@ def row_count(text: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    from pvtui.cli import EXIT_BAD_INPUT, emit_available, load, say
     from pvtui.model.operations import SORT_KEYS, operations_data
 
     if args.sort not in SORT_KEYS:

@@ -4,11 +4,14 @@ Columns are opened memory-mapped, so opening a bundle costs the same for 10 MB a
 10 GB. A string table is two columns: `NAME.blob` (UTF-8 bytes) and `NAME.offsets`
 (n + 1 int64 offsets into the blob). Bundles are written into a temporary sibling
 directory and renamed into place, so a crash never leaves a half bundle that looks
-whole: a directory without a readable `meta.json` is not a bundle.
+whole: a directory without a readable `meta.json` is not a bundle. Every failure to write
+(a full disk, a quota, a file size limit) is a BundleWriteError, never mistaken for a
+report file that cannot be read.
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import math
 import os
@@ -17,11 +20,11 @@ import tempfile
 import tokenize
 from pathlib import Path
 from contextlib import contextmanager
-from typing import Any, BinaryIO, Iterable, Iterator, Sequence
+from typing import IO, Any, BinaryIO, Iterable, Iterator, Sequence
 
 import numpy as np
 
-from pvtui.errors import ReportError
+from pvtui.errors import BundleWriteError, ReportError
 from pvtui.model.strings import StringTable
 
 SCHEMA_VERSION = 2  # 2: lowered variables
@@ -34,9 +37,9 @@ META_TYPES = {"columns": list, "parts": list, "notes": list, "files": dict, "tar
 def is_bundle(path: Path) -> bool:
     """True when PATH looks like a bundle directory (it has our meta.json)."""
     meta = Path(path) / META
-    if not meta.is_file():
-        return False
-    try:
+    try:  # is_file itself raises where the directory is unreadable (/proc/1/fdinfo)
+        if not meta.is_file():
+            return False
         with meta.open("rb") as f:
             head = f.read(4096)
     except OSError:
@@ -53,10 +56,11 @@ class BundleWriter:
 
     def __init__(self, final_dir: str | Path) -> None:
         self.final_dir = Path(final_dir)
-        self.final_dir.parent.mkdir(parents=True, exist_ok=True)
-        self.tmp_dir = Path(
-            tempfile.mkdtemp(prefix=f".{self.final_dir.name}.tmp-", dir=self.final_dir.parent)
-        )
+        with _writing(self.final_dir):
+            self.final_dir.parent.mkdir(parents=True, exist_ok=True)
+            self.tmp_dir = Path(
+                tempfile.mkdtemp(prefix=f".{self.final_dir.name}.tmp-", dir=self.final_dir.parent)
+            )
         self.meta: dict[str, Any] = {"format": FORMAT_TAG, "schema_version": SCHEMA_VERSION}
         self.columns: list[str] = []
         self._committed = False
@@ -76,12 +80,17 @@ class BundleWriter:
     def array(self, name: str, values: Any, dtype: Any = None) -> None:
         """Write one column."""
         arr = np.ascontiguousarray(values, dtype=dtype)
-        np.save(self._path(name), arr, allow_pickle=False)
+        path = self._path(name)
+        with _writing(path):
+            np.save(path, arr, allow_pickle=False)
         self.columns.append(name)
 
     def open_array(self, name: str, shape: tuple[int, ...], dtype: Any) -> np.memmap:
         """A writable memory-mapped column, for columns too large to build in memory."""
-        arr = np.lib.format.open_memmap(self._path(name), mode="w+", dtype=dtype, shape=shape)
+        path = self._path(name)
+        with _writing(path):
+            arr = np.lib.format.open_memmap(path, mode="w+", dtype=dtype, shape=shape)
+            _reserve(path)
         self.columns.append(name)
         return arr
 
@@ -91,9 +100,15 @@ class BundleWriter:
         header = self.open_array(name, (size,), np.uint8)
         path, data_start = header.filename, header.offset
         del header  # write through the file, so no mapped pages count against RSS
-        with open(path, "r+b") as out:
+        with _writing(path), open(path, "r+b") as out:
             out.seek(data_start)
             yield out
+
+    def scratch_file(self, buffering: int = -1) -> IO[bytes]:
+        """An unnamed temporary file beside the columns, for a reader's intermediate data: a
+        failure to write it is the bundle's (raise BundleWriteError(writer.tmp_dir, error))."""
+        with _writing(self.tmp_dir):
+            return tempfile.TemporaryFile(dir=self.tmp_dir, buffering=buffering)
 
     def strings(self, name: str, values: Iterable[str]) -> None:
         """Write a string table (blob + offsets)."""
@@ -109,29 +124,31 @@ class BundleWriter:
             try:
                 os.link(src, dst)
             except OSError:
-                shutil.copyfile(src, dst)
+                with _writing(dst):
+                    shutil.copyfile(src, dst)
             self.columns.append(name)
 
     def write_json(self, name: str, value: Any) -> None:
         """Keep a JSON document (framework.json, app.json) beside the columns."""
-        with (self.tmp_dir / name).open("w", encoding="utf-8") as f:
+        with _writing(self.tmp_dir / name), (self.tmp_dir / name).open("w", encoding="utf-8") as f:
             json.dump(value, f)
 
     def commit(self) -> Path:
         """Write meta.json last, then rename the directory into place."""
         self.meta["columns"] = sorted(set(self.columns))
-        with (self.tmp_dir / META).open("w", encoding="utf-8") as f:
-            json.dump(self.meta, f, indent=1, sort_keys=True)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(self.tmp_dir, 0o777 & ~umask)  # mkdtemp made it private; a bundle is not
-        old = None
-        if self.final_dir.exists():
-            old = self.final_dir.with_name(f".{self.final_dir.name}.old-{os.getpid()}")
-            if old.exists():
-                shutil.rmtree(old)
-            os.rename(self.final_dir, old)
-        os.rename(self.tmp_dir, self.final_dir)
+        with _writing(self.final_dir):
+            with (self.tmp_dir / META).open("w", encoding="utf-8") as f:
+                json.dump(self.meta, f, indent=1, sort_keys=True)
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(self.tmp_dir, 0o777 & ~umask)  # mkdtemp made it private; a bundle is not
+            old = None
+            if self.final_dir.exists():
+                old = self.final_dir.with_name(f".{self.final_dir.name}.old-{os.getpid()}")
+                if old.exists():
+                    shutil.rmtree(old)
+                os.rename(self.final_dir, old)
+            os.rename(self.tmp_dir, self.final_dir)
         self._committed = True
         if old is not None:
             shutil.rmtree(old, ignore_errors=True)
@@ -139,6 +156,31 @@ class BundleWriter:
 
     def abort(self) -> None:
         shutil.rmtree(self.tmp_dir, ignore_errors=True)
+
+
+@contextmanager
+def _writing(path: Path) -> Iterator[None]:
+    """Any OSError inside is a failure to write the bundle at PATH."""
+    try:
+        yield
+    except OSError as exc:
+        raise BundleWriteError(path, exc) from None
+
+
+CANNOT_RESERVE = (errno.EINVAL, errno.EOPNOTSUPP)  # a file system without fallocate: written as is
+
+
+def _reserve(path: Path) -> None:
+    """Claim the disk blocks of PATH now: written through a memory map, a full disk would
+    kill the process (SIGBUS) instead of raising."""
+    with open(path, "r+b") as f:
+        size = os.fstat(f.fileno()).st_size
+        try:
+            if size:
+                os.posix_fallocate(f.fileno(), 0, size)
+        except OSError as exc:
+            if exc.errno not in CANNOT_RESERVE:
+                raise
 
 
 class Bundle:

@@ -145,12 +145,13 @@ class TileDiff:
 
     @property
     def measure(self) -> str:
+        # "the graph profile": profile.pop, or the bundle standing in for it
         if self.gaps:
-            return "bytes including gaps (profile.pop)"
+            return "bytes including gaps (graph profile)"
         sources = {self.a.source, self.b.source}
         if sources == {"archive"}:
             return "allocated bytes (archive.a)"
-        return "bytes excluding gaps from profile.pop against allocated bytes from archive.a"
+        return "bytes excluding gaps from the graph profile against allocated bytes from archive.a"
 
     @property
     def statement(self) -> str:

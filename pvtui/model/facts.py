@@ -21,7 +21,7 @@ def fact_rows(data: dict[str, Any], fmt: Callable[[int], str]) -> FactRows:
         used = f"{100 * m['total_including_gaps'] / t['total_memory']:.1f}% of {fmt(t['total_memory'])}"
     peak = None
     if m["peak_step"] is not None:
-        peak = f"{fmt(m['peak_not_always_live_bytes'])} at step {m['peak_step']} ({m['peak_step_name']})"
+        peak = f"{fmt(m['peak_not_always_live_bytes'])} at step {m['peak_step']:,} ({m['peak_step_name']})"
     largest = None
     if m["max_tile"] is not None:
         largest = f"tile {m['max_tile']}: {fmt(m['max_tile_bytes'])}"
@@ -60,6 +60,23 @@ def fact_rows(data: dict[str, Any], fmt: Callable[[int], str]) -> FactRows:
             ("Time at the clock", _time(e, t)),
         ]),
     ]
+
+
+BUNDLE_NAME = "profile.pvtui"  # the bundle beside a report that stands in for its profile.pop
+FILE_MARKS = {"read": "✓", "stood in": "✓", "partly read": "!", "unreadable": "!", "absent": "✗"}
+
+
+def file_entries(states: dict[str, str]) -> list[tuple[str, str]]:
+    """The Files row (queries.file_states) as (entry, state): a mark, the name, and what stands in or failed."""
+    entries = []
+    for name, state in states.items():
+        label = name
+        if state == "stood in":
+            label = f"{BUNDLE_NAME} (for {name})"
+        elif state in ("partly read", "unreadable"):
+            label = f"{name} ({state})"
+        entries.append((f"{FILE_MARKS[state]} {label}", state))
+    return entries
 
 
 def _str(value: Any) -> str | None:

@@ -386,7 +386,7 @@ def _shorter_lives(report: Report) -> list[dict]:
             continue
         only_peak = series.copy()
         only_peak[peak] -= size
-        spans = ", ".join(f"{int(a)}-{int(b) - 1}" for a, b in zip(starts[mine], ends[mine]))
+        spans = ", ".join(f"{int(a):,}–{int(b) - 1:,}" for a, b in zip(starts[mine], ends[mine]))
         name = live.variable_names[variable]
         item = _suggestion(
             "shorter_life",
@@ -394,8 +394,15 @@ def _shorter_lives(report: Report) -> list[dict]:
             " used; the saving is an upper bound, reached were it live at no step.",
             at_most,
             f"Were it live at no step and nothing took its place, the model's not-always-live peak would fall"
-            f" by this much and be at step {new_peak:,}.",
+            f" by this much, " + (f"still at step {peak:,}." if new_peak == peak else f"to step {new_peak:,}."),
         )
-        item["at_peak_step_only"] = {"step": peak, "saving_bytes": int(series[peak] - only_peak.max())}
+        # freed at the peak step alone, the highest other step caps the saving: name it
+        only_peak[peak] = -1
+        highest_other = int(np.argmax(only_peak))
+        saving_alone = int(series[peak] - max(series[peak] - size, int(only_peak[highest_other])))
+        item["at_peak_step_only"] = {
+            "step": peak, "saving_bytes": saving_alone,
+            "capped_by_step": highest_other if saving_alone < size else None,
+        }
         found.append(item)
     return found

@@ -275,7 +275,8 @@ def select_rows(rows: list[OperationRow], sort: str = "memory", text: str = "") 
 
 
 def operations_table(layer: LayerOperations, rows: list[OperationRow]) -> Table:
-    return Table(f"operations-{layer.layer}", list(COLUMNS), [r.values() for r in rows])
+    # exported names are snake_case, as in every other table; the screen's keys keep their spaces
+    return Table(f"operations-{layer.layer}", [c.replace(" ", "_") for c in COLUMNS], [r.values() for r in rows])
 
 
 def cycles_note(report: Report) -> str:

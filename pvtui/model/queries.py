@@ -10,7 +10,13 @@ from typing import Any
 import numpy as np
 
 from pvtui.model.report import Report
-from pvtui.model.schema import REPORT_FILES
+from pvtui.model.schema import PROFILE_PARTS, REPORT_FILES
+
+# the parts of the model each report file gives
+FILE_PARTS = {
+    "profile.pop": PROFILE_PARTS, "debug.cbor": ("debug",), "archive.a": ("archive",),
+    "framework.json": ("framework",), "app.json": ("app",),
+}
 
 
 def tile_totals(report: Report) -> tuple[np.ndarray, str] | None:
@@ -131,8 +137,28 @@ def summary(report: Report) -> dict[str, Any]:
         },
         "debug_contexts": len(report.debug) if report.debug is not None else None,
         "files": {name: report.files.get(name) is not None for name in REPORT_FILES},
+        "file_states": file_states(report),
         "notes": report.notes,
     }
+
+
+def file_states(report: Report) -> dict[str, str]:
+    """Each report file: "read"; "partly read" (a problem was noted); "unreadable" (present, nothing
+    read); "absent"; or, for profile.pop, "stood in" when a bundle (profile.pvtui) gave its parts."""
+    noted = {note.split("]", 1)[0].strip("[") for note in report.notes}
+    states = {}
+    for name, parts in FILE_PARTS.items():
+        read = bool(report.parts & set(parts))
+        if report.files.get(name) is None:
+            states[name] = "stood in" if read else "absent"
+        elif not read:
+            states[name] = "unreadable"
+        # a profile's notes say what it lacks (no execution profile…), not that it is damaged
+        elif name != "profile.pop" and noted & set(parts):
+            states[name] = "partly read"
+        else:
+            states[name] = "read"
+    return states
 
 
 def memory_table(report: Report, top: int | None = None) -> dict[str, Any]:
@@ -189,7 +215,8 @@ def programs_table(report: Report) -> dict[str, Any] | None:
         "compute_sets": report.meta.get("compute_sets"),
         "roots": [int(r) for r in programs.roots],
         "by_type": {name: int(c) for name, c in zip(programs.type_names, counts)},
-        "code_bytes": int(np.sum(programs.code_bytes)),
+        # each leaf once: a parent's control code includes its children's (summing all would count it twice)
+        "code_bytes": programs.leaf_code_bytes(np.arange(len(programs))),
     }
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -352,9 +352,11 @@ def note_messages(notes: list[str]) -> list[str]:
 class Report:
     """A report opened from a bundle. Parts absent from the bundle are None."""
 
-    def __init__(self, bundle: Bundle | str | Path, name: str | None = None) -> None:
+    def __init__(self, bundle: Bundle | str | Path, name: str | None = None, notes: Sequence[str] = ()) -> None:
+        """NOTES: `[part] problem` lines about how it was opened, beside the bundle's own."""
         self.bundle = bundle if isinstance(bundle, Bundle) else Bundle(bundle)
         self._name = name  # what the user opened; the bundle may be a cache entry
+        self._opening_notes = list(notes)
         meta = self.bundle.meta
         self.meta = meta
         self.parts: set[str] = set(meta.get("parts", []))
@@ -392,7 +394,7 @@ class Report:
     @property
     def notes(self) -> list[str]:
         """What could not be read, and why: one line each, naming the file."""
-        return list(self.meta.get("notes", []))
+        return list(self.meta.get("notes", [])) + self._opening_notes
 
     @property
     def problems(self) -> list[str]:
@@ -412,6 +414,9 @@ class Report:
         for note in self.notes:
             if f"[{part}]" in note:
                 return note.replace(f"[{part}] ", "")
+        if part == "memory" and self.archive is not None:  # say what archive.a gives, then what it lacks
+            return ("Tile memory here is archive.a's allocated ELF sections; memory categories, gaps and"
+                    " always-live bytes need profile.pop.")
         needs = {
             "memory": "profile.pop",
             "programs": "profile.pop",

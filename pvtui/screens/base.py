@@ -19,6 +19,10 @@ if TYPE_CHECKING:
     from pvtui.model.tables import Table
 
 
+SHORT = 20  # terminal rows below which a screen is "short"
+MIN_LABEL = 8  # cells the report's name keeps before the tabs lose their padding
+
+
 class TitleBar(Widget):
     """One line of tabs: the report's name, then every screen with its key letter marked.
 
@@ -42,15 +46,22 @@ class TitleBar(Widget):
         self.label, self.tabs = label, tabs
         self.refresh()
 
+    def _tab(self, key: str, name: str, padding: str = " ") -> Text:
+        at = name.lower().find(key)
+        shown = name if at >= 0 else f"{key}·{name}"  # the key is not a letter of the name
+        tab = Text(f"{padding}{shown}{padding}", style="reverse bold" if name == self.current else "dim")
+        start = max(at, 0) + len(padding)
+        tab.stylize("bold underline not dim", start, start + 1)
+        return tab
+
     def render(self) -> Text:
         tabs = Text(no_wrap=True)
         for key, name in self.tabs:
-            at = name.lower().find(key)
-            shown = name if at >= 0 else f"{key}·{name}"  # the key is not a letter of the name
-            tab = Text(f" {shown} ", style="reverse bold" if name == self.current else "dim")
-            tab.stylize("bold underline not dim", max(at, 0) + 1, max(at, 0) + 2)
-            tabs.append(tab)
+            tabs.append(self._tab(key, name))
         room = self.content_size.width - tabs.cell_len - 1
+        if room < MIN_LABEL and self.label:  # the name would be lost: tabs without padding make room
+            tabs = Text(" ", no_wrap=True).join(self._tab(key, name, padding="") for key, name in self.tabs)
+            room = self.content_size.width - tabs.cell_len - 1
         label = Text(self.label, style="bold", no_wrap=True, overflow="ellipsis")
         label.truncate(max(room, 0), overflow="ellipsis", pad=True)
         return Text.assemble(label, " ", tabs) if room > 0 else tabs
@@ -98,7 +109,7 @@ class ReportScreen(Screen):
 
     @property
     def report(self) -> "Report":
-        return self.pv_app.report
+        return self.pv_app.shown_report
 
     def compose(self) -> ComposeResult:
         self._has_body = self.pv_app.ready
@@ -108,6 +119,10 @@ class ReportScreen(Screen):
         else:
             yield Static(f"Opening {self.title_label()}…", id="opening")
         yield KeyBar()
+
+    def on_resize(self) -> None:
+        # below SHORT rows, the detail panes give way to the main view (each screen's CSS says how)
+        self.set_class(self.app.size.height < SHORT, "short")
 
     def on_mount(self) -> None:
         self.pv_app.report_screens.add(self)
@@ -147,9 +162,11 @@ class ReportScreen(Screen):
         return True
 
     def title_label(self) -> str:
-        """What the title bar names: the report."""
-        files = self.pv_app.files
-        return files.name if files is not None else ""
+        """What the title bar names: the report, and in a comparison which of the two it is."""
+        app = self.pv_app
+        files = app.shown_files
+        name = files.name if files is not None else ""
+        return name if app.compare_files is None else f"{'B' if app.showing_b else 'A'}: {name}"
 
     def title_tabs(self) -> tuple[tuple[str, str], ...]:
         """The screens the user can switch to, with their keys."""

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from rich.style import Style
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
@@ -25,6 +28,10 @@ from pvtui.model.compare import (
 from pvtui.screens.base import ReportScreen, Unavailable
 from pvtui.widgets.compare_chart import CompareChart
 from pvtui.widgets.diff_heatmap import DiffHeatmap
+from pvtui.widgets.palette import rich_colour
+
+if TYPE_CHECKING:
+    from pvtui.model.report import Report
 
 SECTIONS = (
     ("deltas", "Summary"), ("tiles", "Tiles"), ("liveness", "Liveness"),
@@ -107,9 +114,13 @@ class CompareScreen(ReportScreen):
         self._show_names("comparing…")
         self._compare(self.report, self.pv_app.compare_report)
 
+    @property
+    def report(self) -> "Report":
+        return self.pv_app.report  # A, whichever report the other screens show
+
     def title_label(self) -> str:
-        b = self.pv_app.compare_files
-        return f"A {super().title_label()} · B {b.name if b is not None else '—'}"
+        a, b = self.pv_app.files, self.pv_app.compare_files
+        return f"A {a.name if a is not None else '—'} · B {b.name if b is not None else '—'}"
 
     @work(thread=True, exclusive=True, group="compare")
     def _compare(self, a, b) -> None:
@@ -226,15 +237,16 @@ class CompareScreen(ReportScreen):
         ipu_a, ipu_b = ("—" if value is None else "IPU unknown" if ipu is None else f"IPU {ipu}"
                         for value, ipu in zip((a, b), diff.ipus_of(tile)))
         where = ipu_a if ipu_a == ipu_b else f"{ipu_a} in A, {ipu_b} in B"
-        lines = [f"[b]Tile {tile}[/b] · {where}"]
+        detail = Text.assemble((f"Tile {tile}", "bold"), f" · {where}\n")
         if a is None or b is None:
             only, value = ("A", a) if b is None else ("B", b)
-            lines.append(f"only in {only}: {self.bytes(value)}; the other report has {diff.compared:,} tiles")
+            detail.append(f"only in {only}: {self.bytes(value)}; the other report has {diff.compared:,} tiles")
         else:
             change = format_change((b - a) / a if a else None)
-            lines.append(f"A {self.bytes(a)}   B {self.bytes(b)}   B − A "
-                         f"{self._signed(format_delta(b - a, 'bytes', self.pv_app.units), b - a).markup} ({change})")
-        self.query_one("#tile-detail", Static).update("\n".join(lines))
+            detail.append(f"A {self.bytes(a)}   B {self.bytes(b)}   B − A ")
+            detail.append_text(self._signed(format_delta(b - a, "bytes", self.pv_app.units), b - a))
+            detail.append(f" ({change})")
+        self.query_one("#tile-detail", Static).update(detail)
 
     def _show_liveness(self, pair: LivenessPair | str) -> None:
         available = not isinstance(pair, str)
@@ -266,11 +278,11 @@ class CompareScreen(ReportScreen):
             return f"step{'s' if first != last else ''} {span} of {len(series):,}"
 
         units = self.pv_app.units
-        delta = self._signed(format_delta(b - a, "bytes", units), b - a).markup
-        self.query_one("#liveness-detail", Static).update(
-            f"[b]At {chart.fraction:.0%}[/b] · B − A {delta} (most live in the column)\n"
-            f"A {self.bytes(a)} ({steps(pair.a)})   B {self.bytes(b)} ({steps(pair.b)})"
-        )
+        self.query_one("#liveness-detail", Static).update(Text.assemble(
+            (f"At {chart.fraction:.0%}", "bold"), " · B − A ",
+            self._signed(format_delta(b - a, "bytes", units), b - a), " (most live in the column)\n"
+            f"A {self.bytes(a)} ({steps(pair.a)})   B {self.bytes(b)} ({steps(pair.b)})",
+        ))
 
     def _show_changes(self, section: str, changes: Changes | str) -> None:
         available = not isinstance(changes, str)
@@ -310,7 +322,8 @@ class CompareScreen(ReportScreen):
         """Growth in the theme's error colour, shrinkage in its success colour."""
         if not value:
             return Text(text)
-        return Text(text, style=self.app.theme_variables["error" if value > 0 else "success"])
+        colour = rich_colour(self.app.theme_variables, "error" if value > 0 else "success")
+        return Text(text, style=Style(color=colour))
 
     # Export ---------------------------------------------------------------------------
 

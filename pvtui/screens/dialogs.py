@@ -1,10 +1,13 @@
-"""The app's dialogs: pick a report, loading with progress, the reload prompt, help."""
+"""The app's dialogs: pick a report, loading with progress, why a report did not open, the reload
+prompt, help."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from rich.console import RenderableType
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -13,6 +16,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Label, OptionList, ProgressBar, Static
 from textual.widgets.option_list import Option
 
+from pvtui.errors import Cancelled
 from pvtui.sources.base import CancelToken, ReportFiles
 from pvtui.units import format_bytes
 
@@ -66,6 +70,54 @@ class LoadingScreen(ModalScreen[None]):
     def action_cancel(self) -> None:
         self.token.cancel()
         self.query_one("#stage", Label).update("Cancelling…")
+
+
+class OpenFailed(ModalScreen[None]):
+    """A report that did not open: the reason, then `pvtui check`'s findings for each of its files."""
+
+    DEFAULT_CSS = """
+    OpenFailed #check-findings { height: auto; max-height: 65vh; margin-top: 1; }  /* the dialog stays in 90% */
+    OpenFailed #check-result { margin-top: 1; }
+    """
+    AUTO_FOCUS = "#check-findings"  # the arrows and pages scroll the findings
+    BINDINGS = [Binding("escape,q,enter", "dismiss(None)", "Close")]
+
+    def __init__(self, files: ReportFiles, message: str, reload: bool) -> None:
+        super().__init__()
+        self.files = files
+        self.message = message
+        self.reload = reload
+        self.token = CancelToken()
+
+    def compose(self) -> ComposeResult:
+        heading = "Reload failed" if self.reload else "Cannot open"
+        closes = "the report shown stays" if self.reload else "quits"
+        with Vertical(classes="dialog", id="open-failed"):
+            yield Label(f"[b]{heading}[/b] {escape(self.files.name)}  [dim]Escape {closes}[/dim]")
+            with VerticalScroll(id="check-findings"):
+                yield Static(Text(self.message, style="red"), id="open-problem")
+                yield Static("Checking the files (as `pvtui check` does)…", id="check-result")
+
+    def on_mount(self) -> None:
+        self._check()
+
+    @work(thread=True, exclusive=True, group="check")
+    def _check(self) -> None:
+        from pvtui.render.check import check_renderables
+        from pvtui.sources.check import check_reports
+
+        try:
+            result = check_reports([self.files], self.files.directory, cancel=self.token)
+        except Cancelled:
+            return
+        self.app.call_from_thread(self._show_findings, check_renderables(result.to_json()))
+
+    def _show_findings(self, findings: RenderableType) -> None:
+        if self.is_attached:  # not closed while the check ran
+            self.query_one("#check-result", Static).update(findings)
+
+    def on_unmount(self) -> None:
+        self.token.cancel()
 
 
 class ReloadPrompt(ModalScreen[bool]):

@@ -125,12 +125,22 @@ class ExportDialog(ModalScreen[ExportRequest | None]):
 
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
         kind = KIND[event.option.id or "svg"]
+        if kind == self.kind:
+            return
         path_input = self.query_one(Input)
         if path_input.value == shown_path(self.defaults[self.kind.key]):  # untouched: follow the choice
             path_input.value = shown_path(self.defaults[kind.key])
+        elif self._kind_named(path_input.value) is not None:  # the name's extension follows the choice
+            path_input.value = str(Path(path_input.value).with_suffix(f".{kind.extension}"))
         self.kind = kind
         self.confirmed = None  # the warning goes with the message: replacing needs a new one
         self._say("")
+
+    def _kind_named(self, text: str) -> Kind | None:
+        """The kind whose extension TEXT ends in, where this screen offers it."""
+        suffix = Path(text.strip()).suffix.lower().lstrip(".")
+        kind = next((k for k in KINDS if k.extension == suffix), None)
+        return kind if kind is not None and (self.table is not None or not kind.table) else None
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         self._submit()
@@ -141,6 +151,10 @@ class ExportDialog(ModalScreen[ExportRequest | None]):
     def on_input_changed(self, event: Input.Changed) -> None:
         self.confirmed = None
         self._say("")
+        named = self._kind_named(event.value)
+        if named is not None and named != self.kind:  # a name ending .json writes JSON, whatever was chosen
+            self.kind = named
+            self.query_one(OptionList).highlighted = KINDS.index(named)
 
     def _say(self, problem: str) -> None:
         self.query_one("#export-status", Label).update(escape(problem))
@@ -196,10 +210,11 @@ def name_and_folder(path: Path) -> str:
 
 
 def report_folders(app: "PvtuiApp") -> list[Path]:
-    files = app.files
-    if files is None:
-        return []
-    return [files.directory, *(path.parent for path in files.existing())]
+    folders = []
+    for files in (app.files, app.compare_files):  # nothing is written beside either report compared
+        if files is not None:
+            folders += [files.directory, *(path.parent for path in files.existing())]
+    return folders
 
 
 def open_export(app: "PvtuiApp", kind: str | None = None) -> None:
@@ -210,7 +225,7 @@ def open_export(app: "PvtuiApp", kind: str | None = None) -> None:
     table = screen.export_table()
     forbidden = report_folders(app)
     directory = default_directory(forbidden)
-    report_name = app.report.name
+    report_name = screen.report.name
     defaults = {k.key: free_path(directory, file_name(report_name, table.name if k.table and table else
                                                       screen.SCREEN_NAME.lower(), k.extension)) for k in KINDS}
     title = f"{screen.SCREEN_NAME} · {report_name}"

@@ -15,7 +15,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 from textual.worker import get_current_worker
 
-from pvtui.commands.insights import (
+from pvtui.render.insights import (
     HISTOGRAM_HEIGHT,
     SECTIONS,
     fullest_rows,
@@ -23,7 +23,7 @@ from pvtui.commands.insights import (
     histogram_text,
     section_renderables,
 )
-from pvtui.commands.split import split_renderables
+from pvtui.render.split import split_renderables
 from pvtui.errors import Cancelled
 from pvtui.model.insights import histogram, insights
 from pvtui.model.splits import DEFAULT_LAYER_PATTERN, split_data
@@ -136,8 +136,11 @@ class InsightsScreen(ReportScreen):
         """Scroll the next (STEP 1) or previous (-1) section to the top."""
         if self.data is None:
             return
-        self.section = (self.section + step) % len(NAVIGATION)
-        heading = self.query_one(f"#heading-{NAVIGATION[self.section]}")
+        self._go_to_section((self.section + step) % len(NAVIGATION))
+
+    def _go_to_section(self, section: int) -> None:
+        self.section = section
+        heading = self.query_one(f"#heading-{NAVIGATION[section]}")
         self.query_one("#insights", VerticalScroll).scroll_to_widget(heading, top=True, animate=False)
 
     # Pipeline splits ---------------------------------------------------------------
@@ -184,6 +187,8 @@ class InsightsScreen(ReportScreen):
             return
         self.ipus = ipus  # the last split stays in view until this one is in, so the page does not jump
         self.refresh_bindings()
+        if self.data is not None:  # + and - change the splits: show them
+            self._go_to_section(NAVIGATION.index(SPLITS))
         self._compute_split(self.report, ipus)
 
     def export_table(self) -> Table | None:

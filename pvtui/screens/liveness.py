@@ -26,8 +26,9 @@ from pvtui.model.liveness_views import (
 )
 from pvtui.model.queries import step_program_name, unknown_program
 from pvtui.model.tables import Table
-from pvtui.screens.base import ReportScreen, Unavailable
+from pvtui.screens.base import SHORT, ReportScreen, Unavailable
 from pvtui.widgets.liveness_chart import LivenessChart
+from pvtui.widgets.look import look_of
 
 VIEWS = ("total", "ipu", "tile")
 FAST_COLUMNS = 10
@@ -151,7 +152,9 @@ class LivenessScreen(ReportScreen):
             self.call_after_refresh(self.redraw)  # the zoom shown depends on the chart's new width
 
     def _fit_details(self) -> None:
-        self.query_one("#details").styles.height = min(16, max(9, self.size.height // 4))
+        height = self.size.height
+        # on a short terminal the details give way to the chart
+        self.query_one("#details").styles.height = height * 3 // 10 if height < SHORT else min(16, max(9, height // 4))
         self.query_one("#step-facts").styles.width = min(72, max(42, self.size.width * 2 // 5))
 
     # What is shown ------------------------------------------------------------------
@@ -266,9 +269,12 @@ class LivenessScreen(ReportScreen):
             always, not_always = series.always_live, series.at(step)
             total = not_always if always is None else always + not_always
             share = f"{100 * total / series.capacity:.1f}% of {self.bytes(series.capacity)}" if series.capacity else "—"
+            look = look_of(self.app)  # plain, the chart's textures, not its greys, tell the two apart
+            always_mark, live_mark = (look.glyphs.shades[1], look.glyphs.blocks[8]) if look.plain else ("■", "■")
+            always_text = "unknown" if always is None else self.bytes(always)
             lines += [
-                f"[$pv-always-live]■[/] Always-live      {'unknown' if always is None else self.bytes(always)}",
-                f"[$pv-not-always-live]■[/] Not-always-live  {self.bytes(not_always)}",
+                f"[$pv-always-live]{always_mark}[/] Always-live      {always_text}",
+                f"[$pv-not-always-live]{live_mark}[/] Not-always-live  {self.bytes(not_always)}",
                 f"  Total            {self.bytes(total)}" if always is not None
                 else "  [$pv-muted]always-live unknown: not-always-live only[/]",
                 f"  Of the memory    {share}",

@@ -22,9 +22,10 @@ from pvtui.model.tile_views import (
     visible_tiles,
     worst_tile,
 )
-from pvtui.screens.base import ReportScreen, Unavailable
+from pvtui.screens.base import SHORT, ReportScreen, Unavailable
 from pvtui.widgets.detail_text import DetailText
 from pvtui.widgets.heatmap import TileHeatmap, legend
+from pvtui.widgets.item_lines import item_lines
 from pvtui.widgets.tile_map import MapValues, TileMap
 from pvtui.widgets.tile_map import legend as map_legend
 from pvtui.widgets.tile_tables import TileTablePane
@@ -41,7 +42,7 @@ class MemoryScreen(ReportScreen):
 
     DEFAULT_CSS = """
     MemoryScreen #memory-header {
-        height: 2;
+        height: auto;
         padding: 0 1;
         color: $foreground;
         text-wrap: nowrap;
@@ -101,8 +102,13 @@ class MemoryScreen(ReportScreen):
     MemoryScreen.narrow #detail-columns {
         layout: horizontal;
     }
+    MemoryScreen.short.narrow #detail-pane {
+        height: 30vh;
+    }
     MemoryScreen.narrow #detail-facts {
-        width: 38;
+        width: auto;
+        max-width: 38;
+        margin-right: 1;
     }
     MemoryScreen.narrow #detail-categories {
         width: 1fr;
@@ -167,6 +173,9 @@ class MemoryScreen(ReportScreen):
     def on_resize(self, event: Resize) -> None:
         self.set_class(event.size.width < WIDE, "narrow")
         self.set_class(event.size.width >= WIDER, "wider")
+        self.set_class(event.size.height < SHORT, "short")  # before the header is drawn for it
+        if self.memory is not None and self.heatmap.rows is not None:
+            self._show_header()  # its lines break where the width allows
 
     @property
     def heatmap(self) -> TileHeatmap:
@@ -463,18 +472,19 @@ class MemoryScreen(ReportScreen):
             table.show(tile, tile_table(self.report, tile, name), why_missing(self.report, name), self.bytes)
 
     def export_table(self) -> Table | None:
-        """The tile's table in the detail pane's tab shown, else the tiles under the IPU filter, with the
-        totals the gaps setting shows and each category."""
+        """The tile's table in the detail pane's tab shown, else the tiles under the IPU filter: their totals
+        with and without gaps (where the report has gaps), whichever the screen shows, and each category."""
         memory = self.memory
         if memory is None:
             return None
         if self.table_pane is not None and self.table_pane.table is not None:
             return self.table_pane.sorted_table()
-        gaps = self.heatmap.gaps
         tiles = visible_tiles(memory.ipu, self.heatmap.ipu_filter)
-        total = "bytes" if not memory.has_gaps else "bytes_including_gaps" if gaps else "bytes_excluding_gaps"
-        columns = [memory.totals(gaps)]
-        names = ["tile", "ipu", total]
+        if memory.has_gaps:
+            columns = [memory.including_gaps, memory.excluding_gaps]
+            names = ["tile", "ipu", "bytes_including_gaps", "bytes_excluding_gaps"]
+        else:
+            columns, names = [memory.excluding_gaps], ["tile", "ipu", "bytes"]
         if memory.always_live is not None and memory.not_always_live is not None:
             columns += [memory.always_live, memory.not_always_live]
             names += ["always_live_bytes", "not_always_live_bytes"]
@@ -498,32 +508,30 @@ class MemoryScreen(ReportScreen):
         tiles = heatmap.rows.tiles
         scope = "IPUs unknown" if not memory.ipu_known else "all IPUs" if heatmap.ipu_filter is None \
             else f"IPU {heatmap.ipu_filter}"
-        per_row = "1 tile/row" if heatmap.zoom == 1 else f"{heatmap.zoom} tiles/row (max)"
+        per_row = "1 tile/row" if heatmap.zoom == 1 else f"{heatmap.zoom} tiles/row, the fullest shown"
         parts = [f"{len(tiles):,} tiles", scope]
         if self.map_shown:  # first: a chosen variable's total and tiles are what the user looks for
-            parts.insert(0, f"colour: {self.map_values().name}")
+            parts.insert(0, f"colour: {self.map_values().name}")  # it says the gaps setting where it applies
         else:
             parts.append(per_row)
-        if self.map_shown:
-            pass  # the colour names the gaps setting where it applies
-        elif self.variable is not None:
-            parts.append(f"swatch: {self._variable_label(self._variable_bytes())}")
-        elif memory.has_gaps:
-            parts.append("incl. gaps" if heatmap.gaps else "excl. gaps")
-        else:
+            if self.variable is not None:
+                parts.append(f"swatch: {self._variable_label(self._variable_bytes())}")
+        if not memory.has_gaps:
             parts.append("from archive.a")
+        elif not self.map_shown:
+            parts.append("incl. gaps" if heatmap.gaps else "excl. gaps")
         if memory.limit:
             over = int((memory.totals(heatmap.gaps)[tiles] > memory.limit).sum())
             parts.append(f"limit {self.bytes(memory.limit)}, {over:,} over")
-        header = Text(" · ".join(parts), no_wrap=True, overflow="ellipsis")
-        header.append("\n")
+        width = max(self.size.width - 2, 20)  # the header's padding
+        lines = item_lines([Text(part) for part in parts], width, gap=" · ")
         tile_map = self.tile_map
         if self.map_shown and tile_map.grid is not None:
-            header.append_text(map_legend(self.map_values(), tile_map.colours, self.pv_app.units,
-                                          tile_map.grid.per_cell))
+            entries = map_legend(self.map_values(), tile_map.colours, self.pv_app.units, tile_map.grid.per_cell)
         else:
-            header.append_text(legend(memory, heatmap.palette, heatmap.gaps))
-        self.query_one("#memory-header", DetailText).show(header)
+            entries = legend(memory, heatmap.palette, heatmap.gaps)
+        lines += item_lines(entries, width, max_lines=1 if self.has_class("short") else 2)
+        self.query_one("#memory-header", DetailText).show(Text("\n").join(lines))
 
     def _show_detail(self) -> None:
         memory = self.memory
@@ -550,8 +558,7 @@ class MemoryScreen(ReportScreen):
             facts.append(f"Always live      {self.bytes(int(memory.always_live[tile]))}\n")
             facts.append(f"Not always live  {self.bytes(int(memory.not_always_live[tile]))}\n")
         else:
-            facts.append("archive.a gives allocated bytes only: gaps, liveness and categories need profile.pop\n",
-                         "dim")
+            facts.append(self.report.missing("memory") + "\n", "dim")
         self.query_one("#detail-facts", DetailText).show(facts)
         self.query_one("#detail-categories", DetailText).show(self._categories_text(tile))
         self.query_one("#detail-vertices", DetailText).show(self._vertices_text(tile))
@@ -563,9 +570,11 @@ class MemoryScreen(ReportScreen):
         palette = self.heatmap.palette
         text = Text("Categories\n", "bold")
         index = {name: i for i, name in enumerate(memory.categories)}
-        for name, value in memory.tile_categories(tile):
+        rows = [(name, self.bytes(value)) for name, value in memory.tile_categories(tile)]
+        width = max((len(shown) for _, shown in rows), default=0)  # the names get the rest
+        for name, shown in rows:
             text.append("  ", palette.category(index[name]))
-            text.append(f" {self.bytes(value):>10}  {name}\n")
+            text.append(f" {shown:>{width}}  {name}\n")
         return text
 
     def _vertices_text(self, tile: int) -> Text:

@@ -29,7 +29,9 @@ from pvtui.units import format_cycles
 WIDE = 120  # columns from which the details sit beside the table
 LISTED = 6  # programs and operations named in the details
 MIN_NAME_WIDTH = 24  # below this, the columns the details also give make room for the names
-OPTIONAL = ("code bytes", "variable bytes")  # memory is their sum, and the details give both
+# dropped in this order (never the sort's) until the names get MIN_NAME_WIDTH: memory is the sum of
+# code and variables, and the details give every figure
+DROP_ORDER = ("code bytes", "variable bytes", "operations", "programs", "first step", "cycles", "memory bytes")
 CELL_PADDING = 2  # a DataTable cell's padding, both sides
 SCROLLBAR = 2
 HEADINGS = {"name": "name", "memory bytes": "memory", "code bytes": "code", "variable bytes": "variables",
@@ -69,6 +71,7 @@ class OperationsScreen(ReportScreen):
         border-left: none;
         border-top: hkey $panel;
     }
+    OperationsScreen.short.narrow #operation-scroll { height: 30vh; }
     OperationsScreen #filter-bar { height: 1; display: none; background: $panel; }
     OperationsScreen #filter-bar.open { display: block; }
     OperationsScreen #filter-bar Label { width: auto; padding: 0 1; }
@@ -182,8 +185,11 @@ class OperationsScreen(ReportScreen):
             return max([heading, *(len(cells[column]) for cells in figures)]) + CELL_PADDING
 
         columns = COLUMNS[1:]
-        if width - sum(map(cell_width, columns)) - CELL_PADDING < MIN_NAME_WIDTH:
-            columns = [c for c in columns if c not in OPTIONAL or c == SORT_COLUMN[self.sort]]
+        for dropped in DROP_ORDER:
+            if width - sum(map(cell_width, columns)) - CELL_PADDING >= MIN_NAME_WIDTH:
+                break
+            if dropped != SORT_COLUMN[self.sort]:
+                columns = [c for c in columns if c != dropped]
         longest = max([len(HEADINGS["name"]) + 1, *(len(row.name) for row in self.shown)])
         name_width = min(longest, max(width - sum(map(cell_width, columns)) - CELL_PADDING, MIN_NAME_WIDTH))
         return ["name", *columns], name_width
@@ -263,7 +269,8 @@ class OperationsScreen(ReportScreen):
         if row.foreign_calls:
             text.append("It calls code another operation owns: those steps, cycles and code count there.\n", muted)
         if row.first_step >= 0:
-            text.append(f"First step    {row.first_step:,} of {row.steps:,}  (T: in the trace; T again: next)\n")
+            text.append(f"First step    {row.first_step:,}, the first of its {row.steps:,}"
+                        "  (T: in the trace; T again: the next)\n")
         if row.liveness_steps is not None:
             text.append(f"Liveness      steps {row.liveness_steps[0]:,}–{row.liveness_steps[1]:,}\n")
         programs = report.programs

@@ -14,7 +14,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Input, Label
 
-from pvtui.model.program_search import NameSearch, no_matches, step_match
+from pvtui.model.program_search import NameSearch, display_order, in_display_order, no_matches, step_match
 from pvtui.model.step_types import phase_of
 from pvtui.model.tables import Table
 from pvtui.screens.base import ReportScreen, Unavailable
@@ -58,7 +58,10 @@ def program_details(
     parent = int(programs.parent[program])
     row("Parent", "— (a root)" if parent < 0 else f"{parent}  {_describe(programs, parent)}")
     row("Children", f"{programs.num_children(program):,}")
-    row("Code", fmt(int(programs.code_bytes[program])))
+    code = fmt(int(programs.code_bytes[program]))
+    if programs.num_children(program):  # so that a parent's figure is not added to its children's
+        code = Text.assemble(code, ("  control code, its children's included", muted))
+    row("Code", code)
     _compute_set(out, row, programs, int(programs.compute_set[program]), fmt, muted, width)
     _debug(out, row, report, programs.debug_context(program), muted, width)
     out.rstrip()
@@ -144,6 +147,7 @@ class ProgramsScreen(ReportScreen):
         border-left: none;
         border-top: hkey $panel;
     }
+    ProgramsScreen.short.narrow #details-scroll { height: 30vh; }
     ProgramsScreen #search-bar { height: 1; display: none; background: $panel; }
     ProgramsScreen #search-bar.open { display: block; }
     ProgramsScreen #search-bar Label { width: auto; padding: 0 1; }
@@ -162,8 +166,9 @@ class ProgramsScreen(ReportScreen):
 
     def __init__(self) -> None:
         super().__init__()
-        self.matches: np.ndarray  # program ids the search found, in order; set once the body shows
-        self._name_search: tuple["Report", NameSearch] | None = None  # built on the first search of a report
+        self.matches: np.ndarray  # program ids the search found, in the tree's order; set once the body shows
+        # built on the first search of a report: its name search and each program's position in the tree
+        self._name_search: tuple["Report", NameSearch, np.ndarray] | None = None
 
     # Composition ------------------------------------------------------------------
 
@@ -245,8 +250,11 @@ class ProgramsScreen(ReportScreen):
     @work(thread=True, exclusive=True, group="program-search")
     def _search(self, report: "Report", needle: str) -> None:
         if self._name_search is None or self._name_search[0] is not report:
-            self._name_search = (report, NameSearch(report.programs.names))
-        matches = self._name_search[1].matches(needle)
+            programs = report.programs
+            order = display_order(programs.child_offsets, programs.child_ids, programs.roots, programs.parent)
+            self._name_search = (report, NameSearch(programs.names), order)
+        _, search, order = self._name_search
+        matches = in_display_order(search.matches(needle), order)
         self.app.call_from_thread(self._found, report, needle, matches)
 
     def _found(self, report: "Report", needle: str, matches: np.ndarray) -> None:
@@ -263,13 +271,15 @@ class ProgramsScreen(ReportScreen):
 
     def action_step_match(self, forward: bool) -> None:
         current = self.selected_program()
-        program = step_match(self.matches, -1 if current is None else current, forward)
+        order = self._name_search[2] if self._name_search is not None else None
+        program = step_match(self.matches, -1 if current is None else current, forward, order)
         if program >= 0:
             self.jump_to(program)
 
     def _show_match_status(self, program: int) -> None:
-        i = int(np.searchsorted(self.matches, program))
-        if i < len(self.matches) and int(self.matches[i]) == program:
+        found = np.flatnonzero(self.matches == program)
+        if len(found):
+            i = int(found[0])
             text = f"match {i + 1:,} of {len(self.matches):,}  n/N next/prev"
             self.query_one("#search-status", Label).update(text)
 

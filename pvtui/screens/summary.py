@@ -14,7 +14,7 @@ from textual.widgets.tree import TreeNode
 from pvtui.model.facts import fact_rows
 from pvtui.model.queries import summary
 from pvtui.model.tables import Table
-from pvtui.render_text import facts_table, files_row
+from pvtui.render.tables import facts_table, files_row
 from pvtui.screens.base import ReportScreen, Unavailable
 
 JSON_CHUNK = 200  # children added per expansion of a large JSON array or object
@@ -109,9 +109,14 @@ class SummaryScreen(ReportScreen):
         return facts
 
     def export_table(self) -> Table:
-        """The facts as shown, bytes in the user's units; a fact the report does not give is empty."""
-        rows = [[section, label, value] for section, facts in fact_rows(summary(self.report), self.bytes)
-                for label, value in facts]
+        """The facts as `pvtui summary --json` gives them: numbers in bytes, cycles and hertz, each file's
+        state; a fact the report does not give is empty."""
+        data = summary(self.report)
+        rows = [["report", "name", data["name"]], ["report", "poplar_version", data["poplar_version"]]]
+        for section in ("target", "memory", "programs", "execution", "instrumentation"):
+            rows += [[section, fact, value] for fact, value in (data[section] or {}).items()]
+        rows.append(["debug", "contexts", data["debug_contexts"]])
+        rows += [["files", name, state] for name, state in data["file_states"].items()]
         return Table("summary", ["section", "fact", "value"], rows)
 
     def _widgets(self):
@@ -127,12 +132,13 @@ class SummaryScreen(ReportScreen):
             yield Static(problem, classes="note", markup=False)
         for table in facts:
             yield Static(table, classes="fact facts")
-        yield Static(facts_table("Files", [("Present", files_row(data["files"]))]), classes="facts")
-        for label, value in (("framework.json", report.framework_json), ("app.json", report.app_json)):
+        yield Static(facts_table("Files", [("Present", files_row(data["file_states"]))]), classes="facts")
+        for part, label, value in (("framework", "framework.json", report.framework_json),
+                                   ("app", "app.json", report.app_json)):
             yield Label(label, classes="heading")
             if value is None:
                 present = data["files"].get(label)
-                yield Unavailable(f"{label} is {'unreadable' if present else 'not in this report'}.")
+                yield Unavailable(report.missing(part) if present else f"{label} is not in this report.")
             elif isinstance(value, (dict, list)):
                 yield JsonTree(label, value)
             else:

@@ -19,9 +19,10 @@ from pvtui.model.step_types import PHASES, phase_of
 from pvtui.model.tables import Table
 from pvtui.screens.base import ReportScreen, Unavailable
 from pvtui.units import format_cycles
-from pvtui.widgets.bsp_view import BspView
+from pvtui.widgets.bsp_view import LEVELS, BspView, bsp_cell_table
+from pvtui.widgets.look import look_of
 from pvtui.widgets.palette import phase_fill_styles, phase_text_styles
-from pvtui.widgets.trace_view import GUTTER, TraceState, TraceView
+from pvtui.widgets.trace_view import CELL_KINDS, GUTTER, TraceState, TraceView, lane_cell_table
 
 if TYPE_CHECKING:
     from pvtui.model.report import Report
@@ -294,12 +295,13 @@ class TraceScreen(ReportScreen):
         return text
 
     def _legend_text(self) -> Text:
-        styles = phase_fill_styles(self.app.theme_variables)
+        cells = lane_cell_table(phase_fill_styles(self.app.theme_variables), look_of(self.app))
         text = Text()
-        for phase in PHASES:
-            text.append("  ", style=styles[phase])
+        for index, phase in enumerate(PHASES):
+            glyph, style = cells[index * CELL_KINDS]
+            text.append(glyph * 2, style=style)
             text.append(f" {phase}  ")
-        text.append("▓", style=styles["compute"] + styles["idle"])
+        text.append(*cells[1])  # several steps, drawn as compute's
         text.append(" several steps")
         return text
 
@@ -332,13 +334,11 @@ class TraceScreen(ReportScreen):
             view.show(tv.bsp_frame(lane, self.window, width, execution.bsp_steps, bsp_cycles, tiles), tiles.start, key)
         frame = view.frame
         per_group = -(-frame.tile_cycles.shape[1] // max(view.scrollable_content_region.height, 1))
-        styles = phase_fill_styles(self.app.theme_variables)
+        cells = bsp_cell_table(phase_fill_styles(self.app.theme_variables), look_of(self.app))
         status.update(Text.assemble(
             f"tiles {tiles.start}–{tiles.stop - 1} ({per_group}/row) · "
             f"tile cycles: {frame.steps_with_data}/{frame.steps_shown} steps drawn · ",
-            (" ", styles["compute"]), " working ",
-            ("▒", styles["compute"] + Style(bgcolor=self.app.theme_variables["pv-sync"])), " some ",
-            (" ", styles["sync"]), " waiting",
+            cells[0], " working ", cells[2], " some ", cells[LEVELS - 1], " waiting",  # as compute's
         ))
 
     def on_resize(self) -> None:

@@ -61,6 +61,10 @@ class CancelToken:
         if self._event.is_set():
             raise Cancelled()
 
+    def wait(self, seconds: float) -> bool:
+        """Sleep SECONDS or until cancelled; True when cancelled."""
+        return self._event.wait(seconds)
+
 
 @dataclass
 class IngestContext:

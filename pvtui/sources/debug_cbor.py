@@ -13,9 +13,9 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import tempfile
 import time
 from array import array
+from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any, BinaryIO, Iterable, Iterator, Mapping
@@ -23,10 +23,10 @@ from typing import Any, BinaryIO, Iterable, Iterator, Mapping
 import cbor2
 import numpy as np
 
-from pvtui.errors import ReportError
+from pvtui.errors import BundleWriteError, ReportError
 from pvtui.model import schema as s
 from pvtui.model.bundle import BundleWriter
-from pvtui.sources.base import IngestContext
+from pvtui.sources.base import CancelToken, IngestContext, Progress, no_progress
 
 import orjson  # 4x faster than json here: what keeps debug.cbor ingest near cbor2.load
 
@@ -65,8 +65,8 @@ class _Damage(Exception):
 def read_debug(path: Path, ctx: IngestContext) -> None:
     """Read the debug contexts of PATH into the bundle's "debug" part."""
     path = Path(path)
-    with _Columns(ctx.writer.tmp_dir) as columns:
-        problems = _read_contexts(path, columns, ctx)
+    with _Columns(ctx.writer) as columns:
+        problems = _read_contexts(path, columns, ctx.progress, ctx.cancel)
         if len(columns) == 0 and problems:
             raise ReportError(path, f"no debug contexts: {problems}")
         if problems:
@@ -76,18 +76,49 @@ def read_debug(path: Path, ctx: IngestContext) -> None:
     ctx.add_part("debug")
 
 
-def _read_contexts(path: Path, columns: "_Columns", ctx: IngestContext) -> str:
-    """Read PATH into COLUMNS; return what was skipped or stopped the reading ("" if none)."""
+@dataclass
+class DebugScan:
+    """What decoding a whole debug.cbor found, keeping no context."""
+
+    contexts: int
+    layers: list[str]
+    problems: str  # what was skipped or stopped the decoding; "" when it decoded to the end
+
+
+class _Tally:
+    """A sink that counts the contexts and notes their layers."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.layers = _Labels("layer")
+
+    def __len__(self) -> int:
+        return self.count
+
+    def add(self, context: dict) -> None:
+        self.count += 1
+        self.layers.index_of(context.get("layer"))
+
+
+def scan_debug(path: Path, cancel: CancelToken | None = None) -> DebugScan:
+    """Decode every context of PATH, as ingest does, to tell whether it reads to the end."""
+    tally = _Tally()
+    problems = _read_contexts(Path(path), tally, no_progress, cancel or CancelToken())
+    return DebugScan(len(tally), tally.layers.names(), problems)
+
+
+def _read_contexts(path: Path, sink: "_Columns | _Tally", progress: Progress, cancel: CancelToken) -> str:
+    """Read PATH into SINK; return what was skipped or stopped the reading ("" if none)."""
     try:
         size = path.stat().st_size
         if size == 0:
             raise ReportError(path, "empty file: no debug contexts")
         with path.open("rb", buffering=FILE_BUFFER) as fp:
-            reader = _ContextReader(_CborInput(fp, size), columns, ctx)
+            reader = _ContextReader(_CborInput(fp, size), sink, progress, cancel)
             damage = reader.run()
     except OSError as exc:
         raise ReportError(path, f"cannot read ({exc.strerror or exc})") from None
-    ctx.progress("debug.cbor", size, size)
+    progress("debug.cbor", size, size)
     return reader.problems(damage)
 
 
@@ -228,23 +259,30 @@ class _CborInput:
 class _StringColumn:
     """A string table built on disk: rows of UTF-8 appended to an unnamed temporary file."""
 
-    def __init__(self, directory: Path) -> None:
-        self.file = tempfile.TemporaryFile(dir=directory, buffering=FILE_BUFFER)
+    def __init__(self, writer: BundleWriter) -> None:
+        self.directory = writer.tmp_dir
+        self.file = writer.scratch_file(buffering=FILE_BUFFER)
         self.size = 0
         self.offsets = array("q", [0])
 
     def append(self, data: bytes) -> None:
-        self.size += self.file.write(data)
+        try:
+            self.size += self.file.write(data)
+        except OSError as exc:  # a full disk under the bundle, not a debug.cbor that cannot be read
+            raise BundleWriteError(self.directory, exc) from None
         self.offsets.append(self.size)
 
     def close(self) -> None:
-        self.file.close()
+        try:
+            self.file.close()
+        except OSError:
+            pass  # rows never flushed go with the file; the write that failed has raised already
 
     def write(self, writer: BundleWriter, name: str, order: np.ndarray | None) -> None:
         """Write the string table `name.blob` + `name.offsets`, rows permuted by ORDER."""
         offsets = np.frombuffer(self.offsets, dtype=np.int64)
-        self.file.flush()
         with writer.byte_column(f"{name}.blob", self.size) as out:
+            self.file.flush()
             if order is None:
                 self.file.seek(0)
                 shutil.copyfileobj(self.file, out, FILE_BUFFER)
@@ -293,13 +331,13 @@ class _Labels:
 class _Columns:
     """The compact per-context columns, in file order until written."""
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, writer: BundleWriter) -> None:
         self.ids = array("q")
         self.parents = array("q")
         self.layers = array("h")
         self.categories = array("h")
-        self.names = _StringColumn(directory)
-        self.fields = _StringColumn(directory)
+        self.names = _StringColumn(writer)
+        self.fields = _StringColumn(writer)
         self.layer_labels = _Labels("layer")
         self.category_labels = _Labels("category")
         self.rows_without_id = array("q")
@@ -367,9 +405,10 @@ class _Columns:
 class _ContextReader:
     """Walks the top-level layout and feeds each context to the columns."""
 
-    def __init__(self, cbor: _CborInput, columns: _Columns, ctx: IngestContext) -> None:
+    def __init__(self, cbor: _CborInput, columns: "_Columns | _Tally", progress: Progress, cancel: CancelToken) -> None:
         self.cbor = cbor
-        self.ctx = ctx
+        self.progress = progress
+        self.cancel = cancel
         self.columns = columns
         self.not_maps = 0
         self.unreadable = 0
@@ -447,10 +486,10 @@ class _ContextReader:
 
     def _tick(self) -> None:
         if self.seen % CANCEL_EVERY == 0:
-            self.ctx.cancel.check()
+            self.cancel.check()
         if time.monotonic() >= self.next_progress:
             self.next_progress = time.monotonic() + PROGRESS_SECONDS
-            self.ctx.progress("debug.cbor", self.cbor.position, self.cbor.size)
+            self.progress("debug.cbor", self.cbor.position, self.cbor.size)
 
 
 def _first_line(exc: Exception) -> str:

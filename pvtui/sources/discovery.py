@@ -5,6 +5,10 @@ A report is a directory holding profile.pop, archive.a or a `profile.pvtui` bund
 one subdirectory per engine (training/, inference/...), TensorFlow one
 tf_report_*/ per program, with debug.cbor at the top: a report without its own
 debug.cbor takes its parent's.
+
+A tree is searched breadth first, MAX_DEPTH levels and MAX_DIRECTORIES directories at
+most (`pvtui /` must answer at once), skipping what cannot be read and the kernel's
+pseudo filesystems (/proc, /sys, /dev), which hold no reports and much to trip on.
 """
 
 from __future__ import annotations
@@ -20,6 +24,8 @@ from pvtui.sources.base import ReportFiles
 
 BUNDLE_DIR_NAME = "profile.pvtui"
 MAX_DEPTH = 3  # directory levels searched below the given path
+MAX_DIRECTORIES = 5000  # directories searched at most under one path
+PSEUDO_FILESYSTEMS = ("/proc", "/sys", "/dev")
 
 _FIELDS = {
     "profile.pop": "profile",
@@ -41,9 +47,10 @@ def discover(path: Path) -> list[ReportFiles]:
         return [ReportFiles(directory=path, name=_own_name(path), bundle=path)]
     if not path.is_dir():
         return _reports_of_file(path)
-    reports = _search(path)
+    reports, complete = _search(path)
     if not reports:
-        raise ReportError(path, "No graph profile found (need profile.pop or archive.a)")
+        searched = "" if complete else f" in the first {MAX_DIRECTORIES:,} directories searched"
+        raise ReportError(path, f"No graph profile found{searched} (need profile.pop or archive.a)")
     return sorted(reports, key=lambda report: report.name)
 
 
@@ -58,15 +65,21 @@ def _reports_of_file(path: Path) -> list[ReportFiles]:
     return discover(directory)
 
 
-def _search(root: Path) -> list[ReportFiles]:
-    """Every report in ROOT and its subdirectories down to MAX_DEPTH, never twice."""
+def _search(root: Path) -> tuple[list[ReportFiles], bool]:
+    """Every report in ROOT and its subdirectories down to MAX_DEPTH, never twice, and whether
+    the search was complete (False: it stopped at MAX_DIRECTORIES)."""
     reports = []
     seen: set[tuple[int, int]] = set()
+    pseudo = _pseudo_devices()
     pending = deque([(root, 0)])  # breadth first: a directory is named by its shortest path
+    visited = 0
     while pending:
         directory, depth = pending.popleft()
-        if not _first_visit(directory, seen):
+        if not _first_visit(directory, seen, pseudo):
             continue
+        visited += 1
+        if visited > MAX_DIRECTORIES:
+            return reports, False
         name = _own_name(root) if directory == root else directory.relative_to(root).as_posix()
         if directory != root and is_bundle(directory):
             if directory.name != BUNDLE_DIR_NAME:
@@ -77,7 +90,7 @@ def _search(root: Path) -> list[ReportFiles]:
             reports.append(report)
         if depth < MAX_DEPTH:
             pending.extend((sub, depth + 1) for sub in _subdirectories(directory))
-    return reports
+    return reports, True
 
 
 def _report_at(directory: Path, name: str) -> ReportFiles | None:
@@ -116,11 +129,26 @@ def _subdirectories(directory: Path) -> list[Path]:
     return [Path(entry.path) for entry in entries]
 
 
-def _first_visit(directory: Path, seen: set[tuple[int, int]]) -> bool:
-    """True the first time a directory is reached, by any path (symlinks included)."""
+def _pseudo_devices() -> set[int]:
+    """The devices of the PSEUDO_FILESYSTEMS present here: a directory on one is skipped, by
+    whatever path (a symlink, /dev/fd) it is reached."""
+    devices = set()
+    for path in PSEUDO_FILESYSTEMS:
+        try:
+            devices.add(os.stat(path).st_dev)
+        except OSError:
+            pass
+    return devices
+
+
+def _first_visit(directory: Path, seen: set[tuple[int, int]], skipped_devices: set[int]) -> bool:
+    """True the first time a directory is reached, by any path (symlinks included), unless it is
+    unreadable or on one of SKIPPED_DEVICES."""
     try:
         status = directory.stat()
     except OSError:
+        return False
+    if status.st_dev in skipped_devices:
         return False
     key = (status.st_dev, status.st_ino)
     if key in seen:

@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 import time
 from pathlib import Path
 from typing import Any, Iterable
 
-from pvtui.errors import ReportError
+from pvtui.errors import BundleWriteError, ReportError
 from pvtui.model import schema as s
 from pvtui.model.bundle import SCHEMA_VERSION, Bundle, BundleWriter
 from pvtui.model.report import Report, note_messages
 from pvtui.sources.base import CancelToken, IngestContext, Progress, ReportFiles, Settling, no_progress
+from pvtui.sources.cache import Cache, CacheUnusable, cached_or_private
 
 # Columns and meta keys of a bundle that come from profile.pop.
 PROFILE_COLUMN_PREFIXES = (
@@ -49,15 +49,6 @@ def _version(stamp: dict[str, Any] | None) -> Any:
 
 def file_stamps(files: ReportFiles) -> dict[str, Any]:
     return {name: file_stamp(path) for name, path in files.present().items()}
-
-
-def cache_dir() -> Path:
-    """$PVTUI_CACHE_DIR, else $XDG_CACHE_HOME/pvtui, else ~/.cache/pvtui."""
-    override = os.environ.get("PVTUI_CACHE_DIR")
-    if override:
-        return Path(override)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "pvtui"
 
 
 def cache_key(files: ReportFiles) -> str:
@@ -193,6 +184,8 @@ def _read_other_files(files: ReportFiles, ctx: IngestContext) -> None:
         ctx.cancel.check()
         try:
             read(path)
+        except BundleWriteError:
+            raise  # the disk under the bundle, not the file read
         except ReportError as exc:
             ctx.note(part, str(exc))
         except OSError as exc:
@@ -212,8 +205,25 @@ def is_current(bundle_path: Path, files: ReportFiles) -> bool:
         meta = Bundle(bundle_path).meta
     except ReportError:
         return False
+    return _built_from(meta, files)
+
+
+def _built_from(meta: dict[str, Any], files: ReportFiles) -> bool:
     recorded = meta.get("files", {})
     return all(_version(recorded.get(name)) == _version(stamp) for name, stamp in file_stamps(files).items())
+
+
+def _cached_bundle(path: Path, files: ReportFiles) -> Bundle | None:
+    """The cache entry at PATH, or None when it is damaged (it is rebuilt, never trusted).
+
+    Raises SourceChanged when the files changed since its key was made from them."""
+    try:
+        bundle = Bundle(path)
+    except ReportError:
+        return None
+    if not _built_from(bundle.meta, files):  # its key names these files' sizes and times
+        raise SourceChanged(files.directory, "changed while being opened")
+    return bundle
 
 
 def wait_until_settled(
@@ -258,22 +268,36 @@ def load_report(
 
 def open_current(files: ReportFiles, cache: Path | None = None) -> Report | None:
     """The report without reading any report file, when a bundle of exactly these files exists."""
+    own = _own_bundle(files)
+    if own is not None:
+        return own
+    try:
+        bundle = Cache(cache).held(cache_key(files), lambda path: _cached_bundle(path, files))
+    except CacheUnusable:
+        return None
+    return None if bundle is None else Report(bundle, files.name)
+
+
+def _own_bundle(files: ReportFiles) -> Report | None:
+    """The report's own bundle (an export, or a synthetic report's), when it is current."""
     standalone = not files.existing()  # an exported bundle, away from its report
     if files.bundle is not None and (standalone or is_current(files.bundle, files)):
         return Report(files.bundle, files.name)
-    dest = (cache or cache_dir()) / cache_key(files)
-    if dest.exists() and is_current(dest, files):
-        try:
-            return Report(dest, files.name)
-        except ReportError:
-            pass  # a damaged cache entry is rebuilt, never trusted
     return None
 
 
 def _load_once(files: ReportFiles, progress: Progress | None, cancel: CancelToken, cache: Path | None) -> Report:
-    report = open_current(files, cache)
-    if report is not None:
-        return report
-    dest = (cache or cache_dir()) / cache_key(files)
-    build_bundle(files, dest, progress=progress, cancel=cancel)
-    return Report(dest, files.name)
+    own = _own_bundle(files)
+    if own is not None:
+        return own
+    progress = progress or no_progress
+
+    def build(dest: Path) -> None:
+        build_bundle(files, dest, progress=progress, cancel=cancel)
+
+    def wait() -> None:
+        cancel.check()
+        progress("waiting for another pvtui process reading this report", 0, 1)
+
+    bundle, unused = cached_or_private(cache, cache_key(files), build, lambda path: _cached_bundle(path, files), wait)
+    return Report(bundle, files.name, notes=[f"[cache] {unused}"] if unused else ())

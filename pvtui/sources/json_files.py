@@ -14,7 +14,7 @@ MAX_DEPTH = 100
 DOCUMENTS = {"framework": s.FRAMEWORK_JSON, "app": s.APP_JSON}
 
 
-class _Unusable(Exception):
+class UnusableJson(Exception):
     """Why the file cannot be kept: one line for the report's notes."""
 
 
@@ -22,36 +22,37 @@ def read_json(path: Path, ctx: IngestContext, part: str) -> None:
     """Keep PATH as the bundle's framework.json or app.json (PART "framework" or "app")."""
     document = DOCUMENTS[part]
     try:
-        value = _load(Path(path))
-    except _Unusable as problem:
+        value = load_json(Path(path))
+    except UnusableJson as problem:
         ctx.note(part, f"{path}: {problem}")
         return
     ctx.writer.write_json(document, value)
     ctx.add_part(part)
 
 
-def _load(path: Path) -> Any:
+def load_json(path: Path) -> Any:
+    """The JSON value in PATH; raises UnusableJson saying why it cannot be used."""
     try:
         size = path.stat().st_size
         if size > MAX_BYTES:
             limit = MAX_BYTES // 2**20
-            raise _Unusable(f"{size} bytes, larger than the {limit} MB read for a JSON file")
+            raise UnusableJson(f"{size} bytes, larger than the {limit} MB read for a JSON file")
         raw = path.read_bytes()
     except OSError as exc:
-        raise _Unusable(f"cannot read ({exc.strerror or exc})") from None
+        raise UnusableJson(f"cannot read ({exc.strerror or exc})") from None
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise _Unusable(f"not UTF-8 text (byte {exc.start})") from None
+        raise UnusableJson(f"not UTF-8 text (byte {exc.start})") from None
     try:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
         where = f"line {exc.lineno} column {exc.colno}"
-        raise _Unusable(f"not valid JSON ({where}: {exc.msg})") from None
+        raise UnusableJson(f"not valid JSON ({where}: {exc.msg})") from None
     except (ValueError, RecursionError) as exc:  # integers beyond str() limits, deep nesting
-        raise _Unusable(f"not usable JSON ({_first_line(exc)})") from None
+        raise UnusableJson(f"not usable JSON ({_first_line(exc)})") from None
     if _deeper_than(value, MAX_DEPTH):
-        raise _Unusable(f"JSON nested deeper than {MAX_DEPTH} levels")
+        raise UnusableJson(f"JSON nested deeper than {MAX_DEPTH} levels")
     return value
 
 

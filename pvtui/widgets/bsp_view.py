@@ -17,27 +17,36 @@ from textual.strip import Strip
 from pvtui.model.step_types import PHASES
 from pvtui.model.trace_views import IDLE, BspFrame, busy_fractions, tile_groups
 from pvtui.widgets.line_cache import CachedLines
+from pvtui.widgets.look import UNICODE, Look, look_of
 from pvtui.widgets.palette import phase_fill_styles
 from pvtui.widgets.trace_view import GUTTER, coded_segments
 
-SHADES = "░▒▓"  # some, about half, most of a group's tiles still working
-LEVELS = len(SHADES) + 2  # all working, the shades, all waiting
+LEVELS = len(UNICODE.shades) + 2  # all working, the shades (some, about half, most still working), all waiting
 BLANK_CODE = len(PHASES) * LEVELS
 
 
 def busy_levels(fractions: np.ndarray) -> np.ndarray:
-    """0 where every tile works, 1..len(SHADES) for the shades, LEVELS - 1 where all wait."""
+    """0 where every tile works, 1..3 for the shades, LEVELS - 1 where all wait."""
     fractions = np.asarray(fractions, dtype=np.float64)
-    shades = 1 + np.minimum((fractions * len(SHADES)).astype(np.int64), len(SHADES) - 1)
+    count = len(UNICODE.shades)
+    shades = 1 + np.minimum((fractions * count).astype(np.int64), count - 1)
     return np.where(fractions >= 1, 0, np.where(fractions <= 0, LEVELS - 1, shades))
 
 
-def bsp_cell_table(styles: dict[str, Style], waiting: Style) -> list[tuple[str, Style]]:
-    """Cells by phase and level (see busy_levels), then the blank of a column without data."""
+def bsp_cell_table(styles: dict[str, Style], look: Look = Look()) -> list[tuple[str, Style]]:
+    """Cells by phase and level (see busy_levels), then the blank of a column without data.
+
+    Plain (see look.py), all working carries the phase's glyph and all waiting the sync's, as in
+    the trace: two greys alone would not tell them apart.
+    """
+    marks = look.glyphs.phases if look.plain else " " * len(PHASES)
+    on_fill = styles["on_fill"] if look.plain else Style()
+    waiting = (marks[PHASES.index("sync")], styles["waiting"] + on_fill)
     table = []
-    for phase in PHASES:
+    for phase, mark in zip(PHASES, marks):
         working = styles[phase]
-        table += [(" ", working), *((shade, working + waiting) for shade in SHADES), (" ", waiting)]
+        table += [(mark, working + on_fill), *((shade, working + styles["waiting"]) for shade in look.glyphs.shades),
+                  waiting]
     return table + [(" ", Style())]
 
 
@@ -60,9 +69,8 @@ class BspView(CachedLines, ScrollView, can_focus=False):
         self._cell_table: list[tuple[str, Style]] = []
 
     def restyle(self) -> None:
-        variables = self.app.theme_variables
-        self._styles = phase_fill_styles(variables)
-        self._cell_table = bsp_cell_table(self._styles, Style(bgcolor=variables["pv-sync"]))
+        self._styles = phase_fill_styles(self.app.theme_variables)
+        self._cell_table = bsp_cell_table(self._styles, look_of(self.app))
 
     def show(self, frame: BspFrame, first_tile: int, key: tuple) -> None:
         """Draw FRAME; KEY names what it was computed from (run, IPU, window, width)."""

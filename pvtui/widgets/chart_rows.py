@@ -6,9 +6,10 @@ from typing import Callable, Container, Iterable
 
 from rich.segment import Segment
 
+from pvtui.render.glyphs import BLOCKS
 from pvtui.units import format_bytes
+from pvtui.widgets.look import UNICODE, Glyphs
 
-BLOCKS = " ▁▂▃▄▅▆▇█"  # eighths of a cell, from empty to full
 MARKER_ROWS = 1
 AXIS_ROWS = 2  # the axis line and its labels
 
@@ -40,27 +41,29 @@ def y_value(top: float, level: int, plot_rows: int) -> float:
     return top * (level + 1) / plot_rows
 
 
-def y_label(top: float, level: int, plot_rows: int, label_width: int, units: str, labelled: Container[int]) -> str:
+def y_label(top: float, level: int, plot_rows: int, label_width: int, units: str, labelled: Container[int],
+            glyphs: Glyphs = UNICODE) -> str:
     """The y axis beside plot row LEVEL: its bytes where LABELLED holds it, else the bare axis."""
     if level not in labelled:
-        return " " * (label_width - 1) + "│"
-    return format_bytes(y_value(top, level, plot_rows), units).rjust(label_width - 2) + " ┤"
+        return " " * (label_width - 1) + glyphs.axis[0]
+    return format_bytes(y_value(top, level, plot_rows), units).rjust(label_width - 2) + " " + glyphs.axis[1]
 
 
-def axis_line(label_width: int, plot_width: int, tick_columns: Iterable[int], units: str) -> str:
+def axis_line(label_width: int, plot_width: int, tick_columns: Iterable[int], units: str,
+              glyphs: Glyphs = UNICODE) -> str:
     """The x axis: zero bytes under the y labels, then a line with a tick at each column given."""
-    line = ["─"] * plot_width
+    line = [glyphs.axis[3]] * plot_width
     for column in tick_columns:
-        line[column] = "┬"
-    return format_bytes(0, units).rjust(label_width - 2) + " └" + "".join(line)
+        line[column] = glyphs.axis[4]
+    return format_bytes(0, units).rjust(label_width - 2) + " " + glyphs.axis[2] + "".join(line)
 
 
-def cell_glyph(eighths: int, lower: int, upper: int, empty: int) -> tuple[str, int, int]:
+def cell_glyph(eighths: int, lower: int, upper: int, empty: int, blocks: str = UNICODE.blocks) -> tuple[str, int, int]:
     """What a stacked cell draws, and the layers below and above its glyph's edge: a full or
     empty cell shows one layer, a part-filled one LOWER in its bottom EIGHTHS and UPPER above."""
     if eighths >= 8:
         upper = lower
     elif eighths <= 0:
         lower = upper
-    char = " " if lower == empty else (BLOCKS[8] if lower == upper else BLOCKS[eighths])
+    char = " " if lower == empty else (blocks[8] if lower == upper else blocks[eighths])
     return char, lower, upper

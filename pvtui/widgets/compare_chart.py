@@ -24,7 +24,6 @@ from pvtui.model.liveness_views import stacked_row
 from pvtui.units import format_bytes
 from pvtui.widgets.chart_rows import (
     AXIS_ROWS,
-    BLOCKS,
     MARKER_ROWS,
     axis_line,
     cell_glyph,
@@ -33,6 +32,7 @@ from pvtui.widgets.chart_rows import (
     y_label,
 )
 from pvtui.widgets.line_cache import CachedLines
+from pvtui.widgets.look import Look, look_of
 
 BOTH, HIGHER, EMPTY = range(3)  # the stacked layers, bottom to top
 TICKS = (0, 0.25, 0.5, 0.75, 1.0)
@@ -165,10 +165,10 @@ class CompareChart(CachedLines, Widget, can_focus=True):
         for name, series in (("A", self.pair.a), ("B", self.pair.b)):
             column = frame.column_of(self.pair.peak(series)["fraction"])
             marks[column] = (name, COLOURS[name])
-        marks[self.cursor] = ("▼", "pv-cursor")
+        marks[self.cursor] = (self._look.glyphs.marker, "pv-cursor")
         segments = [Segment(" " * frame.label_width, self.theme_text_style("pv-muted"))]
         for (_, colour), run in groupby(marks, key=lambda mark: (mark[0] == " ", mark[1])):
-            segments.append(Segment("".join(text for text, _ in run), self.theme_text_style(colour)))
+            segments.append(Segment("".join(text for text, _ in run), self._mark_style(colour)))
         return segments
 
     def _plot_row(self, frame: Frame, level: int) -> list[Segment]:
@@ -179,17 +179,21 @@ class CompareChart(CachedLines, Widget, can_focus=True):
         at_cursor = np.arange(frame.plot_width) == self.cursor
         runs = zip(cells.eighths.tolist(), cells.lower.tolist(), cells.upper.tolist(),
                    frame.b_higher.tolist(), at_cursor.tolist())
+        glyphs = self._look.glyphs
         for (eighths, lower, upper, b_higher, cursor), run in groupby(runs):
-            char, lower, upper = cell_glyph(eighths, lower, upper, EMPTY)
+            char, lower, upper = cell_glyph(eighths, lower, upper, EMPTY, glyphs.blocks)
+            if self._look.plain and HIGHER in (lower, upper):  # the report's letter, not its grey, says which
+                char, lower, upper = glyphs.higher[b_higher], HIGHER, EMPTY
             segments.append(Segment(char * len(list(run)), self._cell_style(lower, upper, b_higher, cursor)))
         return segments
 
     def _y_label(self, frame: Frame, level: int) -> str:
         labelled = labelled_levels(frame.plot_height)
-        return y_label(frame.top, level, frame.plot_height, frame.label_width, self.units, labelled)
+        return y_label(frame.top, level, frame.plot_height, frame.label_width, self.units, labelled, self._look.glyphs)
 
     def _axis_row(self, frame: Frame) -> list[Segment]:
-        line = axis_line(frame.label_width, frame.plot_width, (frame.column_of(f) for f in TICKS), self.units)
+        line = axis_line(frame.label_width, frame.plot_width, (frame.column_of(f) for f in TICKS), self.units,
+                         self._look.glyphs)
         return [Segment(line, self.theme_text_style("pv-muted"))]
 
     def _tick_row(self, frame: Frame) -> list[Segment]:
@@ -202,10 +206,12 @@ class CompareChart(CachedLines, Widget, can_focus=True):
 
     def legend(self) -> Text:
         text = Text()
+        glyphs = self._look.glyphs
         for name, label in (("A", "A higher"), ("B", "B higher"), ("both", "both")):
-            text.append(BLOCKS[8] * 2, self.theme_text_style(COLOURS[name]))
+            fill = glyphs.higher["AB".index(name)] if self._look.plain and name != "both" else glyphs.blocks[8]
+            text.append(fill * 2, self.theme_text_style(COLOURS[name]))
             text.append(f" {label}  ")
-        text.append("▼", self.theme_text_style("pv-cursor"))
+        text.append(glyphs.marker, self._mark_style("pv-cursor"))
         text.append(" cursor  ")
         text.append("A", self.theme_text_style(COLOURS["A"]))
         text.append(" ")
@@ -214,6 +220,15 @@ class CompareChart(CachedLines, Widget, can_focus=True):
         return text
 
     # Colours ------------------------------------------------------------------------
+
+    @property
+    def _look(self) -> Look:
+        return look_of(self.app)
+
+    def _mark_style(self, colour: str) -> Style:
+        """A mark above the plot; plain, the cursor's is reversed."""
+        style = self.theme_text_style(colour)
+        return style + Style(reverse=True, bold=True) if colour == "pv-cursor" and self._look.plain else style
 
     def _cell_style(self, lower: int, upper: int, b_higher: bool, cursor: bool) -> Style:
         key = (lower, upper, b_higher, cursor)

@@ -3,7 +3,8 @@
 Each IPU starts a new row; a row is labelled with its IPU (on the IPU's first row) and
 its first tile. A tile is up to MAX_CELL columns wide, while every tile still fits in view. Growth is drawn in the theme's error colour, shrinkage in its success
 colour, deeper the larger the change against the largest one; unchanged tiles are idle
-cells, tiles only one report has a muted dot.
+cells, tiles only one report has a muted dot. Plain (see look.py), growth also reads
+"+" and shrinkage "-".
 """
 
 from __future__ import annotations
@@ -25,12 +26,11 @@ from pvtui.model.compare import TileDiff
 from pvtui.model.tile_views import UNKNOWN_IPU
 from pvtui.widgets.keys import PAGE_AND_ENDS
 from pvtui.widgets.line_cache import CachedLines
+from pvtui.widgets.look import look_of
 from pvtui.widgets.scrolling import keep_row_visible
 
 LEVELS = 4  # shades of growth and of shrinkage
-ONLY_ONE = "·"
 ONLY_ONE_CODE = LEVELS + 1  # the level of a tile only one report has
-CURSOR = "◆"
 MAX_CELL = 3  # columns per tile, where few tiles leave room
 
 
@@ -199,20 +199,28 @@ class DiffHeatmap(CachedLines, ScrollView, can_focus=True):
         codes += [ONLY_ONE_CODE] * (row.count - len(codes))  # beyond the compared tiles
         cells = ((code, column == cursor) for column, code in enumerate(codes))
         for (code, at_cursor), run in groupby(cells):
-            glyph = CURSOR if at_cursor else ONLY_ONE if code == ONLY_ONE_CODE else " "
+            glyph = self._glyph(code, at_cursor)
             segments.append(Segment(f"{glyph:^{self.cell}}" * len(list(run)), self._style(code, at_cursor)))
         return segments
+
+    def _glyph(self, code: int, cursor: bool) -> str:
+        look = look_of(self.app)
+        if cursor:
+            return look.glyphs.selected
+        if code == ONLY_ONE_CODE:
+            return look.glyphs.only_one
+        return "+" if look.plain and code > 0 else "-" if look.plain and code < 0 else " "
 
     def legend(self) -> Text:
         """The colours of shrinkage, no change and growth, and the dot of a tile in one report only."""
         text = Text()
         text.append("shrank ", self._muted())
         for code in range(-LEVELS, LEVELS + 1):
-            text.append(" ", self._style(code, False))
+            text.append(self._glyph(code, False), self._style(code, False))
         text.append(" grew  ", self._muted())
-        text.append(ONLY_ONE, self._style(ONLY_ONE_CODE, False))
+        text.append(self._glyph(ONLY_ONE_CODE, False), self._style(ONLY_ONE_CODE, False))
         text.append(" in one report only  ", self._muted())
-        text.append(CURSOR, self._style(0, True))
+        text.append(self._glyph(0, True), self._style(0, True))
         text.append(" selected", self._muted())
         return text
 
@@ -235,6 +243,8 @@ class DiffHeatmap(CachedLines, ScrollView, can_focus=True):
                 towards = self.theme_colour("error" if code > 0 else "success")
                 fill = background.blend(towards, 0.25 + 0.75 * abs(code) / LEVELS)
             glyph = self.theme_colour("pv-cursor") if cursor else self.theme_colour("pv-muted")
-            style = self._styles[key] = Style(color=glyph.rich_color, bgcolor=fill.rich_color, bold=cursor)
+            plain_cursor = cursor and look_of(self.app).plain  # reversed: a grey of its own
+            style = self._styles[key] = Style(color=glyph.rich_color, bgcolor=fill.rich_color, bold=cursor,
+                                              reverse=plain_cursor)
         return style
 

@@ -26,17 +26,21 @@ from textual.strip import Strip
 from pvtui.model.tile_views import TileMemory, TileRows, tile_rows, visible_tiles
 from pvtui.units import format_bytes
 from pvtui.widgets.keys import PAGE_AND_ENDS
+from pvtui.widgets.look import UNICODE, Glyphs, Look, look_of
+from pvtui.widgets.palette import rich_colour
 from pvtui.widgets.scrolling import keep_row_visible
 
 CATEGORY_COLOURS = tuple(f"pv-cat-{i}" for i in range(6))
 HEAT_COLOURS = tuple(f"pv-heat-{i}" for i in range(5))
-LIMIT_MARK = "│"
-GAPS_MARK = "░"
 LINES_KEPT = 2048  # rows kept rendered, per cache
 
 @dataclass(frozen=True)
 class Palette:
-    """The styles a row is drawn with, from the theme's pv-* variables."""
+    """The styles and glyphs a row is drawn with, from the theme's pv-* variables and the look.
+
+    In colour, a cell's colour says what fills it; plain (see look.py), its glyph does too:
+    each category its own fill, the swatch a shade, the cursor row reversed.
+    """
 
     categories: tuple[Style, ...]  # the largest categories, in order
     rest: Style  # categories beyond the palette
@@ -48,31 +52,50 @@ class Palette:
     over_label: Style
     cursor_label: Style
     cursor_empty: Style
+    glyphs: Glyphs = UNICODE
+    fills: str = " " * 8  # per category, then the rest, then over the limit
+    heat_fills: str = " " * 5  # per heat level
 
     @classmethod
-    def from_variables(cls, v: dict[str, str]) -> "Palette":
-        background = v.get("background", "#000000")
+    def from_variables(cls, v: dict[str, str], look: Look = Look()) -> "Palette":
+        glyphs = look.glyphs
+
+        def fill(name: str) -> Style:
+            if look.plain:  # the glyph in the colour, over the background: it, not a grey, says which
+                return Style(color=rich_colour(v, name), bgcolor=rich_colour(v, "background"))
+            return Style(bgcolor=rich_colour(v, name))
+
+        cursor = (Style(reverse=True, bold=True) if look.plain else
+                  Style(color=rich_colour(v, "background"), bgcolor=rich_colour(v, "pv-cursor"), bold=True))
         return cls(
-            categories=tuple(Style(bgcolor=v[name]) for name in CATEGORY_COLOURS),
-            rest=Style(bgcolor=v["pv-muted"]),
-            gaps=Style(color=v["pv-muted"], bgcolor=v["pv-idle"]),
-            over=Style(bgcolor=v["pv-over"]),
-            limit=Style(color=v["pv-limit"], bold=True),
-            heat=tuple(Style(bgcolor=v[name]) for name in HEAT_COLOURS),
-            label=Style(color=v.get("foreground")),
-            over_label=Style(color=v["pv-over"], bold=True),
-            cursor_label=Style(color=background, bgcolor=v["pv-cursor"], bold=True),
-            cursor_empty=Style(bgcolor=v["pv-idle"]),
+            categories=tuple(fill(name) for name in CATEGORY_COLOURS),
+            rest=fill("pv-muted"),
+            gaps=Style(color=rich_colour(v, "pv-muted"), bgcolor=rich_colour(v, "pv-idle")),
+            over=Style(bgcolor=rich_colour(v, "pv-over"), reverse=look.plain, bold=look.plain),
+            limit=Style(color=rich_colour(v, "pv-limit"), bold=True),
+            heat=tuple(fill(name) for name in HEAT_COLOURS),
+            label=Style(color=rich_colour(v, "foreground")),
+            over_label=Style(color=rich_colour(v, "pv-over"), bold=True, underline=look.plain),
+            cursor_label=cursor,
+            cursor_empty=Style(bgcolor=rich_colour(v, "pv-idle")),
+            glyphs=glyphs,
+            fills=glyphs.categories + glyphs.over if look.plain else " " * 8,
+            heat_fills=glyphs.heat if look.plain else " " * 5,
         )
 
     def category(self, index: int) -> Style:
         return self.categories[index] if index < len(self.categories) else self.rest
 
-    def heat_of(self, fraction: float) -> Style:
-        """The swatch for a tile at FRACTION of its limit; over 1 is the over-limit colour."""
+    def fill_of(self, index: int) -> str:
+        """The glyph that fills category INDEX's cells (the rest share one)."""
+        return self.fills[min(index, len(self.categories))]
+
+    def heat_of(self, fraction: float) -> tuple[str, Style]:
+        """The swatch's glyph and style for a tile at FRACTION of its limit; over 1 is the over-limit one."""
         if fraction > 1:
-            return Style(bgcolor=self.over.bgcolor)
-        return self.heat[min(int(fraction * len(self.heat)), len(self.heat) - 1)]
+            return self.fills[-1], self.over
+        level = min(int(fraction * len(self.heat)), len(self.heat) - 1)
+        return self.heat_fills[level], self.heat[level]
 
 def bar_cells(category_bytes: np.ndarray, gaps_bytes: int, scale: int, width: int) -> np.ndarray:
     """What fills each of WIDTH cells: a category index, C for gaps, C + 1 for nothing.
@@ -115,11 +138,19 @@ def bar_segments(
         else:
             style = palette.category(code)
         if start == limit_col:
-            segments.append(Segment(LIMIT_MARK, style + palette.limit))
+            segments.append(Segment(palette.glyphs.limit, style + palette.limit))
         else:
-            text = GAPS_MARK if code == num_categories else " "
-            segments.append(Segment(text * (end - start), style))
+            segments.append(Segment(_fill(code, num_categories, over_code, palette) * (end - start), style))
     return segments
+
+
+def _fill(code: int, num_categories: int, over_code: int, palette: Palette) -> str:
+    """The glyph of a bar cell of CODE (see bar_segments)."""
+    if code == num_categories:
+        return palette.glyphs.gaps
+    if code == over_code:
+        return palette.fills[-1]
+    return " " if code > num_categories else palette.fill_of(code)
 
 @dataclass(frozen=True)
 class RowLayout:
@@ -169,9 +200,9 @@ def row_segments(
     units: str,
     cursor: bool,
     palette: Palette,
-    swatch: tuple[np.ndarray, int] | None = None,
+    variable_bytes: tuple[np.ndarray, int] | None = None,
 ) -> list[Segment]:
-    """One heatmap row, WIDTH cells wide; SWATCH (bytes per tile, its top) colours the swatch
+    """One heatmap row, WIDTH cells wide; VARIABLE_BYTES (bytes per tile, its top) colours the swatch
     instead of the tile's total against its limit."""
     tile = int(rows.representative[row])
     first, last = rows.span(row)
@@ -180,17 +211,17 @@ def row_segments(
     limit = memory.limit
     over = bool(limit) and total > limit
     fraction = total / (limit or memory.scale(gaps))
-    swatch_style = palette.heat_of(fraction)
-    if swatch is not None:
-        values, top = swatch
-        swatch_style = palette.heat_of(values[tile] / top) if values[tile] > 0 else palette.cursor_empty
+    swatch, swatch_style = palette.heat_of(fraction)
+    if variable_bytes is not None:
+        values, top = variable_bytes
+        swatch, swatch_style = palette.heat_of(values[tile] / top) if values[tile] > 0 else (" ", palette.cursor_empty)
     name_style = palette.cursor_label if cursor else palette.label
     bytes_style = palette.cursor_label if cursor else (palette.over_label if over else palette.label)
-    mark = "▶" if cursor else " "
+    mark = palette.glyphs.pointer if cursor else " "
     ipu = "IPU?" if not memory.ipu_known else f"IPU{int(memory.ipu[tile])}"
     segments = [
         Segment(f"{mark}{tile_text:>{layout.tile_width}} {ipu:<{layout.ipu_width}} ", name_style),
-        Segment("  ", swatch_style),
+        Segment(swatch * 2, swatch_style),
         Segment(" ", name_style),
         Segment(f"{format_bytes(total, units):>{layout.bytes_width}}", bytes_style),
         Segment(" "),
@@ -204,25 +235,22 @@ def row_segments(
         segments += bar_segments(cells, len(memory.categories), limit_col, palette, cursor)
     return segments
 
-def legend(memory: TileMemory, palette: Palette, gaps: bool) -> Text:
-    """The colour of each category (the rest share one), gaps, and the limit mark."""
-    text = Text()
+def legend(memory: TileMemory, palette: Palette, gaps: bool) -> list[Text]:
+    """The legend's entries: the marks first (gaps, the limit, over it, the shared colour of the other
+    categories), then the colour of each of the largest categories."""
     shown = len(palette.categories)
-    for index, name in enumerate(memory.categories[:shown]):
-        text.append("  ", palette.category(index))
-        text.append(f" {name}  ")
-    if len(memory.categories) > shown:
-        text.append("  ", palette.rest)
-        text.append(f" {len(memory.categories) - shown} more  ")
+    entries = []
     if gaps and memory.has_gaps:
-        text.append(GAPS_MARK * 2, palette.gaps)
-        text.append(" gaps  ")
+        entries.append(Text.assemble((palette.glyphs.gaps * 2, palette.gaps), " gaps"))
     if memory.limit:
-        text.append(LIMIT_MARK, palette.limit)
-        text.append(" limit  ")
-        text.append("  ", palette.over)
-        text.append(" over")
-    return text
+        entries.append(Text.assemble((palette.glyphs.limit, palette.limit), " limit"))
+        entries.append(Text.assemble((palette.fills[-1] * 2, palette.over), " over the limit"))
+    if len(memory.categories) > shown:
+        others = len(memory.categories) - shown
+        entries.append(Text.assemble((palette.fill_of(shown) * 2, palette.rest), f" the other {others}"))
+    entries += [Text.assemble((palette.fill_of(index) * 2, palette.category(index)), f" {name}")
+                for index, name in enumerate(memory.categories[:shown])]
+    return entries
 
 class TileHeatmap(ScrollView, can_focus=True):
     """Every tile's memory as rows of bars, one selected tile, the viewport following it."""
@@ -272,7 +300,7 @@ class TileHeatmap(ScrollView, can_focus=True):
         """The current theme's palette (rebuilt when the theme changes)."""
         theme = self.app.theme
         if self._palette is None or self._palette[0] != theme:
-            self._palette = (theme, Palette.from_variables(self.app.theme_variables))
+            self._palette = (theme, Palette.from_variables(self.app.theme_variables, look_of(self.app)))
             self._strips.clear()
             self._lines.clear()
         return self._palette[1]

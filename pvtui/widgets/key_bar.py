@@ -9,6 +9,7 @@ binding change, which cost 60-150 ms of every screen's first frame.
 from __future__ import annotations
 
 from itertools import groupby
+from typing import Any, Callable
 
 from rich.style import Style
 from rich.text import Text
@@ -17,10 +18,31 @@ from textual.binding import Binding
 from textual.widget import Widget
 
 
+# the bindings kept whatever else gives way: help lists every key; in a comparison, B is the way to report B
+KEPT_IDS = ("help", "switch_report")
+
+
+def _fitting(items: list, room: int, keep: Callable[[Any], bool]) -> list:
+    """ITEMS (each a (Text, ...) pair) that fit in ROOM cells: the ones KEEP marks, then the others in
+    order while they fit; none is cut."""
+    needed = sum(item[0].cell_len for item in items if keep(item))
+    kept, used = [], needed
+    for item in items:
+        if keep(item):
+            kept.append(item)
+        elif used + item[0].cell_len <= room:
+            kept.append(item)
+            used += item[0].cell_len
+        else:
+            used = room + 1  # the rest give way too, so the order on screen stays the order of the keys
+    return kept
+
+
 class KeyBar(Widget, can_focus=False):
     """The active bindings as `key Description` items; clicking one presses its key.
 
-    Keys that do not fit left of the palette key are cut off; `?` lists every key.
+    Items that do not fit left of the palette key are left out whole, from the last, but
+    those of KEPT_IDS.
     """
 
     ALLOW_SELECT = False
@@ -72,37 +94,48 @@ class KeyBar(Widget, can_focus=False):
         key_style = self.get_component_rich_style("key-bar--key")
         description_style = self.get_component_rich_style("key-bar--description")
         dim = Style(dim=True)
-        line = Text(no_wrap=True, overflow="crop")
-        spans: list[tuple[int, int, Binding, bool]] = []
 
-        def add(binding: Binding, enabled: bool, key: str, description: str) -> None:
-            start = line.cell_len
-            line.append(key, key_style)
-            line.append(description, description_style)
+        def key_text(binding: Binding, enabled: bool, key: str, description: str) -> Text:
+            text = Text.assemble((key, key_style), (description, description_style))
             if not enabled:
-                line.stylize(dim, start)
-            spans.append((start, line.cell_len, binding, enabled))
+                text.stylize(dim)
+            return text
 
+        items: list[tuple[Text, list[tuple[int, int, Binding, bool]]]] = []  # each: its text, its keys' cells
         groups, palette = self._items()
-        for group, items in groups:
-            if group is not None and len(items) > 1:  # " n N Section ": the keys, then what they do
-                line.append(" ")
-                for binding, enabled in items:
-                    add(binding, enabled, self.app.get_key_display(binding), " ")
-                line.append(f"{group.description} ", description_style)
+        for group, bindings in groups:
+            if group is not None and len(bindings) > 1:  # " n N Section ": the keys, then what they do
+                text, spans = Text(" "), []
+                for binding, enabled in bindings:
+                    start = text.cell_len
+                    text.append_text(key_text(binding, enabled, self.app.get_key_display(binding), " "))
+                    spans.append((start, text.cell_len, binding, enabled))
+                text.append(f"{group.description} ", description_style)
+                items.append((text, spans))
             else:
-                for binding, enabled in items:
-                    add(binding, enabled, f" {self.app.get_key_display(binding)} ", f"{binding.description} ")
+                for binding, enabled in bindings:
+                    text = key_text(binding, enabled, f" {self.app.get_key_display(binding)} ", f"{binding.description} ")
+                    items.append((text, [(0, text.cell_len, binding, enabled)]))
+        tail = Text()
         if palette is not None:
             binding, enabled = palette
             separator = self.get_component_rich_style("key-bar--separator")
             tail = Text.assemble(("▏", separator), (self.app.get_key_display(binding), key_style),
                                  (f" {binding.description} ", description_style))
-            start = max(self.content_size.width - tail.cell_len, 0)  # on the right; the keys give way to it
+        room = self.content_size.width - tail.cell_len
+        kept = _fitting(items, room, lambda item: any(span[2].id in KEPT_IDS for span in item[1]))
+        line = Text(no_wrap=True, overflow="crop")
+        spans: list[tuple[int, int, Binding, bool]] = []
+        for text, item_spans in kept:
+            offset = line.cell_len
+            line.append_text(text)
+            spans += [(offset + start, offset + end, binding, enabled) for start, end, binding, enabled in item_spans]
+        if palette is not None:
+            start = max(room, 0)  # on the right; the keys give way to it
             line.truncate(start, pad=True)
             spans = [span for span in spans if span[1] <= start]
             line.append_text(tail)
-            spans.append((start + 1, line.cell_len, binding, enabled))
+            spans.append((start + 1, line.cell_len, palette[0], palette[1]))
         self.spans = spans
         return line
 

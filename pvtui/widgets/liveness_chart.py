@@ -39,6 +39,7 @@ from pvtui.widgets.chart_rows import (
     y_value,
 )
 from pvtui.widgets.line_cache import CachedLines
+from pvtui.widgets.look import Look, look_of
 
 ALWAYS, SOLID, RANGE, EMPTY = range(4)  # the stacked layers, bottom to top
 PLAIN, PEAK, CURSOR = range(3)  # how a column is highlighted
@@ -204,7 +205,7 @@ class LivenessChart(CachedLines, Widget):
                 plain = self._strips[key] = self._render_row(frame, y, range(0))
             x0, x1 = frame.label_width + cursor.start, frame.label_width + cursor.stop
             if y < MARKER_ROWS:
-                over = [Segment("▼" * len(cursor), self.theme_text_style("pv-cursor"))]
+                over = [Segment(self._look.glyphs.marker * len(cursor), self._marker_style(CURSOR))]
             else:
                 level = frame.plot_height - 1 - (y - MARKER_ROWS)
                 over = self._plot_cells(frame, level, cursor, [CURSOR] * len(cursor))
@@ -236,7 +237,7 @@ class LivenessChart(CachedLines, Widget):
             if kind == PLAIN:
                 segments.append(Segment(" " * n, muted))
             else:
-                segments.append(Segment("▼" * n, self.theme_text_style("pv-peak" if kind == PEAK else "pv-cursor")))
+                segments.append(Segment(self._look.glyphs.marker * n, self._marker_style(kind)))
         return segments
 
     def _plot_row(self, frame: Frame, level: int, kinds: list[int]) -> list[Segment]:
@@ -250,16 +251,21 @@ class LivenessChart(CachedLines, Widget):
         segments = []
         runs = zip(cells.eighths[level, span].tolist(), cells.lower[level, span].tolist(),
                    cells.upper[level, span].tolist(), kinds)
+        glyphs = self._look.glyphs
         for (eighths, lower, upper, kind), run in groupby(runs):
-            char, lower, upper = cell_glyph(eighths, lower, upper, EMPTY)
+            char, lower, upper = cell_glyph(eighths, lower, upper, EMPTY, glyphs.blocks)
+            if self._look.plain and lower == upper == ALWAYS:  # a texture, not a grey, sets it apart
+                char, upper = glyphs.shades[1], EMPTY
             segments.append(Segment(char * len(list(run)), self._style(lower, upper, kind)))
         return segments
 
     def _y_label(self, frame: Frame, level: int) -> str:
-        return y_label(frame.top, level, frame.plot_height, frame.label_width, self.units, frame.labelled)
+        return y_label(frame.top, level, frame.plot_height, frame.label_width, self.units, frame.labelled,
+                       self._look.glyphs)
 
     def _axis_row(self, frame: Frame) -> list[Segment]:
-        line = axis_line(frame.label_width, frame.plot_width, (column for column, _ in frame.ticks), self.units)
+        line = axis_line(frame.label_width, frame.plot_width, (column for column, _ in frame.ticks), self.units,
+                         self._look.glyphs)
         return [Segment(line, self.theme_text_style("pv-muted"))]
 
     def _step_label_row(self, frame: Frame) -> list[Segment]:
@@ -270,6 +276,15 @@ class LivenessChart(CachedLines, Widget):
         return [Segment(line, self.theme_text_style("pv-muted"))]
 
     # Colours ------------------------------------------------------------------------
+
+    @property
+    def _look(self) -> Look:
+        return look_of(self.app)
+
+    def _marker_style(self, kind: int) -> Style:
+        """The peak's or the cursor's mark; plain, the cursor's is reversed, as the peak's is not."""
+        style = self.theme_text_style("pv-peak" if kind == PEAK else "pv-cursor")
+        return style + Style(reverse=True, bold=True) if kind == CURSOR and self._look.plain else style
 
     def _style(self, lower: int, upper: int, kind: int) -> Style:
         key = (lower, upper, kind)

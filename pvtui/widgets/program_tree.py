@@ -24,6 +24,7 @@ from textual.strip import Strip
 
 from pvtui.model.step_types import phase_of
 from pvtui.widgets.line_cache import CachedLines
+from pvtui.widgets.look import look_of
 from pvtui.widgets.palette import phase_text_styles
 from pvtui.widgets.scrolling import keep_row_visible
 
@@ -33,7 +34,7 @@ if TYPE_CHECKING:
 EXPAND_CAP = 100_000  # most grandchild rows one "expand children" may add
 ROW_FIELDS = [("program", "i8"), ("depth", "i4"), ("parent", "i8"), ("last", "?")]  # one shown row
 MATCH = Style(underline=True, bold=True)  # the part of a name the search found
-ICON_OPEN, ICON_CLOSED = "▼ ", "▶ "
+ICON_WIDTH = 2  # ▼ or ▶ (their ASCII stand-ins on a basic console) and a space
 # what a row shows left of its label for each ancestor below the roots, and for itself
 GUIDE_LAST, GUIDE_MORE, BRANCH_LAST, BRANCH_MORE = "   ", "│  ", "└─ ", "├─ "
 
@@ -421,7 +422,7 @@ class ProgramTree(CachedLines, ScrollView, can_focus=True):
             return
         self.move_cursor(row)
         icon = len(self.rows.guides(row))
-        if self.rows.expandable(row) and icon <= event.x < icon + len(ICON_OPEN):
+        if self.rows.expandable(row) and icon <= event.x < icon + ICON_WIDTH:
             self.toggle(row)
 
     # Rendering ----------------------------------------------------------------------
@@ -458,7 +459,8 @@ class ProgramTree(CachedLines, ScrollView, can_focus=True):
             return Strip.blank(width, base)
         program = int(self.rows.program[row])
         guides = self.rows.guides(row)
-        icon = (ICON_OPEN if self.rows.is_open(row) else ICON_CLOSED) if self.rows.count(program) else ""
+        glyphs = look_of(self.app).glyphs
+        icon = f"{glyphs.marker if self.rows.is_open(row) else glyphs.pointer} " if self.rows.count(program) else ""
         key = (program, guides, icon, row == self.cursor_row, width, self.highlight_text, self._look)
         strip = self._strips.get(key)
         if strip is None:

@@ -20,6 +20,7 @@ from textual.strip import Strip
 from pvtui.model.step_types import PHASES
 from pvtui.model.trace_views import IDLE, Lane, axis_ticks, column_cells
 from pvtui.widgets.line_cache import CachedLines
+from pvtui.widgets.look import UNICODE, Look, look_of
 from pvtui.widgets.palette import phase_fill_styles
 
 GUTTER = 10  # columns of labels left of the cells; the BSP view uses the same
@@ -49,12 +50,18 @@ def coded_segments(codes: np.ndarray, cells: list[tuple[str, Style]]) -> list[Se
     ]
 
 
-def lane_cell_table(styles: dict[str, Style]) -> list[tuple[str, Style]]:
-    """The trace's cells: for each phase one step, several steps, the cursor; then idle (IDLE_CODE)."""
-    table = []
-    for phase in PHASES:
+def lane_cell_table(styles: dict[str, Style], look: Look = Look()) -> list[tuple[str, Style]]:
+    """The trace's cells: for each phase one step, several steps, the cursor; then idle (IDLE_CODE).
+
+    Plain (see look.py), a phase's cells also carry its glyph, and several steps a light shade
+    (the dark one would read as a step's solid fill in grey).
+    """
+    glyphs, table = look.glyphs, []
+    several = glyphs.shades[0] if look.plain else glyphs.several
+    for phase, glyph in zip(PHASES, glyphs.phases if look.plain else " " * len(PHASES)):
         one = styles[phase]
-        table += [(" ", one), ("▓", one + styles["idle"]), ("━", one + styles["cursor"])]
+        table += [(glyph, one + styles["on_fill"] if look.plain else one), (several, one + styles["idle"]),
+                  (glyphs.cursor_line, one + styles["cursor"])]
     return table + [(" ", styles["idle"])]
 
 
@@ -62,11 +69,11 @@ CELL_KINDS = 3  # one step, several steps, cursor
 IDLE_CODE = len(PHASES) * CELL_KINDS
 
 
-def axis_strip(lo: int, hi: int, width: int, title: str, muted: Style) -> Strip:
-    """TITLE in the gutter, then tick marks and compact cycle labels over WIDTH columns."""
+def axis_strip(lo: int, hi: int, width: int, title: str, muted: Style, tick: str = UNICODE.tick) -> Strip:
+    """TITLE in the gutter, then TICK marks and compact cycle labels over WIDTH columns."""
     chars = [" "] * width
     for column, label in axis_ticks(lo, hi, width):
-        text = "▏" + label
+        text = tick + label
         if column + len(text) > width or any(c != " " for c in chars[max(column - 1, 0) : column + len(text)]):
             continue
         chars[column : column + len(text)] = text
@@ -94,7 +101,7 @@ class TraceView(CachedLines, ScrollView, can_focus=False):
 
     def restyle(self) -> None:
         self._styles = phase_fill_styles(self.app.theme_variables)
-        self._cell_table = lane_cell_table(self._styles)
+        self._cell_table = lane_cell_table(self._styles, look_of(self.app))
 
     def on_resize(self) -> None:
         self._cells.clear()
@@ -154,7 +161,7 @@ class TraceView(CachedLines, ScrollView, can_focus=False):
         assert state is not None
         styles = self._styles
         if lane < 0:
-            return axis_strip(*state.window, width, "cycles", styles["muted"])
+            return axis_strip(*state.window, width, "cycles", styles["muted"], look_of(self.app).glyphs.tick)
         positions, several = self.lane_cells(lane, width)
         phases = state.lanes[lane].phases
         kinds = several.astype(np.int64)
@@ -164,7 +171,8 @@ class TraceView(CachedLines, ScrollView, can_focus=False):
         shown = phases[np.maximum(positions, 0)].astype(np.int64) if len(phases) else np.zeros(width, np.int64)
         codes = np.where(idle, IDLE_CODE, shown * CELL_KINDS + kinds)
         label = f"IPU {lane}"
-        gutter = (f"▶{label}" if cursor is not None else f" {label}").ljust(GUTTER)[:GUTTER]
+        pointer = look_of(self.app).glyphs.pointer
+        gutter = (f"{pointer}{label}" if cursor is not None else f" {label}").ljust(GUTTER)[:GUTTER]
         gutter_style = styles["cursor"] if cursor is not None else styles["muted"]
         return Strip([Segment(gutter, gutter_style), *coded_segments(codes, self._cell_table)])
 

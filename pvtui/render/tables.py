@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.columns import Columns
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from pvtui.model.facts import fact_rows
+from pvtui.model.facts import fact_rows, file_entries
 
 from pvtui.units import format_bytes, format_cycles
 
@@ -18,7 +19,7 @@ def _console() -> Console:
 
 
 def facts_table(title: str, rows: list[tuple[str, Any]]) -> Table:
-    """Labelled values under a bold title; a missing value shows as a dim dash."""
+    """Labelled values under a bold title; a missing value shows as a dim dash, a count with separators."""
     table = Table(title=title, title_justify="left", show_header=False, box=None, padding=(0, 1),
                   title_style="bold")
     table.add_column(style="bold", no_wrap=True)
@@ -26,7 +27,9 @@ def facts_table(title: str, rows: list[tuple[str, Any]]) -> Table:
     for label, value in rows:
         if value is None:
             value = Text("—", style="dim")
-        table.add_row(label, value if isinstance(value, (str, Text)) else str(value))
+        if isinstance(value, int) and not isinstance(value, bool):
+            value = f"{value:,}"
+        table.add_row(label, value if isinstance(value, (str, Text, Columns)) else str(value))
     return table
 
 
@@ -40,11 +43,13 @@ def ranked_table(title: str, columns: tuple[str, str], values: dict[str, int], f
     return table
 
 
-def files_row(files: dict[str, bool]) -> Text:
-    text = Text()
-    for name, present in files.items():
-        text.append(f"{'✓' if present else '✗'} {name}   ", style="" if present else "dim")
-    return text
+FILE_STYLES = {"partly read": "bold", "unreadable": "bold", "absent": "dim"}
+
+
+def files_row(states: dict[str, str]) -> Columns:
+    """Each file's mark and name (queries.file_states); lines break between files, never inside one."""
+    return Columns([Text(entry, style=FILE_STYLES.get(state, "")) for entry, state in file_entries(states)],
+                   padding=(0, 3))
 
 
 def render_summary(data: dict[str, Any]) -> None:
@@ -52,7 +57,7 @@ def render_summary(data: dict[str, Any]) -> None:
     console.print(f"[b]Report {data['name']}[/b]", highlight=False)
     for title, rows in fact_rows(data, format_bytes):
         console.print(facts_table(title, rows))
-    console.print(facts_table("Files", [("Present", files_row(data["files"]))]))
+    console.print(facts_table("Files", [("Present", files_row(data["file_states"]))]))
 
 
 def _maybe_bytes(value: int | None) -> str | None:
@@ -79,7 +84,7 @@ def render_liveness(data: dict[str, Any]) -> None:
     console.print(facts_table("Liveness", [
         ("Program steps", data["steps"]),
         ("Always-live", _maybe_bytes(data["always_live_bytes"])),
-        ("Peak step", f"{data['peak_step']} ({data['peak_step_name']})"),
+        ("Peak step", f"{data['peak_step']:,} ({data['peak_step_name']})"),
         ("Peak not-always-live", _maybe_bytes(data["peak_not_always_live_bytes"])),
         ("Peak total", _maybe_bytes(data["peak_total_bytes"])),
         ("Per IPU / per tile", f"{'yes' if data['per_ipu'] else 'no'} / {'yes' if data['per_tile'] else 'no'}"),
@@ -98,7 +103,7 @@ def render_programs(data: dict[str, Any]) -> None:
         ("Programs", data["count"]),
         ("Compute sets", data["compute_sets"]),
         ("Top-level programs", len(data["roots"])),
-        ("Code (all programs)", format_bytes(data["code_bytes"])),
+        ("Code (leaf programs)", format_bytes(data["code_bytes"])),
     ]))
     console.print(ranked_table("By type", ("type", "programs"), data["by_type"], "{:,}".format))
 

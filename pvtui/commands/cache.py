@@ -1,0 +1,89 @@
+"""`pvtui cache`: the cached bundles (report, size, last used); `pvtui cache clear
+[--older-than DAYS]` removes them, except those a running pvtui process still reads."""
+
+from __future__ import annotations
+
+import argparse
+from datetime import datetime, timezone
+from typing import Any
+
+DAY = 86400.0
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("action", nargs="?", choices=("list", "clear"), default="list",
+                        help="list the bundles (the default), or remove them")
+    parser.add_argument("--older-than", type=float, metavar="DAYS",
+                        help="with clear: only the bundles not used for DAYS days")
+
+
+def run(args: argparse.Namespace) -> int:
+    from pvtui.commands.common import EXIT_BAD_INPUT, emit, say
+    from pvtui.sources.cache import Cache, CacheUnusable, max_bytes
+
+    if args.older_than is not None and args.action != "clear":
+        say("pvtui: --older-than goes with `pvtui cache clear`")
+        return EXIT_BAD_INPUT
+    try:
+        cache, cap = Cache(), max_bytes()
+    except CacheUnusable as exc:
+        say(f"pvtui: {exc}")
+        return EXIT_BAD_INPUT
+    if args.action == "clear":
+        older_than = None if args.older_than is None else args.older_than * DAY
+        removed, kept = cache.clear(older_than)
+        data = {"directory": str(cache.root), "removed": _rows(removed), "kept_in_use": _rows(kept)}
+        emit(args, data, _print_cleared)
+    else:
+        entries = cache.entries()
+        data = {"directory": str(cache.root), "max_bytes": cap, "total_bytes": sum(e.size for e in entries),
+                "entries": _rows(reversed(entries))}
+        emit(args, data, _print_listed)
+    return 0
+
+
+def _rows(entries) -> list[dict[str, Any]]:
+    return [
+        {"report": e.report, "path": str(e.path), "bytes": e.size, "in_use": e.in_use,
+         "last_used": datetime.fromtimestamp(e.last_used, timezone.utc).isoformat(timespec="seconds")}
+        for e in entries
+    ]
+
+
+def _print_listed(data: dict[str, Any]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    from pvtui.units import format_bytes
+
+    entries = data["entries"]
+    cap = f"at most {format_bytes(data['max_bytes'])}, set by PVTUI_CACHE_MAX"
+    if not entries:
+        print(f"{data['directory']}: no cached bundles ({cap})")
+        return
+    print(f"{data['directory']}: {len(entries)} bundle{'s' * (len(entries) != 1)}, "
+          f"{format_bytes(data['total_bytes'])} ({cap})")
+    table = Table(box=None, padding=(0, 1), header_style="bold")
+    table.add_column("report", overflow="fold")
+    table.add_column("size", justify="right", no_wrap=True)
+    table.add_column("last used", no_wrap=True)
+    table.add_column("", no_wrap=True)
+    for entry in entries:
+        table.add_row(entry["report"], format_bytes(entry["bytes"]), _local_time(entry["last_used"]),
+                      "in use" if entry["in_use"] else "")
+    Console().print(table)
+    print("Remove them with `pvtui cache clear [--older-than DAYS]`.")
+
+
+def _print_cleared(data: dict[str, Any]) -> None:
+    from pvtui.units import format_bytes
+
+    removed, kept = data["removed"], data["kept_in_use"]
+    freed = format_bytes(sum(entry["bytes"] for entry in removed))
+    print(f"{data['directory']}: removed {len(removed)} cached report{'s' * (len(removed) != 1)} ({freed})")
+    for entry in kept:
+        print(f"kept {entry['report']}: in use by a running pvtui")
+
+
+def _local_time(iso: str) -> str:
+    return datetime.fromisoformat(iso).astimezone().strftime("%Y-%m-%d %H:%M")

@@ -1,0 +1,133 @@
+"""What the commands share: finding and loading a report, printing tables or JSON, one-line errors."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any, Callable
+
+from pvtui.errors import ReportError
+
+EXIT_BAD_INPUT = 2
+EXIT_CANCELLED = 130
+# the app's screens that can come first (pvtui.app.SCREENS but compare, which needs two reports)
+LISTED_REPORTS = 10  # reports named when PATH holds several and none was picked
+FIRST_SCREENS = ("summary", "memory", "liveness", "programs", "trace", "insights", "operations")
+
+
+def add_report_arguments(parser: argparse.ArgumentParser) -> None:
+    """PATH and --engine, as every command that reads one report takes them."""
+    parser.add_argument("path", type=Path, help="report directory, file or bundle")
+    parser.add_argument("--engine", help="which report, where PATH holds several")
+
+
+def add_app_arguments(parser: argparse.ArgumentParser) -> None:
+    """--theme and --screen, as every command that opens the explorer takes them."""
+    parser.add_argument("--theme", help="theme name (dark, light, high-contrast or your own)")
+    parser.add_argument("--screen", choices=FIRST_SCREENS, default="summary", help="the screen to open on")
+
+
+def at_least_one(what: str) -> Callable[[str], int]:
+    """An argparse type: a whole number of WHAT, 1 or more (0 or less would print nothing, or everything)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = 0
+        if value < 1:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number of {what} (1 or more)")
+        return value
+
+    return parse
+
+
+def say(line: str) -> None:
+    """One unwrapped line on stderr: errors and warnings stay greppable.
+
+    Line breaks inside it (a path may hold one) are escaped, so one message stays one line.
+    """
+    print(line.replace("\r", "\\r").replace("\n", "\\n"), file=sys.stderr)
+
+
+def progress_bar():
+    """A Rich progress bar on stderr, and the progress callback that drives it."""
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn
+
+    console = Console(stderr=True)
+    bar = Progress(
+        TextColumn("{task.description}"), BarColumn(), TaskProgressColumn(),
+        console=console, transient=True, disable=not console.is_terminal,  # piped: no stray blank line
+    )
+    tasks: dict[str, Any] = {}
+
+    def update(stage: str, done: float, total: float) -> None:
+        if stage not in tasks:
+            for task in bar.tasks:  # a new stage means the earlier ones are done
+                bar.update(task.id, completed=task.total)
+            tasks[stage] = bar.add_task(stage, total=max(total, 1))
+        bar.update(tasks[stage], completed=done, total=max(total, 1))
+
+    return bar, update
+
+
+def find_report(path: Path, engine: str | None = None):
+    """The one report's files at PATH (named ENGINE where PATH holds several)."""
+    from pvtui.sources.discovery import discover
+
+    found = discover(path)
+    if engine is not None:
+        found = [f for f in found if f.name == engine]
+        if not found:
+            raise ReportError(path, f"no report named {engine!r} here")
+    if len(found) > 1:
+        names = ", ".join(f.name for f in found[:LISTED_REPORTS])
+        more = f" and {len(found) - LISTED_REPORTS:,} more" if len(found) > LISTED_REPORTS else ""
+        raise ReportError(path, f"holds {len(found):,} reports ({names}{more}): "
+                                "pick one with --engine NAME, or give a narrower PATH")
+    return found[0]
+
+
+def load(path: Path, engine: str | None = None):
+    """Discover and open the report at PATH, with a progress bar while it is read."""
+    from pvtui.sources.ingest import load_report
+
+    files = find_report(path, engine)
+    bar, update = progress_bar()
+    with bar:
+        report = load_report(files, progress=update)
+    for problem in report.problems:
+        say(f"warning: {problem}")
+    return report
+
+
+def emit(args: argparse.Namespace, data: Any, render: Callable[[Any], None]) -> None:
+    """DATA as JSON with --json, else drawn by RENDER."""
+    if args.json:
+        print(json.dumps(data, indent=2))
+    else:
+        render(data)
+
+
+def emit_available(args: argparse.Namespace, data: Any, render: Callable[[Any], None]) -> int:
+    """Print DATA, or only the reason when it says the report cannot answer (`available` false)."""
+    if isinstance(data, dict) and data.get("available") is False:
+        if args.json:
+            print(json.dumps(data, indent=2))
+        else:
+            say(data["reason"])
+        return 0
+    emit(args, data, render)
+    return 0
+
+
+def run_part(args: argparse.Namespace, query: Callable, render: Callable[[Any], None], part: str) -> int:
+    """A command that shows one part of the report (QUERY's answer), or says the report lacks PART."""
+    report = load(args.path, args.engine)
+    data = query(report)
+    if data is None:
+        data = {"available": False, "reason": report.missing(part)}
+    return emit_available(args, data, render)

@@ -1,0 +1,37 @@
+"""`pvtui demo`: the explorer on a synthetic report, written once into the cache and reused."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from pvtui.commands.common import add_app_arguments, progress_bar, say
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_app_arguments(parser)
+
+
+def demo_report_dir() -> Path:
+    """The demo report, written once into the cache and reused (privately if the cache is unusable)."""
+    from pvtui.sources.cache import cached_or_private
+    from pvtui.synth import is_current, write_report
+
+    def write(out: Path) -> None:
+        bar, update = progress_bar()
+        with bar:
+            write_report(out, scale="small", ipus=None, seed=0, progress=update)
+
+    def whole(out: Path) -> Path | None:
+        return out if is_current(out) else None  # absent, or written by a pvtui of another bundle schema
+
+    out, unused = cached_or_private(None, "demo-small-seed0", write, whole)
+    if unused:
+        say(f"warning: {unused}")
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    from pvtui.app import run_app
+
+    return run_app(demo_report_dir(), engine=None, theme=args.theme, screen=args.screen)

@@ -1,0 +1,21 @@
+"""`pvtui [open] PATH`: the explorer on a report (the command when none is named)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from pvtui.commands.common import add_app_arguments
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("path", type=Path, nargs="?", default=Path("."),
+                        help="report directory, file, engine tree or bundle (default: here)")
+    parser.add_argument("--engine", help="which report, where PATH holds several")
+    add_app_arguments(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    from pvtui.app import run_app
+
+    return run_app(args.path, engine=args.engine, theme=args.theme, screen=args.screen)

@@ -1,0 +1,84 @@
+"""pvtui's own colours (the pv-* theme variables), derived from any theme's base colours.
+
+pvtui's theme files set every pv-* colour. Any other theme (Textual's built-in ones in
+the palette's theme picker, a user's theme that leaves them out) gets them from its
+primary, secondary, accent, warning, error, success, foreground and background, kept
+apart from each other and from the background so that categories and phases stay
+distinguishable. ANSI themes get ANSI colours, which the terminal's palette defines.
+"""
+
+from __future__ import annotations
+
+from textual.color import Color
+from textual.theme import Theme
+
+HEAT = tuple(f"pv-heat-{i}" for i in range(5))
+CATEGORIES = tuple(f"pv-cat-{i}" for i in range(6))
+PHASES = ("pv-compute", "pv-exchange", "pv-stream", "pv-sync", "pv-control", "pv-other")
+LIVENESS = ("pv-not-always-live", "pv-always-live", "pv-peak", "pv-cursor")
+PV_VARIABLES = (*HEAT, *CATEGORIES, *PHASES, *LIVENESS, "pv-over", "pv-limit", "pv-idle",
+                "pv-muted")
+
+_MIN_DISTANCE = 70.0  # RGB distance below which two colours read as one in a small cell
+
+_ANSI_COMMON = {
+    **dict(zip(HEAT, ("ansi_blue", "ansi_cyan", "ansi_green", "ansi_yellow", "ansi_magenta"))),
+    **dict(zip(CATEGORIES, ("ansi_blue", "ansi_yellow", "ansi_green", "ansi_magenta", "ansi_cyan", "ansi_red"))),
+    **dict(zip(PHASES, ("ansi_green", "ansi_blue", "ansi_magenta", "ansi_red", "ansi_cyan", "ansi_yellow"))),
+    **dict(zip(LIVENESS, ("ansi_blue", "ansi_magenta", "ansi_red", "ansi_yellow"))),
+    "pv-over": "ansi_red",
+}
+_ANSI = {
+    True: {**_ANSI_COMMON, "pv-limit": "ansi_bright_white", "pv-idle": "ansi_black", "pv-muted": "ansi_bright_black"},
+    False: {**_ANSI_COMMON, "pv-limit": "ansi_black", "pv-idle": "ansi_white", "pv-muted": "ansi_bright_black"},
+}
+
+
+def _distance(a: Color, b: Color) -> float:
+    return float(((a.r - b.r) ** 2 + (a.g - b.g) ** 2 + (a.b - b.b) ** 2) ** 0.5)
+
+
+def _hue_wheel(start: Color, dark: bool) -> list[Color]:
+    """The other eleven of twelve hues around START's, the farthest from it first, at a lightness
+    that reads on a dark or a light background."""
+    hue, lightness = start.hsl.h, 0.62 if dark else 0.4
+    return [Color.from_hsl((hue + k / 12) % 1.0, 0.6, lightness) for k in (6, 3, 9, 2, 8, 4, 10, 1, 7, 5, 11)]
+
+
+def _apart(wanted: list[Color], background: Color, spare: list[Color]) -> list[Color]:
+    """WANTED (the most important first), each one too close to the background or to an earlier one
+    swapped for a SPARE hue."""
+    chosen: list[Color] = []
+    for colour in wanted:
+        taken = [background, *chosen]
+        if any(_distance(colour, other) < _MIN_DISTANCE for other in taken):
+            colour = next((c for c in spare if all(_distance(c, o) >= _MIN_DISTANCE for o in taken)), colour)
+        chosen.append(colour)
+    return chosen
+
+
+def derived_variables(theme: Theme) -> dict[str, str]:
+    """Every pv-* colour for THEME, from its base colours (its own variables override these)."""
+    if theme.ansi:
+        return dict(_ANSI[theme.dark])
+    base = theme.to_color_system().generate()
+    c = {name: Color.parse(base[name]) for name in
+         ("primary", "secondary", "accent", "warning", "error", "success", "foreground", "background")}
+    background, foreground = c["background"], c["foreground"]
+    muted = foreground.blend(background, 0.4)
+    spare = _hue_wheel(c["primary"], theme.dark)
+    heat = [background.blend(c["primary"], 0.4), c["primary"], c["success"], c["warning"],
+            c["error"].blend(c["warning"], 0.4)]  # a ramp, not a set: no swapping
+    groups = {
+        CATEGORIES: [c["primary"], c["warning"], c["success"], c["accent"], c["secondary"], c["error"]],
+        PHASES: [c["success"], c["primary"], c["secondary"], c["error"], muted, c["warning"]],
+        LIVENESS: [c["primary"], c["secondary"], c["error"], c["accent"]],
+    }
+    variables = {name: colour.hex for names, wanted in groups.items()
+                 for name, colour in zip(names, _apart(wanted, background, spare))}
+    variables.update({name: colour.hex for name, colour in zip(HEAT, heat)})
+    variables.update({
+        "pv-over": c["error"].hex, "pv-limit": foreground.hex,
+        "pv-idle": background.blend(foreground, 0.12).hex, "pv-muted": muted.hex,
+    })
+    return variables

@@ -1,0 +1,3 @@
+"""Glyphs that the charts of the screens and of the commands share."""
+
+BLOCKS = " ▁▂▃▄▅▆▇█"  # eighths of a cell, from empty to full

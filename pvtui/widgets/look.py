@@ -1,0 +1,80 @@
+"""How the heavy views draw on this terminal: which glyphs, and whether colour alone can tell things apart.
+
+Two questions, asked once per app:
+- Can the console draw block elements? The Linux console (TERM=linux) and other basic
+  terminals have box-drawing lines at most, not eighth blocks, shades or heavy lines:
+  they get an ASCII glyph set.
+- Can colours tell things apart? Under NO_COLOR (Textual turns every colour into a grey
+  of the same lightness) or with 16 colours or fewer (every colour snaps to the nearest
+  of the terminal's few) they cannot: the views are *plain*, and say with glyphs,
+  reverse and bold what colour says elsewhere.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Mapping
+
+from pvtui.render.glyphs import BLOCKS
+
+# TERM values of consoles without block elements (their fonts are a few hundred glyphs)
+BASIC_TERMS = ("linux", "vt100", "vt102", "vt220", "vt52", "dumb", "cons25", "ansi", "sun", "wsvt25")
+FEW_COLOURS = ("standard", "windows")  # Rich's names for 16 colours and the legacy Windows console
+
+
+@dataclass(frozen=True)
+class Glyphs:
+    blocks: str  # eighths of a cell, empty to full
+    shades: str  # light, medium, dark
+    axis: str  # a chart's vertical axis, its label tick, its corner, the horizontal axis, its tick
+    tick: str  # a tick on the trace's cycle axis, before its label
+    several: str  # a trace cell over several steps
+    cursor_line: str  # the selected step in a trace lane
+    pointer: str  # the selected row
+    marker: str  # a peak or the cursor, above a chart
+    limit: str  # the per-tile limit across a memory bar
+    gaps: str  # gaps in a memory bar
+    only_one: str  # a tile that one report of two has
+    selected: str  # the selected tile of a grid
+    # plain views only: fills that stand for colours
+    categories: str  # memory categories, largest first (then the rest)
+    over: str  # memory beyond the limit
+    heat: str  # the swatch of a tile's bytes against its limit, low to high
+    phases: str  # compute, exchange, stream, sync, control, other (a trace cell of one step)
+    higher: str  # where report A, B is the higher of two curves
+
+
+UNICODE = Glyphs(
+    blocks=BLOCKS, shades="░▒▓", axis="│┤└─┬", tick="▏", several="▓", cursor_line="━",
+    pointer="▶", marker="▼", limit="│", gaps="░", only_one="·", selected="◆",
+    categories="█▓▒=+:-", over="!", heat="·░▒▓█", phases=" ═~|·?", higher="AB",
+)
+ASCII = Glyphs(
+    blocks=" __---==#", shades=".:%", axis="|+'-+", tick="|", several="%", cursor_line="=", pointer=">",
+    marker="v", limit="|", gaps=".", only_one=".", selected="*",
+    categories="#%=+:o-", over="!", heat=".:+%#", phases=" =~|-?", higher="AB",
+)
+
+
+@dataclass(frozen=True)
+class Look:
+    glyphs: Glyphs = UNICODE
+    plain: bool = False  # colours cannot tell things apart: glyphs, reverse and bold do
+
+
+def basic_console(environ: Mapping[str, str]) -> bool:
+    """Whether the terminal TERM names draws no block elements."""
+    term = environ.get("TERM", "").lower()
+    return term in BASIC_TERMS or term.startswith("linux-")
+
+
+def look_of(app) -> Look:
+    """APP's look, worked out the first time it is asked for."""
+    look = getattr(app, "_pvtui_look", None)
+    if look is None:
+        console = getattr(app, "console", None)
+        few_colours = console is not None and console.color_system in FEW_COLOURS
+        look = Look(ASCII if basic_console(os.environ) else UNICODE, getattr(app, "no_color", False) or few_colours)
+        app._pvtui_look = look
+    return look

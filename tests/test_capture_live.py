@@ -1,0 +1,86 @@
+"""`pvtui capture --live`: the explorer waits for the program's report, then shows it."""
+
+from __future__ import annotations
+
+import shutil
+import threading
+
+import pytest
+from conftest import wait_until_loaded
+
+from pvtui.app import PvtuiApp
+from pvtui.child import ending
+from pvtui.screens.capture_wait import CaptureWait
+
+pytestmark = pytest.mark.anyio
+
+
+def live_app(directory, cache_root, status=None, engine=None, stop=None):
+    log = directory / "capture.log"
+    waiting = CaptureWait("fake_poplar", directory, log, status or (lambda: None), ending,
+                          stop or threading.Event(), engine)
+    return PvtuiApp([], path=directory, watch=False, cache=cache_root, waiting=waiting)
+
+
+async def until(pilot, condition, polls: int = 400) -> None:
+    for _ in range(polls):
+        if condition():
+            return
+        await pilot.pause(0.02)
+
+
+def title(app) -> str:
+    return str(app.screen.query_one("#capture-title").render())
+
+
+async def test_it_waits_with_the_programs_output_then_shows_the_report(tmp_path, tiny_dir, cache_root):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "capture.log").write_text("compiling\nstep 1 of 2\n")
+    app = live_app(out, cache_root)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, CaptureWait)
+        assert "Waiting for fake_poplar to write a report under" in title(app)
+        assert "step 1 of 2" in str(app.screen.query_one("#capture-tail").render())
+        (out / "training").mkdir()
+        bundle = out / "training" / "profile.pvtui"
+        shutil.copytree(tiny_dir / "profile.pvtui", bundle, ignore=shutil.ignore_patterns("meta.json"))
+        for _ in range(100):  # a bundle without its meta.json is still being written: not shown
+            await pilot.pause(0.02)
+        assert isinstance(app.screen, CaptureWait)
+        shutil.copy(tiny_dir / "profile.pvtui" / "meta.json", bundle / "meta.json")
+        await until(pilot, lambda: app.report is not None)
+        await wait_until_loaded(pilot)
+        assert app.files.name == "training"
+        assert app.screen.SCREEN_NAME == "Summary"
+
+
+async def test_several_engines_are_offered_or_the_one_named(tmp_path, tiny_dir, cache_root):
+    out = tmp_path / "out"
+    for engine in ("training", "inference"):
+        shutil.copytree(tiny_dir, out / engine)
+    app = live_app(out, cache_root, engine="inference")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.report is not None)
+        assert app.files.name == "inference"
+
+
+async def test_a_program_that_ends_without_a_report_is_said(tmp_path, cache_root):
+    app = live_app(tmp_path / "never", cache_root, status=lambda: 3)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert "fake_poplar ended with exit status 3 without writing a report" in title(app)
+        await pilot.press("q")
+        await pilot.pause()
+    assert app.return_code in (0, None)
+
+
+async def test_the_app_quits_once_pvtui_is_asked_to_end(tmp_path, cache_root):
+    stop = threading.Event()
+    app = live_app(tmp_path, cache_root, stop=stop)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        stop.set()
+        await until(pilot, lambda: not app.is_running)
+        assert not app.is_running

@@ -1,0 +1,50 @@
+"""Every theme the palette offers works on every screen: pvtui's colours derive from its base colours."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import wait_until_loaded
+from textual.theme import BUILTIN_THEMES
+
+from pvtui.app import SCREENS, PvtuiApp
+from pvtui.pv_colours import CATEGORIES, PHASES, PV_VARIABLES, derived_variables
+from pvtui.sources.discovery import discover
+from pvtui.theming import builtin_themes
+
+pytestmark = pytest.mark.anyio
+
+SCREEN_KEYS = {"summary": "s", "memory": "m", "liveness": "l", "programs": "p", "trace": "t",
+               "insights": "i", "operations": "o", "compare": "d"}
+
+
+def test_pvtuis_theme_files_set_exactly_the_derived_colours():
+    for theme in builtin_themes():
+        assert set(theme.variables) == set(PV_VARIABLES), theme.name
+
+
+@pytest.mark.parametrize("name", sorted(BUILTIN_THEMES))
+def test_derived_categories_and_phases_are_told_apart(name):
+    variables = derived_variables(BUILTIN_THEMES[name])
+    assert set(PV_VARIABLES) <= set(variables)
+    for group in (CATEGORIES, PHASES):
+        colours = [variables[v] for v in group]
+        assert len(set(colours)) == len(colours), (name, colours)
+
+
+def test_every_screen_has_a_key_here():
+    assert set(SCREEN_KEYS) == set(SCREENS)
+
+
+async def test_every_textual_theme_draws_every_screen(tiny_dir, other_dir, cache_root):
+    app = PvtuiApp(discover(tiny_dir), path=tiny_dir, watch=False, cache=cache_root,
+                   compare_with=discover(other_dir)[0])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until_loaded(pilot)
+        for theme in BUILTIN_THEMES:
+            app.theme = theme
+            assert set(PV_VARIABLES) <= set(app.theme_variables), theme
+            for screen, key in SCREEN_KEYS.items():
+                await pilot.press(key)
+                await pilot.pause()
+                assert app.screen.SCREEN_NAME.lower() == screen, theme
+        assert app.return_code is None  # nothing raised: the app is still running
