@@ -25,6 +25,7 @@ from pvtui.model.tile_map import (
     BLOCK_GAP, CURSOR, LEVELS, NONE, OVER, ZERO, Block, MapLayout, blocks_of, colour_codes, fit_layout,
 )
 from pvtui.units import format_bytes
+from pvtui.widgets.look import Look, look_of
 from pvtui.widgets.keys import PAGE_AND_ENDS
 from pvtui.widgets.scrolling import keep_row_visible
 
@@ -34,15 +35,20 @@ HEAT_STOPS = tuple(f"pv-heat-{i}" for i in range(5))
 
 @dataclass(frozen=True)
 class MapColours:
-    """One colour per code: the scale's levels, then over, zero, none and the cursor."""
+    """One colour per code: the scale's levels, then over, zero, none and the cursor.
+
+    Plain (see look.py: no colours that tell levels apart), a cell is one glyph for the fuller
+    of its two tiles: the heat glyphs from low to high, the over glyph, the cursor reversed.
+    """
 
     colours: tuple  # rich Color per code
     label: Style
     muted: Style
     background: Style
+    glyphs: tuple[str, ...] | None  # plain: the glyph of each code; None: colour says it
 
     @classmethod
-    def from_variables(cls, v: dict[str, str]) -> "MapColours":
+    def from_variables(cls, v: dict[str, str], look: Look) -> "MapColours":
         stops = [Color.parse(v[name]) for name in HEAT_STOPS]
         levels = []
         for i in range(LEVELS):
@@ -52,19 +58,43 @@ class MapColours:
         background = Color.parse(v.get("background", "#000000"))
         extra = [Color.parse(v["pv-over"]), Color.parse(v["pv-idle"]), background, Color.parse(v["pv-cursor"])]
         colours = tuple(c.rich_color for c in levels + extra)
+        heat = look.glyphs.heat
+        glyphs = None
+        if look.plain:
+            glyphs = tuple(heat[i * len(heat) // LEVELS] for i in range(LEVELS)) + (
+                look.glyphs.over, " ", " ", look.glyphs.selected)
         return cls(
             colours=colours,
             label=Style(color=Color.parse(v.get("foreground", "#ffffff")).rich_color, bgcolor=background.rich_color,
                         bold=True),
             muted=Style(color=Color.parse(v["pv-muted"]).rich_color, bgcolor=background.rich_color),
             background=Style(bgcolor=background.rich_color),
+            glyphs=glyphs,
         )
 
-    def cell(self, upper: int, lower: int) -> Style:
-        return Style(color=self.colours[upper], bgcolor=self.colours[lower])
+    def cell(self, upper: int, lower: int) -> tuple[str, Style]:
+        """The glyph and style of a cell holding two tiles' codes."""
+        if self.glyphs is None:
+            return HALF, Style(color=self.colours[upper], bgcolor=self.colours[lower])
+        code = _fuller(upper, lower)
+        style = Style(color=self.colours[code], bgcolor=self.background.bgcolor, reverse=code == CURSOR,
+                      bold=code in (OVER, CURSOR))
+        return self.glyphs[code], style
 
-    def swatch(self, code: int) -> Style:
-        return Style(bgcolor=self.colours[code])
+    def swatch(self, code: int, width: int = 1) -> tuple[str, Style]:
+        """A legend swatch of CODE, WIDTH cells."""
+        if self.glyphs is None:
+            return " " * width, Style(bgcolor=self.colours[code])
+        return self.glyphs[code] * width, Style(color=self.colours[code], bgcolor=self.background.bgcolor)
+
+
+def _fuller(upper: int, lower: int) -> int:
+    """Of two codes, the one a single glyph shows: the cursor, then over the limit, then the higher level."""
+    for special in (CURSOR, OVER):
+        if special in (upper, lower):
+            return special
+    levels = [c for c in (upper, lower) if c < LEVELS]
+    return max(levels) if levels else min(upper, lower)
 
 
 @dataclass(frozen=True, eq=False)
@@ -77,23 +107,19 @@ class MapValues:
     limit: int | None  # only for the total: the bytes per tile
 
 
-def legend(values: MapValues, colours: MapColours, units: str, per_cell: int) -> Text:
-    """The scale's colours from nothing to its top, in bytes, and what stands out."""
-    text = Text()
-    text.append("0 ", colours.muted)
+def legend(values: MapValues, colours: MapColours, units: str, per_cell: int) -> list[Text]:
+    """The legend's entries: the scale from nothing to its top in bytes, what stands out, the tiles a cell holds."""
+    scale = Text("0 ", colours.muted)
     for level in range(0, LEVELS, 2):
-        text.append(" ", colours.swatch(level))
-    text.append(f" {format_bytes(int(values.scale), units)}", colours.muted)
+        scale.append(*colours.swatch(level))
+    scale.append(f" {format_bytes(int(values.scale), units)}", colours.muted)
+    entries = [scale]
     if values.limit:
-        text.append("  ")
-        text.append("  ", colours.swatch(OVER))
-        text.append(" over limit", colours.muted)
-    text.append("  ")
-    text.append("  ", colours.swatch(ZERO))
-    text.append(" none", colours.muted)
-    text.append(f"  {per_cell} tile{'s' if per_cell > 1 else ''}/half cell"
-                + (", the fullest" if per_cell > 1 else ""), colours.muted)
-    return text
+        entries.append(Text.assemble(colours.swatch(OVER, 2), (" over the limit", colours.muted)))
+    entries.append(Text.assemble(colours.swatch(ZERO, 2), (" none", colours.muted)))
+    fullest = ", the fullest shown" if per_cell > 1 else ""
+    entries.append(Text(f"{per_cell} tile{'s' if per_cell > 1 else ''}/half cell{fullest}", colours.muted))
+    return entries
 
 
 class TileMap(ScrollView, can_focus=True):
@@ -140,7 +166,7 @@ class TileMap(ScrollView, can_focus=True):
         """The current theme's colours (rebuilt when the theme changes)."""
         theme = self.app.theme
         if self._colours is None or self._colours[0] != theme:
-            self._colours = (theme, MapColours.from_variables(self.app.theme_variables))
+            self._colours = (theme, MapColours.from_variables(self.app.theme_variables, look_of(self.app)))
         return self._colours[1]
 
     # State ---------------------------------------------------------------------------
@@ -252,7 +278,7 @@ class TileMap(ScrollView, can_focus=True):
 
     def _label(self, block: Block, width: int) -> Segment:
         name = "tiles" if block.ipu is None else f"IPU {block.ipu}"
-        text = f"{name} · {block.first}–{block.first + block.count - 1}"
+        text = f"{name}: {block.first}-{block.first + block.count - 1}"  # ASCII: every console draws it
         return Segment(f"{text[:width]:<{width}}", self.colours.label)
 
     def _cells(self, layout: MapLayout, block: int, half_row: int, cursor: int) -> list[Segment]:
@@ -269,4 +295,8 @@ class TileMap(ScrollView, can_focus=True):
         starts = [0, *change.tolist()]
         ends = [*change.tolist(), len(upper)]
         colours = self.colours
-        return [Segment(HALF * (e - s), colours.cell(int(upper[s]), int(lower[s]))) for s, e in zip(starts, ends)]
+        segments = []
+        for s, e in zip(starts, ends):
+            glyph, style = colours.cell(int(upper[s]), int(lower[s]))
+            segments.append(Segment(glyph * (e - s), style))
+        return segments
