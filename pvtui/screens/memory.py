@@ -291,7 +291,7 @@ class MemoryScreen(ReportScreen):
         else:
             self.heatmap.select(tile)
             self.heatmap.focus()
-        self._redraw_text()
+        self._show_header()  # the detail is the same tile's
         self.refresh_bindings()
 
     def action_next_colour(self) -> None:
@@ -390,7 +390,7 @@ class MemoryScreen(ReportScreen):
             self.colour_by = CHOSEN
         self._update_map(self.selected)
         self._show_search_status()
-        self._redraw_text()
+        self._show_header()  # the detail does not depend on the variable
 
     def _variable_bytes(self) -> np.ndarray:
         lowered = self.report.lowered
