@@ -379,6 +379,8 @@ class MemoryScreen(ReportScreen):
 
     def _choose(self, variable: int | None) -> None:
         """Colour the map and the bars' swatches by VARIABLE's bytes per tile (None: by the totals)."""
+        if self.memory is None:
+            return  # no tiles: the screen says why instead
         self.variable = variable
         if variable is None:
             self.heatmap.set_swatch(None)
