@@ -304,6 +304,10 @@ LATENCY_PLANS: dict[str, dict[str, Any]] = {
     "memory": {
         "scroll": {"setup": [], "keys": (["down"] * 10 + ["pagedown"] * 10 + ["up"] * 5 + ["pageup"] * 5) * 2},
         "zoom": {"setup": [], "keys": (["minus"] * 4 + ["plus"] * 4) * 4},
+        "map": {"setup": ["v"], "keys": (["right"] * 10 + ["down"] * 10 + ["pagedown"] * 2 + ["left"] * 5
+                                         + ["up"] * 5 + ["pageup"] * 2 + ["end", "home"]) * 2},
+        "switch": {"setup": [], "keys": ["v"] * 10},
+        "search": {"setup": ["slash"], "keys": [*"layer1/ffn", *["backspace"] * 4, *"attention"]},
     },
     "liveness": {
         "scroll": {"setup": ["plus"] * 4, "keys": (["right"] * 10 + ["shift+right"] * 5 + ["pagedown"] * 5

@@ -21,7 +21,8 @@ from pvtui.errors import Cancelled, ReportError
 COMMANDS: dict[str, tuple[str, bool]] = {
     "open": ("open the explorer (the default command)", False),
     "summary": ("target, memory, programs and execution facts", True),
-    "memory": ("memory per tile, largest first", True),
+    "memory": ("memory per tile, largest first; or one tile (--tile N), or one variable across tiles (--variable NAME)",
+               True),
     "liveness": ("always-live and not-always-live memory over program steps", True),
     "programs": ("the program tree: counts by type", True),
     "trace": ("execution runs, steps and cycles", True),

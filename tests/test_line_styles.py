@@ -19,8 +19,8 @@ def line_api_views(screen) -> list[Widget]:
             and type(w).render_line is not Widget.render_line and w.display and w.size.area]
 
 
-# keys that bring out a screen's other heavy views: the BSP view, the comparison's tiles and liveness
-MORE_VIEWS = {"trace": ("b",), "compare": ("2", "3")}
+# keys that bring out a screen's other heavy views: the tile map, the BSP view, the comparison's tiles and liveness
+MORE_VIEWS = {"memory": ("v",), "trace": ("b",), "compare": ("2", "3")}
 
 
 async def visit_every_screen(pilot):

@@ -14,7 +14,8 @@ from pvtui.widgets.look import ASCII, UNICODE, look_of
 pytestmark = pytest.mark.anyio
 
 CONSOLE_LINES = "─│┌┐└┘├┤┬┴┼"  # box drawing: the Linux console's font has these, not blocks or shades
-HEAVY_VIEWS = {"TileHeatmap", "LivenessChart", "FlameView", "BspView", "DiffHeatmap", "CompareChart", "ProgramTree"}
+HEAVY_VIEWS = {"TileHeatmap", "TileMap", "LivenessChart", "FlameView", "BspView", "DiffHeatmap", "CompareChart",
+               "ProgramTree"}
 
 
 @pytest.fixture
@@ -62,6 +63,7 @@ def test_the_look_follows_the_terminal(make_app, monkeypatch, environ, plain, gl
 # and its A and B curves.
 PLAIN_VIEWS = {
     "memory": showing("memory", "w"),
+    "memory_map": showing("memory", "v", "w"),
     "liveness": showing("liveness"),
     "trace": showing("trace", "plus", "plus", "plus", "plus"),
     "bsp": showing("trace", "b", "n"),

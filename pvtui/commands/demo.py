@@ -15,7 +15,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def demo_report_dir() -> Path:
     """The demo report, written once into the cache and reused (privately if the cache is unusable)."""
     from pvtui.sources.cache import cached_or_private
-    from pvtui.synth import write_report
+    from pvtui.synth import is_current, write_report
 
     def write(out: Path) -> None:
         bar, update = progress_bar()
@@ -23,7 +23,7 @@ def demo_report_dir() -> Path:
             write_report(out, scale="small", ipus=None, seed=0, progress=update)
 
     def whole(out: Path) -> Path | None:
-        return out if (out / "profile.pvtui" / "meta.json").is_file() else None
+        return out if is_current(out) else None  # absent, or written by a pvtui of another bundle schema
 
     out, unused = cached_or_private(None, "demo-small-seed0", write, whole)
     if unused:

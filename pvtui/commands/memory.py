@@ -1,9 +1,10 @@
-"""`pvtui memory PATH`: memory per tile, largest first."""
+"""`pvtui memory PATH`: memory per tile, largest first; `--tile N` and `--variable NAME` (memory_detail)."""
 
 from __future__ import annotations
 
 import argparse
 
+from pvtui.commands import memory_detail
 from pvtui.commands.common import add_report_arguments, at_least_one, emit, load
 
 DEFAULT_TOP = 20  # tiles in a table; --json gives every tile unless --top says otherwise
@@ -12,6 +13,7 @@ DEFAULT_TOP = 20  # tiles in a table; --json gives every tile unless --top says 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_report_arguments(parser)
     parser.add_argument("--top", type=at_least_one("tiles"), default=None, help="keep the N largest tiles")
+    memory_detail.add_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -19,6 +21,8 @@ def run(args: argparse.Namespace) -> int:
     from pvtui.render.tables import render_memory
 
     report = load(args.path, args.engine)
+    if memory_detail.wanted(args):
+        return memory_detail.run(args, report)
     top = args.top if args.top is not None else (None if args.json else DEFAULT_TOP)
     emit(args, memory_table(report, top), render_memory)
     return 0

@@ -27,7 +27,7 @@ import numpy as np
 from pvtui.errors import BundleWriteError, ReportError
 from pvtui.model.strings import StringTable
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: lowered variables
 META = "meta.json"
 FORMAT_TAG = "pvtui-bundle"
 # The type of each meta.json entry the model relies on; the lists hold strings.
@@ -257,7 +257,7 @@ def _is_column_name(name: str) -> bool:
 
 NUMERIC_KINDS = "biuf"  # every column holds numbers: strings are uint8 blobs
 # numpy reads a .npy header as a Python literal: damage surfaces as any of these.
-BAD_NPY_HEADER = (ValueError, SyntaxError, tokenize.TokenError)
+BAD_NPY_HEADER = (ValueError, SyntaxError, TypeError, tokenize.TokenError)  # TypeError: keys of mixed types
 NPY_HEADER_READERS = {(1, 0): "read_array_header_1_0", (2, 0): "read_array_header_2_0"}  # in np.lib.format
 
 

@@ -16,6 +16,7 @@ import numpy as np
 from pvtui.model import schema as s
 from pvtui.model.bundle import Bundle
 from pvtui.model.envelope import Envelope, column_names
+from pvtui.model.lowered import Lowered
 
 LIVE_CHECKPOINT = 256  # steps between the stored sets of live intervals (Liveness.live_variables)
 
@@ -373,6 +374,7 @@ class Report:
         self.execution = Execution(self.bundle) if "execution" in self.parts else None
         self.debug = Debug(self.bundle) if "debug" in self.parts else None
         self.operations = Operations(self.bundle) if "operations" in self.parts else None
+        self.lowered = Lowered(self.bundle) if "lowered" in self.parts else None
 
     @property
     def path(self) -> Path:
@@ -431,5 +433,6 @@ class Report:
             "debug": "debug.cbor",
             "archive": "archive.a",
             "operations": "profile.pop and debug.cbor, read through libpva's OperationAnalysis",
+            "lowered": "profile.pop written with the engine option autoReport.outputLoweredVars",
         }.get(part, part)
         return f"This report has no {part} data: it needs {needs}."

@@ -2,13 +2,14 @@
 
 T = tiles, C = memory categories, P = programs, S = compute sets, N = liveness
 steps, I = IPUs, X = execution steps (all runs), B = steps with per-tile cycles,
-D = debug contexts, O = operations. "str" marks a string table. A part is present when its name is
+D = debug contexts, O = operations, L = lowered variables (a variable's piece on one tile),
+LN = their distinct names, EC = their liveness equivalence classes. "str" marks a string table. A part is present when its name is
 in `meta["parts"]`; within a part, columns marked optional may be missing.
 
 meta.json keys: format, schema_version, parts[], columns[], target{...},
 poplar_version, instrumentation, files{name: {path, size, mtime_ns} | null},
 notes[] (what could not be read and why), memory{categories[]},
-programs{types[]}, liveness{always_live_bytes}, execution{total_cycles},
+programs{types[]}, liveness{always_live_bytes}, lowered{steps}, execution{total_cycles},
 debug{layers[], categories[], contexts}, archive{members, unusable}.
 """
 
@@ -44,6 +45,18 @@ COMPUTE_SET_NAME = "compute_sets.name"  # str [S]
 COMPUTE_SET_VERTEX_OFFSETS = "compute_sets.vertex_offsets"  # int64 [S+1]
 COMPUTE_SET_VERTEX_TYPE = "compute_sets.vertex_type"  # int32 [CV]
 COMPUTE_SET_VERTEX_COUNT = "compute_sets.vertex_count"  # int64 [CV] instances
+TILE_CS_OFFSETS = "tiles.cs_offsets"  # int64 [T+1] the compute sets on each tile (CSR, optional)
+TILE_CS_SET = "tiles.cs_set"  # int32 [TS] compute set index
+TILE_CS_INSTANCES = "tiles.cs_instances"  # int64 [TS] vertex instances on the tile
+TILE_CS_VERTICES = "tiles.cs_vertices"  # int64 [TS] vertex types on the tile
+TILE_CS_STATE_BYTES = "tiles.cs_state_bytes"  # int64 [TS] vertex state bytes on the tile
+TILE_VT_OFFSETS = "tiles.vt_offsets"  # int64 [T+1] the vertex types on each tile (CSR, optional)
+TILE_VT_TYPE = "tiles.vt_type"  # int32 [TT] vertex type index
+TILE_VT_INSTANCES = "tiles.vt_instances"  # int64 [TT] its instances on the tile
+TILE_VT_STATE_BYTES = "tiles.vt_state_bytes"  # int64 [TT] their state bytes
+TILE_EXCHANGE_OFFSETS = "tiles.exchange_offsets"  # int64 [T+1] exchange code on each tile (CSR, optional)
+TILE_EXCHANGE_PROGRAM = "tiles.exchange_program"  # int32 [TX] program index
+TILE_EXCHANGE_BYTES = "tiles.exchange_bytes"  # int64 [TX] its exchange code bytes on the tile
 VERTEX_TYPE_NAME = "vertex_types.name"  # str [VT]
 VERTEX_TYPE_STATE_BYTES = "vertex_types.state_bytes"  # int64 [VT]
 
@@ -60,6 +73,22 @@ INTERVAL_VARIABLE = "intervals.variable"  # int32 [K], sorted by start
 INTERVAL_START = "intervals.start"  # int32 [K] first live step
 INTERVAL_END = "intervals.end"  # int32 [K] exclusive
 INTERVAL_MAX_LENGTH = "intervals.max_length"  # int64 [1]: longest interval, bounds lookups
+
+# part "lowered" (profile.pop written with autoReport.outputLoweredVars): pieces sorted by
+# tile, largest first within a tile; meta lowered{steps} = the liveness steps the intervals index
+LOWERED_TILE_OFFSETS = "lowered.tile_offsets"  # int64 [T+1]: the pieces of each tile (CSR)
+LOWERED_TILE = "lowered.tile"  # int32 [L]
+LOWERED_NAME = "lowered.name"  # int32 [L] index into lowered.names
+LOWERED_BYTES = "lowered.bytes"  # int64 [L]
+LOWERED_CLASS = "lowered.class"  # int32 [L] equivalence class: the steps the piece is live
+LOWERED_NAMES = "lowered.names"  # str [LN]: the (unlowered) variable's name
+LOWERED_NAME_OFFSETS = "lowered.name_offsets"  # int64 [LN+1]: the pieces of each name (CSR over name_pieces)
+LOWERED_NAME_PIECES = "lowered.name_pieces"  # int64 [L] piece indices grouped by name, in tile order
+LOWERED_NAME_CONTEXT = "lowered.name_context"  # int64 [LN] debug context id via an operation, -1 (optional)
+LOWERED_CLASS_OFFSETS = "lowered.class_offsets"  # int64 [EC+1]: the intervals of each class (CSR)
+LOWERED_CLASS_START = "lowered.class_start"  # int32 [EK] first live step
+LOWERED_CLASS_END = "lowered.class_end"  # int32 [EK] exclusive
+LOWERED_CLASS_STEPS = "lowered.class_steps"  # int32 [EC] steps live; all steps = always live
 
 # part "execution" (profile.pop)
 RUN_NAME = "runs.name"  # str [R]
@@ -100,5 +129,5 @@ DEBUG_FIELDS = "debug.fields"  # str [D]: JSON object text of all the context's 
 FRAMEWORK_JSON = "framework.json"
 APP_JSON = "app.json"
 
-PROFILE_PARTS = ("memory", "programs", "liveness", "liveness_tiles", "execution", "bsp", "operations")
+PROFILE_PARTS = ("memory", "programs", "liveness", "liveness_tiles", "lowered", "execution", "bsp", "operations")
 REPORT_FILES = ("profile.pop", "debug.cbor", "archive.a", "framework.json", "app.json")

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import numpy as np
 from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.events import Resize
+from textual.widgets import DataTable, Input, Label, TabbedContent, TabPane
 
 from pvtui.model.tables import Table
+from pvtui.model.tile_detail import TILE_TABLES, tile_table, why_missing
 from pvtui.model.tile_views import (
     TileMemory,
     max_zoom,
@@ -21,8 +26,14 @@ from pvtui.screens.base import SHORT, ReportScreen, Unavailable
 from pvtui.widgets.detail_text import DetailText
 from pvtui.widgets.heatmap import TileHeatmap, legend
 from pvtui.widgets.item_lines import item_lines
+from pvtui.widgets.tile_map import MapValues, TileMap
+from pvtui.widgets.tile_map import legend as map_legend
+from pvtui.widgets.tile_tables import TileTablePane
 
+WIDER = 150  # columns from which the detail pane is wide enough for the variables' names
 LISTED = 12  # vertices listed in the detail pane
+CHOSEN = "chosen variable"  # colour by the variable found with / (no category name has a space)
+TAB_TITLES = {"variables": "Variables", "compute_sets": "Sets", "vertices": "Vertices", "exchanges": "Exchange"}
 
 
 class MemoryScreen(ReportScreen):
@@ -40,16 +51,27 @@ class MemoryScreen(ReportScreen):
         layout: horizontal;
         height: 1fr;
     }
-    MemoryScreen #heatmap {
+    MemoryScreen #heatmap, MemoryScreen #tile-map {
         width: 1fr;
         height: 1fr;
+    }
+    MemoryScreen #tile-map {
+        display: none;
     }
     MemoryScreen #detail-pane {
         width: 52;
         height: 1fr;
         border-left: vkey $panel;
-        padding: 0 1;
         background: $surface;
+    }
+    MemoryScreen.wider #detail-pane {
+        width: 68;
+    }
+    MemoryScreen #detail-pane ContentSwitcher {
+        height: 1fr;
+    }
+    MemoryScreen #detail-scroll {
+        padding: 0 1;
     }
     MemoryScreen #detail-columns {
         layout: vertical;
@@ -59,12 +81,20 @@ class MemoryScreen(ReportScreen):
         text-wrap: nowrap;
         text-overflow: ellipsis;
     }
+    MemoryScreen TileTablePane .detail {
+        text-wrap: wrap;  /* what the report lacks, and the option that would add it, in full */
+    }
+    MemoryScreen #variable-bar { height: 1; display: none; background: $panel; }
+    MemoryScreen #variable-bar.open { display: block; }
+    MemoryScreen #variable-bar Label { width: auto; padding: 0 1; }
+    MemoryScreen #variable-input { width: 30; }
+    MemoryScreen #variable-status { width: 1fr; height: 1; padding: 0 1; color: $text-muted; }
     MemoryScreen.narrow #memory-body {
         layout: vertical;
     }
     MemoryScreen.narrow #detail-pane {
         width: 1fr;
-        height: 9;
+        height: 11;
         border-left: none;
         border-top: hkey $panel;
     }
@@ -90,29 +120,57 @@ class MemoryScreen(ReportScreen):
         Binding("plus", "zoom(-1)", "Zoom in", key_display="+", id="memory.zoom_in"),
         Binding("minus", "zoom(1)", "Zoom out", key_display="-", id="memory.zoom_out"),
         Binding("g", "toggle_gaps", "Gaps", id="memory.gaps"),
+        Binding("v", "toggle_map", "Bars/map", id="memory.map"),
+        Binding("c", "next_colour", "Colour by", id="memory.colour"),
+        Binding("right_square_bracket", "next_tab(1)", "Next tab", key_display="]", id="memory.next_tab"),
+        Binding("left_square_bracket", "next_tab(-1)", "Previous tab", key_display="[", id="memory.previous_tab",
+                show=False),
+        Binding("S", "next_sort", "Sort", key_display="S", id="memory.sort"),
+        Binding("slash", "open_search", "Find variable", key_display="/", id="memory.search"),
+        Binding("escape", "close_search", "No variable", id="memory.close_search"),
+        Binding("enter", "pick_variable", "Where it lives", id="memory.pick"),
+        Binding("up", "next_match(-1)", "Previous match", show=False),
+        Binding("down", "next_match(1)", "Next match", show=False),
     ]
 
     def __init__(self) -> None:
         super().__init__()
         self.memory: TileMemory | None = None
+        self.map_shown = False
+        self.colour_by = "total"  # on the map: "total", "always-live", "not-always-live", a category or CHOSEN
+        self.matches: np.ndarray | tuple = ()  # variable ids the search found, largest first (numpy waits for the report)
+        self.variable: int | None = None  # the variable chosen: it colours the map and the bars' swatches
+        self.searching = False  # the search bar is open
 
     def compose_body(self) -> ComposeResult:
         yield Unavailable("", id="memory-unavailable")
         with Vertical(id="memory-view"):
             yield DetailText(id="memory-header")
+            with Horizontal(id="variable-bar"):
+                yield Label("/")
+                search = Input(placeholder="part of a variable name", id="variable-input", compact=True)
+                search.cursor_blink = False  # a frame every half second over SSH, for nothing
+                yield search
+                yield DetailText(id="variable-status")  # no layout on each key, as a Label would cost
             with Horizontal(id="memory-body"):
                 yield TileHeatmap(on_select=lambda _tile: self._show_detail(), id="heatmap")
-                with VerticalScroll(id="detail-pane"):
-                    with Horizontal(id="detail-columns"):
-                        yield DetailText(id="detail-facts")
-                        yield DetailText(id="detail-categories")
-                    yield DetailText(id="detail-vertices")
+                yield TileMap(on_select=lambda _tile: self._show_detail(), on_relayout=self._redraw_text, id="tile-map")
+                with TabbedContent(id="detail-pane", initial="tab-details"):
+                    with TabPane("Details", id="tab-details"):
+                        with VerticalScroll(id="detail-scroll"):
+                            with Horizontal(id="detail-columns"):
+                                yield DetailText(id="detail-facts")
+                                yield DetailText(id="detail-categories")
+                            yield DetailText(id="detail-vertices")
+                    for name, title in TAB_TITLES.items():
+                        yield TileTablePane(title, name)
 
     def show_report(self) -> None:
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self._redraw_text())
         self._load(selected=None)
 
     def on_resize(self, event: Resize) -> None:
+        self.set_class(event.size.width >= WIDER, "wider")
         self.set_class(event.size.height < SHORT, "short")  # before the header is drawn for it
         if self.memory is not None and self.heatmap.rows is not None:
             self._show_header()  # its lines break where the width allows
@@ -120,6 +178,18 @@ class MemoryScreen(ReportScreen):
     @property
     def heatmap(self) -> TileHeatmap:
         return self.query_one(TileHeatmap)
+
+    @property
+    def tile_map(self) -> TileMap:
+        return self.query_one(TileMap)
+
+    @property
+    def selected(self) -> int:
+        """The selected tile, in the view shown."""
+        return self.tile_map.selected if self.map_shown else self.heatmap.selected
+
+    def _select(self, tile: int) -> None:
+        (self.tile_map if self.map_shown else self.heatmap).select(tile)
 
     def _load(self, selected: int | None) -> None:
         """Read the tiles from the current model; SELECTED stays selected if it still exists."""
@@ -140,8 +210,14 @@ class MemoryScreen(ReportScreen):
             heatmap.ipu_filter = None
         heatmap.gaps = heatmap.gaps and self.memory.has_gaps
         heatmap.units = self.pv_app.units
+        self.variable, self.matches = None, ()  # ids of the model replaced
+        heatmap.swatch = None
         heatmap.set_memory(self.memory, selected)
-        heatmap.focus()
+        if self.colour_by not in self._colour_choices():
+            self.colour_by = "total"
+        self._update_map(selected)
+        self._forget_tables()
+        (self.tile_map if self.map_shown else heatmap).focus()
         self.query_one("#detail-categories", DetailText).reserve(1 + len(self.memory.categories))
         if tile_vertices(self.report, selected) is not None:
             self.query_one("#detail-vertices", DetailText).reserve(LISTED + 3)  # heading, "… more", a note
@@ -151,18 +227,36 @@ class MemoryScreen(ReportScreen):
 
     def report_changed(self) -> None:
         super().report_changed()
-        self._load(selected=self.heatmap.selected)
+        self._load(selected=self.selected)
 
     def units_changed(self) -> None:
         if self.memory is not None:
             self.heatmap.set_units(self.pv_app.units)
+            self._forget_tables()
             self._redraw_text()
+
+    def _forget_tables(self) -> None:
+        """The tables show the tile again when next shown: the model or the units changed."""
+        for pane in self.query(TileTablePane):
+            pane.tile = None
 
     # Actions -----------------------------------------------------------------------
 
     def key_state(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in {"worst", "cycle_ipu", "zoom", "toggle_gaps"} and self.memory is None:
+        if action in {"worst", "cycle_ipu", "zoom", "toggle_gaps", "toggle_map", "next_colour", "next_tab",
+                      "next_sort", "open_search", "close_search", "next_match"} and self.memory is None:
             return None
+        if action == "next_sort" and (self.table_pane is None or self.table_pane.table is None):
+            return False
+        if action == "close_search":
+            return self.searching or self.variable is not None
+        if action == "next_match":
+            return self.searching
+        if action == "pick_variable":
+            pane = self.table_pane
+            return pane is not None and pane.table_name == "variables" and pane.table is not None
+        if (action == "zoom" and self.map_shown) or (action == "next_colour" and not self.map_shown):
+            return False  # the other view's key
         if action == "cycle_ipu" and self.memory is not None and not self.memory.ipus:
             return None
         if action == "toggle_gaps" and self.memory is not None and not self.memory.has_gaps:
@@ -174,12 +268,163 @@ class MemoryScreen(ReportScreen):
         tiles = visible_tiles(self.memory.ipu, self.heatmap.ipu_filter)
         tile = worst_tile(self.memory.including_gaps, tiles)
         if tile is not None:
-            self.heatmap.select(tile)
+            self._select(tile)
 
     def action_cycle_ipu(self) -> None:
         assert self.memory is not None
         self.heatmap.set_ipu_filter(next_ipu_filter(self.heatmap.ipu_filter, self.memory.ipus))
+        self._update_map(self.selected)
         self._redraw_text()
+
+    def action_toggle_map(self) -> None:
+        """Bars <-> map, the selected tile kept."""
+        tile = self.selected
+        self.map_shown = not self.map_shown
+        # the two views' own display, not a class on the screen: that would restyle every widget
+        self.tile_map.display = self.map_shown
+        self.heatmap.display = not self.map_shown
+        if self.map_shown:
+            self._update_map(tile)
+            self.tile_map.focus()
+        else:
+            self.heatmap.select(tile)
+            self.heatmap.focus()
+        self._show_header()  # the detail is the same tile's
+        self.refresh_bindings()
+
+    def action_next_colour(self) -> None:
+        choices = self._colour_choices()
+        self.colour_by = choices[(choices.index(self.colour_by) + 1) % len(choices)]
+        self._update_map(self.selected)
+        self._redraw_text()
+
+    def _colour_choices(self) -> list[str]:
+        assert self.memory is not None
+        live = ["always-live", "not-always-live"] if self.memory.always_live is not None else []
+        chosen = [CHOSEN] if self.variable is not None else []
+        return ["total", *live, *self.memory.categories, *chosen]
+
+    def map_values(self) -> MapValues:
+        """What the map colours by now."""
+        memory = self.memory
+        assert memory is not None
+        gaps = self.heatmap.gaps
+        if self.colour_by == "total":
+            name = "total" if not memory.has_gaps else "total incl. gaps" if gaps else "total excl. gaps"
+            totals = memory.totals(gaps)
+            return MapValues(name, totals, memory.limit or float(totals.max(initial=1)), memory.limit)
+        if self.colour_by == CHOSEN:
+            values = self._variable_bytes()
+            return MapValues(self._variable_label(values), values, float(values.max(initial=1)), None)
+        if self.colour_by in ("always-live", "not-always-live"):
+            values = memory.always_live if self.colour_by == "always-live" else memory.not_always_live
+        else:
+            values = memory.by_category[:, memory.categories.index(self.colour_by)]
+        return MapValues(self.colour_by, values, float(values.max(initial=1)), None)
+
+    # The variable search -------------------------------------------------------------
+
+    def action_open_search(self) -> None:
+        self._show_search_bar(True)
+        self.query_one("#variable-input", Input).focus()
+
+    def action_close_search(self) -> None:
+        """Close the search and colour by totals again."""
+        self._show_search_bar(False)
+        self._choose(None)
+        (self.tile_map if self.map_shown else self.heatmap).focus()
+
+    def _show_search_bar(self, shown: bool) -> None:
+        self.searching = shown  # asked by key_state on every key: no DOM query there
+        self.query_one("#variable-bar").set_class(shown, "open")
+
+    @on(Input.Changed, "#variable-input")
+    def _search_changed(self, event: Input.Changed) -> None:
+        """Each key: the variables containing the text, the largest chosen at once."""
+        lowered = self.report.lowered
+        self.matches = lowered.find(event.value) if lowered is not None and event.value else ()
+        self._choose(int(self.matches[0]) if len(self.matches) else None)
+
+    @on(Input.Submitted, "#variable-input")
+    def _search_submitted(self, event: Input.Submitted) -> None:
+        """Keep the variable chosen and go back to the tiles."""
+        self._show_search_bar(False)
+        (self.tile_map if self.map_shown else self.heatmap).focus()
+
+    @on(DataTable.RowSelected, "#table-variables")
+    def _variable_picked(self, event: DataTable.RowSelected) -> None:
+        self.action_pick_variable()
+
+    def action_pick_variable(self) -> None:
+        """The variable under the Variables tab's cursor (the largest, until moved): where else it lives,
+        on the map and the bars."""
+        lowered, pane = self.report.lowered, self.table_pane
+        row = pane.query_one(DataTable).cursor_row if pane is not None else -1
+        name = pane.row_value(row, "name") if pane is not None else None
+        variable = lowered.name_id(name) if lowered is not None and name is not None else None
+        if variable is not None:
+            self.matches = np.array([variable], np.int64)
+            self._choose(variable)
+
+    def action_next_match(self, step: int) -> None:
+        if self.variable is not None and len(self.matches):
+            self._choose(int(self.matches[(self._match_index() + step) % len(self.matches)]))
+
+    def _match_index(self) -> int:
+        """Where the chosen variable is among the matches (0 when it is not one of them)."""
+        matches = list(self.matches)
+        return matches.index(self.variable) if self.variable in matches else 0
+
+    def _choose(self, variable: int | None) -> None:
+        """Colour the map and the bars' swatches by VARIABLE's bytes per tile (None: by the totals)."""
+        if self.memory is None:
+            return  # no tiles: the screen says why instead
+        self.variable = variable
+        if variable is None:
+            self.heatmap.set_swatch(None)
+            if self.colour_by == CHOSEN:
+                self.colour_by = "total"
+        else:
+            values = self._variable_bytes()
+            self.heatmap.set_swatch((values, int(values.max(initial=1))))
+            self.colour_by = CHOSEN
+        self._update_map(self.selected)
+        self._show_search_status()
+        self._show_header()  # the detail does not depend on the variable
+
+    def _variable_bytes(self) -> np.ndarray:
+        lowered = self.report.lowered
+        assert lowered is not None and self.variable is not None
+        return lowered.bytes_by_tile(self.variable)
+
+    def _variable_label(self, values: np.ndarray) -> str:
+        lowered = self.report.lowered
+        assert lowered is not None and self.variable is not None
+        tiles = int(np.count_nonzero(values))
+        return f"{lowered.names[self.variable]}: {self.bytes(int(values.sum()))} on {tiles:,} tile{'s' if tiles != 1 else ''}"
+
+    def _show_search_status(self) -> None:
+        status = self.query_one("#variable-status", DetailText)
+        lowered = self.report.lowered
+        text = self.query_one("#variable-input", Input).value
+        if lowered is None:
+            status.show(Text(self.report.missing("lowered")))
+        elif not text:
+            status.show(Text(f"{len(lowered.names):,} variables"))
+        elif self.variable is None:
+            status.show(Text(f"no variable name contains {text!r}"))
+        else:
+            i = self._match_index() + 1
+            values = self._variable_bytes()
+            tiles = int(np.count_nonzero(values))
+            status.show(Text(f"{i:,}/{len(self.matches):,} (↑↓, Enter keeps it) · {self.bytes(int(values.sum()))}"
+                             f" on {tiles:,} tile{'s' if tiles != 1 else ''}"))
+
+    def _update_map(self, selected: int) -> None:
+        if self.memory is None or not self.map_shown:
+            return
+        tiles = visible_tiles(self.memory.ipu, self.heatmap.ipu_filter)
+        self.tile_map.set_tiles(self.memory.ipu, tiles, self.map_values(), selected)
 
     def action_zoom(self, direction: int) -> None:
         """Direction 1 puts twice as many tiles on a row, -1 half as many."""
@@ -192,14 +437,48 @@ class MemoryScreen(ReportScreen):
 
     def action_toggle_gaps(self) -> None:
         self.heatmap.set_gaps(not self.heatmap.gaps)
+        self._update_map(self.selected)
         self._redraw_text()
 
+    def action_next_tab(self, step: int) -> None:
+        tabs = ["tab-details", *(f"tab-{name}" for name in TAB_TITLES)]
+        pane = self.query_one(TabbedContent)
+        pane.active = tabs[(tabs.index(pane.active) + step) % len(tabs)]
+
+    def action_next_sort(self) -> None:
+        table = self.table_pane
+        if table is not None:
+            table.next_sort(self.bytes)
+
+    @property
+    def table_pane(self) -> TileTablePane | None:
+        """The detail pane's tab when it is one of the tile's tables."""
+        pane = self.query_one(TabbedContent)
+        active = pane.active_pane
+        return active if isinstance(active, TileTablePane) else None
+
+    def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        self._show_table()
+        self.refresh_bindings()
+
+    def _show_table(self) -> None:
+        """Fill the active tab's table for the selected tile (only the tab shown costs anything)."""
+        table = self.table_pane
+        if self.memory is None or table is None:
+            return
+        tile = self.selected
+        if table.tile != tile:
+            name = table.table_name
+            table.show(tile, tile_table(self.report, tile, name), why_missing(self.report, name), self.bytes)
+
     def export_table(self) -> Table | None:
-        """The tiles under the IPU filter: their totals with and without gaps (where the report has gaps),
-        whichever the screen shows, and each category."""
+        """The tile's table in the detail pane's tab shown, else the tiles under the IPU filter: their totals
+        with and without gaps (where the report has gaps), whichever the screen shows, and each category."""
         memory = self.memory
         if memory is None:
             return None
+        if self.table_pane is not None and self.table_pane.table is not None:
+            return self.table_pane.sorted_table()
         tiles = visible_tiles(memory.ipu, self.heatmap.ipu_filter)
         if memory.has_gaps:
             columns = [memory.including_gaps, memory.excluding_gaps]
@@ -230,25 +509,35 @@ class MemoryScreen(ReportScreen):
         scope = "IPUs unknown" if not memory.ipu_known else "all IPUs" if heatmap.ipu_filter is None \
             else f"IPU {heatmap.ipu_filter}"
         per_row = "1 tile/row" if heatmap.zoom == 1 else f"{heatmap.zoom} tiles/row, the fullest shown"
-        parts = [f"{len(tiles):,} tiles", scope, per_row]
-        if memory.has_gaps:
-            parts.append("incl. gaps" if heatmap.gaps else "excl. gaps")
+        parts = [f"{len(tiles):,} tiles", scope]
+        if self.map_shown:  # first: a chosen variable's total and tiles are what the user looks for
+            parts.insert(0, f"colour: {self.map_values().name}")  # it says the gaps setting where it applies
         else:
+            parts.append(per_row)
+            if self.variable is not None:
+                parts.append(f"swatch: {self._variable_label(self._variable_bytes())}")
+        if not memory.has_gaps:
             parts.append("from archive.a")
+        elif not self.map_shown:
+            parts.append("incl. gaps" if heatmap.gaps else "excl. gaps")
         if memory.limit:
             over = int((memory.totals(heatmap.gaps)[tiles] > memory.limit).sum())
             parts.append(f"limit {self.bytes(memory.limit)}, {over:,} over")
         width = max(self.size.width - 2, 20)  # the header's padding
         lines = item_lines([Text(part) for part in parts], width, gap=" · ")
-        lines += item_lines(legend(memory, heatmap.palette, heatmap.gaps), width,
-                            max_lines=1 if self.has_class("short") else 2)
+        tile_map = self.tile_map
+        if self.map_shown and tile_map.grid is not None:
+            entries = map_legend(self.map_values(), tile_map.colours, self.pv_app.units, tile_map.grid.per_cell)
+        else:
+            entries = legend(memory, heatmap.palette, heatmap.gaps)
+        lines += item_lines(entries, width, max_lines=1 if self.has_class("short") else 2)
         self.query_one("#memory-header", DetailText).show(Text("\n").join(lines))
 
     def _show_detail(self) -> None:
         memory = self.memory
         if memory is None:
             return
-        tile = self.heatmap.selected
+        tile = self.selected
         palette = self.heatmap.palette
         total = int(memory.including_gaps[tile])
         facts = Text()
@@ -273,6 +562,7 @@ class MemoryScreen(ReportScreen):
         self.query_one("#detail-facts", DetailText).show(facts)
         self.query_one("#detail-categories", DetailText).show(self._categories_text(tile))
         self.query_one("#detail-vertices", DetailText).show(self._vertices_text(tile))
+        self._show_table()
 
     def _categories_text(self, tile: int) -> Text:
         memory = self.memory
@@ -301,6 +591,5 @@ class MemoryScreen(ReportScreen):
             text.append(f" {self.bytes(vertex.code_bytes):>10}  {vertex.name}\n")
         if len(vertices) > LISTED:
             text.append(f"  … and {len(vertices) - LISTED} more\n", "dim")
-        # libpva gives vertices per tile but not which compute sets placed them there.
-        text.append("Compute sets per tile are not in the profile.", "dim")
+        text.append("Compute sets, vertex types and exchange code on this tile: the tabs (] and [).", "dim")
         return text

@@ -19,12 +19,12 @@ from pvtui.sources.cache import Cache, CacheUnusable, cached_or_private
 # Columns and meta keys of a bundle that come from profile.pop.
 PROFILE_COLUMN_PREFIXES = (
     "tiles.", "programs.", "compute_sets.", "vertex_types.", "liveness.", "always_live.",
-    "variables.", "intervals.", "runs.", "steps.", "bsp.", "env.", "operations.",
+    "variables.", "intervals.", "runs.", "steps.", "bsp.", "env.", "operations.", "lowered.",
 )
 READ_ATTEMPTS = 3
 PROFILE_META_KEYS = (
     "target", "poplar_version", "instrumentation", "memory", "programs", "compute_sets",
-    "liveness", "execution", "synthetic",
+    "liveness", "lowered", "execution", "synthetic",
 )
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import tempfile
 import time
+from dataclasses import dataclass
 from typing import Any, Iterable
 
 import numpy as np
@@ -66,12 +67,14 @@ def read_pva_report(report: Any, ctx: IngestContext, operations: Iterable[Any] |
     index = {program_key(p): i for i, p in enumerate(programs)}
     vertex_types = VertexTypes()
     variables = VariableIntervals()
+    lowered = LoweredReader(report, ctx)
     if operations is not None:
-        operations = list(operations)  # read twice: program contexts, then the operations part
+        operations = list(operations)  # read thrice: program contexts, the operations part, variables' contexts
     parts = (
         ("programs", lambda: _read_programs(programs, index, report, ctx, vertex_types, operations)),
         ("memory", lambda: _read_memory(report, ctx, vertex_types)),
-        ("liveness", lambda: _read_liveness(report, ctx, index, variables)),
+        ("liveness", lambda: _read_liveness(report, ctx, index, variables, lowered)),
+        ("lowered", lambda: lowered.write(operations)),
         ("execution", lambda: _read_execution(report, ctx, index)),
         ("operations", lambda: _read_operations(operations, index, report, variables, ctx)),
     )
@@ -171,6 +174,7 @@ def _read_programs(programs, index, report, ctx, vertex_types, operations) -> No
     code = np.zeros(n, np.int64)
     estimated = np.full(n, -1, np.int64)
     names, offsets, children = [], [0], []
+    exchanges = PerTile(ctx)
     tick = Throttle(ctx, "profile.pop: programs", n)
     for i, program in enumerate(programs):
         tick(i)
@@ -189,9 +193,9 @@ def _read_programs(programs, index, report, ctx, vertex_types, operations) -> No
             cycles = attr(program, "estimatedCyclesByTile")  # read for compute sets only: one array per tile
             if cycles is not None and np.asarray(cycles).size:
                 estimated[i] = int(np.asarray(cycles, dtype=np.int64).max())
-        code[i] = _sum_by_tile(attr(program, "controlCodeByTile")) + _sum_by_tile(
-            attr(program, "codeBytesByTile")
-        )
+        exchange = attr(program, "codeBytesByTile")
+        code[i] = _sum_by_tile(attr(program, "controlCodeByTile")) + _sum_by_tile(exchange)
+        exchanges.add(exchange, i)
     is_child = np.zeros(n, bool)
     is_child[np.asarray(children, dtype=np.int64)] = True
     w = ctx.writer
@@ -205,6 +209,7 @@ def _read_programs(programs, index, report, ctx, vertex_types, operations) -> No
     w.array(s.PROGRAM_CODE_BYTES, code)
     if (estimated >= 0).any():
         w.array(s.PROGRAM_ESTIMATED_CYCLES, estimated)
+    exchanges.write(s.TILE_EXCHANGE_OFFSETS, s.TILE_EXCHANGE_PROGRAM, (s.TILE_EXCHANGE_BYTES,))
     if operations is not None:
         w.array(s.PROGRAM_DEBUG_CONTEXT, _operation_contexts(operations, index, n))
     ctx.meta["programs"] = {"types": list(types), "count": n}
@@ -215,15 +220,25 @@ def _read_compute_sets(compilation: Any, ctx: IngestContext, vertex_types: Verte
     sets = list(attr(compilation, "computeSets") or [])
     names, offsets, types, counts = [], [0], [], []
     index: dict[str, int] = {}
+    on_tiles = PerTile(ctx)  # per (tile, compute set): instances, vertex types, state bytes
+    by_type = PerTile(ctx)  # per (tile, vertex type): instances, state bytes
     for i, cs in enumerate(sets):
         name = str(attr(cs, "name", ""))
         names.append(name)
         index.setdefault(name, i)
         for vertex in attr(cs, "vertices") or []:
-            types.append(vertex_types(vertex))
+            vertex_type = vertex_types(vertex)
+            types.append(vertex_type)
             by_tile = attr(vertex, "countByTile")
             counts.append(_sum_by_tile(by_tile) if by_tile is not None else 1)
+            if by_tile is not None:
+                instances = np.asarray(by_tile, np.int64)
+                state = instances * vertex_types.state_bytes[vertex_type]
+                on_tiles.add(instances, i, np.ones_like(instances), state)
+                by_type.add(instances, vertex_type, state)
         offsets.append(len(types))
+    on_tiles.write(s.TILE_CS_OFFSETS, s.TILE_CS_SET, (s.TILE_CS_INSTANCES, s.TILE_CS_VERTICES, s.TILE_CS_STATE_BYTES))
+    by_type.write(s.TILE_VT_OFFSETS, s.TILE_VT_TYPE, (s.TILE_VT_INSTANCES, s.TILE_VT_STATE_BYTES))
     w = ctx.writer
     w.strings(s.COMPUTE_SET_NAME, names)
     w.array(s.COMPUTE_SET_VERTEX_OFFSETS, offsets, np.int64)
@@ -232,6 +247,43 @@ def _read_compute_sets(compilation: Any, ctx: IngestContext, vertex_types: Verte
     declared = attr(compilation, "graph.numComputeSets")
     ctx.meta["compute_sets"] = int(declared) if declared is not None else len(sets)
     return index
+
+
+class PerTile:
+    """Rows of (tile, item, values...) gathered from per-tile arrays, written as CSR by tile.
+
+    Rows of the same (tile, item) add up; within a tile, items ascend.
+    """
+
+    def __init__(self, ctx: IngestContext) -> None:
+        self.ctx = ctx
+        self.chunks: list[tuple[np.ndarray, int, tuple[np.ndarray, ...]]] = []
+
+    def add(self, by_tile: Any, item: int, *extra: np.ndarray) -> None:
+        """BY_TILE: the first value on each tile; EXTRA: more values on the same tiles."""
+        if by_tile is None:
+            return
+        first = np.asarray(by_tile, np.int64)
+        tiles = np.flatnonzero(first)
+        if len(tiles):
+            self.chunks.append((tiles, item, tuple(np.asarray(v, np.int64)[tiles] for v in (first, *extra))))
+
+    def write(self, offsets_name: str, item_name: str, value_names: tuple[str, ...]) -> None:
+        num_tiles = int(self.ctx.meta.get("target", {}).get("num_tiles") or 0)
+        if not self.chunks or num_tiles == 0:
+            return
+        tiles = np.concatenate([c[0] for c in self.chunks])
+        items = np.concatenate([np.full(len(c[0]), c[1], np.int64) for c in self.chunks])
+        keep = tiles < num_tiles
+        key = tiles[keep] * (int(items.max()) + 1) + items[keep]
+        unique, inverse = np.unique(key, return_inverse=True)
+        width = int(items.max()) + 1
+        w = self.ctx.writer
+        w.array(offsets_name, np.searchsorted(unique // width, np.arange(num_tiles + 1)), np.int64)
+        w.array(item_name, unique % width, np.int32)
+        for v, name in enumerate(value_names):
+            values = np.concatenate([c[2][v] for c in self.chunks])[keep]
+            w.array(name, np.bincount(inverse, weights=values, minlength=len(unique)).astype(np.int64))
 
 
 def _operation_contexts(operations: Iterable[Any], index: dict[int, int], n: int) -> np.ndarray:
@@ -352,7 +404,8 @@ def _category_names(category: Any) -> list[str]:
     return names
 
 
-def _read_liveness(report: Any, ctx: IngestContext, lookup: dict[int, int], variables: "VariableIntervals") -> None:
+def _read_liveness(report: Any, ctx: IngestContext, lookup: dict[int, int], variables: "VariableIntervals",
+                   lowered: "LoweredReader") -> None:
     compilation = report.compilation
     steps = attr(compilation, "livenessProgramSteps")
     if steps is None or len(steps) == 0:
@@ -386,7 +439,8 @@ def _read_liveness(report: Any, ctx: IngestContext, lookup: dict[int, int], vari
     variables.write(ctx, n)
     _read_always_live(compilation, ctx)
     ctx.add_part("liveness")
-    _read_liveness_by_tile(compilation, steps, ctx)
+    lowered.num_steps = n
+    _read_liveness_by_tile(compilation, steps, ctx, lowered)
 
 
 def _call_bytes(obj: Any, method: str, arg: int) -> int:
@@ -444,13 +498,13 @@ def _read_always_live(compilation: Any, ctx: IngestContext) -> None:
     ctx.meta["liveness"] = {"always_live_bytes": total}
 
 
-def _read_liveness_by_tile(compilation: Any, steps: Any, ctx: IngestContext) -> None:
+def _read_liveness_by_tile(compilation: Any, steps: Any, ctx: IngestContext, lowered: "LoweredReader") -> None:
     num_tiles = int(ctx.meta.get("target", {}).get("num_tiles") or 0)
     n = len(steps)
     if num_tiles == 0:
         return
-    brief = attr(compilation, "loweredVariables.allBriefVars")
-    if brief is not None and len(brief):
+    brief = lowered.brief()
+    if brief is not None:
         _liveness_from_lowered_vars(brief, n, num_tiles, ctx)
     elif n * num_tiles <= MAX_PER_TILE_QUERIES:
         out = ctx.writer.open_array(s.LIVENESS_BY_TILE, (n, num_tiles), np.int32)
@@ -469,25 +523,21 @@ def _read_liveness_by_tile(compilation: Any, steps: Any, ctx: IngestContext) -> 
     ctx.add_part("liveness_tiles")
 
 
-def _liveness_from_lowered_vars(brief: Any, n: int, num_tiles: int, ctx: IngestContext) -> None:
-    """Per tile, per step bytes: a difference array over each variable's intervals."""
-    tiles, starts, ends, sizes = [], [], [], []
-    tick = Throttle(ctx, "profile.pop: lowered variables", len(brief))
-    for i, var in enumerate(brief):
-        tick(i)
-        tile, size = int(var.tileId), int(var.bytes)
-        for interval in attr(var, "equivalenceClass.steps") or []:
-            tiles.append(tile)
-            starts.append(int(interval.start))
-            ends.append(int(interval.end))
-            sizes.append(size)
-    tile_arr = np.asarray(tiles, np.int64)
-    keep = (tile_arr >= 0) & (tile_arr < num_tiles)
-    order = np.argsort(tile_arr[keep], kind="stable")
-    tile_arr = tile_arr[keep][order]
-    start_arr = np.clip(np.asarray(starts, np.int64)[keep][order], 0, n)
-    end_arr = np.clip(np.asarray(ends, np.int64)[keep][order], 0, n)
-    size_arr = np.asarray(sizes, np.int64)[keep][order]
+def _liveness_from_lowered_vars(brief: "BriefVars", n: int, num_tiles: int, ctx: IngestContext) -> None:
+    """Per tile, per step bytes of the not-always-live pieces: a difference array over their intervals."""
+    steps = brief.class_steps(n)
+    keep = (brief.tile >= 0) & (brief.tile < num_tiles) & (steps[brief.cls] < n)
+    piece = np.flatnonzero(keep)
+    counts = np.diff(brief.class_offsets)[brief.cls[piece]]
+    row_piece = np.repeat(piece, counts)
+    first = np.repeat(brief.class_offsets[brief.cls[piece]] - np.cumsum(counts) + counts, counts)
+    interval = first + np.arange(len(row_piece))
+    order = np.argsort(brief.tile[row_piece], kind="stable")
+    row_piece, interval = row_piece[order], interval[order]
+    tile_arr = brief.tile[row_piece]
+    start_arr = np.clip(brief.start[interval], 0, n)
+    end_arr = np.clip(brief.end[interval], 0, n)
+    size_arr = brief.bytes[row_piece]
     out = ctx.writer.open_array(s.LIVENESS_BY_TILE, (n, num_tiles), np.int32)
     chunk = max(1, min(num_tiles, 8_000_000 // max(n, 1)))
     for t0 in range(0, num_tiles, chunk):
@@ -500,6 +550,138 @@ def _liveness_from_lowered_vars(brief: Any, n: int, num_tiles: int, ctx: IngestC
         np.add.at(diff, (end_arr[lo:hi], cols), -size_arr[lo:hi])
         out[:, t0:t1] = np.cumsum(diff, axis=0)[:n]
     out.flush()
+
+
+@dataclass
+class BriefVars:
+    """libpva's `allBriefVars` as arrays: each piece's id, tile, bytes and equivalence class."""
+
+    ids: np.ndarray  # int64 [L]
+    tile: np.ndarray  # int64 [L]
+    bytes: np.ndarray  # int64 [L]
+    cls: np.ndarray  # int64 [L]: dense class index
+    class_offsets: np.ndarray  # int64 [EC + 1]: each class's intervals
+    start: np.ndarray  # int64 [EK]
+    end: np.ndarray  # int64 [EK], exclusive
+
+    def class_steps(self, num_steps: int) -> np.ndarray:
+        """The steps each class is live, within [0, NUM_STEPS): all of them means always live."""
+        lengths = np.clip(self.end, 0, num_steps) - np.clip(self.start, 0, num_steps)
+        totals = np.concatenate([[0], np.cumsum(np.maximum(lengths, 0))])
+        return totals[self.class_offsets[1:]] - totals[self.class_offsets[:-1]]
+
+
+class LoweredReader:
+    """The lowered variables (autoReport.outputLoweredVars), read once for per-tile liveness and
+    for the `lowered` part: their pieces by tile and by name."""
+
+    def __init__(self, report: Any, ctx: IngestContext) -> None:
+        self.report, self.ctx = report, ctx
+        self.num_steps: int | None = None
+        self._brief: BriefVars | None = None
+        self._read = False
+
+    def brief(self) -> BriefVars | None:
+        if not self._read:
+            self._read = True
+            brief = attr(self.report, "compilation.loweredVariables.allBriefVars")
+            if brief is not None and len(brief):
+                self._brief = self._arrays(brief)
+        return self._brief
+
+    def _arrays(self, brief: Any) -> BriefVars:
+        ids, tiles, sizes, classes = [], [], [], []
+        class_index: dict[int, int] = {}
+        offsets, starts, ends = [0], [], []
+        tick = Throttle(self.ctx, "profile.pop: lowered variables", len(brief))
+        for i, var in enumerate(brief):
+            tick(i)
+            ids.append(int(var.id))
+            tiles.append(int(var.tileId))
+            sizes.append(int(var.bytes))
+            key = int(attr(var, "equivalenceClass.id", -1 - i))
+            cls = class_index.get(key)
+            if cls is None:
+                cls = class_index[key] = len(class_index)
+                for interval in attr(var, "equivalenceClass.steps") or []:
+                    starts.append(int(interval.start))
+                    ends.append(int(interval.end))
+                offsets.append(len(starts))
+            classes.append(cls)
+        return BriefVars(
+            np.asarray(ids, np.int64), np.asarray(tiles, np.int64), np.asarray(sizes, np.int64),
+            np.asarray(classes, np.int64), np.asarray(offsets, np.int64), np.asarray(starts, np.int64),
+            np.asarray(ends, np.int64),
+        )
+
+    def write(self, operations: list[Any] | None) -> None:
+        ctx = self.ctx
+        brief = self.brief()
+        num_tiles = int(ctx.meta.get("target", {}).get("num_tiles") or 0)
+        if brief is None or num_tiles == 0 or self.num_steps is None:
+            ctx.note("lowered", f"{PROFILE}: the report has no lowered variables"
+                                " (they need the engine option autoReport.outputLoweredVars)")
+            return
+        keep = np.flatnonzero((brief.tile >= 0) & (brief.tile < num_tiles))
+        order = keep[np.lexsort((-brief.bytes[keep], brief.tile[keep]))]
+        tile = brief.tile[order]
+        named, name_of_id = self._names(num_tiles)
+        name_index: dict[str, int] = {}
+        name = np.fromiter(
+            (name_index.setdefault(name_of_id.get(i) or f"lowered variable {i}", len(name_index))
+             for i in brief.ids[order].tolist()),
+            np.int64, len(order),
+        )
+        w = ctx.writer
+        w.array(s.LOWERED_TILE_OFFSETS, np.searchsorted(tile, np.arange(num_tiles + 1)), np.int64)
+        w.array(s.LOWERED_TILE, tile, np.int32)
+        w.array(s.LOWERED_NAME, name, np.int32)
+        w.array(s.LOWERED_BYTES, brief.bytes[order], np.int64)
+        w.array(s.LOWERED_CLASS, brief.cls[order], np.int32)
+        w.strings(s.LOWERED_NAMES, list(name_index))
+        w.array(s.LOWERED_NAME_OFFSETS, np.concatenate([[0], np.cumsum(np.bincount(name, minlength=len(name_index)))]),
+                np.int64)
+        w.array(s.LOWERED_NAME_PIECES, np.argsort(name, kind="stable"), np.int64)
+        w.array(s.LOWERED_CLASS_OFFSETS, brief.class_offsets, np.int64)
+        w.array(s.LOWERED_CLASS_START, brief.start, np.int32)
+        w.array(s.LOWERED_CLASS_END, brief.end, np.int32)
+        w.array(s.LOWERED_CLASS_STEPS, brief.class_steps(self.num_steps), np.int32)
+        if operations is not None:
+            w.array(s.LOWERED_NAME_CONTEXT, _variable_contexts(operations, name_index), np.int64)
+        ctx.meta["lowered"] = {"steps": self.num_steps, "named": named}
+        ctx.add_part("lowered")
+
+    def _names(self, num_tiles: int) -> tuple[bool, dict[int, str]]:
+        """Each piece's variable name by id, from `forTile`: the unlowered variable's where it has one."""
+        for_tile = attr(self.report, "compilation.loweredVariables.forTile")
+        names: dict[int, str] = {}
+        if for_tile is None:
+            return False, names
+        tick = Throttle(self.ctx, "profile.pop: lowered variable names", num_tiles)
+        for t in range(num_tiles):
+            tick(t)
+            try:
+                pieces = for_tile(t)
+            except MISSING:
+                return False, names
+            for piece in pieces:
+                unlowered = attr(piece, "unloweredVar.name") if attr(piece, "hasUnloweredVar") else None
+                names[int(piece._id)] = str(unlowered if unlowered is not None else attr(piece, "name", ""))
+        return True, names
+
+
+def _variable_contexts(operations: Iterable[Any], names: dict[str, int]) -> np.ndarray:
+    """Per variable name, the debug context of the first operation that lists it, else -1."""
+    context = np.full(len(names), -1, np.int64)
+    for op in operations:
+        context_id = attr(op, "debugContext.id")
+        if context_id is None:
+            continue
+        for var in attr(op, "vars") or []:
+            i = names.get(str(attr(var, "name", "")))
+            if i is not None and context[i] < 0:
+                context[i] = int(context_id)
+    return context
 
 
 def _read_execution(report: Any, ctx: IngestContext, lookup: dict[int, int]) -> None:

@@ -12,7 +12,19 @@ from pvtui.synth.scales import SCALES, Scale
 
 BUNDLE_NAME = "profile.pvtui"
 
-__all__ = ["SCALES", "BUNDLE_NAME", "Scale", "SyntheticReport", "generate", "write_report"]
+__all__ = ["SCALES", "BUNDLE_NAME", "Scale", "SyntheticReport", "generate", "is_current", "write_report"]
+
+
+def is_current(out: Path) -> bool:
+    """True when OUT holds a synthetic report whose bundle this pvtui reads (its schema may be older)."""
+    from pvtui.errors import ReportError
+    from pvtui.model.bundle import Bundle
+
+    try:
+        Bundle(Path(out) / BUNDLE_NAME)
+    except ReportError:
+        return False
+    return True
 
 
 def write_report(

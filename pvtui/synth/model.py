@@ -15,6 +15,7 @@ from pvtui.synth.debug import DebugContexts, build_debug
 from pvtui.synth.execution import Execution, build_execution
 from pvtui.synth.graph import Graph, build_graph
 from pvtui.synth.liveness import Liveness, build_liveness
+from pvtui.synth.lowered import Lowered, build_lowered
 from pvtui.synth.memory import CATEGORIES, Memory, build_memory
 from pvtui.synth.scales import BYTES_PER_TILE, CLOCK_HZ, POPLAR_VERSION, SCALES, Scale
 
@@ -59,6 +60,11 @@ class SyntheticReport:
         offsets, order = self.op_var_offsets
         return order[offsets[op] : offsets[op + 1]]
 
+    @cached_property
+    def lowered(self) -> Lowered:
+        """Every variable's pieces on tiles, as libpva's lowered variables give them."""
+        return build_lowered(self.liveness, self.memory, len(self.graph.liveness_steps))
+
     def as_pva(self) -> Any:
         """A lazy object graph with the attributes of libpva's Report (reference/libpva-api.md)."""
         from pvtui.synth.standin import PvaReport
@@ -100,7 +106,7 @@ class SyntheticReport:
             "bsp_steps": len(e.bsp_steps),
             "total_cycles": e.total_cycles,
             "debug_contexts": self.debug.count,
-            "lowered_variables": len(lv.piece_var),
+            "lowered_variables": len(self.lowered.piece_tile),
             "tile_including_gaps": m.including_gaps.copy(),
             "category_totals": {name: int(v) for name, v in zip(CATEGORIES, m.categories.sum(axis=0))},
         }

@@ -199,32 +199,35 @@ class LivenessStep:
 
 
 class LoweredVariables:
+    """Not-always-live and always-live pieces alike; an always-live class is live at every step."""
+
     def __init__(self, truth: SyntheticReport) -> None:
-        self._truth = truth
-        self.allBriefVars = Lazy(len(truth.liveness.piece_var), self._brief)
+        self._lowered = truth.lowered
+        self.allBriefVars = Lazy(len(self._lowered.piece_tile), self._brief)
         self._by_tile: np.ndarray | None = None
 
     def _brief(self, piece: int) -> Record:
-        lv = self._truth.liveness
-        var = int(lv.piece_var[piece])
-        lo, hi = lv.var_interval_offsets[var], lv.var_interval_offsets[var + 1]
-        steps = [Record(start=int(lv.interval_start[k]), end=int(lv.interval_end[k])) for k in range(lo, hi)]
+        low = self._lowered
+        cls = int(low.piece_class[piece])
+        lo, hi = low.class_interval_offsets[cls], low.class_interval_offsets[cls + 1]
+        steps = [Record(start=int(low.interval_start[k]), end=int(low.interval_end[k])) for k in range(lo, hi)]
         return Record(
-            id=piece + ID_BASE, bytes=int(lv.piece_bytes[piece]), tileId=int(lv.piece_tile[piece]),
-            equivalenceClass=Record(id=var + ID_BASE, steps=steps),
+            id=piece + ID_BASE, bytes=int(low.piece_bytes[piece]), tileId=int(low.piece_tile[piece]),
+            equivalenceClass=Record(id=cls + ID_BASE, steps=steps),
         )
 
     def forTile(self, tile: int) -> list[Record]:
-        lv = self._truth.liveness
+        low = self._lowered
         if self._by_tile is None:
-            self._by_tile = np.argsort(lv.piece_tile, kind="stable")
-        lo, hi = np.searchsorted(lv.piece_tile[self._by_tile], [tile, tile + 1])
+            self._by_tile = np.argsort(low.piece_tile, kind="stable")
+        lo, hi = np.searchsorted(low.piece_tile[self._by_tile], [tile, tile + 1])
         out = []
         for piece in self._by_tile[lo:hi]:
-            var = int(lv.piece_var[piece])
-            unlowered = Record(_id=var + ID_BASE, name=lv.var_name[var], size=int(lv.var_bytes[var]))
-            out.append(Record(_id=int(piece) + ID_BASE, name=f"{lv.var_name[var]}@{tile}",
-                              bytes=int(lv.piece_bytes[piece]), hasUnloweredVar=True, unloweredVar=unlowered))
+            cls = int(low.piece_class[piece])
+            name = low.class_name[cls]
+            unlowered = Record(_id=cls + ID_BASE, name=name)
+            out.append(Record(_id=int(piece) + ID_BASE, name=f"{name}@{tile}", bytes=int(low.piece_bytes[piece]),
+                              hasUnloweredVar=True, unloweredVar=unlowered))
         return out
 
 

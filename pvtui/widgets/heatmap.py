@@ -201,8 +201,10 @@ def row_segments(
     units: str,
     cursor: bool,
     palette: Palette,
+    variable_bytes: tuple[np.ndarray, int] | None = None,
 ) -> list[Segment]:
-    """One heatmap row, WIDTH cells wide."""
+    """One heatmap row, WIDTH cells wide; VARIABLE_BYTES (bytes per tile, its top) colours the swatch
+    instead of the tile's total against its limit."""
     tile = int(rows.representative[row])
     first, last = rows.span(row)
     tile_text = str(first) if rows.zoom == 1 else f"{first}–{last}"
@@ -210,10 +212,13 @@ def row_segments(
     limit = memory.limit
     over = bool(limit) and total > limit
     fraction = total / (limit or memory.scale(gaps))
+    swatch, swatch_style = palette.heat_of(fraction)
+    if variable_bytes is not None:
+        values, top = variable_bytes
+        swatch, swatch_style = palette.heat_of(values[tile] / top) if values[tile] > 0 else (" ", palette.cursor_empty)
     name_style = palette.cursor_label if cursor else palette.label
     bytes_style = palette.cursor_label if cursor else (palette.over_label if over else palette.label)
     mark = palette.glyphs.pointer if cursor else " "
-    swatch, swatch_style = palette.heat_of(fraction)
     ipu = "IPU?" if not memory.ipu_known else f"IPU{int(memory.ipu[tile])}"
     segments = [
         Segment(f"{mark}{tile_text:>{layout.tile_width}} {ipu:<{layout.ipu_width}} ", name_style),
@@ -276,7 +281,8 @@ class TileHeatmap(ScrollView, can_focus=True):
         self.gaps = True
         self.units = "binary"
         self.selected = 0
-        self._version = 0  # bumped when the data changes (a reload)
+        self.swatch: tuple[np.ndarray, int] | None = None  # what colours the swatches, when not the totals
+        self._version = 0  # bumped when the data changes (a reload) or the swatches' colouring
         self._palette: tuple[str, Palette] | None = None
         self._strips: LRUCache[tuple, Strip] = LRUCache(LINES_KEPT)  # render_line's rows
         self._lines: LRUCache[tuple, Strip] = LRUCache(LINES_KEPT)  # render_lines' finished lines
@@ -286,8 +292,8 @@ class TileHeatmap(ScrollView, can_focus=True):
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self.refresh())
 
     def on_resize(self) -> None:
-        self._strips.clear()
-        self._lines.clear()
+        # The caches stay: their keys hold the width, and shown again after the tile map
+        # (hidden, then the same size) every row is still good.
         self._update_virtual_size()
 
     @property
@@ -306,6 +312,12 @@ class TileHeatmap(ScrollView, can_focus=True):
         self.memory = memory
         self._version += 1
         self._regroup(selected)
+
+    def set_swatch(self, swatch: tuple[np.ndarray, int] | None) -> None:
+        """Colour the swatches by SWATCH (bytes per tile, the scale's top), or by the totals (None)."""
+        self.swatch = swatch
+        self._version += 1
+        self.refresh()
 
     def set_zoom(self, zoom: int) -> None:
         self.zoom = zoom
@@ -436,7 +448,7 @@ class TileHeatmap(ScrollView, can_focus=True):
         if strip is None:
             segments = row_segments(
                 self.memory, self.rows, row, width, self.label_layout, self.gaps, self.units, cursor,
-                self.palette,
+                self.palette, self.swatch,
             )
             strip = Strip(segments)
             if strip.cell_length != width:  # a label wider than a very narrow widget

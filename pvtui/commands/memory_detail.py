@@ -1,0 +1,82 @@
+"""`pvtui memory PATH --tile N` and `--variable NAME`: what is on one tile, where one variable lives."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+LISTED = 20  # rows of each table in the text output; --json gives them all
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("--tile", type=int, default=None, metavar="N",
+                       help="what is on tile N: categories, variables, compute sets, vertices, exchanges")
+    which.add_argument("--variable", default=None, metavar="NAME", help="the bytes of variable NAME on each tile")
+
+
+def wanted(args: argparse.Namespace) -> bool:
+    return args.tile is not None or args.variable is not None
+
+
+def run(args: argparse.Namespace, report: Any) -> int:
+    """Print the tile's or the variable's object; a tile or variable that does not exist raises ReportError."""
+    from pvtui.commands.common import emit
+    from pvtui.errors import ReportError
+    from pvtui.model.tile_detail import tile_report, variable_report
+
+    try:
+        if args.tile is not None:
+            data, render = tile_report(report, args.tile), _render_tile
+        else:
+            data, render = variable_report(report, args.variable), _render_variable
+    except LookupError as exc:
+        raise ReportError(args.path, str(exc.args[0])) from None
+    emit(args, data, lambda d: print("\n".join(render(d))))
+    return 0
+
+
+def _bytes(value: int | None) -> str:
+    return "-" if value is None else f"{value:,}"
+
+
+def _table(title: str, rows: list[dict] | None, columns: tuple[str, ...], missing: str | None) -> list[str]:
+    if rows is None:
+        return [f"{title}: {missing}"]
+    lines = [f"{title} ({len(rows):,})"]
+    for row in rows[:LISTED]:
+        cells = [_bytes(row[c]) if isinstance(row[c], int) and not isinstance(row[c], bool) else str(row[c])
+                 for c in columns]
+        lines.append("  " + "  ".join(f"{cell:>12}" for cell in cells[:-1]) + f"  {cells[-1]}")
+    if len(rows) > LISTED:
+        lines.append(f"  … and {len(rows) - LISTED:,} more (--json lists them all)")
+    return lines
+
+
+def _render_tile(data: dict) -> list[str]:
+    ipu = "unknown" if data["ipu"] is None else data["ipu"]
+    lines = [f"tile {data['tile']} · IPU {ipu}",
+             f"  including gaps {_bytes(data['including_gaps'])} · excluding gaps {_bytes(data['excluding_gaps'])}"
+             f" · limit {_bytes(data['limit'])}", "categories"]
+    lines += [f"  {value:>12,}  {name}" for name, value in data["categories"].items()]
+    missing = data["missing"]
+    variables = data["variables"]
+    if variables is not None:
+        variables = [dict(v, live="always live" if v["always_live"] else f"{v['steps_live']:,} steps") for v in variables]
+    lines += _table("variables", variables, ("bytes", "live", "name"), missing.get("variables"))
+    lines += _table("compute sets", data["compute_sets"], ("state_bytes", "instances", "vertices", "name"),
+                    missing.get("compute_sets"))
+    lines += _table("vertices", data["vertices"], ("code_bytes", "state_bytes", "instances", "name"),
+                    missing.get("vertices"))
+    lines += _table("exchanges", data["exchanges"], ("code_bytes", "type", "program"), missing.get("exchanges"))
+    return lines
+
+
+def _render_variable(data: dict) -> list[str]:
+    by_tile = data["by_tile"]
+    on = sorted((b, t) for t, b in enumerate(by_tile) if b)[::-1]
+    lines = [f"{data['variable']}: {data['total']:,} bytes on {data['tiles']:,} tiles"]
+    lines += [f"  tile {t:>6}  {b:>12,}" for b, t in on[:LISTED]]
+    if len(on) > LISTED:
+        lines.append(f"  … and {len(on) - LISTED:,} more tiles (--json gives every tile)")
+    return lines

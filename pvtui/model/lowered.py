@@ -1,0 +1,113 @@
+"""The lowered variables: each variable's piece on each tile, indexed by tile and by name.
+
+Pieces are stored sorted by tile, largest first within a tile, so a tile's variables
+are one slice; a name's pieces are one slice of `name_pieces`, in tile order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from pvtui.model import schema as s
+from pvtui.model.bundle import Bundle
+from pvtui.model.program_search import NameSearch
+
+
+@dataclass(frozen=True)
+class TileVariable:
+    """One variable's piece on a tile."""
+
+    name: str
+    name_id: int
+    bytes: int
+    always_live: bool
+    steps_live: int
+    intervals: tuple[tuple[int, int], ...]  # (first step, end step exclusive)
+    debug_context: int  # a context id, -1 when debug.cbor links none
+
+
+class Lowered:
+    def __init__(self, bundle: Bundle) -> None:
+        self.bundle = bundle
+        self.num_steps = int(bundle.meta.get("lowered", {}).get("steps") or 0)
+
+    def _col(self, name: str) -> np.ndarray:
+        return self.bundle.array(name)
+
+    tile_offsets = cached_property(lambda self: self._col(s.LOWERED_TILE_OFFSETS))
+    tile = cached_property(lambda self: self._col(s.LOWERED_TILE))
+    name = cached_property(lambda self: self._col(s.LOWERED_NAME))
+    bytes = cached_property(lambda self: self._col(s.LOWERED_BYTES))
+    cls = cached_property(lambda self: self._col(s.LOWERED_CLASS))
+    names = cached_property(lambda self: self.bundle.strings(s.LOWERED_NAMES))
+    name_offsets = cached_property(lambda self: self._col(s.LOWERED_NAME_OFFSETS))
+    name_pieces = cached_property(lambda self: self._col(s.LOWERED_NAME_PIECES))
+    class_offsets = cached_property(lambda self: self._col(s.LOWERED_CLASS_OFFSETS))
+    class_start = cached_property(lambda self: self._col(s.LOWERED_CLASS_START))
+    class_end = cached_property(lambda self: self._col(s.LOWERED_CLASS_END))
+    class_steps = cached_property(lambda self: self._col(s.LOWERED_CLASS_STEPS))
+
+    def __len__(self) -> int:
+        return len(self.tile)
+
+    @property
+    def num_tiles(self) -> int:
+        return len(self.tile_offsets) - 1
+
+    @cached_property
+    def search(self) -> NameSearch:
+        return NameSearch(self.names)
+
+    def name_id(self, name: str) -> int | None:
+        """The id of the variable called exactly NAME, or None."""
+        for i in self.search.matches(name).tolist():
+            if self.names[i] == name:
+                return i
+        return None
+
+    @cached_property
+    def name_totals(self) -> np.ndarray:
+        """Each variable's bytes over all its tiles."""
+        totals = np.bincount(np.asarray(self.name), weights=np.asarray(self.bytes), minlength=len(self.names))
+        return totals.astype(np.int64)
+
+    def find(self, needle: str) -> np.ndarray:
+        """The ids of the variables whose name contains NEEDLE (any case), the largest first."""
+        matches = self.search.matches(needle)
+        return matches[np.argsort(-self.name_totals[matches], kind="stable")]
+
+    def tile_pieces(self, tile: int) -> slice:
+        return slice(int(self.tile_offsets[tile]), int(self.tile_offsets[tile + 1]))
+
+    def pieces_of(self, name_id: int) -> np.ndarray:
+        return self.name_pieces[int(self.name_offsets[name_id]) : int(self.name_offsets[name_id + 1])]
+
+    def always_live(self, cls: int) -> bool:
+        return self.num_steps > 0 and int(self.class_steps[cls]) >= self.num_steps
+
+    def intervals(self, cls: int) -> tuple[tuple[int, int], ...]:
+        lo, hi = int(self.class_offsets[cls]), int(self.class_offsets[cls + 1])
+        return tuple(zip(self.class_start[lo:hi].tolist(), self.class_end[lo:hi].tolist()))
+
+    def debug_context(self, name_id: int) -> int:
+        if not self.bundle.has(s.LOWERED_NAME_CONTEXT):
+            return -1
+        return int(self._col(s.LOWERED_NAME_CONTEXT)[name_id])
+
+    def tile_variables(self, tile: int) -> list[TileVariable]:
+        """The variables on TILE, largest first."""
+        window = self.tile_pieces(tile)
+        out = []
+        for name_id, size, cls in zip(self.name[window].tolist(), self.bytes[window].tolist(),
+                                      self.cls[window].tolist()):
+            out.append(TileVariable(self.names[name_id], name_id, size, self.always_live(cls),
+                                    int(self.class_steps[cls]), self.intervals(cls), self.debug_context(name_id)))
+        return out
+
+    def bytes_by_tile(self, name_id: int) -> np.ndarray:
+        """The bytes of variable NAME_ID on each tile."""
+        pieces = self.pieces_of(name_id)
+        return np.bincount(self.tile[pieces], weights=self.bytes[pieces], minlength=self.num_tiles).astype(np.int64)

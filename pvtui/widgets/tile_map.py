@@ -1,0 +1,302 @@
+"""The tile map: every tile as a half cell (▀, upper tile in the foreground colour, lower in the
+background), one labelled block per IPU, coloured by a perceptual scale from the theme.
+
+One Line-API widget; each line is built from numpy codes and cached as a Strip keyed on
+everything that changes it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
+from textual.binding import Binding
+from textual.cache import LRUCache
+from textual.color import Color
+from textual.geometry import Size
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from pvtui.model.tile_map import (
+    BLOCK_GAP, CURSOR, LEVELS, NONE, OVER, ZERO, Block, MapLayout, blocks_of, colour_codes, fit_layout,
+)
+from pvtui.units import format_bytes
+from pvtui.widgets.look import Look, look_of
+from pvtui.widgets.keys import PAGE_AND_ENDS
+from pvtui.widgets.scrolling import keep_row_visible
+
+HALF = "▀"
+HEAT_STOPS = tuple(f"pv-heat-{i}" for i in range(5))
+
+
+@dataclass(frozen=True)
+class MapColours:
+    """One colour per code: the scale's levels, then over, zero, none and the cursor.
+
+    Plain (see look.py: no colours that tell levels apart), a cell is one glyph for the fuller
+    of its two tiles: the heat glyphs from low to high, the over glyph, the cursor reversed.
+    """
+
+    colours: tuple  # rich Color per code
+    label: Style
+    muted: Style
+    background: Style
+    glyphs: tuple[str, ...] | None  # plain: the glyph of each code; None: colour says it
+
+    @classmethod
+    def from_variables(cls, v: dict[str, str], look: Look) -> "MapColours":
+        stops = [Color.parse(v[name]) for name in HEAT_STOPS]
+        levels = []
+        for i in range(LEVELS):
+            at = i / (LEVELS - 1) * (len(stops) - 1)
+            low = min(int(at), len(stops) - 2)
+            levels.append(stops[low].blend(stops[low + 1], at - low))
+        background = Color.parse(v.get("background", "#000000"))
+        extra = [Color.parse(v["pv-over"]), Color.parse(v["pv-idle"]), background, Color.parse(v["pv-cursor"])]
+        colours = tuple(c.rich_color for c in levels + extra)
+        heat = look.glyphs.heat
+        glyphs = None
+        if look.plain:
+            glyphs = tuple(heat[i * len(heat) // LEVELS] for i in range(LEVELS)) + (
+                look.glyphs.over, " ", " ", look.glyphs.selected)
+        return cls(
+            colours=colours,
+            label=Style(color=Color.parse(v.get("foreground", "#ffffff")).rich_color, bgcolor=background.rich_color,
+                        bold=True),
+            muted=Style(color=Color.parse(v["pv-muted"]).rich_color, bgcolor=background.rich_color),
+            background=Style(bgcolor=background.rich_color),
+            glyphs=glyphs,
+        )
+
+    def cell(self, upper: int, lower: int) -> tuple[str, Style]:
+        """The glyph and style of a cell holding two tiles' codes."""
+        if self.glyphs is None:
+            return HALF, Style(color=self.colours[upper], bgcolor=self.colours[lower])
+        code = _fuller(upper, lower)
+        style = Style(color=self.colours[code], bgcolor=self.background.bgcolor, reverse=code == CURSOR,
+                      bold=code in (OVER, CURSOR))
+        return self.glyphs[code], style
+
+    def swatch(self, code: int, width: int = 1) -> tuple[str, Style]:
+        """A legend swatch of CODE, WIDTH cells."""
+        if self.glyphs is None:
+            return " " * width, Style(bgcolor=self.colours[code])
+        return self.glyphs[code] * width, Style(color=self.colours[code], bgcolor=self.background.bgcolor)
+
+
+def _fuller(upper: int, lower: int) -> int:
+    """Of two codes, the one a single glyph shows: the cursor, then over the limit, then the higher level."""
+    for special in (CURSOR, OVER):
+        if special in (upper, lower):
+            return special
+    levels = [c for c in (upper, lower) if c < LEVELS]
+    return max(levels) if levels else min(upper, lower)
+
+
+@dataclass(frozen=True, eq=False)
+class MapValues:
+    """What the map colours tiles by: a value per tile, the scale's top, the limit that marks over."""
+
+    name: str  # shown in the header: "total incl. gaps", "vertexCode", "variable x"
+    values: np.ndarray  # per tile
+    scale: float
+    limit: int | None  # only for the total: the bytes per tile
+
+
+def legend(values: MapValues, colours: MapColours, units: str, per_cell: int) -> list[Text]:
+    """The legend's entries: the scale from nothing to its top in bytes, what stands out, the tiles a cell holds."""
+    scale = Text("0 ", colours.muted)
+    for level in range(0, LEVELS, 2):
+        scale.append(*colours.swatch(level))
+    scale.append(f" {format_bytes(int(values.scale), units)}", colours.muted)
+    entries = [scale]
+    if values.limit:
+        entries.append(Text.assemble(colours.swatch(OVER, 2), (" over the limit", colours.muted)))
+    entries.append(Text.assemble(colours.swatch(ZERO, 2), (" none", colours.muted)))
+    fullest = ", the fullest shown" if per_cell > 1 else ""
+    entries.append(Text(f"{per_cell} tile{'s' if per_cell > 1 else ''}/half cell{fullest}", colours.muted))
+    return entries
+
+
+class TileMap(ScrollView, can_focus=True):
+    """Every tile at a glance; a cursor over the half cells, the selected tile following it."""
+
+    BINDINGS = [
+        Binding("left", "move(-1, 0)", "Previous tile", show=False),
+        Binding("right", "move(1, 0)", "Next tile", show=False),
+        Binding("up", "move(0, -1)", "Row up", show=False),
+        Binding("down", "move(0, 1)", "Row down", show=False),
+        *PAGE_AND_ENDS,
+    ]
+
+    DEFAULT_CSS = """
+    TileMap {
+        scrollbar-size-horizontal: 0;
+    }
+    """
+
+    def __init__(self, *, on_select: Callable[[int], None] | None = None,
+                 on_relayout: Callable[[], None] | None = None, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.on_select = on_select  # called at once, as the bars view does, so one key costs one frame
+        self.on_relayout = on_relayout  # the tiles per half cell changed: the legend says how many
+        self.values: MapValues | None = None
+        self.ipu: np.ndarray | None = None
+        self.tiles: np.ndarray | None = None  # the tiles shown (the IPU filter's)
+        self.grid: MapLayout | None = None
+        self.selected = 0
+        self._codes: np.ndarray | None = None  # per flat group: the colour code of its fullest tile
+        self._representative: np.ndarray | None = None
+        self._version = 0
+        self._colours: tuple[str, MapColours] | None = None
+        self._laid_out = (0, 0)  # the size the grid was fitted to
+        # Lines by everything that changes them (the theme too): kept while hidden, so that
+        # showing the map again repaints from here.
+        self._strips: LRUCache[tuple, Strip] = LRUCache(512)
+
+    def on_mount(self) -> None:
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self.refresh())
+
+    @property
+    def colours(self) -> MapColours:
+        """The current theme's colours (rebuilt when the theme changes)."""
+        theme = self.app.theme
+        if self._colours is None or self._colours[0] != theme:
+            self._colours = (theme, MapColours.from_variables(self.app.theme_variables, look_of(self.app)))
+        return self._colours[1]
+
+    # State ---------------------------------------------------------------------------
+
+    def set_tiles(self, ipu: np.ndarray, tiles: np.ndarray, values: MapValues, selected: int) -> None:
+        """Show TILES (of IPU per tile) coloured by VALUES; SELECTED, or the nearest shown tile, selected."""
+        self.ipu, self.tiles, self.values = ipu, tiles, values
+        self._relayout()
+        if len(tiles):
+            i = min(int(np.searchsorted(tiles, selected)), len(tiles) - 1)
+            self.selected = int(tiles[i])
+        self.refresh()
+
+    def on_resize(self) -> None:
+        region = self.scrollable_content_region
+        if (region.width, region.height) == self._laid_out:
+            return  # shown again at the size it was laid out for
+        per_cell = None if self.grid is None else self.grid.per_cell
+        self._relayout()
+        if self.grid is not None and self.grid.per_cell != per_cell and self.on_relayout is not None:
+            self.on_relayout()
+
+    def _relayout(self) -> None:
+        region = self.scrollable_content_region
+        if self.ipu is None or self.tiles is None or self.values is None or not region.area:
+            self._laid_out = (0, 0)  # not laid out for these tiles: the next resize does it
+            return
+        self._version += 1
+        self._strips.clear()
+        self._laid_out = (region.width, region.height)
+        self.grid = fit_layout(blocks_of(self.ipu, self.tiles), region.width, region.height)
+        self._representative = self.grid.representatives(self.values.values)
+        self._codes = colour_codes(self.values.values[self._representative], self.values.scale, self.values.limit)
+        self.virtual_size = Size(region.width, self.grid.lines)
+
+    @property
+    def cursor_group(self) -> int | None:
+        return None if self.grid is None else self.grid.group_of(self.selected)
+
+    def select(self, tile: int) -> None:
+        if self.grid is None:
+            return
+        before = self.grid.line_of(self.grid.group_of(self.selected))
+        self.selected = tile
+        line = self.grid.line_of(self.grid.group_of(tile))
+        keep_row_visible(self, line)
+        for changed in {before, line}:
+            self.refresh_line(changed - int(self.scroll_y))
+        if self.on_select is not None:
+            self.on_select(tile)
+
+    def _select_group(self, group: int) -> None:
+        assert self._representative is not None
+        self.select(int(self._representative[group]))
+
+    # Actions -------------------------------------------------------------------------
+
+    def action_move(self, across: int, down: int) -> None:
+        if self.grid is not None and self.grid.num_groups:
+            self._select_group(self.grid.moved(self.grid.group_of(self.selected), across, down))
+
+    def action_page(self, direction: int) -> None:
+        """The same place in the next (or previous) IPU's block."""
+        layout = self.grid
+        if layout is None or not layout.num_groups:
+            return
+        group = layout.group_of(self.selected)
+        block = layout.block_of_group(group)
+        target = min(max(block + direction, 0), len(layout.blocks) - 1)
+        local = min(group - int(layout.group_offsets[block]), layout.groups(target) - 1)
+        self._select_group(int(layout.group_offsets[target]) + local)
+
+    def action_move_to_end(self, last: bool) -> None:
+        if self.grid is not None and self.grid.num_groups:
+            self._select_group(self.grid.num_groups - 1 if last else 0)
+
+    # Rendering -----------------------------------------------------------------------
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        line = int(self.scroll_y) + y
+        layout = self.grid
+        colours = self.colours
+        if layout is None or line >= layout.lines:
+            return Strip.blank(width, colours.background)
+        cursor = layout.group_of(self.selected)
+        on_line = layout.line_of(cursor) == line
+        key = (line, width, self._version, self.app.theme, cursor if on_line else -1)
+        strip = self._strips.get(key)
+        if strip is None:
+            strip = Strip(self._line_segments(layout, line, cursor if on_line else -1), width)
+            strip = strip.crop_extend(0, width, colours.background)
+            self._strips[key] = strip
+        return strip
+
+    def _line_segments(self, layout: MapLayout, line: int, cursor: int) -> list[Segment]:
+        colours = self.colours
+        block_row, within = divmod(line, layout.lines_per_block)
+        first = block_row * layout.block_columns
+        segments: list[Segment] = []
+        for b in range(first, min(first + layout.block_columns, len(layout.blocks))):
+            if b > first:
+                segments.append(Segment(" " * BLOCK_GAP, colours.background))
+            if within == 0:
+                segments.append(self._label(layout.blocks[b], layout.block_width))
+            else:
+                segments += self._cells(layout, b, 2 * (within - 1), cursor)
+        return segments
+
+    def _label(self, block: Block, width: int) -> Segment:
+        name = "tiles" if block.ipu is None else f"IPU {block.ipu}"
+        text = f"{name}: {block.first}-{block.first + block.count - 1}"  # ASCII: every console draws it
+        return Segment(f"{text[:width]:<{width}}", self.colours.label)
+
+    def _cells(self, layout: MapLayout, block: int, half_row: int, cursor: int) -> list[Segment]:
+        assert self._codes is not None
+        rows = []
+        for r in (half_row, half_row + 1):
+            groups = layout.half_row_groups(block, r)
+            codes = np.where(groups >= 0, self._codes[np.maximum(groups, 0)], NONE)
+            if cursor >= 0:
+                codes[groups == cursor] = CURSOR
+            rows.append(codes)
+        upper, lower = rows
+        change = np.flatnonzero((upper[1:] != upper[:-1]) | (lower[1:] != lower[:-1])) + 1
+        starts = [0, *change.tolist()]
+        ends = [*change.tolist(), len(upper)]
+        colours = self.colours
+        segments = []
+        for s, e in zip(starts, ends):
+            glyph, style = colours.cell(int(upper[s]), int(lower[s]))
+            segments.append(Segment(glyph * (e - s), style))
+        return segments

@@ -1,0 +1,106 @@
+"""A tab of the Memory screen's detail pane: one table about the selected tile (its variables,
+compute sets, vertices or exchange code), sortable, or the reason the report lacks it."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from textual.app import ComposeResult
+from rich.text import Text
+from textual.widgets import DataTable, TabPane
+
+from pvtui.model.tables import Table
+from pvtui.widgets.detail_text import DetailText
+
+SHOWN_ROWS = 1000  # rows put in the table; export writes them all
+NAME_WIDTH = 26  # a longer name shows its end: the last parts of a path say the most
+HEADINGS = {"always_live": "always", "steps_live": "steps", "debug_context": "debug context",
+            "state_bytes": "state", "code_bytes": "code", "instances": "instances", "vertices": "types"}
+
+
+def sort_rows(rows: list[list[Any]], column: int) -> list[list[Any]]:
+    """Numbers largest first, text in order, nothing last."""
+    def key(row: list[Any]) -> tuple:
+        value = row[column]
+        if value is None:
+            return (2, 0, "")
+        if isinstance(value, (bool, int, float)):
+            return (0, -float(value), "")
+        return (1, 0, str(value).lower())
+    return sorted(rows, key=key)
+
+
+class TileTablePane(TabPane):
+    """One table: `show` fills it for a tile, `next_sort` sorts by the next column."""
+
+    DEFAULT_CSS = """
+    TileTablePane { padding: 0; }
+    TileTablePane DataTable { height: 1fr; }
+    TileTablePane DetailText { color: $text-muted; padding: 0 1; }
+    """
+
+    def __init__(self, title: str, name: str) -> None:
+        super().__init__(title, id=f"tab-{name}")
+        self.table_name = name
+        self.table: Table | None = None
+        self.rows: list[list[Any]] = []
+        self.sort_column = 0
+        self.tile: int | None = None
+
+    def compose(self) -> ComposeResult:
+        yield DetailText(id=f"missing-{self.table_name}")  # redrawn on every key: no layout, as a Static costs
+        yield DataTable(id=f"table-{self.table_name}", cursor_type="row", zebra_stripes=True)
+
+    def show(self, tile: int, table: Table | None, missing: str, bytes_text: Callable[[int], str]) -> None:
+        """TABLE's rows for TILE, or MISSING when the report lacks them."""
+        notice, grid = self.query_one(DetailText), self.query_one(DataTable)
+        grid.display = table is not None
+        self.tile, self.table = tile, table
+        if table is None:
+            notice.show(Text(f"Tile {tile}: {missing}"))
+            return
+        self.rows = [list(row) for row in table.rows]
+        what = self.table_name.replace("_", " ")
+        notice.show(Text(f"Tile {tile}: {len(self.rows):,} {what}" if self.rows else f"Tile {tile}: no {what}"))
+        self._fill(bytes_text)
+
+    def next_sort(self, bytes_text: Callable[[int], str]) -> None:
+        if self.table is not None:
+            self.sort_column = (self.sort_column + 1) % len(self.table.columns)
+            self._fill(bytes_text)
+
+    def row_value(self, row: int, column: str):
+        """COLUMN's value in the ROW-th row shown, or None."""
+        if self.table is None or column not in self.table.columns or not 0 <= row < min(len(self.rows), SHOWN_ROWS):
+            return None
+        return sort_rows(self.rows, self.sort_column)[row][self.table.columns.index(column)]
+
+    def sorted_table(self) -> Table | None:
+        """The table as shown: every row, in the order shown."""
+        if self.table is None:
+            return None
+        return Table(self.table.name, list(self.table.columns), sort_rows(self.rows, self.sort_column))
+
+    def _fill(self, bytes_text: Callable[[int], str]) -> None:
+        assert self.table is not None
+        grid = self.query_one(DataTable)
+        grid.clear(columns=True)
+        columns = self.table.columns
+        grid.add_columns(*(HEADINGS.get(c, c) + ("▼" if i == self.sort_column else "") for i, c in enumerate(columns)))
+        rows = sort_rows(self.rows, self.sort_column)
+        grid.add_rows([_cell(columns[i], v, bytes_text) for i, v in enumerate(row)] for row in rows[:SHOWN_ROWS])
+        if len(rows) > SHOWN_ROWS:
+            grid.add_row(f"… {len(rows) - SHOWN_ROWS:,} more (x exports them all)", *[""] * (len(columns) - 1))
+
+
+def _cell(column: str, value: Any, bytes_text: Callable[[int], str]) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if column.endswith("bytes"):
+        return bytes_text(int(value))
+    if isinstance(value, int):
+        return f"{value:,}"
+    text = str(value)
+    return text if len(text) <= NAME_WIDTH else "…" + text[-(NAME_WIDTH - 1):]

@@ -1,0 +1,114 @@
+"""The Memory screen's detail tabs: what is on the selected tile, sortable and exportable."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import open_screen, wait_until_loaded
+from textual.widgets import DataTable
+
+from pvtui.screens.memory import MemoryScreen
+from pvtui.sources.base import ReportFiles
+from pvtui.sources.ingest import build_bundle
+from pvtui.widgets.tile_map import TileMap
+
+
+async def _open_tab(pilot, tabs: int) -> MemoryScreen:
+    screen = await open_screen(pilot, "m", MemoryScreen)
+    await pilot.press("w", *["right_square_bracket"] * tabs)
+    await pilot.pause()
+    return screen
+
+
+@pytest.mark.anyio
+async def test_variables_tab_lists_the_tile_largest_first_and_follows_the_cursor(make_app, tiny_report):
+    lowered = tiny_report.lowered
+    worst = int(np.argmax(tiny_report.memory.including_gaps))
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        screen = await _open_tab(pilot, 1)
+        grid = screen.query_one("#table-variables", DataTable)
+        assert grid.row_count == len(lowered.tile_variables(worst))
+        table = screen.export_table()
+        assert table.name == f"tile{worst}-variables"
+        sizes = [row[0] for row in table.rows]
+        assert sizes == sorted(sizes, reverse=True) == [v.bytes for v in lowered.tile_variables(worst)]
+        await pilot.press("S")  # by always-live: the always-live ones first
+        flags = [row[1] for row in screen.export_table().rows]
+        assert flags == sorted(flags, reverse=True) and flags[0]
+        await pilot.press("home")  # the bars' cursor moves: the table follows
+        assert grid.row_count == len(lowered.tile_variables(0))
+        assert f"Tile 0: {grid.row_count} variables" in screen.query_one("#missing-variables").text.plain
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("tabs, name", [(2, "compute-sets"), (3, "vertices"), (4, "exchanges")])
+async def test_the_other_tabs_list_the_tile(make_app, tiny_report, tabs, name):
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        screen = await _open_tab(pilot, tabs)
+        table = screen.export_table()
+        worst = int(np.argmax(tiny_report.memory.including_gaps))
+        assert table.name == f"tile{worst}-{name}" and list(table.rows)
+
+
+@pytest.mark.anyio
+async def test_a_report_without_lowered_variables_names_the_option(make_app, tmp_path):
+    from pvtui.synth import generate
+
+    truth = generate("tiny", seed=0)
+    pva = truth.as_pva()
+    del pva.compilation.loweredVariables
+    folder = tmp_path / "nolowered"
+    build_bundle(ReportFiles(directory=folder, name="nolowered"), folder / "profile.pvtui", pva_report=pva)
+    async with make_app(folder).run_test(size=(80, 24)) as pilot:
+        screen = await _open_tab(pilot, 1)
+        assert not screen.query_one("#table-variables", DataTable).display
+        assert "autoReport.outputLoweredVars" in screen.query_one("#missing-variables").text.plain
+        assert screen.export_table().name.startswith("memory-tiles")  # nothing in the tab: the tiles
+
+
+def _tab_snapshot(tabs: int):
+    async def run_before(pilot):
+        await wait_until_loaded(pilot)
+        await pilot.press("m", "v", "w", *["right_square_bracket"] * tabs)
+        await pilot.pause()
+
+    return run_before
+
+
+@pytest.mark.parametrize("tabs", [1, 2, 3, 4])
+def test_snapshot_memory_tab_80x24(snap_compare, make_app, tabs):
+    assert snap_compare(make_app(), terminal_size=(80, 24), run_before=_tab_snapshot(tabs))
+
+
+@pytest.mark.anyio
+async def test_find_a_variable_by_name_and_see_its_tiles(make_app, tiny_report):
+    lowered = tiny_report.lowered
+    found = lowered.find("grad/tmp")
+    assert len(found) > 1
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        screen = await open_screen(pilot, "m", MemoryScreen)
+        await pilot.press("v", "slash", *"Grad/tmp")  # any case
+        tile_map = screen.query_one(TileMap)
+        largest = int(found[0])
+        assert screen.variable == largest
+        assert np.array_equal(tile_map.values.values, lowered.bytes_by_tile(largest))
+        by_tile = lowered.bytes_by_tile(largest)
+        header = screen.query_one("#memory-header").text.plain
+        assert lowered.names[largest] in header and f"on {np.count_nonzero(by_tile):,} tiles" in header
+        await pilot.press("down")
+        assert screen.variable == int(found[1])
+        await pilot.press("enter", "v")  # kept; the bars' swatches show it too
+        assert screen.heatmap.swatch is not None and np.array_equal(screen.heatmap.swatch[0], lowered.bytes_by_tile(int(found[1])))
+        await pilot.press("escape")
+        assert screen.variable is None and screen.heatmap.swatch is None
+
+
+@pytest.mark.anyio
+async def test_enter_on_the_variables_tab_shows_where_the_variable_lives(make_app, tiny_report):
+    lowered = tiny_report.lowered
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        screen = await open_screen(pilot, "m", MemoryScreen)
+        await pilot.press("v", "home", "right_square_bracket", "enter")
+        largest = lowered.tile_variables(0)[0]
+        assert screen.variable == largest.name_id
+        assert np.array_equal(screen.query_one(TileMap).values.values, lowered.bytes_by_tile(largest.name_id))

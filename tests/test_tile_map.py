@@ -1,0 +1,127 @@
+"""The tile map: its geometry (every tile on one screen), its colours, and the keys over it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import open_screen, wait_until_loaded
+
+from pvtui.model.tile_map import LEVELS, OVER, ZERO, blocks_of, colour_codes, fit_layout
+from pvtui.screens.memory import MemoryScreen
+from pvtui.widgets.tile_map import TileMap
+
+MK2 = 1472
+
+
+def _blocks(ipus: int):
+    ipu = np.repeat(np.arange(ipus), MK2)
+    return blocks_of(ipu, np.arange(ipus * MK2))
+
+
+@pytest.mark.parametrize("ipus, width, height", [(2, 80, 10), (16, 107, 44), (1, 40, 5)])
+def test_every_tile_fits_on_one_screen(ipus, width, height):
+    layout = fit_layout(_blocks(ipus), width, height)
+    assert layout.lines <= height and layout.width <= width
+    assert len(layout.blocks) == ipus
+    covered = np.concatenate([np.arange(*layout.tiles_of(g)) for g in range(layout.num_groups)])
+    assert np.array_equal(covered, np.arange(ipus * MK2))  # each tile once, in tile order
+    assert all(layout.line_of(g) < layout.lines for g in (0, layout.num_groups - 1))
+
+
+def test_one_tile_per_half_cell_when_there_is_room():
+    layout = fit_layout(_blocks(2), 160, 48)
+    assert layout.per_cell == 1
+    assert fit_layout(_blocks(2), 80, 10).per_cell > 1
+
+
+def test_a_half_cell_shows_its_fullest_tile():
+    layout = fit_layout(_blocks(2), 40, 10)
+    values = np.random.default_rng(1).integers(0, 1000, 2 * MK2)
+    representative = layout.representatives(values)
+    for g in range(0, layout.num_groups, 37):
+        lo, hi = layout.tiles_of(g)
+        assert values[representative[g]] == values[lo:hi].max()
+
+
+def test_moving_steps_across_blocks_in_tile_order():
+    layout = fit_layout(_blocks(2), 80, 10)
+    last_of_first = int(layout.group_offsets[1]) - 1
+    assert layout.moved(last_of_first, 1, 0) == last_of_first + 1  # right, into IPU 1
+    assert layout.block_of_group(layout.moved(last_of_first, 0, 1)) == 1  # down, into IPU 1
+    assert layout.block_of_group(layout.moved(int(layout.group_offsets[1]), 0, -1)) == 0
+    assert layout.moved(0, -1, 0) == 0 and layout.moved(0, 0, -1) == 0
+    end = layout.num_groups - 1
+    assert layout.moved(end, 1, 0) == end and layout.moved(end, 0, 1) == end
+
+
+def test_colour_codes_mark_over_the_limit_and_nothing():
+    codes = colour_codes(np.array([0, 1, 500, 999, 1000, 1001]), 1000, 1000)
+    assert codes[0] == ZERO and codes[-1] == OVER
+    assert 0 <= codes[1] < codes[2] < codes[3] <= codes[4] == LEVELS - 1
+
+
+
+
+
+async def _open_map(pilot) -> tuple[MemoryScreen, TileMap]:
+    screen = await open_screen(pilot, "m", MemoryScreen)
+    await pilot.press("v")
+    await pilot.pause()
+    return screen, screen.query_one(TileMap)
+
+
+@pytest.mark.anyio
+async def test_the_map_shows_every_tile_and_follows_the_keys(make_app, tiny_report):
+    memory = tiny_report.memory
+    worst = int(np.argmax(memory.including_gaps))
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        screen, tile_map = await _open_map(pilot)
+        assert tile_map.display and not screen.heatmap.display
+        assert tile_map.grid.lines <= tile_map.scrollable_content_region.height
+        await pilot.press("w")
+        assert tile_map.selected == worst
+        assert f"Tile {worst} ·" in "\n".join(w.text.plain for w in screen.query("DetailText"))
+        await pilot.press("home", "right")
+        grid = tile_map.grid
+        lo, hi = grid.tiles_of(1)
+        assert lo <= tile_map.selected < hi
+        await pilot.press("end")
+        assert tile_map.selected >= grid.tiles_of(grid.num_groups - 1)[0]
+        await pilot.press("pageup")  # the same place in IPU 0's block
+        assert int(memory.ipu[tile_map.selected]) == 0
+        selected = tile_map.selected
+        await pilot.press("v")  # back to the bars, the tile kept
+        assert screen.heatmap.display and screen.heatmap.selected == selected
+
+
+@pytest.mark.anyio
+async def test_colour_by_cycles_through_totals_liveness_and_categories(make_app, tiny_report):
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        screen, tile_map = await _open_map(pilot)
+        seen = [tile_map.values.name]
+        for _ in range(3):
+            await pilot.press("c")
+            seen.append(tile_map.values.name)
+        assert seen[:3] == ["total incl. gaps", "always-live", "not-always-live"]
+        assert seen[3] == screen.memory.categories[0]
+        assert np.array_equal(tile_map.values.values, screen.memory.by_category[:, 0])
+
+
+async def _press_m_v(pilot):
+    await wait_until_loaded(pilot)
+    await pilot.press("m", "v")
+    await pilot.pause()
+
+
+async def _press_m_v_w(pilot):
+    await _press_m_v(pilot)
+    await pilot.press("w")
+    await pilot.pause()
+
+
+def test_snapshot_tile_map_80x24(snap_compare, make_app):
+    assert snap_compare(make_app(), terminal_size=(80, 24), run_before=_press_m_v_w)
+
+
+def test_snapshot_tile_map_light_160x48(snap_compare, make_app):
+    assert snap_compare(make_app(theme="light"), terminal_size=(160, 48), run_before=_press_m_v)
