@@ -87,9 +87,12 @@ def venv(tmp_path_factory, wheel) -> Path:
 
 
 def dependency_paths() -> list[str]:
-    """Where this test run imports its packages from, but the checkout (whose pvtui is not the wheel's)."""
+    """Where this test run imports its packages from, but any path holding a pvtui (the checkout's).
+
+    A venv inside the checkout (CI's .venv) counts: its site-packages holds the dependencies.
+    """
     return [entry for entry in sys.path
-            if entry and Path(entry).is_dir() and not Path(entry).resolve().is_relative_to(ROOT)]
+            if entry and Path(entry).is_dir() and not (Path(entry) / "pvtui" / "__init__.py").exists()]
 
 
 def run(venv: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess:
