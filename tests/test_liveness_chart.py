@@ -188,6 +188,31 @@ async def test_chart_marks_the_peak_and_draws_the_tallest_column_there():
 
 
 @pytest.mark.anyio
+async def test_the_marked_step_has_its_own_mark_and_the_cursor_drawn_over_it_wins():
+    series = np.full(60, 100, dtype=np.int64)
+    series[37] = 1000
+    app = ChartApp(enveloped(series, 200), Window.fit(60), cursor=10)
+    async with app.run_test(size=(80, 20)) as pilot:
+        await pilot.pause()
+        chart = app.query_one(LivenessChart)
+        chart.show(chart.series, chart.window, 10, marked=50)
+        width = chart.plot_width
+
+        def at(step: int) -> set[str]:
+            marker = plot_text(chart)[0]
+            return {marker[chart.label_width + c] for c in columns_of_step(step, 0, 60, width)}
+
+        assert at(50) == {"◇"} and at(37) == {"▼"} and at(10) == {"▼"}
+        assert plot_text(chart)[0].count("◇") == len(columns_of_step(50, 0, 60, width))
+        chart.show(chart.series, chart.window, 50, marked=50)  # the cursor on the marked step
+        assert at(50) == {"▼"} and "◇" not in plot_text(chart)[0]
+        chart.show(chart.series, chart.window, 20, marked=50)  # and off it again: laid over the kept row
+        assert at(50) == {"◇"}
+        chart.show(chart.series, chart.window, 20)  # unmarked
+        assert "◇" not in plot_text(chart)[0]
+
+
+@pytest.mark.anyio
 async def test_a_cursor_drawn_with_its_row_and_laid_over_it_look_the_same():
     """A new frame draws each row with its first cursor in one pass; a cursor move lays it over the kept row."""
     rng = np.random.default_rng(3)
@@ -204,7 +229,8 @@ async def test_a_cursor_drawn_with_its_row_and_laid_over_it_look_the_same():
         chart._first_cursor = ((), range(0))  # forget the frame: it is new again
         one_pass = [list(chart.render_line(y)) for y in rows]
         assert laid_over == one_pass
-        assert chart._strips.get((0, chart.size, chart.window, chart.series.label, True, "binary", app.theme)) is None
+        assert chart._strips.get((0, chart.size, chart.window, chart.series.label, True, "binary", app.theme,
+                                  None)) is None
 
 
 class ShortReads(np.ndarray):

@@ -18,7 +18,9 @@ from pvtui.model import trace_views as tv
 from pvtui.model.queries import live_difference
 from pvtui.model.step_stats import step_stats
 from pvtui.screens.liveness import LiveVariables, LivenessScreen
+from pvtui.model.liveness_views import columns_of_step
 from pvtui.screens.programs import ProgramsScreen
+from pvtui.widgets.liveness_chart import LivenessChart
 from pvtui.widgets.flame_view import FlameView, block_runs, elide
 
 pytestmark = pytest.mark.anyio
@@ -244,8 +246,14 @@ async def test_marking_a_liveness_step_compares_the_cursor_with_it(make_app, tin
         assert f"vs {peak:,}: " in panel.heading
         assert f"+{len(added):,} −{len(removed):,} variables" in panel.heading
         assert len(panel.variables) == min(len(added) + len(removed), 64)
+        chart = screen.query_one(LivenessChart)
+        marker_row = chart.render_line(0).text
+        marked_columns = columns_of_step(peak, screen.window.start, screen.window.stop, chart.plot_width)
+        assert {marker_row[chart.label_width + c] for c in marked_columns} == {"◇"}
+        assert f"◇ Marked step {peak:,}" in str(screen.query_one("#step-facts").render())
         await pilot.press("right", "b")  # b on the marked step clears the mark
         assert screen.marked is None
+        assert "◇" not in chart.render_line(0).text
 
 
 async def test_a_liveness_step_lists_its_compute_sets_vertices_and_estimated_cycles(make_app, tiny_report):
