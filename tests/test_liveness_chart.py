@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from contextlib import asynccontextmanager
+
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -166,14 +168,20 @@ def enveloped(series: np.ndarray, always: int) -> StepSeries:
     return StepSeries("all IPUs", series, always, None, Envelope(series, build_pyramid(series)))
 
 
-@pytest.mark.anyio
-async def test_chart_marks_the_peak_and_draws_the_tallest_column_there():
+@asynccontextmanager
+async def peak_at_37_chart():
+    """A chart of 60 steps of 100 bytes but step 37's 1,000, over 200 always-live; the cursor on step 10."""
     series = np.full(60, 100, dtype=np.int64)
     series[37] = 1000
     app = ChartApp(enveloped(series, 200), Window.fit(60), cursor=10)
     async with app.run_test(size=(80, 20)) as pilot:
         await pilot.pause()
-        chart = app.query_one(LivenessChart)
+        yield app.query_one(LivenessChart)
+
+
+@pytest.mark.anyio
+async def test_chart_marks_the_peak_and_draws_the_tallest_column_there():
+    async with peak_at_37_chart() as chart:
         lines = plot_text(chart)
         peak_columns = columns_of_step(37, 0, 60, chart.plot_width)
         cursor_columns = columns_of_step(10, 0, 60, chart.plot_width)
@@ -189,12 +197,7 @@ async def test_chart_marks_the_peak_and_draws_the_tallest_column_there():
 
 @pytest.mark.anyio
 async def test_the_marked_step_has_its_own_mark_and_the_cursor_drawn_over_it_wins():
-    series = np.full(60, 100, dtype=np.int64)
-    series[37] = 1000
-    app = ChartApp(enveloped(series, 200), Window.fit(60), cursor=10)
-    async with app.run_test(size=(80, 20)) as pilot:
-        await pilot.pause()
-        chart = app.query_one(LivenessChart)
+    async with peak_at_37_chart() as chart:
         chart.show(chart.series, chart.window, 10, marked=50)
         width = chart.plot_width
 
