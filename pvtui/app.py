@@ -103,6 +103,7 @@ class PvtuiApp(InstantModeSwitch):
         Binding("d", "show('compare')", "Diff", id="compare", show=False),
         Binding("d", "no_comparison", show=False),  # d without a second report: say how to get one
         Binding("B", "switch_report", "A/B", key_display="B", id="switch_report"),
+        Binding("E", "pick_report", "Engine", key_display="E", id="pick_report"),
         Binding("x", "export", "Export", id="export", show=False),
         Binding("u", "cycle_units", "Units", id="units"),
         Binding("question_mark", "help", "Help", key_display="?", id="help"),
@@ -174,6 +175,25 @@ class PvtuiApp(InstantModeSwitch):
             from pvtui.screens.dialogs import ReportPicker
 
             self.push_screen(ReportPicker(reports), self.open_report)
+
+    def offer_reports(self, reports: list[ReportFiles], news: str) -> None:
+        """More reports than those found at the start (an engine's written later, under `pvtui capture --live`):
+        said in a notification, and E picks the one shown."""
+        self.reports = [*self.reports, *reports]
+        self.refresh_bindings()
+        self.notify(f"{news}: E picks the report shown.", timeout=10)
+
+    def action_pick_report(self) -> None:
+        """Choose the report shown among those found; the one shown now stays until another opens."""
+        if len(self.reports) < 2 or not self.can_switch:
+            return
+        from pvtui.screens.dialogs import ReportPicker
+
+        def chosen(files: ReportFiles | None) -> None:
+            if files is not None and (self.files is None or files.name != self.files.name):
+                self.open_report(files, reload=True)
+
+        self.push_screen(ReportPicker(self.reports), chosen)
 
     # Loading and reloading -------------------------------------------------------
 
@@ -283,6 +303,7 @@ class PvtuiApp(InstantModeSwitch):
     async def _loaded(self, files: ReportFiles, report: "Report", reload: bool, second: bool = False) -> None:
         self._close_loading()
         before = self.compare_report if second else self.report
+        before_files = self.compare_files if second else self.files
         if second:
             self.compare_files, self.compare_report = files, report
         else:
@@ -291,7 +312,13 @@ class PvtuiApp(InstantModeSwitch):
             for screen in list(self.report_screens):
                 if not screen.opening:  # one still opening composes its body from the new model
                     screen.report_changed()
-            self._tell_reloaded(report, before)
+            if before_files is not None and before_files.name != files.name:  # another engine's, picked with E
+                self.notify(f"Showing {files.name}", timeout=3)
+                if self.watch:
+                    self.workers.cancel_group(self, "watch")
+                    self._watch_files(files, second)
+            else:
+                self._tell_reloaded(report, before)
         elif self.compare_files is not None and self.compare_report is None:
             self.open_report(self.compare_files, second=True)  # B next; the app opens once both are read
             return
@@ -386,6 +413,8 @@ class PvtuiApp(InstantModeSwitch):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "show" and parameters == ("compare",):
             return self.compare_report is not None  # only with a second report
+        if action == "pick_report":
+            return len(self.reports) > 1 and self.compare_files is None
         if action == "switch_report":  # on the single-report screens of a comparison
             return self.compare_report is not None and getattr(self.screen, "SCREEN_NAME", "Compare") != "Compare"
         if action in ("cycle_units", "export"):

@@ -66,6 +66,30 @@ async def test_several_engines_are_offered_or_the_one_named(tmp_path, tiny_dir, 
         assert app.files.name == "inference"
 
 
+async def test_an_engine_that_writes_its_report_later_is_offered_and_picked_with_e(tmp_path, tiny_dir, cache_root):
+    out = tmp_path / "out"
+    shutil.copytree(tiny_dir, out / "training")
+    app = live_app(out, cache_root)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.report is not None)
+        await wait_until_loaded(pilot)
+        shown = app.screen
+        assert not app.check_action("pick_report", ())  # one report: nothing to pick
+        shutil.copytree(tiny_dir, out / "inference")
+        await until(pilot, lambda: len(app.reports) == 2)
+        assert [r.name for r in app.reports] == ["training", "inference"]
+        assert any("wrote inference too: E picks the report shown" in n.message for n in app._notifications)
+        assert app.screen is shown and app.files.name == "training"  # the report viewed stays
+        await pilot.press("E")
+        await pilot.pause()
+        await pilot.press("down", "enter")
+        await until(pilot, lambda: app.files.name == "inference" and not app.load_running)
+        await wait_until_loaded(pilot)
+        assert app.report.name != "" and app.screen.SCREEN_NAME == "Summary"
+        await pilot.pause(2.5)  # a later look finds nothing new to offer
+        assert len(app.reports) == 2
+
+
 async def test_a_program_that_ends_without_a_report_is_said(tmp_path, cache_root):
     app = live_app(tmp_path / "never", cache_root, status=lambda: 3)
     async with app.run_test(size=(80, 24)) as pilot:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import shutil
 import sqlite3
 import threading
@@ -170,6 +171,24 @@ def test_truncated_archive_debug_info_and_bad_json_are_each_named(tiny_dir, tmp_
     assert files["framework.json"]["problems"] == [
         "not valid JSON (line 3 column 13: Expecting ':' delimiter)"]
     assert files["app.json"]["usable"] and files["profile.pvtui"]["usable"]
+
+
+def test_an_archive_cut_inside_its_first_member_claims_no_valid_elf_and_numbers_have_separators(
+        tiny_dir, tmp_path, capsys):
+    folder = tmp_path / "damaged"
+    shutil.copytree(tiny_dir, folder)
+    cut(folder / "archive.a", 3000)  # inside the first member (about 20 kB)
+    cut(folder / "debug.cbor", (folder / "debug.cbor").stat().st_size // 2)
+    code, out = run_check(capsys, folder, "--json")
+    files = json.loads(out)["files"]
+    assert files["archive.a"]["facts"]["members"] == 0
+    problems = files["archive.a"]["problems"] + files["debug.cbor"]["problems"]
+    assert re.match(r"truncated: member at offset 8 claims \d{1,3}(,\d{3})+ bytes, 2,932 remain", problems[0])
+    assert not [p for p in problems if re.search(r"\d{4}", p)]  # every number of 1,000 or more grouped
+    code, out = run_check(capsys, folder)
+    archive = next(line for line in out.splitlines() if "archive.a" in line)
+    assert "no members (tiles) read" in archive and "valid ELF" not in archive and "0 B" not in archive
+    assert not re.search(r"\d{4}", out.replace(str(folder), ""))
 
 
 def test_a_synthetic_report_is_usable(tiny_dir, capsys):

@@ -170,7 +170,7 @@ def test_too_deep_context_is_skipped(tmp_path: Path) -> None:
 
 def test_declared_length_beyond_the_file(tmp_path: Path) -> None:
     huge_array = b"\xa1" + cbor2.dumps("contexts") + b"\x9b" + (2**40).to_bytes(8, "big")
-    with pytest.raises(ReportError, match="declared length 1099511627776"):
+    with pytest.raises(ReportError, match="declared length 1,099,511,627,776"):
         ingest(write(tmp_path, huge_array + cbor2.dumps({"id": 1})), tmp_path / "b")
 
 

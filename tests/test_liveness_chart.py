@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from contextlib import asynccontextmanager
+
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -166,14 +168,20 @@ def enveloped(series: np.ndarray, always: int) -> StepSeries:
     return StepSeries("all IPUs", series, always, None, Envelope(series, build_pyramid(series)))
 
 
-@pytest.mark.anyio
-async def test_chart_marks_the_peak_and_draws_the_tallest_column_there():
+@asynccontextmanager
+async def peak_at_37_chart():
+    """A chart of 60 steps of 100 bytes but step 37's 1,000, over 200 always-live; the cursor on step 10."""
     series = np.full(60, 100, dtype=np.int64)
     series[37] = 1000
     app = ChartApp(enveloped(series, 200), Window.fit(60), cursor=10)
     async with app.run_test(size=(80, 20)) as pilot:
         await pilot.pause()
-        chart = app.query_one(LivenessChart)
+        yield app.query_one(LivenessChart)
+
+
+@pytest.mark.anyio
+async def test_chart_marks_the_peak_and_draws_the_tallest_column_there():
+    async with peak_at_37_chart() as chart:
         lines = plot_text(chart)
         peak_columns = columns_of_step(37, 0, 60, chart.plot_width)
         cursor_columns = columns_of_step(10, 0, 60, chart.plot_width)
@@ -185,6 +193,26 @@ async def test_chart_marks_the_peak_and_draws_the_tallest_column_there():
         assert top_plot_row[chart.label_width + 0] == " "
         assert "1.2 KiB" in top_plot_row  # the y axis: 1200 B at the top
         assert lines[-1].lstrip().startswith("0")  # step numbers under the axis
+
+
+@pytest.mark.anyio
+async def test_the_marked_step_has_its_own_mark_and_the_cursor_drawn_over_it_wins():
+    async with peak_at_37_chart() as chart:
+        chart.show(chart.series, chart.window, 10, marked=50)
+        width = chart.plot_width
+
+        def at(step: int) -> set[str]:
+            marker = plot_text(chart)[0]
+            return {marker[chart.label_width + c] for c in columns_of_step(step, 0, 60, width)}
+
+        assert at(50) == {"◇"} and at(37) == {"▼"} and at(10) == {"▼"}
+        assert plot_text(chart)[0].count("◇") == len(columns_of_step(50, 0, 60, width))
+        chart.show(chart.series, chart.window, 50, marked=50)  # the cursor on the marked step
+        assert at(50) == {"▼"} and "◇" not in plot_text(chart)[0]
+        chart.show(chart.series, chart.window, 20, marked=50)  # and off it again: laid over the kept row
+        assert at(50) == {"◇"}
+        chart.show(chart.series, chart.window, 20)  # unmarked
+        assert "◇" not in plot_text(chart)[0]
 
 
 @pytest.mark.anyio
@@ -204,7 +232,8 @@ async def test_a_cursor_drawn_with_its_row_and_laid_over_it_look_the_same():
         chart._first_cursor = ((), range(0))  # forget the frame: it is new again
         one_pass = [list(chart.render_line(y)) for y in rows]
         assert laid_over == one_pass
-        assert chart._strips.get((0, chart.size, chart.window, chart.series.label, True, "binary", app.theme)) is None
+        assert chart._strips.get((0, chart.size, chart.window, chart.series.label, True, "binary", app.theme,
+                                  None)) is None
 
 
 class ShortReads(np.ndarray):

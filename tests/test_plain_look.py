@@ -58,13 +58,13 @@ def test_the_look_follows_the_terminal(make_app, monkeypatch, environ, plain, gl
 
 
 # One monochrome snapshot of each heavy view, at a place that shows what colour would:
-# the memory cursor on an over-limit tile, the liveness peak, trace phases and several
+# the memory cursor on an over-limit tile, the liveness peak marked and the cursor before it, trace phases and several
 # steps, the BSP view's working and waiting tiles, the comparison's grown and shrunk tiles
 # and its A and B curves.
 PLAIN_VIEWS = {
     "memory": showing("memory", "w"),
     "memory_map": showing("memory", "v", "w"),
-    "liveness": showing("liveness"),
+    "liveness": showing("liveness", "b", "shift+left"),  # the peak marked, the cursor before it
     "trace": showing("trace", "plus", "plus", "plus", "plus"),
     "bsp": showing("trace", "b", "n"),
     "programs": showing("programs", "right"),

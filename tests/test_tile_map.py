@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from conftest import open_screen, wait_until_loaded
 
-from pvtui.model.tile_map import LEVELS, OVER, ZERO, blocks_of, colour_codes, fit_layout
+from pvtui.model.tile_map import BLOCK_GAP, LEVELS, OVER, ZERO, blocks_of, colour_codes, fit_layout
 from pvtui.screens.memory import MemoryScreen
 from pvtui.widgets.tile_map import TileMap
 
@@ -92,6 +92,35 @@ async def test_the_map_shows_every_tile_and_follows_the_keys(make_app, tiny_repo
         selected = tile_map.selected
         await pilot.press("v")  # back to the bars, the tile kept
         assert screen.heatmap.display and screen.heatmap.selected == selected
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("no_color", [False, True])
+async def test_the_cursor_cell_keeps_its_tiles_colour(make_app, tiny_report, monkeypatch, no_color):
+    if no_color:
+        monkeypatch.setenv("NO_COLOR", "1")
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        screen, tile_map = await _open_map(pilot)
+        await pilot.press("w", "pagedown", "right", "right")  # on IPU 1's block, beside IPU 0's at 80 columns
+        grid, colours = tile_map.grid, tile_map.colours
+        group = grid.group_of(tile_map.selected)
+        line = grid.line_of(group)
+        cells = [(s.text, s.style) for s in tile_map.render_line(line - int(tile_map.scroll_y)) for _ in s.text]
+        block, within = grid.block_of_group(group), line % grid.lines_per_block
+        halves = [grid.half_row_groups(block, 2 * (within - 1) + r) for r in (0, 1)]
+        column = next(int(np.flatnonzero(h == group)[0]) for h in halves if (h == group).any())
+        column += (block % grid.block_columns) * (grid.block_width + BLOCK_GAP)  # the blocks left of it
+        code = int(tile_map._codes[group])
+        glyph, style = cells[column]
+        if no_color:  # the tile's own glyph, reversed
+            assert glyph == colours.glyphs[code] and style.reverse
+        else:  # the tile's colour behind a mark in a colour that reads on it
+            assert glyph == colours.mark and style.bgcolor == colours.colours[code]
+            assert style.color != style.bgcolor
+        await pilot.press("right")  # the cell left behind draws its two tiles again
+        glyph, style = [(s.text, s.style) for s in tile_map.render_line(line - int(tile_map.scroll_y))
+                        for _ in s.text][column]
+        assert glyph != colours.mark and not style.reverse
 
 
 @pytest.mark.anyio

@@ -18,7 +18,9 @@ from pvtui.model import trace_views as tv
 from pvtui.model.queries import live_difference
 from pvtui.model.step_stats import step_stats
 from pvtui.screens.liveness import LiveVariables, LivenessScreen
+from pvtui.model.liveness_views import columns_of_step
 from pvtui.screens.programs import ProgramsScreen
+from pvtui.widgets.liveness_chart import LivenessChart
 from pvtui.widgets.flame_view import FlameView, block_runs, elide
 
 pytestmark = pytest.mark.anyio
@@ -89,6 +91,19 @@ def test_names_fit_their_blocks():
     assert runs == [(0, 0, 2, False), (1, 2, 1, False), (-1, 3, 1, False), (2, 4, 2, True)]
 
 
+def test_depth_rows_fit_the_room_shallowest_first_and_leave_out_those_empty_in_the_window():
+    nesting = fl.Nesting(np.array([[0, 1, 2, 3], [4, -1, -1, -1]], np.int32), list("abcde"), np.zeros(2, bool))
+    deep = lane_of([0, 10], [10, 20], [0, 0])  # a four-deep step, then a one-deep one
+    shallow = lane_of([0], [20], [0])
+    flame = (fl.flame_rows(deep, np.array([0, 1]), np.array([10, 10]), nesting),
+             fl.flame_rows(shallow, np.array([1]), np.array([20]), nesting))
+    assert fl.fitted_depths(flame, (0, 20), 20) == (((0, 1, 2, 3), (0,)), 0)  # IPU 1 has one depth, not four
+    assert fl.fitted_depths(flame, (10, 20), 20) == (((0,), (0,)), 0)  # the deep step is out of the window
+    assert fl.fitted_depths(flame, (0, 20), 5) == (((0, 1), (0,)), 2)  # 2 lanes and 3 depth rows: deepest dropped
+    assert fl.fitted_depths(flame, (0, 20), 1) == (((0,), (0,)), 3)  # too short: each keeps its first row
+    assert fl.fitted_depths(flame, (0, 20), 5, keep=(0, 3)) == (((0, 3), (0,)), 2)  # the cursor's row stays
+
+
 # The flame view ---------------------------------------------------------------------
 
 
@@ -108,7 +123,6 @@ async def test_the_flame_view_moves_between_depths_and_blocks(make_app):
         screen = await open_flame(pilot)
         view = screen.query_one(FlameView)
         assert screen.has_class("flame") and view.flame is screen.flame
-        assert view.virtual_size.height == 1 + len(screen.lanes) * (1 + len(screen.flame[0]))
         await pilot.press("down")
         row, block = screen.flame_block
         assert screen.flame_cursor.depth == 0 and row is screen.flame[0][0]
@@ -124,6 +138,32 @@ async def test_the_flame_view_moves_between_depths_and_blocks(make_app):
         assert screen.flame_cursor.depth == -1 and screen.flame_block is None
         await pilot.press("f")
         assert view.flame is None and not screen.has_class("flame")
+
+
+def drawn_text(view: FlameView) -> list[str]:
+    return ["".join(segment.text for segment in line) for line in view.render_lines(view.region.reset_offset)]
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)])
+async def test_the_flame_view_fits_its_depth_rows_to_the_height(make_app, size):
+    async with make_app().run_test(size=size) as pilot:
+        screen = await open_flame(pilot)
+        view = screen.query_one(FlameView)
+        height, lo_hi = view.scrollable_content_region.height, screen.window
+        wanted = [[d for d, row in enumerate(rows) if fl.shows_blocks(row, *lo_hi)] for rows in screen.flame]
+        shown = [[d for ipu, d in view.rows if ipu == i and d >= 0] for i in range(len(screen.lanes))]
+        assert all(s == w[: len(s)] and s for s, w in zip(shown, wanted))  # the shallowest, none empty
+        assert view.hidden == sum(map(len, wanted)) - sum(map(len, shown))
+        assert 1 + len(view.rows) + (1 if view.hidden else 0) <= height  # a 2-IPU report fits whole: no scroll
+        text = drawn_text(view)
+        assert all(f"depth {d + 1}" in "".join(text) for d in shown[0])
+        if size == (80, 24):
+            assert view.hidden and f"{view.hidden:,} deeper depth rows hidden" in text[height - 1]
+        else:  # the taller terminal shows every depth with a block
+            assert view.hidden == 0 and shown == wanted
+        for _ in range(len(view.rows) + 2):  # down goes through the rows drawn, every IPU's, and stops at the last
+            await pilot.press("down")
+        assert (screen.cursor_ipu, screen.flame_cursor.depth) == view.rows[-1]
 
 
 async def test_the_flame_view_draws_in_ascii_on_a_basic_console(make_app, monkeypatch):
@@ -244,8 +284,14 @@ async def test_marking_a_liveness_step_compares_the_cursor_with_it(make_app, tin
         assert f"vs {peak:,}: " in panel.heading
         assert f"+{len(added):,} −{len(removed):,} variables" in panel.heading
         assert len(panel.variables) == min(len(added) + len(removed), 64)
+        chart = screen.query_one(LivenessChart)
+        marker_row = chart.render_line(0).text
+        marked_columns = columns_of_step(peak, screen.window.start, screen.window.stop, chart.plot_width)
+        assert {marker_row[chart.label_width + c] for c in marked_columns} == {"◇"}
+        assert f"◇ Marked step {peak:,}" in str(screen.query_one("#step-facts").render())
         await pilot.press("right", "b")  # b on the marked step clears the mark
         assert screen.marked is None
+        assert "◇" not in chart.render_line(0).text
 
 
 async def test_a_liveness_step_lists_its_compute_sets_vertices_and_estimated_cycles(make_app, tiny_report):

@@ -222,3 +222,36 @@ def name_in_layer(report: Report, program: int, layer: str, memo: dict[int, str 
         rows = [row for row in context_chain(report, context) if debug.layer_names[int(debug.layer[row])] == layer]
         memo[context] = debug.names[rows[-1]] if rows else None
     return memo[context]
+
+
+def shows_blocks(row: FlameRow, lo: int, hi: int) -> bool:
+    """Whether ROW has a block over any cycle of [LO, HI)."""
+    before = int(np.searchsorted(row.lane.starts, hi, side="left"))  # the blocks starting before HI
+    return before > 0 and int(row.lane.reach[before - 1]) > lo
+
+
+def fitted_depths(
+    flame: tuple[list[FlameRow], ...], window: tuple[int, int], room: int, keep: tuple[int, int] | None = None
+) -> tuple[tuple[tuple[int, ...], ...], int]:
+    """The depth rows to draw under each IPU's lane in ROOM rows (lanes included), and how many are left out.
+
+    Only rows with a block in WINDOW count. The shallowest rows of every IPU come
+    first, so the deepest are dropped first; each IPU keeps at least its first row
+    (past ROOM, the view scrolls), and KEEP (ipu, depth), the cursor's row, is always drawn.
+    """
+    lo, hi = window
+    wanted = [[d for d, row in enumerate(rows) if shows_blocks(row, lo, hi)] for rows in flame]
+    if keep is not None and keep[1] >= 0 and keep[0] < len(wanted) and keep[1] not in wanted[keep[0]]:
+        wanted[keep[0]] = sorted(wanted[keep[0]] + [keep[1]])
+    budget = room - len(flame)
+    chosen: list[set[int]] = [set(depths[:1]) for depths in wanted]
+    if keep is not None and keep[1] >= 0 and keep[0] < len(chosen):
+        chosen[keep[0]].add(keep[1])
+    budget -= sum(len(c) for c in chosen)
+    for level in range(1, max((len(depths) for depths in wanted), default=0)):
+        for ipu, depths in enumerate(wanted):
+            if level < len(depths) and depths[level] not in chosen[ipu] and budget > 0:
+                chosen[ipu].add(depths[level])
+                budget -= 1
+    shown = tuple(tuple(sorted(c)) for c in chosen)
+    return shown, sum(len(w) for w in wanted) - sum(len(s) for s in shown)

@@ -17,7 +17,7 @@ from pvtui.model.tile_views import UNKNOWN_IPU
 BLOCK_GAP = 2  # columns between blocks side by side
 MIN_BLOCK_WIDTH = 8
 LEVELS = 16  # colour steps from empty to the scale's top
-OVER, ZERO, NONE, CURSOR = LEVELS, LEVELS + 1, LEVELS + 2, LEVELS + 3  # codes beyond the levels
+OVER, ZERO, NONE = LEVELS, LEVELS + 1, LEVELS + 2  # codes beyond the levels
 
 
 @dataclass(frozen=True)

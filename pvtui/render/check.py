@@ -68,6 +68,8 @@ def describe(name: str, facts: dict[str, Any]) -> str:
         if "members" not in facts:
             return ""
         members, valid = facts["members"], facts["valid_elf"]
+        if not members:
+            return "no members (tiles) read"
         elf = "all valid ELF" if members == valid else f"{valid:,} valid ELF"
         return f"{members:,} members (tiles), {elf}, {format_bytes(facts['memory_bytes'])} of tile memory"
     if kind == "debug.cbor":
@@ -96,7 +98,7 @@ def _describe_profile(facts: dict[str, Any]) -> str:
         largest = sorted(((rows or 0, name) for name, rows in tables.items()), reverse=True)[:MOST_TABLES]
         listed = ", ".join(f"{name} {rows:,}" for rows, name in largest)
         more = " …" if len(tables) > MOST_TABLES else ""
-        count = f"{len(tables)} table{'' if len(tables) == 1 else 's'}"
+        count = f"{len(tables):,} table{'' if len(tables) == 1 else 's'}"
         words.append(f"{count} ({listed}{more} rows)" if tables else "no tables")
     return "; ".join(words)
 

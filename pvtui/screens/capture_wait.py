@@ -1,5 +1,5 @@
 """`pvtui capture --live`: the explorer waits while the program runs, with the tail of its output, and
-hands over the reports once their files have settled."""
+hands over the reports once their files have settled; an engine's report that settles later is offered."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from pvtui.sources.written import look
 from pvtui.watch import POLL_SECONDS, SETTLE_SECONDS
 
 TAIL_BYTES = 16 << 10
+LATER_POLL_SECONDS = 1.0  # a look for reports written after the first, while one is shown
 
 
 class CaptureWait(Screen[list[ReportFiles] | None]):
@@ -41,6 +42,7 @@ class CaptureWait(Screen[list[ReportFiles] | None]):
         self.program, self.directory, self.log_path, self.engine = program, directory, log, engine
         self.status, self.ending, self.stop = status, ending, stop
         self.settling: Settling | None = None
+        self.later: Settling | None = None  # the files of reports written after those handed over
         self.handed_over = False  # the reports are shown: the program's end is told in a notification
         self.told_ending = False
 
@@ -53,6 +55,8 @@ class CaptureWait(Screen[list[ReportFiles] | None]):
         self.look()
         self.set_interval(POLL_SECONDS, self.look)
         self.app.set_interval(POLL_SECONDS, self.follow_program)  # the app's: it outlives this screen
+        if self.engine is None:
+            self.app.set_interval(LATER_POLL_SECONDS, self.look_for_later_reports)
 
     def follow_program(self) -> None:
         """After the report is shown: say when the program ends; quit once pvtui is asked to end."""
@@ -62,6 +66,22 @@ class CaptureWait(Screen[list[ReportFiles] | None]):
         if status is not None and self.handed_over and not self.told_ending:
             self.told_ending = True
             self.app.notify(f"{self.program} {self.ending(status)}", timeout=8)
+
+    def look_for_later_reports(self) -> None:
+        """After the reports are shown: offer those of engines that write theirs later, once settled."""
+        if not self.handed_over:
+            return
+        offered = {r.name for r in self.app.reports}
+        later = [r for r in self._reports() if r.name not in offered]
+        paths = _files_of(later)
+        if not later:
+            self.later = None
+        elif self.later is None or self.later.paths != paths:
+            self.later = Settling(paths, SETTLE_SECONDS, LATER_POLL_SECONDS)
+        elif self.later.poll() and _whole(paths):
+            self.later = None
+            names = ", ".join(r.name for r in later)
+            self.app.offer_reports(later, f"{self.program} wrote {names} too")
 
     def _waiting(self) -> str:
         which = f"the {self.engine!r} report" if self.engine else "a report"
@@ -87,10 +107,10 @@ class CaptureWait(Screen[list[ReportFiles] | None]):
                 title.update(f"{self.program} {self.ending(status)} without writing {which} under "
                              f"{self.directory}. q quits.")
             return
-        paths = [p for r in reports for p in r.existing() + ([r.bundle] if r.bundle else [])]
+        paths = _files_of(reports)
         if self.settling is None or self.settling.paths != paths:
             self.settling = Settling(paths, SETTLE_SECONDS, POLL_SECONDS)
-        elif self.settling.poll() and all(look(p).problem is None for p in paths):
+        elif self.settling.poll() and _whole(paths):
             self.handed_over = True
             self.dismiss(reports)
             return
@@ -106,3 +126,12 @@ class CaptureWait(Screen[list[ReportFiles] | None]):
             return Text("")
         room = max(1, self.size.height - 4)
         return Text("\n".join(lines[-room:]))
+
+
+def _files_of(reports: list[ReportFiles]) -> list[Path]:
+    return [p for r in reports for p in r.existing() + ([r.bundle] if r.bundle else [])]
+
+
+def _whole(paths: list[Path]) -> bool:
+    """Whether every one of PATHS looks completely written."""
+    return all(look(p).problem is None for p in paths)

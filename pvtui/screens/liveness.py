@@ -183,7 +183,7 @@ class LivenessScreen(ReportScreen):
         if view_missing.display:  # updating it costs a layout: only when it shows
             view_missing.update(why_not)
         chart.display = not view_missing.display
-        chart.show(series, self.window, self.cursor)
+        chart.show(series, self.window, self.cursor, self.marked)
         self.show_details(series)
 
     def current_series(self) -> tuple[StepSeries | None, str | None]:
@@ -287,7 +287,8 @@ class LivenessScreen(ReportScreen):
         elif self.view == "tile" and live.by_tile is not None:
             lines.append(f"[$pv-muted]Reading tile {self.tile}…[/]")
         if self.marked is not None:
-            lines.append(f"[$pv-cursor]Marked step {self.marked:,}[/] [$pv-muted]· b marks the cursor's step, b again clears[/]")
+            marked = look_of(self.app).glyphs.marked
+            lines.append(f"[b]{marked}[/b] Marked step {self.marked:,} [$pv-muted]· b on it unmarks[/]")
         lines += self._vertex_lines(program)
         text = "\n".join(lines)
         if text != self._facts_shown:  # a zoom changes one line of it, a pan none
@@ -447,7 +448,9 @@ class LivenessScreen(ReportScreen):
         """Mark the cursor's step (or clear the mark on it): the details then compare the cursor's step with it."""
         self.marked = None if self.marked == self.cursor else self.cursor
         if self.marked is not None:
-            self.notify(f"Step {self.marked:,} marked: move to another step to compare.", timeout=3)
+            marked = look_of(self.app).glyphs.marked
+            self.notify(f"Step {self.marked:,} marked ({marked} on the chart): move to another step to compare.",
+                        timeout=3)
         self.redraw()
 
     def action_toggle_always_live(self) -> None:

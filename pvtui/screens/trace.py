@@ -424,17 +424,11 @@ class TraceScreen(ReportScreen):
                 self._redraw()
                 self.refresh_bindings()
 
-    def _flame_rows_total(self) -> int:
-        return 1 + (len(self.flame[0]) if self.flame else 0)
-
     def _move_flame(self, delta: int) -> None:
-        """Up/down in the flame view: to the depth row DELTA away, through every IPU's lane and rows."""
-        flame = self.flame
-        per_ipu = self._flame_rows_total()
-        at = self.cursor_ipu * per_ipu + self.flame_cursor.depth + 1
-        at = min(max(at + delta, 0), len(self.lanes) * per_ipu - 1)
-        ipu, depth = divmod(at, per_ipu)
-        depth -= 1
+        """Up/down in the flame view: to the row DELTA away of those drawn, through every IPU's lane and depth rows."""
+        flame, rows = self.flame, self.query_one(FlameView).rows
+        at = rows.index((self.cursor_ipu, self.flame_cursor.depth))
+        ipu, depth = rows[min(max(at + delta, 0), len(rows) - 1)]
         span = self._cursor_range()
         anchor = (span[0] + span[1]) / 2 if span else sum(self.window) / 2
         if ipu != self.cursor_ipu:

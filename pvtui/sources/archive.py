@@ -98,7 +98,7 @@ def _read_members(path: Path, view: mmap.mmap, ctx: IngestContext) -> None:
         name, problem = unusable[0]
         ctx.note(
             "archive",
-            f"{path}: member {name!r} {problem}; {len(unusable)} of {len(names)} members"
+            f"{path}: member {name!r} {problem}; {len(unusable):,} of {len(names):,} members"
             " unusable, counted as 0 bytes",
         )
     ctx.meta["archive"] = {"members": len(names), "unusable": len(unusable)}
@@ -129,15 +129,15 @@ def iter_members(path: Path, view: mmap.mmap | bytes) -> Iterator[Member]:
     while offset < end:
         if end - offset < HEADER_SIZE:
             if view[offset:end].strip(b"\n"):
-                raise ReportError(path, f"truncated member header at offset {offset}")
+                raise ReportError(path, f"truncated member header at offset {offset:,}")
             return  # trailing padding
         field, size = _parse_header(path, view[offset : offset + HEADER_SIZE], offset)
         start = offset + HEADER_SIZE
         if size > end - start:
             raise ReportError(
                 path,
-                f"truncated: member at offset {offset} claims {size} bytes,"
-                f" {end - start} remain",
+                f"truncated: member at offset {offset:,} claims {size:,} bytes,"
+                f" {end - start:,} remain",
             )
         offset = start + size + (size & 1)
         if field == LONG_NAMES:
@@ -152,7 +152,7 @@ def _parse_header(path: Path, header: bytes, offset: int) -> tuple[bytes, int]:
     """The raw name field (spaces stripped) and data size of one member header."""
     size_field = header[48:58].strip(b" ")
     if header[58:60] != HEADER_END or not size_field.isdigit():
-        raise ReportError(path, f"corrupt member header at offset {offset}")
+        raise ReportError(path, f"corrupt member header at offset {offset:,}")
     return header[:16].rstrip(b" "), int(size_field)
 
 
@@ -164,7 +164,7 @@ def _named_member(
         length = field[len(BSD_NAME) :]
         if not length.isdigit() or int(length) > size:
             offset = start - HEADER_SIZE
-            raise ReportError(path, f"corrupt BSD member name {field!r} at offset {offset}")
+            raise ReportError(path, f"corrupt BSD member name {field!r} at offset {offset:,}")
         name_size = int(length)
         name = view[start : start + name_size].rstrip(b"\0")
         return Member(_decode(name), start + name_size, size - name_size)
@@ -232,7 +232,7 @@ class SectionSizer:
             else:
                 data += size
         if code + data + bss > MAX_MEMBER_BYTES:
-            raise BadMember(f"claims an implausible {code + data + bss} bytes")
+            raise BadMember(f"claims an implausible {code + data + bss:,} bytes")
         return code, data, bss
 
     def _elf_header(self, layout: tuple[int, bool]) -> tuple[Struct, int]:
@@ -264,11 +264,11 @@ def _section_headers(fields: struct.Struct, header, member: bytes) -> list[tuple
     if table == 0:
         return []
     if entry_size < fields.size:
-        raise BadMember(f"has section headers of {entry_size} bytes")
+        raise BadMember(f"has section headers of {entry_size:,} bytes")
     if table + entry_size > len(member):
         raise BadMember("has its section header table past its end")
     # e_shnum 0 with a table: the count is section 0's sh_size (extended numbering)
     count = header["e_shnum"] or fields.unpack_from(member, table)[3]
     if table + count * entry_size > len(member):
-        raise BadMember(f"has {count} section headers, more than fit in it")
+        raise BadMember(f"has {count:,} section headers, more than fit in it")
     return [fields.unpack_from(member, table + i * entry_size) for i in range(count)]

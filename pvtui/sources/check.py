@@ -255,7 +255,7 @@ def _check_profile(path: Path, check: FileCheck, cancel: CancelToken) -> None:
         check.problems.append("not an SQLite database (no SQLite header): not a profile.pop")
         return
     if len(header) < SQLITE_HEADER_BYTES:
-        check.problems.append(f"truncated: {size} bytes, shorter than SQLite's {SQLITE_HEADER_BYTES}-byte header")
+        check.problems.append(f"truncated: {size:,} bytes, shorter than SQLite's {SQLITE_HEADER_BYTES:,}-byte header")
         return
     _check_pages(header_pages(header), size, check)
     try:
@@ -377,7 +377,7 @@ def _check_archive(path: Path, check: FileCheck, cancel: CancelToken) -> None:
         check.problems.append(f"cannot be read ({getattr(exc, 'strerror', None) or exc})")
     check.facts.update(members=members, valid_elf=valid, memory_bytes=memory)
     if bad:
-        check.problems.append(f"{len(bad)} of {members} members are not usable ELF files; the first: {bad[0]}")
+        check.problems.append(f"{len(bad):,} of {members:,} members are not usable ELF files; the first: {bad[0]}")
     elif members == 0 and not check.problems:
         check.problems.append("the ar archive has no members")
 

@@ -148,14 +148,14 @@ class _CborInput:
     def next_major(self) -> int:
         head = self._peek()
         if head is None:
-            raise _Damage(f"file ends at byte {self.size} where an item was expected")
+            raise _Damage(f"file ends at byte {self.size:,} where an item was expected")
         return head >> 5
 
     def at_break(self) -> bool:
         """Consume the break that ends an indefinite container, if it comes next."""
         head = self._peek()
         if head is None:
-            raise _Damage(f"file ends at byte {self.size} inside an indefinite-length item")
+            raise _Damage(f"file ends at byte {self.size:,} inside an indefinite-length item")
         if head == BREAK:
             self.fp.read(1)
             return True
@@ -172,10 +172,10 @@ class _CborInput:
             argument = int.from_bytes(self._read(1 << (info - 24), start), "big")
         elif info == 31 and major in (2, 3, ARRAY, MAP, 7):
             if major == 7:
-                raise _Damage(f"unexpected break code at byte {start}")
+                raise _Damage(f"unexpected break code at byte {start:,}")
             argument = None
         else:
-            raise _Damage(f"invalid CBOR header 0x{initial:02x} at byte {start}")
+            raise _Damage(f"invalid CBOR header 0x{initial:02x} at byte {start:,}")
         self._check_length(major, argument, start)
         return major, argument
 
@@ -185,14 +185,14 @@ class _CborInput:
             return
         if length * minimum_bytes > self.size - self.position:
             raise _Damage(
-                f"file ends at byte {self.size} inside the item at byte {start}"
-                f" (declared length {length})"
+                f"file ends at byte {self.size:,} inside the item at byte {start:,}"
+                f" (declared length {length:,})"
             )
 
     def _read(self, n: int, start: int) -> bytes:
         data = self.fp.read(n)
         if len(data) < n:
-            raise _Damage(f"file ends at byte {self.size} inside the item at byte {start}")
+            raise _Damage(f"file ends at byte {self.size:,} inside the item at byte {start:,}")
         return data
 
     def elements(self, length: int | None) -> Iterable[Any]:
@@ -225,7 +225,7 @@ class _CborInput:
         except Exception as exc:
             self.fp.seek(start)
             self.skip()
-            return None, f"byte {start}: {_first_line(exc)}"
+            return None, f"byte {start:,}: {_first_line(exc)}"
 
     def skip(self) -> None:
         """Move past one item without building it (structure checks only)."""
@@ -247,7 +247,7 @@ class _CborInput:
         if major in (0, 1, 7):
             return
         if len(pending) > MAX_SKIP_DEPTH:
-            raise _Damage(f"nested deeper than {MAX_SKIP_DEPTH} levels at byte {self.position}")
+            raise _Damage(f"nested deeper than {MAX_SKIP_DEPTH:,} levels at byte {self.position:,}")
         if major == 6:
             pending.append(1)
         elif major == MAP and argument is not None:
@@ -428,10 +428,10 @@ class _ContextReader:
         """One line saying what was skipped and where reading stopped."""
         parts = []
         if self.not_maps:
-            parts.append(f"skipped {self.not_maps} items that are not context maps")
+            parts.append(f"skipped {self.not_maps:,} items that are not context maps")
         if self.unreadable:
             first = self.first_unreadable
-            parts.append(f"skipped {self.unreadable} unreadable contexts (first at {first})")
+            parts.append(f"skipped {self.unreadable:,} unreadable contexts (first at {first})")
         if damage:
             parts.append(f"stopped: {damage}")
         return "; ".join(parts)

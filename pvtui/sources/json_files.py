@@ -36,7 +36,7 @@ def load_json(path: Path) -> Any:
         size = path.stat().st_size
         if size > MAX_BYTES:
             limit = MAX_BYTES // 2**20
-            raise UnusableJson(f"{size} bytes, larger than the {limit} MB read for a JSON file")
+            raise UnusableJson(f"{size:,} bytes, larger than the {limit:,} MB read for a JSON file")
         raw = path.read_bytes()
     except OSError as exc:
         raise UnusableJson(f"cannot read ({exc.strerror or exc})") from None

@@ -4,6 +4,8 @@ The same Line-API widget as the flat trace (a TraceView), with more rows: each
 IPU has its lane, then its depth rows. A depth row draws the blocks `flame_rows`
 computed, their names written inside where they fit and elided where they do not;
 leaves take their step type's colour, the groups above them two alternating greys.
+The depth rows are fitted to the height (`fitted_depths`): rows with nothing in the
+cycle window are left out, and the deepest give way first, counted on a last line.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from textual.color import Color
 from textual.geometry import Size
 from textual.strip import Strip
 
-from pvtui.model.flame import FlameRow
+from pvtui.model.flame import FlameRow, fitted_depths
 from pvtui.model.step_types import PHASES
 from pvtui.model.trace_views import IDLE, column_cells
 from pvtui.widgets.look import ASCII, look_of
@@ -62,17 +64,31 @@ class FlameView(TraceView):
         self.flame: tuple[list[FlameRow], ...] | None = None  # per IPU, a row per depth; None: the flat trace
         self.names: list[str] = []
         self.cursor = FlameCursor()
+        self.rows: list[tuple[int, int]] = []  # (IPU, depth) of each row below the axis; depth -1: the lane
+        self.hidden = 0  # depth rows with blocks in the window that do not fit
         self._flame_styles: dict[str, Style] = {}
         self._cursor_row = 0  # the row the cursor is on, below the axis
-        self._shown: tuple = ()  # run, window and flame rows last drawn
+        self._shown: tuple = ()  # run, window, flame rows and layout last drawn
+
+    def fit_rows(self, state: TraceState, flame: tuple[list[FlameRow], ...], cursor: FlameCursor) -> list[tuple[int, int]]:
+        """The rows FLAME draws over STATE's window at this height: each IPU's lane, then its fitted depth rows."""
+        keep = (state.cursor_ipu, cursor.depth)
+        room = max(self.scrollable_content_region.height - 1, 1)  # below the axis
+        depths, hidden = fitted_depths(flame, state.window, room, keep)
+        if hidden:  # the last line says so
+            depths, hidden = fitted_depths(flame, state.window, room - 1, keep)
+        self.hidden = hidden
+        return [(ipu, depth) for ipu, shown in enumerate(depths) for depth in (-1, *shown)]
+
+    def on_resize(self) -> None:
+        if self.flame is not None and self.state is not None:
+            self.call_after_refresh(self.show, self.state)  # more or fewer depth rows fit
 
     @property
-    def depth(self) -> int:
-        return len(self.flame[0]) if self.flame else 0
-
-    @property
-    def rows_per_ipu(self) -> int:
-        return 1 + self.depth
+    def visible_rows(self) -> int:
+        """Rows of lanes and depths on screen: all but the axis and the hidden rows' note."""
+        fixed = 1 + (1 if self.flame is not None and self.hidden else 0)
+        return max(self.scrollable_content_region.height - fixed, 1)
 
     def restyle(self) -> None:
         super().restyle()
@@ -115,11 +131,13 @@ class FlameView(TraceView):
             self._cells.clear()
             self._strips.clear()
         self.state = state
-        self.virtual_size = Size(self.size.width, 1 + len(state.lanes) * self.rows_per_ipu)
-        self._cursor_row = state.cursor_ipu * self.rows_per_ipu + 1 + self.cursor.depth
+        self.rows = self.fit_rows(state, self.flame, self.cursor)
+        self.virtual_size = Size(self.size.width, 1 + len(self.rows) + (1 if self.hidden else 0))
+        self._cursor_row = self.rows.index((state.cursor_ipu, self.cursor.depth))
         self.scroll_to_lane(self._cursor_row)
-        unmoved = before is not None and self.scroll_y == top and self._shown == (state.run, state.window, self.flame)
-        self._shown = (state.run, state.window, self.flame)
+        layout = (state.run, state.window, self.flame, tuple(self.rows), self.hidden)
+        unmoved = before is not None and self.scroll_y == top and self._shown == layout
+        self._shown = layout
         if unmoved and before.lanes is state.lanes:  # only the cursor moved: repaint its old and new rows
             for row in {shown_row, self._cursor_row}:
                 self.refresh_line(row + 1)  # the axis is line 0
@@ -135,11 +153,12 @@ class FlameView(TraceView):
             return Strip.blank(total, self._flame_styles.get("gutter"))
         if y == 0:
             return super().render_line(0)
+        if self.hidden and y == self.scrollable_content_region.height - 1:
+            return self._hidden_note().adjust_cell_length(total, self._flame_styles["gutter"])
         row = y - 1 + int(self.scroll_y)
-        ipu, depth = divmod(row, self.rows_per_ipu)
-        depth -= 1
-        if ipu >= len(state.lanes):
+        if row >= len(self.rows):
             return Strip.blank(total, self._flame_styles["gutter"])
+        ipu, depth = self.rows[row]
         width = self.cells_width
         here = ipu == state.cursor_ipu and depth == self.cursor.depth
         if depth < 0:
@@ -155,6 +174,11 @@ class FlameView(TraceView):
             strip = build().adjust_cell_length(total, self._flame_styles["gutter"])
             self._strips[key] = strip
         return strip
+
+    def _hidden_note(self) -> Strip:
+        rows = "row" if self.hidden == 1 else "rows"
+        return Strip([Segment(f" {self.hidden:,} deeper depth {rows} hidden: a taller terminal or a zoom shows more",
+                              self._flame_styles["gutter"])])
 
     def _render_depth(self, ipu: int, depth: int, width: int, cursor_block: int | None) -> Strip:
         state, styles = self.state, self._flame_styles

@@ -1,6 +1,6 @@
 """The liveness chart: always-live plus not-always-live bytes per step, one Line-API widget.
 
-Rows, top to bottom: a marker row (the peak and the cursor), the plot, the x axis
+Rows, top to bottom: a marker row (the peak, the marked step and the cursor), the plot, the x axis
 and its step numbers. The y axis labels sit on the left. Each plot cell is drawn
 with eighth blocks, so a column's height has eight levels per row.
 """
@@ -42,7 +42,7 @@ from pvtui.widgets.line_cache import CachedLines
 from pvtui.widgets.look import Look, look_of
 
 ALWAYS, SOLID, RANGE, EMPTY = range(4)  # the stacked layers, bottom to top
-PLAIN, PEAK, CURSOR = range(3)  # how a column is highlighted
+PLAIN, PEAK, CURSOR, MARKED = range(4)  # how a column is highlighted (MARKED: in the marker row only)
 MIN_LABEL_GAP = 2
 MIN_TICK_SPACING = 8
 
@@ -58,13 +58,14 @@ class Frame:
     first_steps: np.ndarray  # the first step of each column
     boundaries: np.ndarray  # (3, plot_width): always-live, then + min and + max not-always-live
     kinds: np.ndarray  # PLAIN or PEAK per column
+    marked: range  # the columns of the step marked to compare with
     cells: CellRow  # (plot rows, plot_width), row 0 at the bottom
     ticks: list[tuple[int, str]]  # (column, step number) under the axis
     labelled: frozenset[int]  # the plot rows with a y label
 
     @classmethod
     def build(cls, series: StepSeries | None, window: Window, width: int, height: int,
-              stack_always_live: bool, units: str) -> "Frame":
+              stack_always_live: bool, units: str, marked: int | None = None) -> "Frame":
         has_data = series is not None and len(series) > 0
         base = (series.always_live or 0) if has_data and stack_always_live else 0
         top = max(1, base + (series.at(series.peak_step) if has_data else 0))
@@ -82,9 +83,10 @@ class Frame:
             mins = maxs = np.zeros(plot_width, dtype=np.int64)
         boundaries = np.vstack([np.full(plot_width, base), base + mins, base + maxs]).astype(float)
         first_steps = column_first_steps(start, stop, plot_width)
+        marked_columns = range(0) if marked is None or not has_data else columns_of_step(marked, start, stop, plot_width)
         levels = np.arange(plot_height)
         cells = stacked_rows(boundaries, levels * top / plot_height, (levels + 1) * top / plot_height)
-        return cls(top, label_width, plot_width, plot_height, first_steps, boundaries, kinds, cells,
+        return cls(top, label_width, plot_width, plot_height, first_steps, boundaries, kinds, marked_columns, cells,
                    _ticks(first_steps, stop), frozenset(labelled_levels(plot_height)))
 
 
@@ -96,7 +98,7 @@ def _ticks(first_steps: np.ndarray, stop: int) -> list[tuple[int, str]]:
 
 
 class LivenessChart(CachedLines, Widget):
-    """Draws a StepSeries over a Window of steps, with a cursor step highlighted."""
+    """Draws a StepSeries over a Window of steps, with a cursor step highlighted and a marked step flagged."""
 
     DEFAULT_CSS = """
     LivenessChart {
@@ -118,6 +120,7 @@ class LivenessChart(CachedLines, Widget):
         self.series: StepSeries | None = None
         self.window = Window(0, 1)
         self.cursor = 0
+        self.marked: int | None = None  # the step marked to compare with
         self.units = "binary"
         self.stack_always_live = True  # off: the scale starts at zero not-always-live bytes
         self._styles: dict[tuple[int, int, int], Style] = {}
@@ -137,11 +140,11 @@ class LivenessChart(CachedLines, Widget):
         self._frame_cache = None
         self.refresh()
 
-    def show(self, series: StepSeries | None, window: Window, cursor: int) -> None:
+    def show(self, series: StepSeries | None, window: Window, cursor: int, marked: int | None = None) -> None:
         if series is not self.series:
             self._strips.clear()
             self._frame_cache = None
-        self.series, self.window, self.cursor = series, window, cursor
+        self.series, self.window, self.cursor, self.marked = series, window, cursor, marked
         self.refresh()
 
     def _cursor_columns(self, frame: Frame) -> range:
@@ -172,10 +175,11 @@ class LivenessChart(CachedLines, Widget):
 
     def _frame(self) -> Frame:
         """What every row shares, computed once per state of the chart."""
-        key = (self.size, self.window, self.stack_always_live, self.units)
+        key = (self.size, self.window, self.stack_always_live, self.units, self.marked)
         if self._frame_cache is None or self._frame_cache[0] != key:
             width, height = self.size
-            frame = Frame.build(self.series, self.window, width, height, self.stack_always_live, self.units)
+            frame = Frame.build(self.series, self.window, width, height, self.stack_always_live, self.units,
+                                self.marked)
             self._frame_cache = (key, frame)
         return self._frame_cache[1]
 
@@ -183,7 +187,7 @@ class LivenessChart(CachedLines, Widget):
         """Row Y with the cursor; the row without it is kept for when only the cursor moves."""
         frame = self._frame()
         label = self.series.label if self.series is not None else ""
-        key = (y, self.size, self.window, label, self.stack_always_live, self.units, self.app.theme)
+        key = (y, self.size, self.window, label, self.stack_always_live, self.units, self.app.theme, self.marked)
         cursor = self._cursor_columns(frame)
         if not cursor or self.series is None or not len(self.series) or y >= MARKER_ROWS + frame.plot_height:
             plain = self._strips.get(key)
@@ -232,12 +236,14 @@ class LivenessChart(CachedLines, Widget):
     def _marker_row(self, frame: Frame, kinds: list[int]) -> list[Segment]:
         muted = self.theme_text_style("pv-muted")
         segments = [Segment(" " * frame.label_width, muted)]
-        for kind, run in groupby(kinds):
+        marks = [MARKED if kind != CURSOR and column in frame.marked else kind for column, kind in enumerate(kinds)]
+        for kind, run in groupby(marks):
             n = len(list(run))
             if kind == PLAIN:
                 segments.append(Segment(" " * n, muted))
             else:
-                segments.append(Segment(self._look.glyphs.marker * n, self._marker_style(kind)))
+                glyph = self._look.glyphs.marked if kind == MARKED else self._look.glyphs.marker
+                segments.append(Segment(glyph * n, self._marker_style(kind)))
         return segments
 
     def _plot_row(self, frame: Frame, level: int, kinds: list[int]) -> list[Segment]:
@@ -282,7 +288,9 @@ class LivenessChart(CachedLines, Widget):
         return look_of(self.app)
 
     def _marker_style(self, kind: int) -> Style:
-        """The peak's or the cursor's mark; plain, the cursor's is reversed, as the peak's is not."""
+        """The peak's, the marked step's or the cursor's mark; plain, the cursor's is reversed, as the others' are not."""
+        if kind == MARKED:  # its own glyph, in the text's colour: no pv-* colour is spare
+            return self.theme_text_style("foreground") + Style(bold=True)
         style = self.theme_text_style("pv-peak" if kind == PEAK else "pv-cursor")
         return style + Style(reverse=True, bold=True) if kind == CURSOR and self._look.plain else style
 

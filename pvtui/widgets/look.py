@@ -33,6 +33,7 @@ class Glyphs:
     cursor_line: str  # the selected step in a trace lane
     pointer: str  # the selected row
     marker: str  # a peak or the cursor, above a chart
+    marked: str  # the step marked to compare with, above a chart
     limit: str  # the per-tile limit across a memory bar
     gaps: str  # gaps in a memory bar
     only_one: str  # a tile that one report of two has
@@ -47,12 +48,12 @@ class Glyphs:
 
 UNICODE = Glyphs(
     blocks=BLOCKS, shades="░▒▓", axis="│┤└─┬", tick="▏", several="▓", cursor_line="━",
-    pointer="▶", marker="▼", limit="│", gaps="░", only_one="·", selected="◆",
+    pointer="▶", marker="▼", marked="◇", limit="│", gaps="░", only_one="·", selected="◆",
     categories="█▓▒=+:-", over="!", heat="·░▒▓█", phases=" ═~|·?", higher="AB",
 )
 ASCII = Glyphs(
     blocks=" __---==#", shades=".:%", axis="|+'-+", tick="|", several="%", cursor_line="=", pointer=">",
-    marker="v", limit="|", gaps=".", only_one=".", selected="*",
+    marker="v", marked="o", limit="|", gaps=".", only_one=".", selected="*",
     categories="#%=+:o-", over="!", heat=".:+%#", phases=" =~|-?", higher="AB",
 )
 

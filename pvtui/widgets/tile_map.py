@@ -1,5 +1,6 @@
 """The tile map: every tile as a half cell (▀, upper tile in the foreground colour, lower in the
 background), one labelled block per IPU, coloured by a perceptual scale from the theme.
+The cursor's cell keeps its tile's colour, with a contrasting mark on it.
 
 One Line-API widget; each line is built from numpy codes and cached as a Strip keyed on
 everything that changes it.
@@ -22,7 +23,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from pvtui.model.tile_map import (
-    BLOCK_GAP, CURSOR, LEVELS, NONE, OVER, ZERO, Block, MapLayout, blocks_of, colour_codes, fit_layout,
+    BLOCK_GAP, LEVELS, NONE, OVER, ZERO, Block, MapLayout, blocks_of, colour_codes, fit_layout,
 )
 from pvtui.units import format_bytes
 from pvtui.widgets.look import Look, look_of
@@ -35,13 +36,15 @@ HEAT_STOPS = tuple(f"pv-heat-{i}" for i in range(5))
 
 @dataclass(frozen=True)
 class MapColours:
-    """One colour per code: the scale's levels, then over, zero, none and the cursor.
+    """One colour per code: the scale's levels, then over, zero and none.
 
     Plain (see look.py: no colours that tell levels apart), a cell is one glyph for the fuller
-    of its two tiles: the heat glyphs from low to high, the over glyph, the cursor reversed.
+    of its two tiles: the heat glyphs from low to high, the over glyph; the cursor's reversed.
     """
 
     colours: tuple  # rich Color per code
+    marks: tuple  # rich Color per code: the cursor's mark on it, black or white, whichever reads
+    mark: str  # the cursor's glyph
     label: Style
     muted: Style
     background: Style
@@ -56,15 +59,17 @@ class MapColours:
             low = min(int(at), len(stops) - 2)
             levels.append(stops[low].blend(stops[low + 1], at - low))
         background = Color.parse(v.get("background", "#000000"))
-        extra = [Color.parse(v["pv-over"]), Color.parse(v["pv-idle"]), background, Color.parse(v["pv-cursor"])]
+        extra = [Color.parse(v["pv-over"]), Color.parse(v["pv-idle"]), background]
         colours = tuple(c.rich_color for c in levels + extra)
+        marks = tuple(c.get_contrast_text(1.0).rich_color for c in levels + extra)
         heat = look.glyphs.heat
         glyphs = None
         if look.plain:
-            glyphs = tuple(heat[i * len(heat) // LEVELS] for i in range(LEVELS)) + (
-                look.glyphs.over, " ", " ", look.glyphs.selected)
+            glyphs = tuple(heat[i * len(heat) // LEVELS] for i in range(LEVELS)) + (look.glyphs.over, " ", " ")
         return cls(
             colours=colours,
+            marks=marks,
+            mark=look.glyphs.selected,
             label=Style(color=Color.parse(v.get("foreground", "#ffffff")).rich_color, bgcolor=background.rich_color,
                         bold=True),
             muted=Style(color=Color.parse(v["pv-muted"]).rich_color, bgcolor=background.rich_color),
@@ -77,9 +82,15 @@ class MapColours:
         if self.glyphs is None:
             return HALF, Style(color=self.colours[upper], bgcolor=self.colours[lower])
         code = _fuller(upper, lower)
-        style = Style(color=self.colours[code], bgcolor=self.background.bgcolor, reverse=code == CURSOR,
-                      bold=code in (OVER, CURSOR))
-        return self.glyphs[code], style
+        return self.glyphs[code], Style(color=self.colours[code], bgcolor=self.background.bgcolor, bold=code == OVER)
+
+    def cursor_cell(self, code: int) -> tuple[str, Style]:
+        """The cursor's cell over a tile of CODE: the mark in a contrasting colour on the tile's own colour;
+        plain, the tile's own glyph reversed."""
+        if self.glyphs is None:
+            return self.mark, Style(color=self.marks[code], bgcolor=self.colours[code], bold=True)
+        return self.glyphs[code], Style(color=self.colours[code], bgcolor=self.background.bgcolor, reverse=True,
+                                        bold=True)
 
     def swatch(self, code: int, width: int = 1) -> tuple[str, Style]:
         """A legend swatch of CODE, WIDTH cells."""
@@ -89,10 +100,9 @@ class MapColours:
 
 
 def _fuller(upper: int, lower: int) -> int:
-    """Of two codes, the one a single glyph shows: the cursor, then over the limit, then the higher level."""
-    for special in (CURSOR, OVER):
-        if special in (upper, lower):
-            return special
+    """Of two codes, the one a single glyph shows: over the limit, then the higher level."""
+    if OVER in (upper, lower):
+        return OVER
     levels = [c for c in (upper, lower) if c < LEVELS]
     return max(levels) if levels else min(upper, lower)
 
@@ -287,16 +297,24 @@ class TileMap(ScrollView, can_focus=True):
         for r in (half_row, half_row + 1):
             groups = layout.half_row_groups(block, r)
             codes = np.where(groups >= 0, self._codes[np.maximum(groups, 0)], NONE)
-            if cursor >= 0:
-                codes[groups == cursor] = CURSOR
-            rows.append(codes)
-        upper, lower = rows
-        change = np.flatnonzero((upper[1:] != upper[:-1]) | (lower[1:] != lower[:-1])) + 1
+            at = np.flatnonzero(groups == cursor) if cursor >= 0 else ()
+            rows.append((codes, at))
+        (upper, upper_cursor), (lower, lower_cursor) = rows
+        cursor_column, cursor_code = -1, NONE  # the cursor's cell shows its tile, not the other half's
+        if len(upper_cursor) or len(lower_cursor):
+            cursor_column = int((upper_cursor if len(upper_cursor) else lower_cursor)[0])
+            cursor_code = int((upper if len(upper_cursor) else lower)[cursor_column])
+        marked = np.arange(len(upper)) == cursor_column
+        changed = (upper[1:] != upper[:-1]) | (lower[1:] != lower[:-1]) | (marked[1:] != marked[:-1])
+        change = np.flatnonzero(changed) + 1
         starts = [0, *change.tolist()]
         ends = [*change.tolist(), len(upper)]
         colours = self.colours
         segments = []
         for s, e in zip(starts, ends):
-            glyph, style = colours.cell(int(upper[s]), int(lower[s]))
+            if s == cursor_column:
+                glyph, style = colours.cursor_cell(cursor_code)
+            else:
+                glyph, style = colours.cell(int(upper[s]), int(lower[s]))
             segments.append(Segment(glyph * (e - s), style))
         return segments

@@ -116,12 +116,17 @@ class TraceView(CachedLines, ScrollView, can_focus=False):
         self.refresh()
 
     @property
+    def visible_rows(self) -> int:
+        """Rows of lanes on screen: all but the axis."""
+        return max(self.scrollable_content_region.height - 1, 1)
+
+    @property
     def cells_width(self) -> int:
         return max(self.scrollable_content_region.width - GUTTER, 0)
 
     def scroll_to_lane(self, lane: int) -> None:
         """Scroll the lanes so LANE is visible below the axis."""
-        visible = max(self.scrollable_content_region.height - 1, 1)
+        visible = self.visible_rows
         top = int(self.scroll_y)
         if lane < top:
             self.scroll_to(y=lane, animate=False)
