@@ -142,7 +142,6 @@ class MemoryScreen(ReportScreen):
         self.matches: np.ndarray | tuple = ()  # variable ids the search found, largest first (numpy waits for the report)
         self.variable: int | None = None  # the variable chosen: it colours the map and the bars' swatches
         self.searching = False  # the search bar is open
-        self._query: str | None = None  # the search text not searched for yet
         self._chosen_bytes: tuple[int, np.ndarray] | None = None  # the chosen variable's bytes per tile
 
     def compose_body(self) -> ComposeResult:
@@ -170,6 +169,7 @@ class MemoryScreen(ReportScreen):
 
     def show_report(self) -> None:
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self._redraw_text())
+        self.watch(self.query_one("#variable-input", Input), "value", self._search_for, init=False)
         self._load(selected=None)
 
     def on_resize(self, event: Resize) -> None:
@@ -341,20 +341,13 @@ class MemoryScreen(ReportScreen):
         self.searching = shown  # asked by key_state on every key: no DOM query there
         self.query_one("#variable-bar").set_class(shown, "open")
 
-    @on(Input.Changed, "#variable-input")
-    def _search_changed(self, event: Input.Changed) -> None:
+    def _search_for(self, text: str) -> None:
         """Each key: the variables containing the text, the largest chosen at once.
 
-        The search runs after the keys already queued, for the latest text only: typing faster
-        than the map repaints costs one search and one repaint, not one a key."""
-        if self._query is None:
-            self.call_later(self._search)
-        self._query = event.value
-
-    def _search(self) -> None:
-        query, self._query = self._query, None
+        A watcher of the Input's value, run within the key: its answer is painted in the same
+        frame as the key's character (Input.Changed, a message, came a frame later)."""
         lowered = self.report.lowered
-        self.matches = lowered.find(query) if lowered is not None and query else ()
+        self.matches = lowered.find(text) if lowered is not None and text else ()
         self._choose(int(self.matches[0]) if len(self.matches) else None)
 
     @on(Input.Submitted, "#variable-input")
