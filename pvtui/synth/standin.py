@@ -222,7 +222,7 @@ class LoweredVariables:
             order = np.argsort(low.piece_tile, kind="stable")
             self._by_tile = (order, low.piece_tile[order])
         order, tiles = self._by_tile
-        lo, hi = np.searchsorted(tiles, [tile, tile + 1])
+        lo, hi = np.searchsorted(tiles, np.array([tile, tile + 1], tiles.dtype))  # a list would copy TILES as int64
         out = []
         for piece in order[lo:hi]:
             cls = int(low.piece_class[piece])
