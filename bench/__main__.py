@@ -224,6 +224,9 @@ def main(argv: list[str] | None = None) -> int:
             shutil.rmtree(workdir, ignore_errors=True)
 
     results.machine["benchmark"] = f"--scale {args.scale} --runs {args.runs}, {time.monotonic() - started:.0f} s"
+    for other, file in OUT.items():
+        if other != args.scale:
+            results.notes.append(f"The {other} report's figures: {file} (`python -m bench --scale {other}`).")
     print(text_table(results.rows))
     notes = [r for r in results.rows if r.note]
     if notes:
