@@ -93,6 +93,8 @@ def report_facts(report_dir: Path) -> dict[str, Any]:
         facts["steps"] = execution.num_steps
         facts["steps_per_ipu"] = active.tolist()
         facts["bsp_steps"] = 0 if execution.bsp_steps is None else len(execution.bsp_steps)
+    lowered = report.lowered
+    facts["lowered_pieces"] = 0 if lowered is None else len(lowered.tile)
     facts["archive_members"] = _archive_members(Path(report_dir) / "archive.a")
     facts["archive_bytes"] = (Path(report_dir) / "archive.a").stat().st_size
     facts["debug_bytes"] = (Path(report_dir) / "debug.cbor").stat().st_size

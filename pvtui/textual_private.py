@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from textual.app import App
 from textual.geometry import Size
+from textual.reactive import Reactive
 from textual.screen import Screen
 from textual.scroll_view import ScrollView
+from textual.widgets import Input
 
 
 def styled_as_now(screen: Screen, app: App) -> None:
@@ -51,3 +53,15 @@ class InstantModeSwitch(App):
     def delay_update(self, delay: float = 0.05) -> None:
         if not self._instant_switch:
             super().delay_update(delay)
+
+
+class InputWithoutLayout(Input):
+    """An Input of a fixed size whose typing repaints it alone.
+
+    Textual's Input sets its virtual size (the text's width) on every change, and a
+    widget's virtual size asks for a layout of the whole screen (5-10 ms a key, and a
+    frame of its own before the screen's answer to the key); a fixed-size Input scrolls
+    its text within itself.
+    """
+
+    virtual_size: Reactive[Size] = Reactive(Size(0, 0), layout=False)

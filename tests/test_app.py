@@ -348,3 +348,25 @@ async def test_the_key_bar_leaves_keys_out_whole_and_keeps_help(make_app, key):
         for start, end, binding, _enabled in bar.spans:  # each key shown whole: "k Go to peak", never "k Go t"
             if binding.group is None or binding.id == "help":
                 assert line[start:end].strip() == f"{pilot.app.get_key_display(binding)} {binding.description}"
+
+
+async def test_the_key_bar_repaints_when_its_keys_change_and_only_then(make_app):
+    """Textual announces a change of bindings after every focus move; the bar repaints only for a real change."""
+    from pvtui.widgets.key_bar import KeyBar
+
+    async with make_app().run_test(size=(120, 30)) as pilot:
+        await wait_until_loaded(pilot)
+        await pilot.press("m")
+        await pilot.pause()
+        screen = pilot.app.screen
+        bar = screen.query_one(KeyBar)
+        bar.render()
+        repaints = []
+        original = bar.refresh
+        bar.refresh = lambda *args, **kwargs: (repaints.append(1), original(*args, **kwargs))[1]
+        screen.refresh_bindings()
+        await pilot.pause()
+        assert repaints == []
+        await pilot.press("v")  # the map: "Colour by" applies, "Zoom" does not
+        await pilot.pause()
+        assert repaints and "Colour by" in bar.render().plain

@@ -10,7 +10,9 @@ from textual.geometry import Size
 from textual.screen import Screen
 from textual.scroll_view import ScrollView
 
-from pvtui.textual_private import InstantModeSwitch, styled_as_now, update_scrollbars
+from textual.widgets import Input
+
+from pvtui.textual_private import InputWithoutLayout, InstantModeSwitch, styled_as_now, update_scrollbars
 
 pytestmark = pytest.mark.anyio
 
@@ -71,3 +73,20 @@ async def test_switch_mode_holds_the_frame_through_delay_update_and_instant_swit
         await pilot.pause()
     assert held == ["a"]  # the hold is asked for while the old mode is current: only for b
 
+
+
+async def test_typing_into_an_input_without_layout_asks_for_no_layout():
+    """Input sets virtual_size on each change; InputWithoutLayout's does not lay the screen out."""
+    assert "self.virtual_size = Size(self.content_width, 1)" in inspect.getsource(Input._watch_value)
+
+    class Typing(App):
+        def compose(self):
+            yield InputWithoutLayout(id="plain")
+
+    app = Typing()
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        app.screen._layout_required = False
+        await pilot.press("a", "b")
+        assert app.query_one(InputWithoutLayout).value == "ab"
+        assert not app.screen._layout_required

@@ -154,3 +154,20 @@ def test_snapshot_tile_map_80x24(snap_compare, make_app):
 
 def test_snapshot_tile_map_light_160x48(snap_compare, make_app):
     assert snap_compare(make_app(theme="light"), terminal_size=(160, 48), run_before=_press_m_v)
+
+
+@pytest.mark.anyio
+async def test_colouring_by_other_values_draws_what_a_fresh_layout_draws(make_app, tiny_report):
+    """A new colouring of the same tiles repaints only the lines that changed, from the new values."""
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        screen, tile_map = await _open_map(pilot)
+        height = tile_map.scrollable_content_region.height
+        before = [list(tile_map.render_line(y)) for y in range(height)]
+        await pilot.press("c")  # always-live: the same tiles, other values
+        await pilot.pause()
+        recoloured = [list(tile_map.render_line(y)) for y in range(height)]
+        assert recoloured != before
+        tile_map.grid = None  # forget the layout: the next colouring lays the map out afresh
+        screen._update_map(tile_map.selected)
+        await pilot.pause()
+        assert [list(tile_map.render_line(y)) for y in range(height)] == recoloured

@@ -8,6 +8,7 @@ import re
 
 import numpy as np
 import pytest
+from textual.widgets import Static
 from conftest import open_screen
 from test_trace_screen import open_trace
 
@@ -164,6 +165,22 @@ async def test_the_flame_view_fits_its_depth_rows_to_the_height(make_app, size):
         for _ in range(len(view.rows) + 2):  # down goes through the rows drawn, every IPU's, and stops at the last
             await pilot.press("down")
         assert (screen.cursor_ipu, screen.flame_cursor.depth) == view.rows[-1]
+
+
+async def test_zooming_keeps_the_blocks_details_and_draws_them_once(make_app):
+    """A zoom keeps the block, so its details are not drawn again; moving to the next block draws its own."""
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        screen = await open_flame(pilot)
+        await pilot.press("down")
+        details = screen.query_one("#details-text", Static)
+        shown = str(details.render())
+        updates = []
+        original = details.update
+        details.update = lambda *args, **kwargs: (updates.append(args), original(*args, **kwargs))
+        await pilot.press("plus", "minus")
+        assert updates == [] and str(details.render()) == shown
+        await pilot.press("right")
+        assert len(updates) == 1 and str(details.render()) != shown
 
 
 async def test_the_flame_view_draws_in_ascii_on_a_basic_console(make_app, monkeypatch):

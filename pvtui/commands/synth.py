@@ -6,11 +6,12 @@ import argparse
 from pathlib import Path
 
 from pvtui.commands.common import at_least_one, progress_bar
+from pvtui.synth.scales import SCALES
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("out", type=Path, help="the directory to write")
-    parser.add_argument("--scale", choices=("tiny", "small", "large"), default="small")
+    parser.add_argument("--scale", choices=tuple(SCALES), default="small")
     parser.add_argument("--ipus", type=at_least_one("IPUs"), default=None)
     parser.add_argument("--seed", type=int, default=0)
 

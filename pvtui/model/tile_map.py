@@ -94,9 +94,13 @@ class MapLayout:
 
     def line_of(self, group: int) -> int:
         """The line a group's cell is drawn on."""
-        block = self.block_of_group(group)
-        local = group - int(self.group_offsets[block])
-        return (block // self.block_columns) * self.lines_per_block + 1 + (local // self.block_width) // 2
+        return int(self.lines_of(np.array([group]))[0])
+
+    def lines_of(self, groups: np.ndarray) -> np.ndarray:
+        """The line each of GROUPS' cells is drawn on."""
+        blocks = np.searchsorted(self.group_offsets, groups, side="right") - 1
+        local = groups - self.group_offsets[blocks]
+        return (blocks // self.block_columns) * self.lines_per_block + 1 + (local // self.block_width) // 2
 
     def moved(self, group: int, across: int, down: int) -> int:
         """The group ACROSS cells right or DOWN half rows below GROUP (one of them), stepping into the

@@ -8,6 +8,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.events import Click
 from textual.geometry import Offset
+from textual.reactive import Reactive
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Static
@@ -119,6 +120,9 @@ class ReportScreen(Screen):
     DEFAULT_CSS = """
     ReportScreen #opening { padding: 1 2; color: $text-muted; height: 1fr; }
     """
+    # Textual repaints the whole screen when the focus moves (a full frame of every widget); the
+    # widgets whose look depends on the focus restyle and repaint themselves.
+    focused: Reactive[Widget | None] = Reactive(None, repaint=False)
     opening = True  # until the body shows the report
     _has_body = False  # composed, or being composed, over the report
 

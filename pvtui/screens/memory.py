@@ -23,6 +23,7 @@ from pvtui.model.tile_views import (
     worst_tile,
 )
 from pvtui.screens.base import SHORT, ReportScreen, Unavailable
+from pvtui.textual_private import InputWithoutLayout
 from pvtui.widgets.detail_text import DetailText
 from pvtui.widgets.heatmap import TileHeatmap, legend
 from pvtui.widgets.item_lines import item_lines
@@ -141,6 +142,7 @@ class MemoryScreen(ReportScreen):
         self.matches: np.ndarray | tuple = ()  # variable ids the search found, largest first (numpy waits for the report)
         self.variable: int | None = None  # the variable chosen: it colours the map and the bars' swatches
         self.searching = False  # the search bar is open
+        self._chosen_bytes: tuple[int, np.ndarray] | None = None  # the chosen variable's bytes per tile
 
     def compose_body(self) -> ComposeResult:
         yield Unavailable("", id="memory-unavailable")
@@ -148,7 +150,7 @@ class MemoryScreen(ReportScreen):
             yield DetailText(id="memory-header")
             with Horizontal(id="variable-bar"):
                 yield Label("/")
-                search = Input(placeholder="part of a variable name", id="variable-input", compact=True)
+                search = InputWithoutLayout(placeholder="part of a variable name", id="variable-input", compact=True)
                 search.cursor_blink = False  # a frame every half second over SSH, for nothing
                 yield search
                 yield DetailText(id="variable-status")  # no layout on each key, as a Label would cost
@@ -167,6 +169,7 @@ class MemoryScreen(ReportScreen):
 
     def show_report(self) -> None:
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self._redraw_text())
+        self.watch(self.query_one("#variable-input", Input), "value", self._search_for, init=False)
         self._load(selected=None)
 
     def on_resize(self, event: Resize) -> None:
@@ -210,7 +213,7 @@ class MemoryScreen(ReportScreen):
             heatmap.ipu_filter = None
         heatmap.gaps = heatmap.gaps and self.memory.has_gaps
         heatmap.units = self.pv_app.units
-        self.variable, self.matches = None, ()  # ids of the model replaced
+        self.variable, self.matches, self._chosen_bytes = None, (), None  # ids of the model replaced
         heatmap.swatch = None
         heatmap.set_memory(self.memory, selected)
         if self.colour_by not in self._colour_choices():
@@ -338,11 +341,13 @@ class MemoryScreen(ReportScreen):
         self.searching = shown  # asked by key_state on every key: no DOM query there
         self.query_one("#variable-bar").set_class(shown, "open")
 
-    @on(Input.Changed, "#variable-input")
-    def _search_changed(self, event: Input.Changed) -> None:
-        """Each key: the variables containing the text, the largest chosen at once."""
+    def _search_for(self, text: str) -> None:
+        """Each key: the variables containing the text, the largest chosen at once.
+
+        A watcher of the Input's value, run within the key: its answer is painted in the same
+        frame as the key's character (Input.Changed, a message, came a frame later)."""
         lowered = self.report.lowered
-        self.matches = lowered.find(event.value) if lowered is not None and event.value else ()
+        self.matches = lowered.find(text) if lowered is not None and text else ()
         self._choose(int(self.matches[0]) if len(self.matches) else None)
 
     @on(Input.Submitted, "#variable-input")
@@ -379,6 +384,9 @@ class MemoryScreen(ReportScreen):
         """Colour the map and the bars' swatches by VARIABLE's bytes per tile (None: by the totals)."""
         if self.memory is None:
             return  # no tiles: the screen says why instead
+        if variable == self.variable:
+            self._show_search_status()  # the same colours: only the count of matches may have changed
+            return
         self.variable = variable
         if variable is None:
             self.heatmap.set_swatch(None)
@@ -395,7 +403,9 @@ class MemoryScreen(ReportScreen):
     def _variable_bytes(self) -> np.ndarray:
         lowered = self.report.lowered
         assert lowered is not None and self.variable is not None
-        return lowered.bytes_by_tile(self.variable)
+        if self._chosen_bytes is None or self._chosen_bytes[0] != self.variable:
+            self._chosen_bytes = (self.variable, lowered.bytes_by_tile(self.variable))
+        return self._chosen_bytes[1]
 
     def _variable_label(self, values: np.ndarray) -> str:
         lowered = self.report.lowered

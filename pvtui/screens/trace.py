@@ -260,6 +260,7 @@ class TraceScreen(ReportScreen):
         self._flame_of_run: dict[int, tuple[list[fl.FlameRow], ...]] = {}
         self._legend_theme = ""  # the theme the legend was drawn in
         self._details_lines = -1  # lines of the details shown: a change of height needs a layout
+        self._details_shown: Text | None = None  # the details text shown
         self._lane_cycles: dict[int, tuple[int, ...]] = {}  # per run, each IPU's cycles: a block's share of them
         self._stats: dict | None = None
         self._lanes_of_run: dict[int, tuple[tv.Lane, ...]] = {}
@@ -518,10 +519,15 @@ class TraceScreen(ReportScreen):
         self._show_details_text(step_details(self.report, step, self.cursor_ipu, self.bytes, styles))
 
     def _show_details_text(self, text: Text) -> None:
-        """Show TEXT in the details, with a layout only when its number of lines (its height) changes."""
+        """Show TEXT in the details, with a layout only when its number of lines (its height) changes.
+
+        The same text again (a zoom or a pan that keeps the block) is not drawn again: rendering
+        the whole panel cost a third of such a key's frame."""
+        if text == self._details_shown:
+            return
         lines = text.plain.count("\n")
         self.query_one("#details-text", Static).update(text, layout=lines != self._details_lines)
-        self._details_lines = lines
+        self._details_lines, self._details_shown = lines, text
 
     def _block_details(self, row: fl.FlameRow, block: int, styles: dict[str, Style]) -> Text:
         run_cycles = self._lane_cycles[self.run][self.cursor_ipu]
@@ -593,7 +599,7 @@ class TraceScreen(ReportScreen):
     async def _rebuild(self) -> None:
         """The reload gained or lost the execution profile or its per-tile cycles: compose the screen again."""
         await self.recompose()
-        self._legend_theme, self._details_lines = "", -1  # new widgets: nothing drawn in them yet
+        self._legend_theme, self._details_lines, self._details_shown = "", -1, None  # new widgets: nothing drawn yet
         if self.report.execution is not None:
             self._open_run(self.run)
 

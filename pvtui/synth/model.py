@@ -19,7 +19,7 @@ from pvtui.synth.lowered import Lowered, build_lowered
 from pvtui.synth.memory import CATEGORIES, Memory, build_memory
 from pvtui.synth.scales import BYTES_PER_TILE, CLOCK_HZ, POPLAR_VERSION, SCALES, Scale
 
-HIDDEN_SIZE = {"tiny": 128, "small": 768, "large": 1024}
+HIDDEN_SIZE = {"tiny": 128, "small": 768, "large": 1024, "pod16": 1024}
 
 
 @dataclass

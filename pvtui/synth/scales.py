@@ -40,4 +40,10 @@ SCALES: dict[str, Scale] = {
         "large", ipus=4, tiles_per_ipu=MK2_TILES_PER_IPU, layers=24, stages=20.0, compute_set_share=0.12, variable_share=0.4,
         repeats=24, runs=2, bsp_steps=10_000, debug_per_compute_set=20, tiles_over_limit=8,
     ),
+    # a Pod16: four times the large report's tiles; more, shorter layers, fewer steps, every variable
+    # spread over its operation's tiles: over 10^7 lowered variable pieces
+    "pod16": Scale(
+        "pod16", ipus=16, tiles_per_ipu=MK2_TILES_PER_IPU, layers=210, stages=0.3, compute_set_share=0.12,
+        variable_share=1.0, repeats=4, runs=2, bsp_steps=2_000, debug_per_compute_set=4, tiles_over_limit=16,
+    ),
 }

@@ -204,7 +204,7 @@ class LoweredVariables:
     def __init__(self, truth: SyntheticReport) -> None:
         self._lowered = truth.lowered
         self.allBriefVars = Lazy(len(self._lowered.piece_tile), self._brief)
-        self._by_tile: np.ndarray | None = None
+        self._by_tile: tuple[np.ndarray, np.ndarray] | None = None  # pieces in tile order, and their tiles
 
     def _brief(self, piece: int) -> Record:
         low = self._lowered
@@ -218,11 +218,13 @@ class LoweredVariables:
 
     def forTile(self, tile: int) -> list[Record]:
         low = self._lowered
-        if self._by_tile is None:
-            self._by_tile = np.argsort(low.piece_tile, kind="stable")
-        lo, hi = np.searchsorted(low.piece_tile[self._by_tile], [tile, tile + 1])
+        if self._by_tile is None:  # once: gathering every piece's tile for each tile was quadratic
+            order = np.argsort(low.piece_tile, kind="stable")
+            self._by_tile = (order, low.piece_tile[order])
+        order, tiles = self._by_tile
+        lo, hi = np.searchsorted(tiles, np.array([tile, tile + 1], tiles.dtype))  # a list would copy TILES as int64
         out = []
-        for piece in self._by_tile[lo:hi]:
+        for piece in order[lo:hi]:
             cls = int(low.piece_class[piece])
             name = low.class_name[cls]
             unlowered = Record(_id=cls + ID_BASE, name=name)

@@ -69,9 +69,24 @@ class KeyBar(Widget, can_focus=False):
     def __init__(self, id: str | None = None) -> None:
         super().__init__(id=id)
         self.spans: list[tuple[int, int, Binding, bool]] = []  # cells of each key shown: start, end, key, enabled
+        self._shown: tuple | None = None  # what the line last drawn said (see _bindings_updated)
 
     def on_mount(self) -> None:
-        self.screen.bindings_updated_signal.subscribe(self, lambda _screen: self.refresh())
+        self.screen.bindings_updated_signal.subscribe(self, lambda _screen: self._bindings_updated())
+
+    def _bindings_updated(self) -> None:
+        """Repaint only if the keys changed: Textual publishes after every focus change, once more
+        after the next frame, and that repaint of an unchanged line was a frame of its own."""
+        if self._said(*self._items()) != self._shown:
+            self.refresh()
+
+    def _said(self, groups: list, palette: tuple[Binding, bool] | None) -> tuple:
+        """What a line of these keys says: each key, its display, description, group and whether it applies."""
+        shown = [(self.app.get_key_display(binding), binding.description, binding.group, enabled)
+                 for _group, bindings in groups for binding, enabled in bindings]
+        if palette is not None:
+            shown.append((self.app.get_key_display(palette[0]), palette[0].description, None, palette[1]))
+        return tuple(shown)
 
     def on_unmount(self) -> None:
         self.screen.bindings_updated_signal.unsubscribe(self)
@@ -103,6 +118,7 @@ class KeyBar(Widget, can_focus=False):
 
         items: list[tuple[Text, list[tuple[int, int, Binding, bool]]]] = []  # each: its text, its keys' cells
         groups, palette = self._items()
+        self._shown = self._said(groups, palette)
         for group, bindings in groups:
             if group is not None and len(bindings) > 1:  # " n N Section ": the keys, then what they do
                 text, spans = Text(" "), []

@@ -9,9 +9,11 @@ everything that changes it.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Callable
 
 import numpy as np
+from rich.color import Color as RichColor
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
@@ -80,7 +82,7 @@ class MapColours:
     def cell(self, upper: int, lower: int) -> tuple[str, Style]:
         """The glyph and style of a cell holding two tiles' codes."""
         if self.glyphs is None:
-            return HALF, Style(color=self.colours[upper], bgcolor=self.colours[lower])
+            return HALF, _half_cell(self.colours[upper], self.colours[lower])
         code = _fuller(upper, lower)
         return self.glyphs[code], Style(color=self.colours[code], bgcolor=self.background.bgcolor, bold=code == OVER)
 
@@ -97,6 +99,12 @@ class MapColours:
         if self.glyphs is None:
             return " " * width, Style(bgcolor=self.colours[code])
         return self.glyphs[code] * width, Style(color=self.colours[code], bgcolor=self.background.bgcolor)
+
+
+@lru_cache(maxsize=1024)
+def _half_cell(upper: RichColor, lower: RichColor) -> Style:
+    """The style of a half-cell pair (a Style is costly to build, and a map line has a hundred runs)."""
+    return Style(color=upper, bgcolor=lower)
 
 
 def _fuller(upper: int, lower: int) -> int:
@@ -162,6 +170,7 @@ class TileMap(ScrollView, can_focus=True):
         self._codes: np.ndarray | None = None  # per flat group: the colour code of its fullest tile
         self._representative: np.ndarray | None = None
         self._version = 0
+        self._line_stamps = np.zeros(0, np.int64)  # per line, bumped when its cells' colours change
         self._colours: tuple[str, MapColours] | None = None
         self._laid_out = (0, 0)  # the size the grid was fitted to
         # Lines by everything that changes them (the theme too): kept while hidden, so that
@@ -183,12 +192,16 @@ class TileMap(ScrollView, can_focus=True):
 
     def set_tiles(self, ipu: np.ndarray, tiles: np.ndarray, values: MapValues, selected: int) -> None:
         """Show TILES (of IPU per tile) coloured by VALUES; SELECTED, or the nearest shown tile, selected."""
-        self.ipu, self.tiles, self.values = ipu, tiles, values
-        self._relayout()
+        same_tiles = self.grid is not None and ipu is self.ipu and np.array_equal(tiles, self.tiles)
+        old_codes, self.ipu, self.tiles, self.values = self._codes, ipu, tiles, values
+        if same_tiles and self._laid_out == self.scrollable_content_region.size:
+            self._recolour(old_codes)  # the same cells: only the ones whose colour changed are drawn again
+        else:
+            self._relayout()
+            self.refresh()
         if len(tiles):
             i = min(int(np.searchsorted(tiles, selected)), len(tiles) - 1)
             self.selected = int(tiles[i])
-        self.refresh()
 
     def on_resize(self) -> None:
         region = self.scrollable_content_region
@@ -208,9 +221,21 @@ class TileMap(ScrollView, can_focus=True):
         self._strips.clear()
         self._laid_out = (region.width, region.height)
         self.grid = fit_layout(blocks_of(self.ipu, self.tiles), region.width, region.height)
+        self._line_stamps = np.zeros(self.grid.lines, np.int64)
         self._representative = self.grid.representatives(self.values.values)
         self._codes = colour_codes(self.values.values[self._representative], self.values.scale, self.values.limit)
         self.virtual_size = Size(region.width, self.grid.lines)
+
+    def _recolour(self, old_codes: np.ndarray) -> None:
+        """Colour the laid-out cells by the new values; repaint the lines whose codes changed."""
+        assert self.grid is not None and self.values is not None
+        self._representative = self.grid.representatives(self.values.values)
+        self._codes = colour_codes(self.values.values[self._representative], self.values.scale, self.values.limit)
+        lines = np.unique(self.grid.lines_of(np.flatnonzero(old_codes != self._codes)))
+        self._line_stamps[lines] += 1  # their cached strips are stale
+        top = int(self.scroll_y)
+        for line in lines.tolist():
+            self.refresh_line(line - top)
 
     @property
     def cursor_group(self) -> int | None:
@@ -264,7 +289,7 @@ class TileMap(ScrollView, can_focus=True):
             return Strip.blank(width, colours.background)
         cursor = layout.group_of(self.selected)
         on_line = layout.line_of(cursor) == line
-        key = (line, width, self._version, self.app.theme, cursor if on_line else -1)
+        key = (line, width, self._version, int(self._line_stamps[line]), self.app.theme, cursor if on_line else -1)
         strip = self._strips.get(key)
         if strip is None:
             strip = Strip(self._line_segments(layout, line, cursor if on_line else -1), width)
