@@ -147,6 +147,23 @@ def test_commands_never_change_the_report_files(capsys, tiny_dir, tmp_path):
     assert digest(tiny_dir) == before
 
 
+def test_synth_where_it_cannot_write_says_so_in_one_line(capsys, tmp_path):
+    (tmp_path / "a-file").write_text("x")
+    for out in ("/proc/pvtui-synth", str(tmp_path / "a-file"), str(tmp_path / "a-file" / "below")):
+        assert main(["synth", out, "--scale", "tiny"]) == 2
+        (line,) = capsys.readouterr().err.splitlines()
+        assert line.startswith("pvtui: ") and "Traceback" not in line
+
+
+def test_synth_never_writes_over_a_report_it_did_not_write(capsys, tiny_dir, tmp_path):
+    real = tmp_path / "real"
+    real.mkdir()
+    (real / "archive.a").write_bytes(b"!<arch>\n")
+    assert main(["synth", str(real), "--scale", "tiny"]) == 2
+    assert "did not synthesize" in capsys.readouterr().err
+    assert (real / "archive.a").read_bytes() == b"!<arch>\n" and not (real / "profile.pvtui").exists()
+
+
 @pytest.mark.parametrize("args", [("memory", "--top", "-3"), ("memory", "--top", "0"), ("synth", "--ipus", "0")])
 def test_counts_below_one_are_refused_in_one_line(capsys, tiny_dir, args):
     command, *option = args
