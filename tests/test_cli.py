@@ -147,6 +147,14 @@ def test_commands_never_change_the_report_files(capsys, tiny_dir, tmp_path):
     assert digest(tiny_dir) == before
 
 
+def test_an_argument_the_command_does_not_take_points_to_that_commands_help(capsys, tiny_dir):
+    with pytest.raises(SystemExit) as exited:
+        main(["trace", str(tiny_dir), "--step", "3"])
+    (line,) = capsys.readouterr().err.splitlines()
+    assert exited.value.code == 2
+    assert line == "pvtui trace: unrecognized arguments: --step 3; see `pvtui trace --help`"
+
+
 def test_synth_where_it_cannot_write_says_so_in_one_line(capsys, tmp_path):
     (tmp_path / "a-file").write_text("x")
     for out in ("/proc/pvtui-synth", str(tmp_path / "a-file"), str(tmp_path / "a-file" / "below")):
