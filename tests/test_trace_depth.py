@@ -230,6 +230,13 @@ def test_liveness_step_against_step_json(capsys, tiny_dir, tiny_report):
     assert "not one" in capsys.readouterr().err
 
 
+def test_liveness_a_step_against_itself_says_none_instead_of_empty_tables(capsys, tiny_dir, tiny_report):
+    step = tiny_report.liveness.peak_step
+    assert main(["liveness", str(tiny_dir), "--step", str(step), "--vs", str(step)]) == 0
+    out = capsys.readouterr().out
+    assert "Appeared: none" in out and "Went away: none" in out and "variable" not in out
+
+
 async def test_marking_a_liveness_step_compares_the_cursor_with_it(make_app, tiny_report):
     async with make_app().run_test(size=(80, 24)) as pilot:
         screen = await open_screen(pilot, "l", LivenessScreen)
