@@ -202,10 +202,6 @@ class TileMap(ScrollView, can_focus=True):
         self._codes = colour_codes(self.values.values[self._representative], self.values.scale, self.values.limit)
         self.virtual_size = Size(region.width, self.grid.lines)
 
-    @property
-    def cursor_group(self) -> int | None:
-        return None if self.grid is None else self.grid.group_of(self.selected)
-
     def select(self, tile: int) -> None:
         if self.grid is None:
             return
