@@ -201,13 +201,28 @@ def test_trace_stats_json_and_tables(capsys, tiny_dir):
     assert "OnTileExecute" in out and "host" in out
 
 
-async def test_the_statistics_panel_shows_the_runs_types(make_app):
+async def test_the_statistics_panel_shows_the_runs_types(make_app, monkeypatch):
+    import threading
+
+    from pvtui.screens import trace
+
+    threads = []
+
+    def counted_where(report):
+        threads.append(threading.current_thread())
+        return step_stats(report)
+
+    monkeypatch.setattr(trace, "step_stats", counted_where)
     async with make_app().run_test(size=(80, 24)) as pilot:
         screen = await open_trace(pilot)
         await pilot.press("S")
-        await pilot.pause()
-        text = str(screen.query_one("#stats-text").render())
+        for _ in range(100):  # counted in a worker: a large report's take longer than a frame
+            await pilot.pause(0.02)
+            text = str(screen.query_one("#stats-text").render())
+            if "Step statistics" in text:
+                break
         assert "Step statistics" in text and "OnTileExecute" in text and "IPU 1" in text
+        assert threads and threading.main_thread() not in threads
         await pilot.press("S")
         assert not screen.show_stats
 
@@ -323,8 +338,12 @@ async def _flame_costliest(pilot) -> None:
 
 
 async def _stats_shown(pilot) -> None:
-    await open_trace(pilot)
+    screen = await open_trace(pilot)
     await pilot.press("S")
+    for _ in range(100):  # counted in a worker
+        await pilot.pause(0.02)
+        if "Step statistics" in str(screen.query_one("#stats-text").render()):
+            break
     await pilot.pause(0.1)
 
 
