@@ -21,7 +21,7 @@ from pvtui.deferred_import import defer_import
 from pvtui.errors import Cancelled, ReportError
 from pvtui.pv_colours import derived_variables
 from pvtui.textual_private import InstantModeSwitch
-from pvtui.theming import DEFAULT_THEME, builtin_themes, resolve_theme_name, user_themes
+from pvtui.theming import DEFAULT_THEME, builtin_themes, resolve_theme_name, user_theme_dir, user_themes
 
 if TYPE_CHECKING:
     from pvtui.model.report import Report
@@ -439,6 +439,10 @@ class PvtuiApp(InstantModeSwitch):
 def theme_problem(app: PvtuiApp, theme: str | None) -> str | None:
     """One line saying that THEME names none of APP's themes, or None where it does (or is None)."""
     if theme is not None and resolve_theme_name(theme, list(app.available_themes)) is None:
+        its_file = str(user_theme_dir() / f"{theme}.json")
+        for problem in app.theme_problems:  # the user's file of that name, and why it was left out
+            if problem.startswith(f"{its_file}: "):
+                return f"pvtui: {problem}"
         return f"pvtui: no theme named {theme!r}; see `themes/` and {Path('~/.config/pvtui/themes')}"
     return None
 

@@ -261,6 +261,22 @@ def test_user_themes_load_and_bad_ones_are_named(tmp_path, monkeypatch):
     assert len(problems) == 1 and "broken.json" in problems[0]
 
 
+def test_a_user_theme_with_a_bad_colour_is_named_and_never_reaches_the_app(tmp_path, monkeypatch, tiny_dir):
+    from pvtui.app import PvtuiApp, theme_problem
+    from pvtui.theming import user_themes
+
+    folder = tmp_path / "pvtui" / "themes"
+    folder.mkdir(parents=True)
+    (folder / "bad.json").write_text(json.dumps({"name": "bad", "primary": "notacolour"}))
+    (folder / "pv.json").write_text(json.dumps({"name": "pv", "primary": "#FF0000", "variables": {"pv-over": "red!"}}))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    themes, problems = user_themes()
+    assert themes == [] and len(problems) == 2
+    assert "primary: 'notacolour' is not a colour" in problems[0] and "pv-over: 'red!'" in problems[1]
+    line = theme_problem(PvtuiApp([]), "bad")
+    assert line == f"pvtui: {folder / 'bad.json'}: not a usable theme (primary: 'notacolour' is not a colour)"
+
+
 def facts_text(screen) -> str:
     from rich.console import Console
 
