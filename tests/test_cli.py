@@ -193,3 +193,11 @@ def test_program_code_counts_each_leaf_once_within_the_code_categories(capsys, t
     assert data["code_bytes"] <= sum(int(categories[c]) for c in code)
     main(["programs", str(tiny_dir)])
     assert "Code (leaf programs)" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("command, usage", [("memory", "--top N"), ("operations", "--top N"),
+                                            ("liveness", "--step A] [--vs B]")])
+def test_help_names_a_value_as_its_description_does(capsys, command, usage):
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    assert usage in capsys.readouterr().out

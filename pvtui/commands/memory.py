@@ -12,7 +12,7 @@ DEFAULT_TOP = 20  # tiles in a table; --json gives every tile unless --top says 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_report_arguments(parser)
-    parser.add_argument("--top", type=at_least_one("tiles"), default=None, help="keep the N largest tiles")
+    parser.add_argument("--top", type=at_least_one("tiles"), default=None, metavar="N", help="keep the N largest tiles")
     memory_detail.add_arguments(parser)
 
 
