@@ -201,3 +201,10 @@ def test_help_names_a_value_as_its_description_does(capsys, command, usage):
     with pytest.raises(SystemExit):
         main([command, "--help"])
     assert usage in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("detail", [("--tile", "1"), ("--variable", "stack")])
+def test_memory_top_with_one_tile_or_variable_is_refused_not_ignored(capsys, tiny_dir, detail):
+    assert main(["memory", str(tiny_dir), *detail, "--top", "3"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and "--top" in captured.err and detail[0] in captured.err
