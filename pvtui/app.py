@@ -70,7 +70,7 @@ class ScreenActions(Provider):
         for key, active in self.screen.active_bindings.items():
             binding = active.binding
             if binding.description and active.enabled:
-                run = partial(self.screen.run_action, binding.action, active.node)
+                run = partial(self.app.run_action, binding.action, active.node)  # the node is the default namespace
                 yield binding.description, run, f"key: {binding.key_display or key}"
 
     async def discover(self) -> Hits:

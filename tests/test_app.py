@@ -111,6 +111,25 @@ async def test_the_palette_offers_every_action_of_the_screen(make_app):
         assert any("peak" in str(n).lower() for n in names)
 
 
+async def test_an_action_chosen_in_the_palette_runs_on_its_screen(make_app, tiny_report):
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        await wait_until_loaded(pilot)
+        await pilot.press("l", "right", "right")
+        await pilot.pause()
+        screen = pilot.app.screen
+        assert screen.cursor != tiny_report.liveness.peak_step
+        hits = [hit async for hit in ScreenActions(screen).search("peak")]
+        await hits[0].command()  # was a crash: the screen's node passed where namespaces go
+        await pilot.pause()
+        assert screen.cursor == tiny_report.liveness.peak_step
+        await pilot.press("t")
+        await pilot.pause()
+        (flame,) = [hit async for hit in ScreenActions(pilot.app.screen).search("Flame")]
+        await flame.command()
+        await pilot.pause()
+        assert pilot.app.screen.flame_on
+
+
 async def test_themes_from_files_and_the_theme_option(make_app):
     app = make_app(theme="light")
     async with app.run_test(size=(80, 24)) as pilot:
