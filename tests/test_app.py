@@ -305,6 +305,19 @@ def facts_text(screen) -> str:
     return console.export_text()
 
 
+@pytest.mark.parametrize("with_json", [True, False])
+async def test_the_summary_offers_f_only_where_there_is_a_json_tree(make_app, tiny_dir, tmp_path, with_json):
+    folder = tmp_path / "report"
+    folder.mkdir()
+    shutil.copy(tiny_dir / "archive.a", folder / "archive.a")
+    if with_json:
+        shutil.copy(tiny_dir / "app.json", folder / "app.json")
+    async with make_app(folder).run_test(size=(80, 24)) as pilot:
+        await wait_until_loaded(pilot)
+        assert bool(pilot.app.screen.check_action("focus_next_tree", ())) is with_json
+        assert ("f" in pilot.app.screen.active_bindings) is with_json
+
+
 async def test_units_redraw_the_summary_in_place(make_app):
     from pvtui.screens.summary import JsonTree
 
