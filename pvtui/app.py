@@ -21,7 +21,7 @@ from pvtui.deferred_import import defer_import
 from pvtui.errors import Cancelled, ReportError
 from pvtui.pv_colours import derived_variables
 from pvtui.textual_private import InstantModeSwitch
-from pvtui.theming import DEFAULT_THEME, builtin_themes, resolve_theme_name, user_themes
+from pvtui.theming import DEFAULT_THEME, builtin_themes, resolve_theme_name, user_theme_dir, user_themes
 
 if TYPE_CHECKING:
     from pvtui.model.report import Report
@@ -70,7 +70,7 @@ class ScreenActions(Provider):
         for key, active in self.screen.active_bindings.items():
             binding = active.binding
             if binding.description and active.enabled:
-                run = partial(self.screen.run_action, binding.action, active.node)
+                run = partial(self.app.run_action, binding.action, active.node)  # the node is the default namespace
                 yield binding.description, run, f"key: {binding.key_display or key}"
 
     async def discover(self) -> Hits:
@@ -468,6 +468,10 @@ class PvtuiApp(InstantModeSwitch):
 def theme_problem(app: PvtuiApp, theme: str | None) -> str | None:
     """One line saying that THEME names none of APP's themes, or None where it does (or is None)."""
     if theme is not None and resolve_theme_name(theme, list(app.available_themes)) is None:
+        its_file = str(user_theme_dir() / f"{theme}.json")
+        for problem in app.theme_problems:  # the user's file of that name, and why it was left out
+            if problem.startswith(f"{its_file}: "):
+                return f"pvtui: {problem}"
         return f"pvtui: no theme named {theme!r}; see `themes/` and {Path('~/.config/pvtui/themes')}"
     return None
 

@@ -49,8 +49,17 @@ EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, as a shell reports a tool the signal en
 class OneLineErrors(argparse.ArgumentParser):
     """Bad arguments get one line, as bad input does, and the way to the help."""
 
+    chosen: argparse.ArgumentParser | None = None  # the parser of the command named, on the top parser
+
     def error(self, message: str):
         self.exit(EXIT_BAD_INPUT, f"{self.prog}: {message}; see `{self.prog} --help`\n")
+
+    def parse_args(self, args=None, namespace=None):
+        """As argparse's, but an argument no command takes is the command's error, with its help."""
+        parsed, unknown = self.parse_known_args(args, namespace)
+        if unknown:
+            (self.chosen or self).error(f"unrecognized arguments: {' '.join(unknown)}")
+        return parsed
 
 
 def command_module(name: str) -> ModuleType:
@@ -70,6 +79,7 @@ def parser(chosen: str | None = None) -> argparse.ArgumentParser:
         command = sub.add_parser(name, help=help, description=help)
         if name != chosen:
             continue
+        top.chosen = command
         if takes_json:
             command.add_argument("--json", action="store_true", help="print JSON instead of tables")
         command_module(name).add_arguments(command)

@@ -13,10 +13,13 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
 DEFAULT_THEME = "pvtui-dark"
 _FIELDS = set(Theme.__dataclass_fields__)
+_COLOUR_FIELDS = ("primary", "secondary", "warning", "error", "success", "accent", "foreground", "background",
+                  "surface", "panel", "boost")
 
 
 def user_theme_dir() -> Path:
@@ -30,7 +33,17 @@ def _theme_from(data: Any) -> Theme:
     unknown = set(data) - _FIELDS
     if unknown:
         raise ValueError(f"unknown fields: {', '.join(sorted(unknown))}")
-    return Theme(**{**data, "variables": dict(data.get("variables") or {})})
+    variables = data.get("variables") or {}
+    if not isinstance(variables, dict):
+        raise ValueError("'variables' is not an object")
+    colours = {field: data[field] for field in _COLOUR_FIELDS if data.get(field) is not None}
+    colours.update((name, value) for name, value in variables.items() if name.startswith("pv-"))
+    for field, value in colours.items():  # a bad colour would stop the app once it runs
+        try:
+            Color.parse(value)
+        except (ColorParseError, TypeError, ValueError):
+            raise ValueError(f"{field}: {value!r} is not a colour") from None
+    return Theme(**{**data, "variables": dict(variables)})
 
 
 def builtin_themes() -> list[Theme]:

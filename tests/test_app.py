@@ -111,6 +111,25 @@ async def test_the_palette_offers_every_action_of_the_screen(make_app):
         assert any("peak" in str(n).lower() for n in names)
 
 
+async def test_an_action_chosen_in_the_palette_runs_on_its_screen(make_app, tiny_report):
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        await wait_until_loaded(pilot)
+        await pilot.press("l", "right", "right")
+        await pilot.pause()
+        screen = pilot.app.screen
+        assert screen.cursor != tiny_report.liveness.peak_step
+        hits = [hit async for hit in ScreenActions(screen).search("peak")]
+        await hits[0].command()  # was a crash: the screen's node passed where namespaces go
+        await pilot.pause()
+        assert screen.cursor == tiny_report.liveness.peak_step
+        await pilot.press("t")
+        await pilot.pause()
+        (flame,) = [hit async for hit in ScreenActions(pilot.app.screen).search("Flame")]
+        await flame.command()
+        await pilot.pause()
+        assert pilot.app.screen.flame_on
+
+
 async def test_themes_from_files_and_the_theme_option(make_app):
     app = make_app(theme="light")
     async with app.run_test(size=(80, 24)) as pilot:
@@ -261,6 +280,22 @@ def test_user_themes_load_and_bad_ones_are_named(tmp_path, monkeypatch):
     assert len(problems) == 1 and "broken.json" in problems[0]
 
 
+def test_a_user_theme_with_a_bad_colour_is_named_and_never_reaches_the_app(tmp_path, monkeypatch, tiny_dir):
+    from pvtui.app import PvtuiApp, theme_problem
+    from pvtui.theming import user_themes
+
+    folder = tmp_path / "pvtui" / "themes"
+    folder.mkdir(parents=True)
+    (folder / "bad.json").write_text(json.dumps({"name": "bad", "primary": "notacolour"}))
+    (folder / "pv.json").write_text(json.dumps({"name": "pv", "primary": "#FF0000", "variables": {"pv-over": "red!"}}))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    themes, problems = user_themes()
+    assert themes == [] and len(problems) == 2
+    assert "primary: 'notacolour' is not a colour" in problems[0] and "pv-over: 'red!'" in problems[1]
+    line = theme_problem(PvtuiApp([]), "bad")
+    assert line == f"pvtui: {folder / 'bad.json'}: not a usable theme (primary: 'notacolour' is not a colour)"
+
+
 def facts_text(screen) -> str:
     from rich.console import Console
 
@@ -268,6 +303,19 @@ def facts_text(screen) -> str:
     for widget in screen.query(".facts"):
         console.print(widget.content)
     return console.export_text()
+
+
+@pytest.mark.parametrize("with_json", [True, False])
+async def test_the_summary_offers_f_only_where_there_is_a_json_tree(make_app, tiny_dir, tmp_path, with_json):
+    folder = tmp_path / "report"
+    folder.mkdir()
+    shutil.copy(tiny_dir / "archive.a", folder / "archive.a")
+    if with_json:
+        shutil.copy(tiny_dir / "app.json", folder / "app.json")
+    async with make_app(folder).run_test(size=(80, 24)) as pilot:
+        await wait_until_loaded(pilot)
+        assert bool(pilot.app.screen.check_action("focus_next_tree", ())) is with_json
+        assert ("f" in pilot.app.screen.active_bindings) is with_json
 
 
 async def test_units_redraw_the_summary_in_place(make_app):

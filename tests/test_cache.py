@@ -369,6 +369,12 @@ def test_cache_settings_that_make_no_sense_say_so(report, tmp_path, private_tmp)
     done = _summary(report, tmp_path / "cache", private_tmp, PVTUI_CACHE_MAX="lots")
     assert done.returncode == 0
     _one_warning(done, "PVTUI_CACHE_MAX", "'lots'")
+    assert _summary(report, tmp_path / "cache", private_tmp).returncode == 0
+    for days in ("-1", "nan", "soon"):  # -1 would be every bundle's age; nan none
+        done = pvtui("cache", "clear", "--older-than", days, cache=tmp_path / "cache", tmp=private_tmp)
+        assert done.returncode == 2 and "0 or more" in done.stderr and done.stderr.count("\n") == 1
+    listed = json.loads(pvtui("cache", "--json", cache=tmp_path / "cache", tmp=private_tmp).stdout)["entries"]
+    assert len(listed) == 1  # nothing was cleared
 
 
 @pytest.mark.parametrize("text, size", [("500M", 500 * 2**20), ("10G", 10 * 2**30), ("1.5GiB", 3 * 2**29),

@@ -191,6 +191,19 @@ def test_an_archive_cut_inside_its_first_member_claims_no_valid_elf_and_numbers_
     assert not re.search(r"\d{4}", out.replace(str(folder), ""))
 
 
+def test_damage_to_optional_files_alone_says_the_explorer_still_opens_the_report(tiny_dir, tmp_path, capsys):
+    folder = tmp_path / "damaged"
+    shutil.copytree(tiny_dir, folder)
+    (folder / "app.json").write_text('{"a": ')
+    code, out = run_check(capsys, folder)
+    assert code == 2 and "✗ not usable" in out and "the explorer still opens the report" in out
+    assert main(["summary", str(folder)]) == 0  # as it says
+    capsys.readouterr()
+    cut(folder / "archive.a", 1000)  # no longer optional files alone
+    code, out = run_check(capsys, folder)
+    assert code == 2 and "still opens" not in out
+
+
 def test_a_synthetic_report_is_usable(tiny_dir, capsys):
     code, out = run_check(capsys, tiny_dir)
     assert code == 0 and out.startswith("✓ usable")

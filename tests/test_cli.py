@@ -147,6 +147,31 @@ def test_commands_never_change_the_report_files(capsys, tiny_dir, tmp_path):
     assert digest(tiny_dir) == before
 
 
+def test_an_argument_the_command_does_not_take_points_to_that_commands_help(capsys, tiny_dir):
+    with pytest.raises(SystemExit) as exited:
+        main(["trace", str(tiny_dir), "--step", "3"])
+    (line,) = capsys.readouterr().err.splitlines()
+    assert exited.value.code == 2
+    assert line == "pvtui trace: unrecognized arguments: --step 3; see `pvtui trace --help`"
+
+
+def test_synth_where_it_cannot_write_says_so_in_one_line(capsys, tmp_path):
+    (tmp_path / "a-file").write_text("x")
+    for out in ("/proc/pvtui-synth", str(tmp_path / "a-file"), str(tmp_path / "a-file" / "below")):
+        assert main(["synth", out, "--scale", "tiny"]) == 2
+        (line,) = capsys.readouterr().err.splitlines()
+        assert line.startswith("pvtui: ") and "Traceback" not in line
+
+
+def test_synth_never_writes_over_a_report_it_did_not_write(capsys, tiny_dir, tmp_path):
+    real = tmp_path / "real"
+    real.mkdir()
+    (real / "archive.a").write_bytes(b"!<arch>\n")
+    assert main(["synth", str(real), "--scale", "tiny"]) == 2
+    assert "did not synthesize" in capsys.readouterr().err
+    assert (real / "archive.a").read_bytes() == b"!<arch>\n" and not (real / "profile.pvtui").exists()
+
+
 @pytest.mark.parametrize("args", [("memory", "--top", "-3"), ("memory", "--top", "0"), ("synth", "--ipus", "0")])
 def test_counts_below_one_are_refused_in_one_line(capsys, tiny_dir, args):
     command, *option = args
@@ -168,3 +193,18 @@ def test_program_code_counts_each_leaf_once_within_the_code_categories(capsys, t
     assert data["code_bytes"] <= sum(int(categories[c]) for c in code)
     main(["programs", str(tiny_dir)])
     assert "Code (leaf programs)" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("command, usage", [("memory", "--top N"), ("operations", "--top N"),
+                                            ("liveness", "--step A] [--vs B]")])
+def test_help_names_a_value_as_its_description_does(capsys, command, usage):
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    assert usage in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("detail", [("--tile", "1"), ("--variable", "stack")])
+def test_memory_top_with_one_tile_or_variable_is_refused_not_ignored(capsys, tiny_dir, detail):
+    assert main(["memory", str(tiny_dir), *detail, "--top", "3"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and "--top" in captured.err and detail[0] in captured.err

@@ -244,3 +244,15 @@ def test_snapshot_liveness_80x24(snap_compare, make_app):
 
 def test_snapshot_liveness_160x48(snap_compare, make_app):
     assert snap_compare(make_app(), terminal_size=(160, 48), run_before=press_l)
+
+
+@pytest.mark.anyio
+async def test_a_compute_set_of_one_vertex_type_says_type_not_types(make_app, tiny_report):
+    programs = tiny_report.programs
+    counts = {p: len(programs.compute_set_vertices(int(programs.compute_set[p])))
+              for p in range(len(programs.compute_set)) if int(programs.compute_set[p]) >= 0}
+    one, several = (next(p for p, n in counts.items() if test(n)) for test in (lambda n: n == 1, lambda n: n > 1))
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        screen = await open_liveness(pilot)
+        assert "]1 type in " in screen._vertex_lines(one)[0]
+        assert f"]{counts[several]:,} types in " in screen._vertex_lines(several)[0]

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from conftest import open_screen, wait_until_loaded
 
-from pvtui.model.tile_map import BLOCK_GAP, LEVELS, OVER, ZERO, blocks_of, colour_codes, fit_layout
+from pvtui.model.tile_map import BLOCK_GAP, LEVELS, OVER, ZERO, Block, block_label, blocks_of, colour_codes, fit_layout
 from pvtui.screens.memory import MemoryScreen
 from pvtui.widgets.tile_map import TileMap
 
@@ -68,6 +68,21 @@ async def _open_map(pilot) -> tuple[MemoryScreen, TileMap]:
     await pilot.press("v")
     await pilot.pause()
     return screen, screen.query_one(TileMap)
+
+
+@pytest.mark.parametrize("width, label", [
+    (20, "IPU 10: 14720-16191"), (12, "IPU 10"), (6, "IPU 10"), (3, "10"), (1, "I"),
+])
+def test_a_block_label_never_shows_a_range_cut_short(width, label):
+    assert block_label(Block(10, 14720, MK2), width) == label
+
+
+def test_sixteen_ipus_at_160_columns_label_their_blocks_with_no_cut_range():
+    layout = fit_layout(_blocks(16), 90, 44)
+    labels = [block_label(b, layout.block_width) for b in layout.blocks]
+    assert all(label == f"IPU {i}" or label.startswith(f"IPU {i}: ") for i, label in enumerate(labels))
+    assert all(not label.startswith(f"IPU {i}: ") or label.endswith(f"-{(i + 1) * MK2 - 1}")
+               for i, label in enumerate(labels))
 
 
 @pytest.mark.anyio

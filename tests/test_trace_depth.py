@@ -258,13 +258,28 @@ def test_trace_stats_json_and_tables(capsys, tiny_dir):
     assert "OnTileExecute" in out and "host" in out
 
 
-async def test_the_statistics_panel_shows_the_runs_types(make_app):
+async def test_the_statistics_panel_shows_the_runs_types(make_app, monkeypatch):
+    import threading
+
+    from pvtui.screens import trace
+
+    threads = []
+
+    def counted_where(report):
+        threads.append(threading.current_thread())
+        return step_stats(report)
+
+    monkeypatch.setattr(trace, "step_stats", counted_where)
     async with make_app().run_test(size=(80, 24)) as pilot:
         screen = await open_trace(pilot)
         await pilot.press("S")
-        await pilot.pause()
-        text = str(screen.query_one("#stats-text").render())
+        for _ in range(100):  # counted in a worker: a large report's take longer than a frame
+            await pilot.pause(0.02)
+            text = str(screen.query_one("#stats-text").render())
+            if "Step statistics" in text:
+                break
         assert "Step statistics" in text and "OnTileExecute" in text and "IPU 1" in text
+        assert threads and threading.main_thread() not in threads
         await pilot.press("S")
         assert not screen.show_stats
 
@@ -284,7 +299,14 @@ def test_liveness_step_against_step_json(capsys, tiny_dir, tiny_report):
     assert data["bytes"] == int(live.not_always_live[b]) - int(live.not_always_live[a])
     assert all(set(v) == {"name", "bytes"} for v in data["added"] + data["removed"])
     assert main(["liveness", str(tiny_dir), "--step", "0", "--vs", str(len(live) + 5)]) == 2
-    assert "not one" in capsys.readouterr().err
+    assert f"no liveness step {len(live) + 5:,}: the report has steps 0 to {len(live) - 1:,}" in capsys.readouterr().err
+
+
+def test_liveness_a_step_against_itself_says_none_instead_of_empty_tables(capsys, tiny_dir, tiny_report):
+    step = tiny_report.liveness.peak_step
+    assert main(["liveness", str(tiny_dir), "--step", str(step), "--vs", str(step)]) == 0
+    out = capsys.readouterr().out
+    assert "Appeared: none" in out and "Went away: none" in out and "variable" not in out
 
 
 async def test_marking_a_liveness_step_compares_the_cursor_with_it(make_app, tiny_report):
@@ -379,8 +401,12 @@ async def _flame_costliest(pilot) -> None:
 
 
 async def _stats_shown(pilot) -> None:
-    await open_trace(pilot)
+    screen = await open_trace(pilot)
     await pilot.press("S")
+    for _ in range(100):  # counted in a worker
+        await pilot.pause(0.02)
+        if "Step statistics" in str(screen.query_one("#stats-text").render()):
+            break
     await pilot.pause(0.1)
 
 

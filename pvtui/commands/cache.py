@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 from datetime import datetime, timezone
 from typing import Any
 
@@ -13,8 +14,19 @@ DAY = 86400.0
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("action", nargs="?", choices=("list", "clear"), default="list",
                         help="list the bundles (the default), or remove them")
-    parser.add_argument("--older-than", type=float, metavar="DAYS",
+    parser.add_argument("--older-than", type=_days, metavar="DAYS",
                         help="with clear: only the bundles not used for DAYS days")
+
+
+def _days(text: str) -> float:
+    """An argparse type: a number of days, 0 or more (a negative age would clear every bundle)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value >= 0):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of days (0 or more)")
+    return value
 
 
 def run(args: argparse.Namespace) -> int:

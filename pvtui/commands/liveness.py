@@ -10,8 +10,8 @@ from pvtui.commands.common import EXIT_BAD_INPUT, add_report_arguments, emit_ava
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_report_arguments(parser)
-    parser.add_argument("--step", type=int, help="with --vs: the liveness step to compare from")
-    parser.add_argument("--vs", type=int, help="with --step: the step to compare with it")
+    parser.add_argument("--step", type=int, metavar="A", help="with --vs: the liveness step to compare from")
+    parser.add_argument("--vs", type=int, metavar="B", help="with --step: the step to compare with A")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -5,14 +5,14 @@ from __future__ import annotations
 import argparse
 
 from pvtui.commands import memory_detail
-from pvtui.commands.common import add_report_arguments, at_least_one, emit, load
+from pvtui.commands.common import EXIT_BAD_INPUT, add_report_arguments, at_least_one, emit, load, say
 
 DEFAULT_TOP = 20  # tiles in a table; --json gives every tile unless --top says otherwise
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_report_arguments(parser)
-    parser.add_argument("--top", type=at_least_one("tiles"), default=None, help="keep the N largest tiles")
+    parser.add_argument("--top", type=at_least_one("tiles"), default=None, metavar="N", help="keep the N largest tiles")
     memory_detail.add_arguments(parser)
 
 
@@ -20,6 +20,9 @@ def run(args: argparse.Namespace) -> int:
     from pvtui.model.queries import memory_table
     from pvtui.render.tables import render_memory
 
+    if memory_detail.wanted(args) and args.top is not None:
+        say("pvtui: memory --top N keeps the largest tiles; it does not go with --tile or --variable")
+        return EXIT_BAD_INPUT
     report = load(args.path, args.engine)
     if memory_detail.wanted(args):
         return memory_detail.run(args, report)

@@ -19,7 +19,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--sort", default="memory",
                         help="order of the rows: memory (default), code, variables, cycles, programs, step or name")
     parser.add_argument("--filter", default="", help="keep rows whose name contains this text")
-    parser.add_argument("--top", type=row_count, default=None, help="keep the first N rows (20 in tables)")
+    parser.add_argument("--top", type=row_count, default=None, metavar="N", help="keep the first N rows (20 in tables)")
 
 
 def row_count(text: str) -> int:

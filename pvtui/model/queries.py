@@ -274,7 +274,7 @@ def liveness_step_diff(report: Report, a: int, b: int) -> dict[str, Any]:
         return {"available": False, "reason": report.missing("liveness")}
     for step in (a, b):
         if not 0 <= step < len(live):
-            raise ReportError(report.name, f"has liveness steps 0–{len(live) - 1:,}: step {step:,} is not one")
+            raise ReportError(report.name, f"no liveness step {step:,}: the report has steps 0 to {len(live) - 1:,}")
     added, removed, change = live_difference(report, a, b)
     names = live.variable_names
 

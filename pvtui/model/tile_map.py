@@ -27,6 +27,17 @@ class Block:
     count: int
 
 
+def block_label(block: Block, width: int) -> str:
+    """BLOCK's heading in WIDTH columns: its IPU and tile range, else the IPU alone (a range cut short
+    would name other tiles: "IPU 10: 6" for 640-703), else as much of the name as fits."""
+    name = "tiles" if block.ipu is None else f"IPU {block.ipu}"
+    full = f"{name}: {block.first}-{block.first + block.count - 1}"  # ASCII: every console draws it
+    for text in (full, name, "" if block.ipu is None else str(block.ipu)):
+        if text and len(text) <= width:
+            return text
+    return name[:width]
+
+
 def blocks_of(ipu: np.ndarray, tiles: np.ndarray) -> tuple[Block, ...]:
     """One block per IPU of TILES (ascending, each IPU's tiles contiguous), or one block when IPUs are unknown."""
     if len(tiles) == 0:

@@ -41,7 +41,19 @@ def _verdict(data: dict[str, Any]) -> Text:
         if bad:
             text.append(f" ({len(bad)} of {len(data['files'])} files)")
     text.append(f"  {data['path']}")
+    if bad and not data["problems"] and all(_kind(name) in SUPPLEMENTARY for name in bad):
+        # Not a contradiction with the explorer, which opens such a report and warns.
+        files = "that file is" if len(bad) == 1 else "those files are"
+        text.append(f"\n  {files} optional: the explorer still opens the report, with a warning", style="yellow")
     return text
+
+
+SUPPLEMENTARY = ("debug.cbor", "framework.json", "app.json")  # a report opens without them
+
+
+def _kind(name: str) -> str:
+    """The report file NAME is (names are relative to the path checked: training/app.json)."""
+    return name.rsplit("/", 1)[-1]
 
 
 def _files_table(files: dict[str, Any]) -> Table:

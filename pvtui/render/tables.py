@@ -155,6 +155,9 @@ def render_liveness_diff(data: dict[str, Any]) -> None:
     console.print(f"[b]Step {b:,} against step {a:,}[/b]: not-always-live "
                   f"{'+' if data['bytes'] >= 0 else '−'}{format_bytes(abs(data['bytes']))}", highlight=False)
     for key, title in (("added", "Appeared"), ("removed", "Went away")):
+        if not data[key]:
+            console.print(f"{title}: none", highlight=False)  # not a table of headings alone
+            continue
         table = Table(title=f"{title}: {len(data[key]):,}", title_justify="left")
         table.add_column("variable")
         table.add_column("bytes", justify="right")

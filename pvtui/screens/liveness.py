@@ -324,7 +324,7 @@ class LivenessScreen(ReportScreen):
         vertices = sorted(programs.compute_set_vertices(compute_set), key=lambda v: -v[1])
         estimate = programs.estimated_cycles(program)
         cycles = "no cycle estimates in the profile" if estimate is None else f"estimated {estimate:,} cycles"
-        lines = [f"Vertices [$pv-muted]{len(vertices):,} types in {escape(programs.compute_set_names[compute_set])}"
+        lines = [f"Vertices [$pv-muted]{len(vertices):,} type{'' if len(vertices) == 1 else 's'} in {escape(programs.compute_set_names[compute_set])}"
                  f" · {cycles}[/]"]
         lines += [f"  {count:>9,} {escape(programs.vertex_type_names[vertex])}"
                   for vertex, count in vertices[:VERTEX_TYPES_LISTED]]

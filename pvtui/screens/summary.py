@@ -86,6 +86,7 @@ class SummaryScreen(ReportScreen):
     def report_changed(self) -> None:
         super().report_changed()
         self._fill()
+        self.refresh_bindings()
 
     def units_changed(self) -> None:
         """Redraw the facts in place: the JSON trees keep what is expanded."""
@@ -143,6 +144,12 @@ class SummaryScreen(ReportScreen):
                 yield JsonTree(label, value)
             else:
                 yield Static(repr_json(value))
+
+    def key_state(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "focus_next_tree":  # hidden where no JSON file gives a tree to move to
+            report = self.report
+            return any(isinstance(value, (dict, list)) for value in (report.framework_json, report.app_json))
+        return True
 
     def action_focus_next_tree(self) -> None:
         trees = list(self.query(JsonTree))

@@ -263,6 +263,7 @@ class TraceScreen(ReportScreen):
         self._details_shown: Text | None = None  # the details text shown
         self._lane_cycles: dict[int, tuple[int, ...]] = {}  # per run, each IPU's cycles: a block's share of them
         self._stats: dict | None = None
+        self._stats_of: "Report | None" = None  # the report _stats were counted for (None: not yet)
         self._lanes_of_run: dict[int, tuple[tv.Lane, ...]] = {}
         self.generation = 0  # counts the lanes shown, so cached drawings of older ones are never reused
         self._composed_for: tuple[bool, bool] | None = None  # the layout key the screen was composed for
@@ -535,12 +536,26 @@ class TraceScreen(ReportScreen):
                              run_cycles, styles)
 
     def _draw_stats(self) -> None:
-        if self._stats is None:
-            self._stats = step_stats(self.report)
         styles = phase_text_styles(self.app.theme_variables)
         panel = self.query_one("#stats-text", Static)
+        if self._stats_of is not self.report:
+            panel.update(Text("Counting the steps of each type…", style=styles.get("muted", Style(dim=True))))
+            self._count_steps(self.report)
+            return
         width = max(self.query_one("#trace-lower").size.width - 2, 40)
         panel.update(stats_text(self._stats, self.run, styles, self.cursor_ipu, width))
+
+    @work(thread=True, exclusive=True, group="trace-stats")
+    def _count_steps(self, report: "Report") -> None:
+        """The step statistics, off the UI thread: a large report's take longer than a frame."""
+        stats = step_stats(report)
+        self.app.call_from_thread(self._steps_counted, report, stats)
+
+    def _steps_counted(self, report: "Report", stats: dict | None) -> None:
+        if report is self.report:
+            self._stats, self._stats_of = stats, report
+            if self.show_stats:
+                self._draw_stats()
 
     def _draw_bsp(self) -> None:
         status = self.query_one("#bsp-status", Static)
@@ -587,7 +602,7 @@ class TraceScreen(ReportScreen):
         self._flame_of_run.clear()
         self._lane_cycles.clear()
         self._nesting = None
-        self._stats = None
+        self._stats, self._stats_of = None, None
         self.flame_cursor = FlameCursor()
         self.operation = None
         if self._layout_key() != self._composed_for:

@@ -30,7 +30,6 @@ SQLITE_HEADER_BYTES = 100
 WRITER_SUFFIXES = ("-journal", "-wal")  # SQLite's files beside a database it is writing
 QUICK_CHECK_ROWS = 5  # problems kept from PRAGMA quick_check
 CANCEL_EVERY_OPS = 100_000  # SQLite virtual machine steps between looks at the cancel token
-NO_GRAPH_PROFILE = "No graph profile found (need profile.pop or archive.a)"
 
 
 @dataclass(frozen=True)

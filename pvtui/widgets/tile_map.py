@@ -25,7 +25,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from pvtui.model.tile_map import (
-    BLOCK_GAP, LEVELS, NONE, OVER, ZERO, Block, MapLayout, blocks_of, colour_codes, fit_layout,
+    BLOCK_GAP, LEVELS, NONE, OVER, ZERO, Block, MapLayout, block_label, blocks_of, colour_codes, fit_layout,
 )
 from pvtui.units import format_bytes
 from pvtui.widgets.look import Look, look_of
@@ -237,10 +237,6 @@ class TileMap(ScrollView, can_focus=True):
         for line in lines.tolist():
             self.refresh_line(line - top)
 
-    @property
-    def cursor_group(self) -> int | None:
-        return None if self.grid is None else self.grid.group_of(self.selected)
-
     def select(self, tile: int) -> None:
         if self.grid is None:
             return
@@ -312,9 +308,7 @@ class TileMap(ScrollView, can_focus=True):
         return segments
 
     def _label(self, block: Block, width: int) -> Segment:
-        name = "tiles" if block.ipu is None else f"IPU {block.ipu}"
-        text = f"{name}: {block.first}-{block.first + block.count - 1}"  # ASCII: every console draws it
-        return Segment(f"{text[:width]:<{width}}", self.colours.label)
+        return Segment(f"{block_label(block, width):<{width}}", self.colours.label)
 
     def _cells(self, layout: MapLayout, block: int, half_row: int, cursor: int) -> list[Segment]:
         assert self._codes is not None
