@@ -78,7 +78,10 @@ async def test_an_engine_that_writes_its_report_later_is_offered_and_picked_with
         shutil.copytree(tiny_dir, out / "inference")
         await until(pilot, lambda: len(app.reports) == 2)
         assert [r.name for r in app.reports] == ["training", "inference"]
-        assert any("wrote inference too: E picks the report shown" in n.message for n in app._notifications)
+        offered = lambda: any("wrote inference too: E picks the report shown" in n.message  # noqa: E731
+                              for n in app._notifications)
+        await until(pilot, offered)  # the notification is a message of its own: it may land a frame later
+        assert offered()
         assert app.screen is shown and app.files.name == "training"  # the report viewed stays
         await pilot.press("E")
         await pilot.pause()
