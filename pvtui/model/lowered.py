@@ -13,6 +13,7 @@ import numpy as np
 
 from pvtui.model import schema as s
 from pvtui.model.bundle import Bundle
+from pvtui.model.part import Part
 from pvtui.model.program_search import NameSearch
 
 
@@ -29,26 +30,23 @@ class TileVariable:
     debug_context: int  # a context id, -1 when debug.cbor links none
 
 
-class Lowered:
+class Lowered(Part):
     def __init__(self, bundle: Bundle) -> None:
-        self.bundle = bundle
+        super().__init__(bundle)
         self.num_steps = int(bundle.meta.get("lowered", {}).get("steps") or 0)
 
-    def _col(self, name: str) -> np.ndarray:
-        return self.bundle.array(name)
-
-    tile_offsets = cached_property(lambda self: self._col(s.LOWERED_TILE_OFFSETS))
-    tile = cached_property(lambda self: self._col(s.LOWERED_TILE))
-    name = cached_property(lambda self: self._col(s.LOWERED_NAME))
-    bytes = cached_property(lambda self: self._col(s.LOWERED_BYTES))
-    cls = cached_property(lambda self: self._col(s.LOWERED_CLASS))
+    tile_offsets = cached_property(lambda self: self.col(s.LOWERED_TILE_OFFSETS))
+    tile = cached_property(lambda self: self.col(s.LOWERED_TILE))
+    name = cached_property(lambda self: self.col(s.LOWERED_NAME))
+    bytes = cached_property(lambda self: self.col(s.LOWERED_BYTES))
+    cls = cached_property(lambda self: self.col(s.LOWERED_CLASS))
     names = cached_property(lambda self: self.bundle.strings(s.LOWERED_NAMES))
-    name_offsets = cached_property(lambda self: self._col(s.LOWERED_NAME_OFFSETS))
-    name_pieces = cached_property(lambda self: self._col(s.LOWERED_NAME_PIECES))
-    class_offsets = cached_property(lambda self: self._col(s.LOWERED_CLASS_OFFSETS))
-    class_start = cached_property(lambda self: self._col(s.LOWERED_CLASS_START))
-    class_end = cached_property(lambda self: self._col(s.LOWERED_CLASS_END))
-    class_steps = cached_property(lambda self: self._col(s.LOWERED_CLASS_STEPS))
+    name_offsets = cached_property(lambda self: self.col(s.LOWERED_NAME_OFFSETS))
+    name_pieces = cached_property(lambda self: self.col(s.LOWERED_NAME_PIECES))
+    class_offsets = cached_property(lambda self: self.col(s.LOWERED_CLASS_OFFSETS))
+    class_start = cached_property(lambda self: self.col(s.LOWERED_CLASS_START))
+    class_end = cached_property(lambda self: self.col(s.LOWERED_CLASS_END))
+    class_steps = cached_property(lambda self: self.col(s.LOWERED_CLASS_STEPS))
 
     def __len__(self) -> int:
         return len(self.tile)
@@ -95,7 +93,7 @@ class Lowered:
     def debug_context(self, name_id: int) -> int:
         if not self.bundle.has(s.LOWERED_NAME_CONTEXT):
             return -1
-        return int(self._col(s.LOWERED_NAME_CONTEXT)[name_id])
+        return int(self.col(s.LOWERED_NAME_CONTEXT)[name_id])
 
     def tile_variables(self, tile: int) -> list[TileVariable]:
         """The variables on TILE, largest first."""

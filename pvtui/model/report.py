@@ -17,6 +17,7 @@ from pvtui.model import schema as s
 from pvtui.model.bundle import Bundle
 from pvtui.model.envelope import Envelope, column_names
 from pvtui.model.lowered import Lowered
+from pvtui.model.part import Part
 
 LIVE_CHECKPOINT = 256  # steps between the stored sets of live intervals (Liveness.live_variables)
 
@@ -49,20 +50,6 @@ class Target:
         if self.bytes_per_tile is None or self.num_tiles is None:
             return None
         return self.bytes_per_tile * self.num_tiles
-
-
-class Part:
-    """A view over the columns of one part of the bundle."""
-
-    def __init__(self, bundle: Bundle) -> None:
-        self.bundle = bundle
-        self.meta = bundle.meta
-
-    def col(self, name: str) -> np.ndarray:
-        return self.bundle.array(name)
-
-    def opt(self, name: str) -> np.ndarray | None:
-        return self.bundle.array(name) if self.bundle.has(name) else None
 
 
 class Memory(Part):

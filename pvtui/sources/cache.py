@@ -284,7 +284,7 @@ class Cache:
         except OSError as exc:
             raise ReportError(self.root, exc.strerror or str(exc)) from None
         found = [
-            Entry(path.name, path, _report_of(path), _size(path), self._last_used(path), self._in_use(path.name))
+            Entry(path.name, path, _report_of(path), tree_size(path), self._last_used(path), self._in_use(path.name))
             for path in paths
         ]
         return sorted(found, key=lambda e: e.last_used)
@@ -394,7 +394,8 @@ def _unlink(path: Path) -> None:
         pass
 
 
-def _size(path: Path) -> int:
+def tree_size(path: Path) -> int:
+    """The bytes of the files under PATH; a file gone while it is walked counts nothing."""
     total = 0
     for folder, _dirs, names in os.walk(path):
         for name in names:

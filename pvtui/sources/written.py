@@ -10,6 +10,7 @@ from pathlib import Path
 
 from pvtui.errors import ReportError
 from pvtui.model.bundle import is_bundle
+from pvtui.sources.cache import tree_size
 from pvtui.sources.check import SQLITE_HEADER_BYTES, SQLITE_MAGIC, WRITER_SUFFIXES, header_pages
 from pvtui.sources.discovery import BUNDLE_DIR_NAME, MAX_DEPTH, discover
 
@@ -78,15 +79,11 @@ def look(path: Path, since: float | None = None) -> WrittenFile:
     """PATH's size and, where the file's framing says it is cut short or still open, why."""
     try:
         status = path.stat()
-        size = _tree_size(path) if path.is_dir() else status.st_size
+        size = tree_size(path) if path.is_dir() else status.st_size
         problem = _problem(path, size)
     except OSError as exc:
         return WrittenFile(path, 0, f"cannot be read ({exc.strerror})")
     return WrittenFile(path, size, problem, since is not None and status.st_mtime < since)
-
-
-def _tree_size(path: Path) -> int:
-    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
 
 
 def _problem(path: Path, size: int) -> str | None:
