@@ -427,6 +427,8 @@ def _check_bundle(path: Path, check: FileCheck, cancel: CancelToken) -> None:
     except OSError as exc:
         check.problems.append(f"cannot be read ({exc.strerror or exc})")
         return
+    for damaged in bundle.damaged.values():
+        check.problems.append(f"{_name(Path(damaged.path), path)}: {damaged.problem}")
     meta = bundle.meta
     check.facts.update(parts=meta.get("parts", []), columns=len(meta.get("columns", [])))
     tiles = meta.get("target", {}).get("num_tiles")
