@@ -101,8 +101,10 @@ def _print_cleared(data: dict[str, Any]) -> None:
     leftovers = data["temporary_removed"]
     if leftovers:
         freed = format_bytes(sum(item["bytes"] for item in leftovers))
-        print(f"removed {len(leftovers)} temporary director{'ies' if len(leftovers) != 1 else 'y'} that killed "
-              f"pvtui processes left ({freed}), such as {leftovers[0]['path']}")
+        print(f"removed {len(leftovers)} temporary director{'ies' if len(leftovers) != 1 else 'y'} left by killed "
+              f"pvtui processes ({freed}):")
+        for item in leftovers:
+            print(f"  {item['path']}")
 
 
 def _local_time(iso: str) -> str:
