@@ -26,6 +26,7 @@ from pvtui.screens.base import SHORT, ReportScreen, Unavailable
 from pvtui.textual_private import InputWithoutLayout
 from pvtui.widgets.detail_text import DetailText
 from pvtui.widgets.heatmap import TileHeatmap, legend
+from pvtui.widgets.memory_views import MemoryViews
 from pvtui.widgets.item_lines import item_lines
 from pvtui.widgets.tile_map import MapValues, TileMap
 from pvtui.widgets.tile_map import legend as map_legend
@@ -52,12 +53,9 @@ class MemoryScreen(ReportScreen):
         layout: horizontal;
         height: 1fr;
     }
-    MemoryScreen #heatmap, MemoryScreen #tile-map {
+    MemoryScreen #memory-views {
         width: 1fr;
         height: 1fr;
-    }
-    MemoryScreen #tile-map {
-        display: none;
     }
     MemoryScreen #detail-pane {
         width: 52;
@@ -137,7 +135,6 @@ class MemoryScreen(ReportScreen):
     def __init__(self) -> None:
         super().__init__()
         self.memory: TileMemory | None = None
-        self.map_shown = False
         self.colour_by = "total"  # on the map: "total", "always-live", "not-always-live", a category or CHOSEN
         self.matches: np.ndarray | tuple = ()  # variable ids the search found, largest first (numpy waits for the report)
         self.variable: int | None = None  # the variable chosen: it colours the map and the bars' swatches
@@ -155,8 +152,11 @@ class MemoryScreen(ReportScreen):
                 yield search
                 yield DetailText(id="variable-status")  # no layout on each key, as a Label would cost
             with Horizontal(id="memory-body"):
-                yield TileHeatmap(on_select=lambda _tile: self._show_detail(), id="heatmap")
-                yield TileMap(on_select=lambda _tile: self._show_detail(), on_relayout=self._redraw_text, id="tile-map")
+                yield MemoryViews(
+                    TileHeatmap(on_select=lambda _tile: self._show_detail(), id="heatmap"),
+                    TileMap(on_select=lambda _tile: self._show_detail(), on_relayout=self._redraw_text, id="tile-map"),
+                    id="memory-views",
+                )
                 with TabbedContent(id="detail-pane", initial="tab-details"):
                     with TabPane("Details", id="tab-details"):
                         with VerticalScroll(id="detail-scroll"):
@@ -179,20 +179,28 @@ class MemoryScreen(ReportScreen):
             self._show_header()  # its lines break where the width allows
 
     @property
+    def views(self) -> MemoryViews:
+        return self.query_one(MemoryViews)
+
+    @property
     def heatmap(self) -> TileHeatmap:
-        return self.query_one(TileHeatmap)
+        return self.views.heatmap
 
     @property
     def tile_map(self) -> TileMap:
-        return self.query_one(TileMap)
+        return self.views.tile_map
+
+    @property
+    def map_shown(self) -> bool:
+        return self.views.map_shown
 
     @property
     def selected(self) -> int:
         """The selected tile, in the view shown."""
-        return self.tile_map.selected if self.map_shown else self.heatmap.selected
+        return self.views.shown.selected
 
     def _select(self, tile: int) -> None:
-        (self.tile_map if self.map_shown else self.heatmap).select(tile)
+        self.views.shown.select(tile)
 
     def _load(self, selected: int | None) -> None:
         """Read the tiles from the current model; SELECTED stays selected if it still exists."""
@@ -218,9 +226,9 @@ class MemoryScreen(ReportScreen):
         heatmap.set_memory(self.memory, selected)
         if self.colour_by not in self._colour_choices():
             self.colour_by = "total"
-        self._update_map(selected)
+        self._update_map(selected, hidden_too=True)  # laid out now: the first `v` only repaints
         self._forget_tables()
-        (self.tile_map if self.map_shown else heatmap).focus()
+        self.views.focus()
         self.query_one("#detail-categories", DetailText).reserve(1 + len(self.memory.categories))
         if tile_vertices(self.report, selected) is not None:
             self.query_one("#detail-vertices", DetailText).reserve(LISTED + 3)  # heading, "… more", a note
@@ -282,16 +290,11 @@ class MemoryScreen(ReportScreen):
     def action_toggle_map(self) -> None:
         """Bars <-> map, the selected tile kept."""
         tile = self.selected
-        self.map_shown = not self.map_shown
-        # the two views' own display, not a class on the screen: that would restyle every widget
-        self.tile_map.display = self.map_shown
-        self.heatmap.display = not self.map_shown
+        self.views.show_map(not self.map_shown)
         if self.map_shown:
             self._update_map(tile)
-            self.tile_map.focus()
         else:
             self.heatmap.select(tile)
-            self.heatmap.focus()
         self._show_header()  # the detail is the same tile's
         self.refresh_bindings()
 
@@ -335,7 +338,7 @@ class MemoryScreen(ReportScreen):
         """Close the search and colour by totals again."""
         self._show_search_bar(False)
         self._choose(None)
-        (self.tile_map if self.map_shown else self.heatmap).focus()
+        self.views.focus()
 
     def _show_search_bar(self, shown: bool) -> None:
         self.searching = shown  # asked by key_state on every key: no DOM query there
@@ -354,7 +357,7 @@ class MemoryScreen(ReportScreen):
     def _search_submitted(self, event: Input.Submitted) -> None:
         """Keep the variable chosen and go back to the tiles."""
         self._show_search_bar(False)
-        (self.tile_map if self.map_shown else self.heatmap).focus()
+        self.views.focus()
 
     @on(DataTable.RowSelected, "#table-variables")
     def _variable_picked(self, event: DataTable.RowSelected) -> None:
@@ -430,8 +433,10 @@ class MemoryScreen(ReportScreen):
             status.show(Text(f"{i:,}/{len(self.matches):,} (↑↓, Enter keeps it) · {self.bytes(int(values.sum()))}"
                              f" on {tiles:,} tile{'s' if tiles != 1 else ''}"))
 
-    def _update_map(self, selected: int) -> None:
-        if self.memory is None or not self.map_shown:
+    def _update_map(self, selected: int, hidden_too: bool = False) -> None:
+        """The map shows the tiles and colours chosen; while hidden, only if HIDDEN_TOO (it is
+        brought up to date when shown)."""
+        if self.memory is None or not (self.map_shown or hidden_too):
             return
         tiles = visible_tiles(self.memory.ipu, self.heatmap.ipu_filter)
         self.tile_map.set_tiles(self.memory.ipu, tiles, self.map_values(), selected)

@@ -16,17 +16,14 @@ import numpy as np
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
-from textual.binding import Binding
 from textual.cache import LRUCache
 from textual.events import Click
 from textual.geometry import Region, Size
-from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from pvtui.model.tile_views import TileMemory, TileRows, tile_rows, visible_tiles
-from pvtui.textual_private import update_scrollbars
+from pvtui.textual_private import SteadyScrollbars, update_scrollbars
 from pvtui.units import format_bytes
-from pvtui.widgets.keys import PAGE_AND_ENDS
 from pvtui.widgets.look import UNICODE, Glyphs, Look, look_of
 from pvtui.widgets.palette import rich_colour
 from pvtui.widgets.scrolling import keep_row_visible
@@ -253,14 +250,11 @@ def legend(memory: TileMemory, palette: Palette, gaps: bool) -> list[Text]:
                 for index, name in enumerate(memory.categories[:shown])]
     return entries
 
-class TileHeatmap(ScrollView, can_focus=True):
-    """Every tile's memory as rows of bars, one selected tile, the viewport following it."""
+class TileHeatmap(SteadyScrollbars, can_focus=False):
+    """Every tile's memory as rows of bars, one selected tile, the viewport following it.
 
-    BINDINGS = [
-        Binding("up", "move(-1)", "Previous tile", show=False),
-        Binding("down", "move(1)", "Next tile", show=False),
-        *PAGE_AND_ENDS,
-    ]
+    Its keys are MemoryViews' (which holds the focus for it and the tile map).
+    """
 
     DEFAULT_CSS = """
     TileHeatmap {
@@ -389,16 +383,17 @@ class TileHeatmap(ScrollView, can_focus=True):
         row = max(0, min(row, len(self.rows) - 1))
         self.select(int(self.rows.representative[row]))
 
-    # Actions -----------------------------------------------------------------------
+    # Moves -----------------------------------------------------------------------
 
-    def action_move(self, delta: int) -> None:
-        self._select_row((self.cursor_row or 0) + delta)
+    def move(self, _across: int, down: int) -> None:
+        """Down (or up) DOWN rows; a row has no across."""
+        self._select_row((self.cursor_row or 0) + down)
 
-    def action_page(self, direction: int) -> None:
+    def page(self, direction: int) -> None:
         page = max(self.scrollable_content_region.height - 1, 1)
         self._select_row((self.cursor_row or 0) + direction * page)
 
-    def action_move_to_end(self, last: bool) -> None:
+    def move_to_end(self, last: bool) -> None:
         if self.rows is not None:
             self._select_row(len(self.rows) - 1 if last else 0)
 
