@@ -88,11 +88,17 @@ class Palette:
         """The glyph that fills category INDEX's cells (the rest share one)."""
         return self.fills[min(index, len(self.categories))]
 
+    def heat_level(self, fraction: float) -> int:
+        """The swatch's level for a tile at FRACTION of its limit: the number of heat levels when over 1."""
+        if fraction > 1:
+            return len(self.heat)
+        return min(int(fraction * len(self.heat)), len(self.heat) - 1)
+
     def heat_of(self, fraction: float) -> tuple[str, Style]:
         """The swatch's glyph and style for a tile at FRACTION of its limit; over 1 is the over-limit one."""
-        if fraction > 1:
+        level = self.heat_level(fraction)
+        if level == len(self.heat):
             return self.fills[-1], self.over
-        level = min(int(fraction * len(self.heat)), len(self.heat) - 1)
         return self.heat_fills[level], self.heat[level]
 
 def bar_cells(category_bytes: np.ndarray, gaps_bytes: int, scale: int, width: int) -> np.ndarray:
@@ -276,7 +282,7 @@ class TileHeatmap(SteadyScrollbars, can_focus=False):
         self.units = "binary"
         self.selected = 0
         self.swatch: tuple[np.ndarray, int] | None = None  # what colours the swatches, when not the totals
-        self._version = 0  # bumped when the data changes (a reload) or the swatches' colouring
+        self._version = 0  # bumped when the data changes (a reload)
         self._palette: tuple[str, Palette] | None = None
         self._strips: LRUCache[tuple, Strip] = LRUCache(LINES_KEPT)  # render_line's rows
         self._lines: LRUCache[tuple, Strip] = LRUCache(LINES_KEPT)  # render_lines' finished lines
@@ -308,10 +314,18 @@ class TileHeatmap(SteadyScrollbars, can_focus=False):
         self._regroup(selected)
 
     def set_swatch(self, swatch: tuple[np.ndarray, int] | None) -> None:
-        """Colour the swatches by SWATCH (bytes per tile, the scale's top), or by the totals (None)."""
+        """Colour the swatches by SWATCH (bytes per tile, the scale's top), or by the totals (None).
+
+        A row's swatch level is part of its key: only the rows whose swatch changed are drawn again."""
         self.swatch = swatch
-        self._version += 1
         self.refresh()
+
+    def _swatch_level(self, tile: int) -> int | None:
+        """The level of TILE's swatch when a variable colours it (-1: none of it here); None: by the totals."""
+        if self.swatch is None:
+            return None
+        values, top = self.swatch
+        return self.palette.heat_level(values[tile] / top) if values[tile] > 0 else -1
 
     def set_zoom(self, zoom: int) -> None:
         self.zoom = zoom
@@ -409,7 +423,7 @@ class TileHeatmap(SteadyScrollbars, can_focus=False):
             return None
         return (
             row, width, self.zoom, self.ipu_filter, self.gaps, row == self.cursor_row,
-            self.app.theme, self.units, self._version, style,
+            self.app.theme, self.units, self._version, self._swatch_level(int(self.rows.representative[row])), style,
         )
 
     def render_lines(self, crop: Region) -> list[Strip]:
