@@ -189,7 +189,7 @@ async def test_colouring_by_other_values_draws_what_a_fresh_layout_draws(make_ap
 
 
 @pytest.mark.anyio
-async def test_switching_between_bars_and_map_moves_no_focus_and_lays_neither_out_again(make_app):
+async def test_switching_between_bars_and_map_moves_no_focus_and_lays_neither_out_again(make_app, monkeypatch):
     """`v` keeps the focus where it is and each view's layout: what makes the switch one frame."""
     async with make_app().run_test(size=(80, 24)) as pilot:
         screen = await open_screen(pilot, "m", MemoryScreen)
@@ -198,6 +198,13 @@ async def test_switching_between_bars_and_map_moves_no_focus_and_lays_neither_ou
         assert pilot.app.focused is views
         assert tile_map.grid is not None  # laid out while hidden, before its first `v`
         laid_out = tile_map._version
+        drawn = []
+        draw = tile_map._line_segments
+        monkeypatch.setattr(tile_map, "_line_segments", lambda *args: drawn.append(args) or draw(*args))
+        await pilot.press("v")
+        await pilot.pause()
+        assert tile_map.visible and not drawn  # and drawn while hidden: the first `v` shows its lines
+        await pilot.press("v")
         await pilot.press("down", "down")
         on_bars = heatmap.selected
         for _ in range(4):

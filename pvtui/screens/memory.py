@@ -232,7 +232,7 @@ class MemoryScreen(ReportScreen):
         heatmap.set_memory(self.memory, selected)
         if self.colour_by not in self._colour_choices():
             self.colour_by = "total"
-        self._update_map(selected, hidden_too=True)  # laid out now: the first `v` only repaints
+        self._update_map(selected, hidden_too=True)  # laid out (and drawn) while hidden: the first `v` only shows it
         self._forget_tables()
         self.views.focus()
         self.query_one("#detail-categories", DetailText).reserve(1 + len(self.memory.categories))

@@ -230,6 +230,8 @@ class TileMap(SteadyScrollbars, can_focus=False):
         self._representative = self.grid.representatives(self.values.values)
         self._codes = colour_codes(self.values.values[self._representative], self.values.scale, self.values.limit)
         self.virtual_size = Size(width, self.grid.lines)
+        if not self.visible:
+            self.call_after_refresh(self._prerender)
 
     def _recolour(self, old_codes: np.ndarray) -> None:
         """Colour the laid-out cells by the new values; repaint the lines whose codes changed."""
@@ -281,8 +283,15 @@ class TileMap(SteadyScrollbars, can_focus=False):
 
     # Rendering -----------------------------------------------------------------------
 
+    def _prerender(self) -> None:
+        """Hidden, draw the lines it would show first, after the frame at hand: showing it then costs
+        a copy of them."""
+        if self.grid is not None and not self.visible:
+            for y in range(min(self._laid_out[1], self.grid.lines)):
+                self.render_line(y)
+
     def render_line(self, y: int) -> Strip:
-        width = self.scrollable_content_region.width
+        width = self._content_size()[0]  # hidden (prerender), its container's
         line = int(self.scroll_y) + y
         layout = self.grid
         colours = self.colours
