@@ -64,7 +64,7 @@ def render(data: dict[str, Any]) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from pvtui.units import format_bytes, format_cycles
+    from pvtui.units import count_of, format_bytes, format_cycles
 
     console = Console()
     shown = f"{data['shown']:,} of {data['total']:,}"
@@ -75,7 +75,7 @@ def render(data: dict[str, Any]) -> None:
             console.print(f"No rows shown: --top 0 of {data['matched']:,}.", highlight=False)
         else:
             console.print(f"No {data['label']} operation name contains {data['filter']!r}"
-                          f" (of {data['total']:,} operations).", highlight=False)
+                          f" (of {count_of(data['total'], 'operation')}).", highlight=False)
         return
     rows = []
     for row in data["operations"]:

@@ -26,6 +26,7 @@ from pvtui.model.compare import (
     tiles_table,
 )
 from pvtui.screens.base import ReportScreen, Unavailable
+from pvtui.units import count_of
 from pvtui.widgets.compare_chart import CompareChart
 from pvtui.widgets.diff_heatmap import DiffHeatmap
 from pvtui.widgets.palette import rich_colour
@@ -240,7 +241,7 @@ class CompareScreen(ReportScreen):
         detail = Text.assemble((f"Tile {tile}", "bold"), f" · {where}\n")
         if a is None or b is None:
             only, value = ("A", a) if b is None else ("B", b)
-            detail.append(f"only in {only}: {self.bytes(value)}; the other report has {diff.compared:,} tiles")
+            detail.append(f"only in {only}: {self.bytes(value)}; the other report has {count_of(diff.compared, 'tile')}")
         else:
             change = format_change((b - a) / a if a else None)
             detail.append(f"A {self.bytes(a)}   B {self.bytes(b)}   B − A ")

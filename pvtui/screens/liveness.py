@@ -27,6 +27,7 @@ from pvtui.model.liveness_views import (
 from pvtui.model.queries import live_difference, step_program_name, unknown_program
 from pvtui.model.tables import Table
 from pvtui.screens.base import SHORT, ReportScreen, Unavailable
+from pvtui.units import count_of
 from pvtui.widgets.liveness_chart import LivenessChart
 from pvtui.widgets.look import look_of
 
@@ -36,6 +37,14 @@ TILE_SERIES_KEPT = 8
 MAX_VARIABLES_LISTED = 32  # more than the details panel (at most 16 rows high) shows
 VERTEX_TYPES_LISTED = 8  # of the step's compute set, in the step's facts
 EXPORT_CHUNK = 4096  # steps read at a time when exporting
+
+
+def column_scale(window: Window, width: int) -> str:
+    """How many steps a chart column shows; zoomed in past one step a column, how many columns a step spans."""
+    if window.span >= width:
+        return f"{count_of(steps_per_column(window, width), 'step')}/column"
+    fewest, most = width // window.span, -(-width // window.span)  # the columns split between the steps
+    return f"1 step/{fewest} columns" if fewest == most else f"1 step/{fewest}–{most} columns"
 
 
 class LiveVariables(Widget):
@@ -281,8 +290,8 @@ class LivenessScreen(ReportScreen):
                 f"  Total            {self.bytes(total)}" if always is not None
                 else "  [$pv-muted]always-live unknown: not-always-live only[/]",
                 f"  Of the memory    {share}",
-                f"[$pv-muted]{steps_per_column(self.window, self.query_one(LivenessChart).plot_width):,} "
-                f"steps/column · steps {self.window.start:,}–{self.window.stop - 1:,}[/]",
+                f"[$pv-muted]{column_scale(self.window, self.query_one(LivenessChart).plot_width)}"
+                f" · steps {self.window.start:,}–{self.window.stop - 1:,}[/]",
             ]
         elif self.view == "tile" and live.by_tile is not None:
             lines.append(f"[$pv-muted]Reading tile {self.tile}…[/]")
@@ -299,7 +308,8 @@ class LivenessScreen(ReportScreen):
             added, removed, change = live_difference(self.report, self.marked, step)
             sign = "+" if change >= 0 else "−"
             variables.show(
-                f"vs {self.marked:,}: {sign}{self.bytes(abs(change))} · +{len(added):,} −{len(removed):,} variables",
+                f"vs {self.marked:,}: {sign}{self.bytes(abs(change))} · +{len(added):,} −{len(removed):,}"
+                f" variable{'s' * (len(added) + len(removed) != 1)}",
                 [(f"+{self.bytes(size)}", names[v]) for v, size in added[:MAX_VARIABLES_LISTED]]
                 + [(f"−{self.bytes(size)}", names[v]) for v, size in removed[:MAX_VARIABLES_LISTED]],
                 len(added) + len(removed),
@@ -307,7 +317,7 @@ class LivenessScreen(ReportScreen):
             return
         live_here = live.live_variables(step)
         variables.show(
-            f"Live at step {step:,}: {len(live_here):,} variables"
+            f"Live at step {step:,}: {count_of(len(live_here), 'variable')}"
             + ("" if self.view == "total" else ", all IPUs"),
             [(self.bytes(size), names[v]) for v, size in live_here[:MAX_VARIABLES_LISTED]],
             len(live_here),

@@ -20,7 +20,7 @@ from pvtui.model.step_stats import step_stats
 from pvtui.model.step_types import PHASES, phase_of
 from pvtui.model.tables import Table
 from pvtui.screens.base import ReportScreen, Unavailable
-from pvtui.units import format_cycles
+from pvtui.units import count_of, format_cycles
 from pvtui.widgets.bsp_view import LEVELS, BspView, bsp_cell_table
 from pvtui.widgets.look import look_of
 from pvtui.widgets.palette import phase_fill_styles, phase_text_styles
@@ -141,7 +141,7 @@ def block_details(
     same = np.asarray(row.node) == row.node[block]
     total = int(np.asarray(row.cycles)[same].sum())
     share = f" ({percent(total / run_cycles)})" if run_cycles else ""
-    line("All", f"{format_cycles(total)} cycles{share} in {int(same.sum()):,} blocks named so at this depth")
+    line("All", f"{format_cycles(total)} cycles{share} in {count_of(int(same.sum()), 'block')} named so at this depth")
     source = "debug.cbor: layer › operation › PopLibs call" if nesting.linked[program] else "the program's name"
     line("Nesting", Text(f"depth {len(path)}, from {source}", style=muted))
     out.rstrip()
@@ -580,7 +580,7 @@ class TraceScreen(ReportScreen):
         cells = bsp_cell_table(phase_fill_styles(self.app.theme_variables), look_of(self.app))
         status.update(Text.assemble(
             f"tiles {tiles.start}–{tiles.stop - 1} ({per_group}/row) · "
-            f"tile cycles: {frame.steps_with_data}/{frame.steps_shown} steps drawn · ",
+            f"tile cycles: {frame.steps_with_data}/{count_of(frame.steps_shown, 'step')} drawn · ",
             cells[0], " working ", cells[2], " some ", cells[LEVELS - 1], " waiting",  # as compute's
         ))
 
