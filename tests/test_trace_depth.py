@@ -320,8 +320,9 @@ async def test_marking_a_liveness_step_compares_the_cursor_with_it(make_app, tin
         assert screen.marked == peak and screen.cursor < peak
         added, removed, change = live_difference(tiny_report, peak, screen.cursor)
         panel = screen.query_one(LiveVariables)
-        assert f"vs {peak:,}: " in panel.heading
-        assert f"+{len(added):,} −{len(removed):,} variables" in panel.heading
+        heading = " · ".join(panel.heading)
+        assert f"vs {peak:,}: " in heading
+        assert f"+{len(added):,} −{len(removed):,} variables" in heading
         assert len(panel.variables) == min(len(added) + len(removed), 64)
         chart = screen.query_one(LivenessChart)
         marker_row = chart.render_line(0).text
