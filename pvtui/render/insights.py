@@ -146,8 +146,8 @@ def histogram_text(section: dict[str, Any], fmt: Fmt, height: int):
     over = [limit is not None and lo >= limit for lo in edges[:-1]]
     limit_note = f"; ▲ marks the limit, {fmt(limit)}" if limit is not None and limit < edges[-1] else ""
     scale = "; heights on a log scale" if log else ""
-    text = Text(f"{count_of(sum(counts), 'tile')} by bytes, a column for each {fmt(edges[1] - edges[0])} range; the tallest"
-                f" column holds {count_of(tallest, 'tile')}{scale}{limit_note}\n", style="dim")
+    text = Text(f"{count_of(sum(counts), 'tile')} by bytes, a column for each {fmt(edges[1] - edges[0])} range;"
+                f" the tallest column holds {count_of(tallest, 'tile')}{scale}{limit_note}\n", style="dim")
     for line in range(height - 1, -1, -1):
         for e, red in zip(eighths, over):
             text.append(BLOCKS[min(max(e - 8 * line, 0), 8)], style="red" if red else "")

@@ -249,7 +249,8 @@ class CompareScreen(ReportScreen):
         detail = Text.assemble((f"Tile {tile}", "bold"), f" · {where}\n")
         if a is None or b is None:
             only, value = ("A", a) if b is None else ("B", b)
-            detail.append(f"only in {only}: {self.bytes(value)}; the other report has {count_of(diff.compared, 'tile')}")
+            detail.append(f"only in {only}: {self.bytes(value)};"
+                          f" the other report has {count_of(diff.compared, 'tile')}")
         else:
             change = format_change((b - a) / a if a else None)
             detail.append(f"A {self.bytes(a)}   B {self.bytes(b)}   B − A ")

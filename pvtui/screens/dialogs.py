@@ -42,7 +42,7 @@ class ReportPicker(Screen[ReportFiles | None]):
             self._bindings.bind("escape", "dismiss(None)", "Back", key_display="esc")
 
     def compose(self) -> ComposeResult:
-        found = f"{len(self.reports)} found" if self.shown is None else f"{len(self.reports)} found ({SHOWN_MARK} shown now)"
+        found = f"{len(self.reports)} found" + ("" if self.shown is None else f" ({SHOWN_MARK} shown now)")
         back = "Escape quits" if self.shown is None else "Escape goes back"
         with Vertical(id="picker"):
             yield Label(f"[b]Reports[/b] — {found}; Enter opens one, {back}", id="picker-title")

@@ -264,7 +264,8 @@ def write_table(app: App, table: Table, request: ExportRequest) -> None:
     except ReportError as exc:
         app.call_from_thread(app.notify, f"Export failed: {exc}", severity="error")
     else:
-        app.call_from_thread(app.notify, f"Wrote {count_of(count, 'row')} to {name_and_folder(request.path)}", timeout=6)
+        app.call_from_thread(app.notify, f"Wrote {count_of(count, 'row')} to {name_and_folder(request.path)}",
+                             timeout=6)
 
 
 def save_screen(app: App, request: ExportRequest, title: str) -> None:

@@ -27,7 +27,7 @@ from pvtui.model.liveness_views import (
 from pvtui.model.queries import live_difference, step_program_name, unknown_program
 from pvtui.model.tables import Table
 from pvtui.screens.base import SHORT, ReportScreen, Unavailable
-from pvtui.render.names import wrap_at_slashes
+from pvtui.render.names import CPP_BREAKS, wrap_at_slashes
 from pvtui.units import count_of
 from pvtui.widgets.item_lines import item_lines
 from pvtui.widgets.liveness_chart import LivenessChart
@@ -49,11 +49,12 @@ def column_scale(window: Window, width: int) -> str:
     return f"1 step/{fewest} columns" if fewest == most else f"1 step/{fewest}–{most} columns"
 
 
-def hanging(head: str, name: str, width: int, tail: str = "", style: str = "") -> list[str]:
-    """HEAD, then NAME broken after '/' onto lines of WIDTH cells, indented under its start, then TAIL
-    (muted) after it, or on a line of its own where it does not fit: markup lines, NAME and TAIL escaped."""
+def hanging(head: str, name: str, width: int, tail: str = "", style: str = "", after: str = "/") -> list[str]:
+    """HEAD, then NAME broken after a character of AFTER onto lines of WIDTH cells, indented under its
+    start, then TAIL (muted) after it, or on a line of its own where it does not fit: markup lines, NAME
+    and TAIL escaped."""
     room = width - len(head)
-    pieces = wrap_at_slashes(name, room)
+    pieces = wrap_at_slashes(name, room, after)
     if tail and len(pieces[-1]) + 1 + len(tail) > room:
         pieces.append("")
     shown = [f"[{style}]{escape(piece)}[/]" if style and piece else escape(piece) for piece in pieces]
@@ -373,7 +374,7 @@ class LivenessScreen(ReportScreen):
             lines = [f"Vertices  [$pv-muted]{types}[/]", f"          [$pv-muted]{cycles}[/]"]
         lines += hanging(" " * 10, f"in {programs.compute_set_names[compute_set]}", width, style="$pv-muted")
         for vertex, count in vertices[:VERTEX_TYPES_LISTED]:
-            lines += hanging(f"  {count:>9,} ", programs.vertex_type_names[vertex], width)
+            lines += hanging(f"  {count:>9,} ", programs.vertex_type_names[vertex], width, after=CPP_BREAKS)
         return lines
 
     def _view_label(self, series: StepSeries | None) -> str:
