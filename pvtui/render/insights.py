@@ -177,7 +177,7 @@ def vertices_renderables(section: dict[str, Any], fmt: Fmt) -> list:
             continue
         table = Table(title=f"{title}: {fmt(part['total_bytes'])}", title_justify="left", box=None,
                       padding=(0, 1), header_style="bold", title_style="bold")
-        table.add_column("vertex type", overflow="ellipsis")
+        table.add_column("vertex type", overflow="fold")  # the whole name, on more lines where it must
         for name in columns:
             table.add_column(name, justify="right", no_wrap=True, min_width=len(name))
         for row in part["types"]:
@@ -259,7 +259,7 @@ def _variable_table(title: str, variables: list[dict[str, Any]], fmt: Fmt):
 
     table = Table(title=title, title_justify="left", box=None, padding=(0, 1), show_header=False,
                   title_style="bold")
-    table.add_column("variable", overflow="ellipsis")
+    table.add_column("variable", overflow="fold")
     table.add_column("bytes", justify="right", no_wrap=True)
     for variable in variables:
         table.add_row(variable["name"], fmt(variable["bytes"]))
