@@ -146,18 +146,6 @@ def test_an_unknown_theme_is_refused(tiny_dir, capsys):
     assert "no-such-theme" in capsys.readouterr().err
 
 
-async def test_several_engines_offer_a_picker(tiny_dir, tmp_path, cache_root):
-    for engine in ("inference", "training"):
-        shutil.copytree(tiny_dir, tmp_path / engine)
-    app = PvtuiApp(discover(tmp_path), path=tmp_path, watch=False, cache=cache_root)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
-        assert isinstance(app.screen, ReportPicker)
-        await pilot.press("down", "enter")
-        await wait_until_loaded(pilot)
-        assert app.report.name == "training"
-
-
 def escape_label(screen) -> tuple[str, str]:
     """What the key bar and the help say Escape does on SCREEN."""
     from pvtui.widgets.key_bar import KeyBar
@@ -171,16 +159,18 @@ def prompt(picker, index: int) -> str:
     return Text.from_markup(str(picker.query_one(OptionList).get_option_at_index(index).prompt)).plain
 
 
-async def test_the_picker_over_a_report_marks_it_and_escape_goes_back(tiny_dir, tmp_path, cache_root):
+async def test_several_engines_offer_a_picker_which_later_marks_the_one_shown(tiny_dir, tmp_path, cache_root):
     for engine in ("inference", "training"):
         shutil.copytree(tiny_dir, tmp_path / engine)
     app = PvtuiApp(discover(tmp_path), path=tmp_path, watch=False, cache=cache_root)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
+        assert isinstance(app.screen, ReportPicker)
         assert escape_label(app.screen) == ("Quit", "Quit")  # nothing to go back to yet
         assert "●" not in prompt(app.screen, 1)
         await pilot.press("down", "enter")
         await wait_until_loaded(pilot)
+        assert app.report.name == "training"
         shown = app.screen
         await pilot.press("E")
         await pilot.pause()
