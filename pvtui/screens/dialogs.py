@@ -32,14 +32,27 @@ class ReportPicker(Screen[ReportFiles | None]):
     any report, Escape and q quit, there being nothing to go back to.
     """
 
+    BINDINGS = [  # one of the two applies (check_action); over a report, q is the app's Quit
+        Binding("escape", "back", "Back"),
+        Binding("escape,q", "quit", "Quit"),
+    ]
+
     def __init__(self, reports: list[ReportFiles], shown: ReportFiles | None = None) -> None:
         super().__init__()
         self.reports = reports
         self.shown = shown
-        if shown is None:
-            self._bindings.bind("escape,q", "dismiss(None)", "Quit")
-        else:  # q stays the app's Quit
-            self._bindings.bind("escape", "dismiss(None)", "Back", key_display="esc")
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "back":
+            return self.shown is not None
+        if action == "quit":
+            return self.shown is None
+        return True
+
+    def action_back(self) -> None:
+        self.dismiss(None)
+
+    action_quit = action_back  # before any report, the app ends when none is picked
 
     def compose(self) -> ComposeResult:
         found = f"{len(self.reports)} found" + ("" if self.shown is None else f" ({SHOWN_MARK} shown now)")

@@ -26,8 +26,8 @@ from pvtui.model.liveness_views import (
 )
 from pvtui.model.queries import live_difference, step_program_name, unknown_program
 from pvtui.model.tables import Table
-from pvtui.screens.base import SHORT, ReportScreen, Unavailable
 from pvtui.render.names import CPP_BREAKS, wrap_at_slashes
+from pvtui.screens.base import SHORT, ReportScreen, Unavailable
 from pvtui.units import count_of
 from pvtui.widgets.item_lines import item_lines
 from pvtui.widgets.liveness_chart import LivenessChart
