@@ -193,7 +193,7 @@ class PvtuiApp(InstantModeSwitch):
             if files is not None and (self.files is None or files.name != self.files.name):
                 self.open_report(files, reload=True)
 
-        self.push_screen(ReportPicker(self.reports), chosen)
+        self.push_screen(ReportPicker(self.reports, self.files), chosen)
 
     # Loading and reloading -------------------------------------------------------
 
@@ -413,8 +413,10 @@ class PvtuiApp(InstantModeSwitch):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "show" and parameters == ("compare",):
             return self.compare_report is not None  # only with a second report
-        if action == "pick_report":
-            return len(self.reports) > 1 and self.compare_files is None
+        if action == "pick_report":  # not over the picker itself
+            from pvtui.screens.dialogs import ReportPicker
+
+            return len(self.reports) > 1 and self.compare_files is None and not isinstance(self.screen, ReportPicker)
         if action == "switch_report":  # on the single-report screens of a comparison
             return self.compare_report is not None and getattr(self.screen, "SCREEN_NAME", "Compare") != "Compare"
         if action in ("cycle_units", "export"):

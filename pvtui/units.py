@@ -1,4 +1,4 @@
-"""Memory units as the desktop tool offers them: binary (KiB), SI (kB) or plain bytes."""
+"""Figures as shown: memory units as the desktop tool offers them (binary KiB, SI kB or plain bytes), cycles, counts."""
 
 from __future__ import annotations
 
@@ -28,3 +28,8 @@ def next_mode(mode: str) -> str:
 
 def format_cycles(value: int | None) -> str:
     return "—" if value is None else f"{int(value):,}"
+
+
+def count_of(number: int, noun: str, plural: str | None = None) -> str:
+    """`1 tile`, `2,944 tiles`: NUMBER with NOUN, plural (NOUN + s unless given) but for exactly one."""
+    return f"{number:,} {noun if number == 1 else plural or noun + 's'}"

@@ -9,6 +9,8 @@ import shutil
 
 import pytest
 from conftest import wait_until_loaded
+from rich.text import Text
+from textual.widgets import OptionList
 
 from pvtui.app import PvtuiApp, ScreenActions, run_app
 from pvtui.screens.dialogs import HelpScreen, ReloadPrompt, ReportPicker
@@ -144,16 +146,45 @@ def test_an_unknown_theme_is_refused(tiny_dir, capsys):
     assert "no-such-theme" in capsys.readouterr().err
 
 
-async def test_several_engines_offer_a_picker(tiny_dir, tmp_path, cache_root):
+def escape_label(screen) -> tuple[str, str]:
+    """What the key bar and the help say Escape does on SCREEN."""
+    from pvtui.widgets.key_bar import KeyBar
+
+    bar = screen.query_one(KeyBar).render().plain
+    help_line = next(line for line in HelpScreen(screen)._listing().plain.splitlines() if "esc" in line)
+    return bar.split("esc ", 1)[1].split("  ")[0], help_line.split()[-1]
+
+
+def prompt(picker, index: int) -> str:
+    return Text.from_markup(str(picker.query_one(OptionList).get_option_at_index(index).prompt)).plain
+
+
+async def test_several_engines_offer_a_picker_which_later_marks_the_one_shown(tiny_dir, tmp_path, cache_root):
     for engine in ("inference", "training"):
         shutil.copytree(tiny_dir, tmp_path / engine)
     app = PvtuiApp(discover(tmp_path), path=tmp_path, watch=False, cache=cache_root)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         assert isinstance(app.screen, ReportPicker)
+        assert escape_label(app.screen) == ("Quit", "Quit")  # nothing to go back to yet
+        assert "●" not in prompt(app.screen, 1)
         await pilot.press("down", "enter")
         await wait_until_loaded(pilot)
         assert app.report.name == "training"
+        shown = app.screen
+        await pilot.press("E")
+        await pilot.pause()
+        picker = app.screen
+        assert isinstance(picker, ReportPicker)
+        assert picker.query_one(OptionList).highlighted == 1 and prompt(picker, 1).startswith("● training")
+        assert "●" not in prompt(picker, 0)
+        assert escape_label(picker) == ("Back", "Back")
+        await pilot.press("E")  # no second picker over the first
+        await pilot.pause()
+        assert app.screen is picker
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is shown and app.is_running and app.report.name == "training"
 
 
 async def test_writes_settle_before_a_reload_is_offered(tmp_path):

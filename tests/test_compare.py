@@ -83,6 +83,31 @@ def test_a_report_against_itself_has_no_difference(capsys, tiny_dir):
     assert all(p["a"] == p["b"] for p in data["liveness"]["points"])
 
 
+def test_the_same_report_or_a_copy_is_said_to_be_identical(capsys, tiny_dir, other_dir, tmp_path):
+    import shutil
+
+    copy = tmp_path / "copy"
+    shutil.copytree(tiny_dir, copy)
+    for b in (tiny_dir, copy):  # the same report twice, or two reports of the same content
+        assert run_json(capsys, tiny_dir, b)["identical"] is True
+        assert main(["compare", str(tiny_dir), str(b)]) == 0
+        out = capsys.readouterr().out
+        assert "A and B are identical" in out and "\nSummary\n" not in out  # said, not a table of zeros
+    assert run_json(capsys, tiny_dir, other_dir)["identical"] is False
+    assert main(["compare", str(tiny_dir), str(other_dir)]) == 0
+    assert "identical" not in capsys.readouterr().out
+
+
+def test_one_figure_apart_is_not_identical(tiny_report):
+    from dataclasses import replace
+
+    same = compare(tiny_report, tiny_report)
+    assert same.identical
+    row = same.summary[0]
+    changed = replace(same, summary=[replace(row, b=f"{row.b} and more"), *same.summary[1:]])
+    assert not changed.identical
+
+
 def test_the_larger_report_second_keeps_its_extra_tiles(tiny_report, other_report):
     diff = tile_diff(other_report, tiny_report)
     assert "tiles 64–127 are only in B" in diff.statement
@@ -208,6 +233,24 @@ async def test_opens_on_the_comparison_and_walks_every_section(compare_app, tiny
         assert screen.export_table().name == "compare-programs"
         await pilot.press("5")
         assert screen.export_table().name == "compare-operations"
+
+
+async def test_the_screen_says_two_identical_reports_are_identical(tiny_dir, cache_root, compare_app):
+    from pvtui.app import PvtuiApp
+    from pvtui.model.compare import IDENTICAL
+    from pvtui.sources.discovery import discover
+
+    app = PvtuiApp(discover(tiny_dir), path=tiny_dir, watch=False, cache=cache_root,
+                   compare_with=discover(tiny_dir)[0])
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await wait_compared(pilot)
+        statement = screen.query_one("#deltas-statement")
+        assert statement.display and str(statement.render()) == IDENTICAL
+        assert "identical" in str(screen.query_one("#names").render())
+    async with compare_app().run_test(size=(80, 24)) as pilot:
+        screen = await wait_compared(pilot)
+        assert not screen.query_one("#deltas-statement").display
+        assert "identical" not in str(screen.query_one("#names").render())
 
 
 async def test_names_and_cut_text_at_80_columns(compare_app):

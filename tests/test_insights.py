@@ -93,6 +93,26 @@ def test_largest_vertex_state_and_code(tiny_report, tiny_insights):
     assert code["types"][0]["code_bytes"] >= code["types"][-1]["code_bytes"]
 
 
+def test_vertex_type_names_are_whole_at_80_columns(tiny_insights):
+    from rich.console import Console
+
+    from pvtui.render.insights import vertices_renderables
+
+    console = Console(width=80, record=True)
+    for renderable in vertices_renderables(tiny_insights["vertices"], str):
+        console.print(renderable)
+    text = console.export_text()
+    assert "…" not in text
+    names: list[str] = []  # each row's first word, a line of a name alone continuing the one above
+    for words in (line.split() for line in text.splitlines()):
+        if len(words) == 1 and names:
+            names[-1] += words[0]
+        elif words:
+            names.append(words[0])
+    for part in ("state", "code"):
+        assert all(row["name"] in names for row in tiny_insights["vertices"][part]["types"])
+
+
 def test_liveness_peaks_of_the_model_each_ipu_and_the_worst_tiles(tiny_report, tiny_insights):
     live = tiny_report.liveness
     section = tiny_insights["liveness"]

@@ -26,7 +26,8 @@ from pvtui.model.liveness_views import (
 )
 from pvtui.theming import DEFAULT_THEME, builtin_themes
 from pvtui.widgets.chart_rows import BLOCKS
-from pvtui.widgets.liveness_chart import LivenessChart
+from pvtui.screens.liveness import column_scale
+from pvtui.widgets.liveness_chart import LivenessChart, _ticks
 
 
 def brute_columns(series, start, stop, width):
@@ -66,6 +67,38 @@ def test_envelope_columns_cover_a_million_steps_in_width_columns():
     mins, maxs = envelope_columns(env, 0, len(series), 200)
     assert len(maxs) == 200
     assert maxs.max() == series.max() and mins.min() == series.min()
+
+
+@settings(max_examples=200, deadline=None)
+@given(start=st.integers(0, 5000), span=st.integers(1, 3000), width=st.integers(8, 250))
+def test_axis_labels_are_each_step_once_evenly_spaced_and_apart(start, span, width):
+    stop = start + span
+    ticks = _ticks(column_first_steps(start, stop, width), stop)
+    assert ticks and ticks[0][0] == 0
+    labels = [label for _, label in ticks]
+    assert len(set(labels)) == len(labels)  # no step number twice
+    for (column, label), (after, _) in zip(ticks, ticks[1:]):
+        assert after >= column + len(label) + 1  # never touching
+    assert all(column + len(label) <= width for column, label in ticks)
+    for column, label in ticks:  # under the first column of the step it names
+        assert column == columns_of_step(int(label), start, stop, width).start
+    steps_apart = {int(b) - int(a) for (_, a), (_, b) in zip(ticks, ticks[1:])}
+    columns_apart = [b - a for (a, _), (b, _) in zip(ticks, ticks[1:])]
+    assert len(steps_apart) <= 1 or span >= width  # zoomed in: as many steps between each pair
+    assert max(columns_apart, default=0) - min(columns_apart, default=0) <= 1  # as far apart, to a column
+
+
+def test_zoomed_in_the_axis_does_not_repeat_a_step():
+    ticks = _ticks(column_first_steps(1256, 1264, 69), 1264)  # the 80x24 chart zoomed in on 8 steps
+    assert [label for _, label in ticks] == [str(step) for step in range(1256, 1264)]  # each once, in its column
+
+
+@pytest.mark.parametrize("span, width, scale", [
+    (69, 69, "1 step/column"), (138, 69, "2 steps/column"), (10, 70, "1 step/7 columns"),
+    (10, 69, "1 step/6–7 columns"),
+])
+def test_the_scale_says_step_or_steps_and_columns_per_step_when_zoomed_in(span, width, scale):
+    assert column_scale(Window(0, span), width) == scale
 
 
 def test_window_zoom_keeps_the_cursor_in_place_and_stays_inside():

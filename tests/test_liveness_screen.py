@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 
 import numpy as np
@@ -21,7 +22,8 @@ async def open_liveness(pilot) -> LivenessScreen:
 
 
 def facts_text(screen: LivenessScreen) -> str:
-    return str(screen.query_one("#step-facts").render())
+    """The step's facts, a name broken over lines (each indented under its start) put together again."""
+    return re.sub(r"\n {9,}(?=\S)", "", str(screen.query_one("#step-facts").render()))
 
 
 @pytest.mark.anyio
@@ -51,12 +53,48 @@ async def test_details_list_the_largest_live_variables_and_count_the_rest(make_a
         screen = await open_liveness(pilot)
         variables = screen.query_one(LiveVariables)
         assert variables.total == len(expected)
-        text = str(variables.render())
-        if expected:
-            assert live.variable_names[expected[0][0]] in text.splitlines()[1]
-        room = variables.size.height - 1
-        if len(expected) > room:
-            assert f"and {len(expected) - (room - 1):,} more" in text
+        text = variables.render().plain
+        names = listed_names(variables)
+        assert names and names == [live.variable_names[v] for v, _ in expected[:len(names)]]
+        assert len(text.splitlines()) <= variables.size.height
+        if len(names) < len(expected):
+            assert text.endswith(f"and {len(expected) - len(names):,} more")
+
+
+def listed_names(variables: LiveVariables) -> list[str]:
+    """The names the panel lists, each put together again from its lines."""
+    size_width = max(len(size) for size, _ in variables.variables)
+    names: list[str] = []
+    for line in variables.render().plain.splitlines()[1:]:
+        if line.startswith("…"):
+            break
+        if line[:size_width].strip():  # a size, then the name's first line
+            names.append(line[size_width + 2:])
+        else:
+            names[-1] += line.strip()
+    return names
+
+
+@pytest.mark.anyio
+async def test_at_80_columns_every_listed_name_is_whole_on_as_many_lines_as_it_needs(make_app, tiny_report):
+    live = tiny_report.liveness
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        screen = await open_liveness(pilot)
+        variables = screen.query_one(LiveVariables)
+        width = variables.content_size.width
+        longest = max(range(len(live)), key=lambda step: max(
+            (len(live.variable_names[v]) for v, _ in live.live_variables(step)[:3]), default=0))
+        screen.go_to(longest)
+        await pilot.pause()
+        lines = variables.render().plain.splitlines()
+        assert max(len(line) for line in lines) <= width and not any(line.endswith("…") for line in lines)
+        expected = [live.variable_names[v] for v, _ in live.live_variables(longest)]
+        names = listed_names(variables)
+        assert names == expected[:len(names)] and max(map(len, names)) > width - 10  # one wider than its column
+        facts = screen.query_one("#step-facts")
+        program = tiny_report.programs.names[int(live.program[longest])]
+        assert program in facts_text(screen) and len(program) > facts.content_size.width - len("Program  ")
+        assert all(len(line) <= facts.content_size.width for line in str(facts.render()).splitlines())
 
 
 @pytest.mark.anyio
@@ -254,5 +292,5 @@ async def test_a_compute_set_of_one_vertex_type_says_type_not_types(make_app, ti
     one, several = (next(p for p, n in counts.items() if test(n)) for test in (lambda n: n == 1, lambda n: n > 1))
     async with make_app().run_test(size=(80, 24)) as pilot:
         screen = await open_liveness(pilot)
-        assert "]1 type in " in screen._vertex_lines(one)[0]
-        assert f"]{counts[several]:,} types in " in screen._vertex_lines(several)[0]
+        assert "]1 type" in screen._vertex_lines(one, 80)[0]
+        assert f"]{counts[several]:,} types · " in screen._vertex_lines(several, 80)[0]

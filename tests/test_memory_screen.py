@@ -172,3 +172,19 @@ async def test_category_names_keep_room_at_60_columns(make_app):
         lines = categories.text.plain.splitlines()[1:]
         names_at = max(line.rindex("  ") + 2 for line in lines if line.strip())
         assert categories.size.width - names_at >= len("constant")
+
+
+async def test_tile_facts_are_never_cut_when_a_wider_text_follows(make_app):
+    """The narrow layout's facts are as wide as their text: a wider one (bytes in full) widens them."""
+    from pvtui.widgets.detail_text import DetailText
+
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        screen = await open_memory(pilot)
+        for _ in range(2):  # KiB, then kB, then bytes in full: the widest figures
+            await pilot.press("u")
+            await pilot.pause()
+        await pilot.press("w")
+        await pilot.pause()
+        facts = screen.query_one("#detail-facts", DetailText)
+        widest = max(line.cell_len for line in facts.text.split())
+        assert " B\n" in facts.text.plain and facts.content_size.width >= widest

@@ -44,6 +44,21 @@ async def test_variables_tab_lists_the_tile_largest_first_and_follows_the_cursor
 
 
 @pytest.mark.anyio
+@pytest.mark.parametrize("width", [80, 160])
+async def test_the_tables_names_take_the_room_the_pane_has(make_app, width):
+    """At 80 columns the pane is the terminal's width: the exchange programs' names take it (past 26 cells),
+    whole where they fit, else their ends."""
+    async with make_app().run_test(size=(width, 24)) as pilot:
+        screen = await _open_tab(pilot, 4)
+        grid = screen.query_one("#table-exchanges", DataTable)
+        names = [str(row[2]) for row in screen.export_table().rows]
+        shown = [str(grid.get_row_at(row)[2]) for row in range(grid.row_count)]
+        assert all(cell == name or (cell[0] == "…" and name.endswith(cell[1:])) for cell, name in zip(shown, names))
+        assert max(map(len, shown)) > 26 and any(cell == name and len(name) > 26 for cell, name in zip(shown, names))
+        assert grid.virtual_size.width <= grid.size.width  # and the table needs no sideways scroll
+
+
+@pytest.mark.anyio
 @pytest.mark.parametrize("tabs, name", [(2, "compute-sets"), (3, "vertices"), (4, "exchanges")])
 async def test_the_other_tabs_list_the_tile(make_app, tiny_report, tabs, name):
     async with make_app().run_test(size=(80, 24)) as pilot:

@@ -140,6 +140,32 @@ def test_details_show_compute_set_vertices_and_debug_context(programs_bundle):
     assert "MatMul" in text and '"opid": "MatMul:1"' in text
 
 
+@pytest.mark.parametrize("width", [40, 62, 78])
+def test_vertex_types_are_whole_after_their_figures_at_any_width(programs_bundle, width):
+    report = Report(programs_bundle)
+    lines = program_details(report, 1, lambda v: format_bytes(v, "bytes"), width=width).plain.splitlines()
+    assert all(len(line) <= width for line in lines) and not any(line.endswith("…") for line in lines)
+    heading = next(i for i, line in enumerate(lines) if line.split() == ["instances", "state", "vertex", "type"])
+    names, rows = [], lines[heading + 1:]
+    for line in rows:
+        if not line.startswith(" " * 26):  # a row: its figures, then its name's first line
+            if not line[:2] == "  " or not line.split()[0].replace(",", "").isdigit():
+                break
+            names.append(line[26:])
+        else:
+            names[-1] += line.strip()
+    programs = report.programs
+    vertices = sorted(programs.compute_set_vertices(int(programs.compute_set[1])), key=lambda v: -v[1])
+    assert names == [programs.vertex_type_names[v] for v, _ in vertices]
+
+
+def test_debug_fields_fold_onto_more_lines_rather_than_end_in_an_ellipsis(programs_bundle):
+    text = program_details(Report(programs_bundle), 1, str, width=20).plain
+    fields = text[text.index("{"):]
+    assert all(len(line) <= 20 for line in fields.splitlines()) and "…" not in fields
+    assert '"opid":"MatMul:1"' in fields.replace("\n", "").replace(" ", "")  # every character, on more lines
+
+
 def test_details_say_plainly_when_debug_is_absent(programs_bundle, tmp_path):
     report = Report(programs_bundle)
     assert "no debug context linked to this program" in program_details(report, 2, str).plain

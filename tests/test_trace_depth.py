@@ -320,8 +320,9 @@ async def test_marking_a_liveness_step_compares_the_cursor_with_it(make_app, tin
         assert screen.marked == peak and screen.cursor < peak
         added, removed, change = live_difference(tiny_report, peak, screen.cursor)
         panel = screen.query_one(LiveVariables)
-        assert f"vs {peak:,}: " in panel.heading
-        assert f"+{len(added):,} −{len(removed):,} variables" in panel.heading
+        heading = " · ".join(panel.heading)
+        assert f"vs {peak:,}: " in heading
+        assert f"+{len(added):,} −{len(removed):,} variables" in heading
         assert len(panel.variables) == min(len(added) + len(removed), 64)
         chart = screen.query_one(LivenessChart)
         marker_row = chart.render_line(0).text
@@ -385,9 +386,12 @@ def test_one_dominant_column_puts_the_histogram_on_a_log_scale():
 async def test_the_trace_header_keeps_the_run_name_apart_from_the_cycles(make_app):
     async with make_app().run_test(size=(50, 24)) as pilot:
         screen = await open_trace(pilot)
-        line = pilot.app.screen.query_one("#trace-status").render_line(0).text
-        # one line, cut at its end: never wrapped at a space (which hid the range, or glued it to the name)
-        assert re.search(r"main#0 · cycles \d", line), line
+        status = screen.query_one("#trace-status")
+        lines = [status.render_line(y).text.strip() for y in range(status.size.height)]
+        # each item whole on a line of its own (never wrapped at a space, which glued the range to the name)
+        assert lines[0].startswith("Run 1/") and lines[0].endswith("main#0"), lines
+        assert re.fullmatch(r"cycles [\d,]+–[\d,]+ ×\S+", lines[1]), lines
+        assert lines[2] == "IPU 0 step 0" and "…" not in "".join(lines)
         assert screen.run == 0
 
 

@@ -49,6 +49,11 @@ def render(data: dict[str, Any]) -> None:
     console = Console(width=max([80] + [len(name) + NAME_ROOM for name in names]))
     console.print(Text.assemble(("Compare", "bold"), f" · A {data['a']['name']} ({data['a']['path']}) · "
                                 f"B {data['b']['name']} ({data['b']['path']}) · differences are B − A"))
+    if data["identical"]:  # a table of zeros would only hide that
+        from pvtui.model.compare import IDENTICAL
+
+        console.print(IDENTICAL)
+        return
     for title, renderables in (("Summary", _summary(data["summary"])), ("Tiles", _tiles(data["tiles"])),
                                ("Liveness", _liveness(data["liveness"])),
                                ("Programs", _changes(data["programs"])), ("Operations", _changes(data["operations"]))):

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from pvtui.units import count_of
+
 LISTED = 20  # rows of each table in the text output; --json gives them all
 
 
@@ -62,7 +64,8 @@ def _render_tile(data: dict) -> list[str]:
     missing = data["missing"]
     variables = data["variables"]
     if variables is not None:
-        variables = [dict(v, live="always live" if v["always_live"] else f"{v['steps_live']:,} steps") for v in variables]
+        variables = [dict(v, live="always live" if v["always_live"] else count_of(v["steps_live"], "step"))
+                     for v in variables]
     lines += _table("variables", variables, ("bytes", "live", "name"), missing.get("variables"))
     lines += _table("compute sets", data["compute_sets"], ("state_bytes", "instances", "vertices", "name"),
                     missing.get("compute_sets"))
@@ -75,7 +78,7 @@ def _render_tile(data: dict) -> list[str]:
 def _render_variable(data: dict) -> list[str]:
     by_tile = data["by_tile"]
     on = sorted((b, t) for t, b in enumerate(by_tile) if b)[::-1]
-    lines = [f"{data['variable']}: {data['total']:,} bytes on {data['tiles']:,} tiles"]
+    lines = [f"{data['variable']}: {data['total']:,} bytes on {count_of(data['tiles'], 'tile')}"]
     lines += [f"  tile {t:>6}  {b:>12,}" for b, t in on[:LISTED]]
     if len(on) > LISTED:
         lines.append(f"  … and {len(on) - LISTED:,} more tiles (--json gives every tile)")

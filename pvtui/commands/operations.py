@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import re
 from typing import Any
 
 from pvtui.commands.common import EXIT_BAD_INPUT, add_report_arguments, emit_available, load, say
@@ -49,22 +48,12 @@ def run(args: argparse.Namespace) -> int:
     return emit_available(args, data, render)
 
 
-def wrap_at_slashes(name: str, width: int) -> str:
-    """NAME on lines of at most WIDTH characters, broken after '/' where it can be."""
-    lines: list[str] = []
-    for part in re.findall(r"[^/]*/|[^/]+$", name):
-        if lines and len(lines[-1]) + len(part) <= width:
-            lines[-1] += part
-        else:
-            lines.append(part)
-    return "\n".join(lines)
-
-
 def render(data: dict[str, Any]) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from pvtui.units import format_bytes, format_cycles
+    from pvtui.render.names import wrap_at_slashes
+    from pvtui.units import count_of, format_bytes, format_cycles
 
     console = Console()
     shown = f"{data['shown']:,} of {data['total']:,}"
@@ -75,7 +64,7 @@ def render(data: dict[str, Any]) -> None:
             console.print(f"No rows shown: --top 0 of {data['matched']:,}.", highlight=False)
         else:
             console.print(f"No {data['label']} operation name contains {data['filter']!r}"
-                          f" (of {data['total']:,} operations).", highlight=False)
+                          f" (of {count_of(data['total'], 'operation')}).", highlight=False)
         return
     rows = []
     for row in data["operations"]:
@@ -90,7 +79,7 @@ def render(data: dict[str, Any]) -> None:
     for name in FIGURES:
         table.add_column(name, justify="right", no_wrap=True)
     for row, cells in zip(data["operations"], rows):
-        table.add_row(wrap_at_slashes(row["name"], name_width), *cells)
+        table.add_row("\n".join(wrap_at_slashes(row["name"], name_width)), *cells)
     console.print(table)
     console.print(f"layers: {', '.join(data['layers'])}  ·  {data['cycles_note']}", style="dim", highlight=False)
     console.print("code: leaf programs only; variables: those the operations list, found by name in liveness",

@@ -465,6 +465,22 @@ class Comparison:
     programs: Changes | str
     operations: Changes | str
 
+    @cached_property
+    def identical(self) -> bool:
+        """Whether no figure compared differs: the same report twice, or two of the same content."""
+        if any(row.a != row.b for row in self.summary):
+            return False
+        tiles, live = self.tiles, self.liveness
+        if not isinstance(tiles, str) and (tiles.a.num_tiles != tiles.b.num_tiles or tiles.delta.any()):
+            return False
+        if not isinstance(live, str) and (live.a.always_live != live.b.always_live
+                                          or not np.array_equal(live.a.not_always_live, live.b.not_always_live)):
+            return False
+        return all(isinstance(changes, str) or not changes.rows for changes in (self.programs, self.operations))
+
+
+IDENTICAL = "A and B are identical: no figure compared differs."
+
 
 def compare(a: Report, b: Report) -> Comparison:
     return Comparison(a, b, summary_deltas(a, b), tile_diff(a, b), liveness_pair(a, b),
@@ -477,6 +493,7 @@ def comparison_json(c: Comparison) -> dict[str, Any]:
         "a": {"name": c.a.name},
         "b": {"name": c.b.name},
         "difference": "B - A",
+        "identical": c.identical,
         "summary": [row.as_dict() for row in c.summary],
         "tiles": tiles_json(c.tiles),
         "liveness": liveness_json(c.liveness),

@@ -16,6 +16,7 @@ from pvtui.model import schema as s
 from pvtui.model.queries import step_program_name
 from pvtui.model.report import Report
 from pvtui.model.tile_views import TileMemory, tile_memory
+from pvtui.units import count_of
 
 FULLEST = 5  # tiles in the fullest-tiles table, and the worst tiles of the liveness section
 HISTOGRAM_BINS = 20  # bins of the JSON histogram; the screen draws one per column
@@ -348,12 +349,12 @@ def _fp32(report: Report, model: dict[str, Any]) -> dict:
     typed = [(name, b) for name, b in variables if name in types]
     fp32 = sorted(((name, b) for name, b in typed if types[name] == FP32), key=lambda v: -v[1])
     untyped = [(name, b) for name, b in variables if name not in types]
-    untyped_note = (f"{len(untyped):,} of the {len(variables):,} variables live at the peak"
+    untyped_note = (f"{len(untyped):,} of the {count_of(len(variables), 'variable')} live at the peak"
                     " have no element type in the report: each needs a"
                     f" popart tensor context in debug.cbor whose tensorId is its name.") if untyped else None
     if not fp32:
         kinds = ", ".join(sorted(set(types[name] for name, _ in typed))) or "none"
-        return _finding("fp32", f"No FP32 variables found among the {len(typed):,} variables live at the peak"
+        return _finding("fp32", f"No FP32 variables found among the {count_of(len(typed), 'variable')} live at the peak"
                         f" whose element type debug.cbor gives (types: {kinds}).", untyped_note)
     listed = ", ".join(name for name, _ in fp32[:3]) + (f" and {len(fp32) - 3:,} more" if len(fp32) > 3 else "")
     saving = sum(b for _, b in fp32) // 2

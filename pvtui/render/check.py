@@ -9,7 +9,7 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
-from pvtui.units import format_bytes
+from pvtui.units import count_of, format_bytes
 
 MOST_TABLES = 4  # largest tables of profile.pop named
 
@@ -39,7 +39,7 @@ def _verdict(data: dict[str, Any]) -> Text:
     else:
         text.append("✗ not usable", style="bold red")
         if bad:
-            text.append(f" ({len(bad)} of {len(data['files'])} files)")
+            text.append(f" ({len(bad)} of {count_of(len(data['files']), 'file')})")
     text.append(f"  {data['path']}")
     if bad and not data["problems"] and all(_kind(name) in SUPPLEMENTARY for name in bad):
         # Not a contradiction with the explorer, which opens such a report and warns.
@@ -95,7 +95,7 @@ def describe(name: str, facts: dict[str, Any]) -> str:
         return f"JSON {facts['type']}" if "type" in facts else ""
     if "parts" not in facts:
         return "pvtui bundle"
-    tiles = f"{facts['tiles']:,} tiles; " if "tiles" in facts else ""
+    tiles = f"{count_of(facts['tiles'], 'tile')}; " if "tiles" in facts else ""
     return f"pvtui bundle: {tiles}{', '.join(facts['parts']) or 'no parts'}"
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 from typing import Any, Callable
 
+from pvtui.units import count_of
+
 HISTOGRAM_HEIGHT = 6  # lines of bars
 Fmt = Callable[[int], str]
 
@@ -144,8 +146,8 @@ def histogram_text(section: dict[str, Any], fmt: Fmt, height: int):
     over = [limit is not None and lo >= limit for lo in edges[:-1]]
     limit_note = f"; ▲ marks the limit, {fmt(limit)}" if limit is not None and limit < edges[-1] else ""
     scale = "; heights on a log scale" if log else ""
-    text = Text(f"{sum(counts):,} tiles by bytes, a column for each {fmt(edges[1] - edges[0])} range; the tallest"
-                f" column holds {tallest:,} tiles{scale}{limit_note}\n", style="dim")
+    text = Text(f"{count_of(sum(counts), 'tile')} by bytes, a column for each {fmt(edges[1] - edges[0])} range;"
+                f" the tallest column holds {count_of(tallest, 'tile')}{scale}{limit_note}\n", style="dim")
     for line in range(height - 1, -1, -1):
         for e, red in zip(eighths, over):
             text.append(BLOCKS[min(max(e - 8 * line, 0), 8)], style="red" if red else "")
@@ -175,7 +177,7 @@ def vertices_renderables(section: dict[str, Any], fmt: Fmt) -> list:
             continue
         table = Table(title=f"{title}: {fmt(part['total_bytes'])}", title_justify="left", box=None,
                       padding=(0, 1), header_style="bold", title_style="bold")
-        table.add_column("vertex type", overflow="ellipsis")
+        table.add_column("vertex type", overflow="fold")  # the whole name, on more lines where it must
         for name in columns:
             table.add_column(name, justify="right", no_wrap=True, min_width=len(name))
         for row in part["types"]:
@@ -257,7 +259,7 @@ def _variable_table(title: str, variables: list[dict[str, Any]], fmt: Fmt):
 
     table = Table(title=title, title_justify="left", box=None, padding=(0, 1), show_header=False,
                   title_style="bold")
-    table.add_column("variable", overflow="ellipsis")
+    table.add_column("variable", overflow="fold")
     table.add_column("bytes", justify="right", no_wrap=True)
     for variable in variables:
         table.add_row(variable["name"], fmt(variable["bytes"]))

@@ -13,6 +13,7 @@ from textual.markup import escape
 from textual.widgets import DataTable, Static, TabbedContent, TabPane
 
 from pvtui.model.compare import (
+    IDENTICAL,
     Changes,
     Comparison,
     LivenessPair,
@@ -26,6 +27,7 @@ from pvtui.model.compare import (
     tiles_table,
 )
 from pvtui.screens.base import ReportScreen, Unavailable
+from pvtui.units import count_of
 from pvtui.widgets.compare_chart import CompareChart
 from pvtui.widgets.diff_heatmap import DiffHeatmap
 from pvtui.widgets.palette import rich_colour
@@ -63,6 +65,11 @@ class CompareScreen(ReportScreen):
         padding: 0 1;
         color: $text-muted;
     }
+    CompareScreen #deltas-statement {
+        display: none;  /* until the comparison finds no difference */
+        color: $foreground;
+        text-style: bold;
+    }
     CompareScreen .detail {
         height: 2;
         padding: 0 1;
@@ -92,6 +99,7 @@ class CompareScreen(ReportScreen):
         yield Static(id="names")  # the title bar gives the names up to its tabs at 80 columns
         with TabbedContent(id="sections"):
             with TabPane(f"1 {SECTIONS[0][1]}", id="deltas"):
+                yield Static(IDENTICAL, classes="statement", id="deltas-statement")
                 yield DataTable(id="deltas-table", cursor_type="row", zebra_stripes=True)
             with TabPane(f"2 {SECTIONS[1][1]}", id="tiles"):
                 yield Unavailable("", id="tiles-missing")
@@ -195,7 +203,8 @@ class CompareScreen(ReportScreen):
         return self.size.width - scrollbar - 2 * table.cell_padding * columns - sum(widths)
 
     def _show_deltas(self, c: Comparison) -> None:
-        self._show_names("differences are B − A")
+        self._show_names("[b]identical[/b]" if c.identical else "differences are B − A")
+        self.query_one("#deltas-statement").display = c.identical  # said plainly, above a table of zeros
         units = self.pv_app.units
         values = [(format_value(r.a, r.unit, units), format_value(r.b, r.unit, units)) for r in c.summary]
         deltas = [self._signed(format_delta(r.delta, r.unit, units), r.delta) for r in c.summary]
@@ -240,7 +249,8 @@ class CompareScreen(ReportScreen):
         detail = Text.assemble((f"Tile {tile}", "bold"), f" · {where}\n")
         if a is None or b is None:
             only, value = ("A", a) if b is None else ("B", b)
-            detail.append(f"only in {only}: {self.bytes(value)}; the other report has {diff.compared:,} tiles")
+            detail.append(f"only in {only}: {self.bytes(value)};"
+                          f" the other report has {count_of(diff.compared, 'tile')}")
         else:
             change = format_change((b - a) / a if a else None)
             detail.append(f"A {self.bytes(a)}   B {self.bytes(b)}   B − A ")

@@ -19,28 +19,62 @@ from textual.widgets.option_list import Option
 from pvtui.errors import Cancelled
 from pvtui.sources.base import CancelToken, ReportFiles
 from pvtui.units import format_bytes
+from pvtui.widgets.key_bar import KeyBar
+
+
+SHOWN_MARK = "●"  # before the report shown, in the picker opened over it
 
 
 class ReportPicker(Screen[ReportFiles | None]):
-    """Several reports under one path (engines, runs): choose one."""
+    """Several reports under one path (engines, runs): choose one.
 
-    BINDINGS = [Binding("escape,q", "dismiss(None)", "Quit")]
+    Opened over a report (E), it marks that report and Escape goes back to it; opened before
+    any report, Escape and q quit, there being nothing to go back to.
+    """
 
-    def __init__(self, reports: list[ReportFiles]) -> None:
+    BINDINGS = [  # one of the two applies (check_action); over a report, q is the app's Quit
+        Binding("escape", "back", "Back"),
+        Binding("escape,q", "quit", "Quit"),
+    ]
+
+    def __init__(self, reports: list[ReportFiles], shown: ReportFiles | None = None) -> None:
         super().__init__()
         self.reports = reports
+        self.shown = shown
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "back":
+            return self.shown is not None
+        if action == "quit":
+            return self.shown is None
+        return True
+
+    def action_back(self) -> None:
+        self.dismiss(None)
+
+    action_quit = action_back  # before any report, the app ends when none is picked
 
     def compose(self) -> ComposeResult:
+        found = f"{len(self.reports)} found" + ("" if self.shown is None else f" ({SHOWN_MARK} shown now)")
+        back = "Escape quits" if self.shown is None else "Escape goes back"
         with Vertical(id="picker"):
-            yield Label(f"[b]Reports[/b] — {len(self.reports)} found; Enter opens one", id="picker-title")
+            yield Label(f"[b]Reports[/b] — {found}; Enter opens one, {back}", id="picker-title")
             yield OptionList(*(Option(self._describe(r), id=str(i)) for i, r in enumerate(self.reports)))
+        yield KeyBar()
 
-    @staticmethod
-    def _describe(files: ReportFiles) -> str:
+    def on_mount(self) -> None:
+        shown = [i for i, r in enumerate(self.reports) if self.shown is not None and r.name == self.shown.name]
+        if shown:
+            self.query_one(OptionList).highlighted = shown[0]
+
+    def _describe(self, files: ReportFiles) -> str:
         present = [name for name, path in files.present().items() if path is not None]
         if files.bundle is not None:
             present.append("bundle")
-        return f"{files.name}  [dim]{', '.join(present)}[/dim]"
+        if self.shown is None:
+            return f"{escape(files.name)}  [dim]{', '.join(present)}[/dim]"
+        mark = f"[b]{SHOWN_MARK}[/b]" if files.name == self.shown.name else " "
+        return f"{mark} {escape(files.name)}  [dim]{', '.join(present)}[/dim]"
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         self.dismiss(self.reports[int(event.option.id or 0)])

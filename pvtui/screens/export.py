@@ -35,6 +35,7 @@ from pvtui.export import (
 )
 from pvtui.model.tables import Table
 from pvtui.screens.base import ReportScreen
+from pvtui.units import count_of
 
 if TYPE_CHECKING:
     from pvtui.app import PvtuiApp
@@ -116,7 +117,7 @@ class ExportDialog(ModalScreen[ExportRequest | None]):
         if self.table is None:
             return "No table here: this screen exports as an SVG picture only."
         columns = self.table.columns
-        return f"Table {self.table.name}, {len(columns)} columns: {', '.join(columns)}"
+        return f"Table {self.table.name}, {count_of(len(columns), 'column')}: {', '.join(columns)}"
 
     def on_mount(self) -> None:
         options = self.query_one(OptionList)
@@ -263,7 +264,8 @@ def write_table(app: App, table: Table, request: ExportRequest) -> None:
     except ReportError as exc:
         app.call_from_thread(app.notify, f"Export failed: {exc}", severity="error")
     else:
-        app.call_from_thread(app.notify, f"Wrote {count:,} rows to {name_and_folder(request.path)}", timeout=6)
+        app.call_from_thread(app.notify, f"Wrote {count_of(count, 'row')} to {name_and_folder(request.path)}",
+                             timeout=6)
 
 
 def save_screen(app: App, request: ExportRequest, title: str) -> None:

@@ -26,7 +26,10 @@ from pvtui.model.liveness_views import (
 )
 from pvtui.model.queries import live_difference, step_program_name, unknown_program
 from pvtui.model.tables import Table
+from pvtui.render.names import CPP_BREAKS, wrap_at_slashes
 from pvtui.screens.base import SHORT, ReportScreen, Unavailable
+from pvtui.units import count_of
+from pvtui.widgets.item_lines import item_lines
 from pvtui.widgets.liveness_chart import LivenessChart
 from pvtui.widgets.look import look_of
 
@@ -38,8 +41,34 @@ VERTEX_TYPES_LISTED = 8  # of the step's compute set, in the step's facts
 EXPORT_CHUNK = 4096  # steps read at a time when exporting
 
 
+def column_scale(window: Window, width: int) -> str:
+    """How many steps a chart column shows; zoomed in past one step a column, how many columns a step spans."""
+    if window.span >= width:
+        return f"{count_of(steps_per_column(window, width), 'step')}/column"
+    fewest, most = width // window.span, -(-width // window.span)  # the columns split between the steps
+    return f"1 step/{fewest} columns" if fewest == most else f"1 step/{fewest}–{most} columns"
+
+
+def hanging(head: str, name: str, width: int, tail: str = "", style: str = "", after: str = "/") -> list[str]:
+    """HEAD, then NAME broken after a character of AFTER onto lines of WIDTH cells, indented under its
+    start, then TAIL (muted) after it, or on a line of its own where it does not fit: markup lines, NAME
+    and TAIL escaped."""
+    room = width - len(head)
+    pieces = wrap_at_slashes(name, room, after)
+    if tail and len(pieces[-1]) + 1 + len(tail) > room:
+        pieces.append("")
+    shown = [f"[{style}]{escape(piece)}[/]" if style and piece else escape(piece) for piece in pieces]
+    if tail:
+        shown[-1] += f"{' ' if pieces[-1] else ''}[$pv-muted]{escape(tail)}[/]"
+    return [head + shown[0]] + [" " * len(head) + line for line in shown[1:]]
+
+
 class LiveVariables(Widget):
-    """The not-always-live variables at a step, largest first: as many as fit, then a count."""
+    """The not-always-live variables at a step, largest first: as many as fit, then a count.
+
+    A name wider than the panel goes on as many lines as it needs (broken after a '/'):
+    its end tells it from its neighbours as much as its start.
+    """
 
     DEFAULT_CSS = """
     LiveVariables {
@@ -47,31 +76,38 @@ class LiveVariables(Widget):
         height: 1fr;
         padding: 0 1;
         text-wrap: nowrap;
-        text-overflow: ellipsis;
     }
     """
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.heading = ""
+        self.heading: list[str] = []  # its parts, on as few lines as the width allows
         self.variables: list[tuple[str, str]] = []  # (size shown, name), the largest
         self.total = 0
 
-    def show(self, heading: str, variables: list[tuple[str, str]], total: int) -> None:
+    def show(self, heading: list[str], variables: list[tuple[str, str]], total: int) -> None:
         if (heading, variables, total) == (self.heading, self.variables, self.total):
             return  # the same step again (a zoom, a pan): nothing to repaint
         self.heading, self.variables, self.total = heading, variables, total
         self.refresh()
 
     def render(self) -> Text:
-        room = max(0, self.size.height - 1)
-        shown = self.variables if self.total <= room else self.variables[: max(0, room - 1)]
-        text = Text(self.heading, style="bold", no_wrap=True, overflow="ellipsis")
-        size_width = max((len(size) for size, _ in shown), default=0)
-        for size, name in shown:
-            text.append(f"\n{size:>{size_width}}  ")
-            text.append(name)
-        rest = self.total - len(shown)
+        width = max(self.content_size.width, 1)
+        text = Text("\n").join(item_lines([Text(part, style="bold") for part in self.heading], width, gap=" · "))
+        room = max(0, self.size.height - len(text.plain.splitlines()))
+        size_width = max((len(size) for size, _ in self.variables), default=0)
+        indent = " " * (size_width + 2)
+        shown = 0
+        for size, name in self.variables:
+            lines = wrap_at_slashes(name, width - len(indent))
+            if len(lines) + (self.total > shown + 1) > room:
+                break  # whole names only, and a line left for the count of the rest
+            text.append(f"\n{size:>{size_width}}  {lines[0]}")
+            for line in lines[1:]:
+                text.append(f"\n{indent}{line}")
+            room -= len(lines)
+            shown += 1
+        rest = self.total - shown
         if rest:
             text.append(f"\n… and {rest:,} more", style="italic")
         return text
@@ -266,8 +302,9 @@ class LivenessScreen(ReportScreen):
         variables = self.query_one(LiveVariables)
         program = int(live.program[step])
         at_peak = " · [$pv-peak]peak[/]" if series is not None and step == series.peak_step else ""
+        width = self._facts_width()
         lines = [f"[b]Step {step:,}[/b] of {len(live):,} · {self._view_label(series)}{at_peak}",
-                 f"Program  {self._program_text(program)}"]
+                 *self._program_lines(program, width)]
         if series is not None:
             always, not_always = series.always_live, series.at(step)
             total = not_always if always is None else always + not_always
@@ -281,15 +318,15 @@ class LivenessScreen(ReportScreen):
                 f"  Total            {self.bytes(total)}" if always is not None
                 else "  [$pv-muted]always-live unknown: not-always-live only[/]",
                 f"  Of the memory    {share}",
-                f"[$pv-muted]{steps_per_column(self.window, self.query_one(LivenessChart).plot_width):,} "
-                f"steps/column · steps {self.window.start:,}–{self.window.stop - 1:,}[/]",
+                f"[$pv-muted]{column_scale(self.window, self.query_one(LivenessChart).plot_width)}"
+                f" · steps {self.window.start:,}–{self.window.stop - 1:,}[/]",
             ]
         elif self.view == "tile" and live.by_tile is not None:
             lines.append(f"[$pv-muted]Reading tile {self.tile}…[/]")
         if self.marked is not None:
             marked = look_of(self.app).glyphs.marked
             lines.append(f"[b]{marked}[/b] Marked step {self.marked:,} [$pv-muted]· b on it unmarks[/]")
-        lines += self._vertex_lines(program)
+        lines += self._vertex_lines(program, width)
         text = "\n".join(lines)
         if text != self._facts_shown:  # a zoom changes one line of it, a pan none
             self._facts_shown = text
@@ -299,7 +336,8 @@ class LivenessScreen(ReportScreen):
             added, removed, change = live_difference(self.report, self.marked, step)
             sign = "+" if change >= 0 else "−"
             variables.show(
-                f"vs {self.marked:,}: {sign}{self.bytes(abs(change))} · +{len(added):,} −{len(removed):,} variables",
+                [f"vs {self.marked:,}: {sign}{self.bytes(abs(change))}",
+                 f"+{len(added):,} −{len(removed):,} variable{'s' * (len(added) + len(removed) != 1)}"],
                 [(f"+{self.bytes(size)}", names[v]) for v, size in added[:MAX_VARIABLES_LISTED]]
                 + [(f"−{self.bytes(size)}", names[v]) for v, size in removed[:MAX_VARIABLES_LISTED]],
                 len(added) + len(removed),
@@ -307,14 +345,19 @@ class LivenessScreen(ReportScreen):
             return
         live_here = live.live_variables(step)
         variables.show(
-            f"Live at step {step:,}: {len(live_here):,} variables"
-            + ("" if self.view == "total" else ", all IPUs"),
+            [f"Live at step {step:,}: {count_of(len(live_here), 'variable')}"
+             + ("" if self.view == "total" else ", all IPUs")],
             [(self.bytes(size), names[v]) for v, size in live_here[:MAX_VARIABLES_LISTED]],
             len(live_here),
         )
 
-    def _vertex_lines(self, program: int) -> list[str]:
-        """The vertex types of the step's compute set, most instances first."""
+    def _facts_width(self) -> int:
+        """The cells of a line of the step's facts (their width is set on a resize, in _fit_details)."""
+        facts = self.query_one("#step-facts")
+        return facts.content_size.width or 40
+
+    def _vertex_lines(self, program: int, width: int) -> list[str]:
+        """The vertex types of the step's compute set, most instances first, each name whole."""
         if unknown_program(self.report, program) is not None:
             return []
         programs = self.report.programs
@@ -324,10 +367,14 @@ class LivenessScreen(ReportScreen):
         vertices = sorted(programs.compute_set_vertices(compute_set), key=lambda v: -v[1])
         estimate = programs.estimated_cycles(program)
         cycles = "no cycle estimates in the profile" if estimate is None else f"estimated {estimate:,} cycles"
-        lines = [f"Vertices [$pv-muted]{len(vertices):,} type{'' if len(vertices) == 1 else 's'} in {escape(programs.compute_set_names[compute_set])}"
-                 f" · {cycles}[/]"]
-        lines += [f"  {count:>9,} {escape(programs.vertex_type_names[vertex])}"
-                  for vertex, count in vertices[:VERTEX_TYPES_LISTED]]
+        types = count_of(len(vertices), "type")
+        if len(f"Vertices  {types} · {cycles}") <= width:
+            lines = [f"Vertices  [$pv-muted]{types} · {cycles}[/]"]
+        else:
+            lines = [f"Vertices  [$pv-muted]{types}[/]", f"          [$pv-muted]{cycles}[/]"]
+        lines += hanging(" " * 10, f"in {programs.compute_set_names[compute_set]}", width, style="$pv-muted")
+        for vertex, count in vertices[:VERTEX_TYPES_LISTED]:
+            lines += hanging(f"  {count:>9,} ", programs.vertex_type_names[vertex], width, after=CPP_BREAKS)
         return lines
 
     def _view_label(self, series: StepSeries | None) -> str:
@@ -335,12 +382,12 @@ class LivenessScreen(ReportScreen):
             return series.label
         return {"total": "all IPUs", "ipu": "per IPU", "tile": f"tile {self.tile}"}[self.view]
 
-    def _program_text(self, program: int) -> str:
+    def _program_lines(self, program: int, width: int) -> list[str]:
         unknown = unknown_program(self.report, program)
         if unknown is not None:
-            return f"{program:,} [$pv-muted]({escape(unknown)})[/]"
+            return hanging("Program  ", f"{program:,} ({unknown})", width)
         programs = self.report.programs
-        return f"{escape(programs.names[program])} [$pv-muted]({programs.type_name(program)})[/]"
+        return hanging("Program  ", programs.names[program], width, f"({programs.type_name(program)})")
 
     def export_table(self) -> Table | None:
         """Every step: its program, not-always-live, always-live and total bytes, and each IPU's share."""

@@ -33,6 +33,7 @@ from pvtui.widgets.item_lines import item_lines
 from pvtui.widgets.tile_map import MapValues, TileMap
 from pvtui.widgets.tile_map import legend as map_legend
 from pvtui.widgets.tile_tables import TileTablePane
+from pvtui.units import count_of
 
 if TYPE_CHECKING:
     from pvtui.model.lowered import Lowered
@@ -449,7 +450,7 @@ class MemoryScreen(ReportScreen):
         if lowered is None:
             status.show(Text(self.report.missing("lowered")))
         elif not text:
-            status.show(Text(f"{len(lowered.names):,} variables"))
+            status.show(Text(count_of(len(lowered.names), "variable")))
         elif self.variable is None:
             status.show(Text(f"no variable name contains {text!r}"))
         else:
@@ -550,7 +551,7 @@ class MemoryScreen(ReportScreen):
         scope = "IPUs unknown" if not memory.ipu_known else "all IPUs" if heatmap.ipu_filter is None \
             else f"IPU {heatmap.ipu_filter}"
         per_row = "1 tile/row" if heatmap.zoom == 1 else f"{heatmap.zoom} tiles/row, the fullest shown"
-        parts = [f"{len(tiles):,} tiles", scope]
+        parts = [count_of(len(tiles), "tile"), scope]
         if self.map_shown:  # first: a chosen variable's total and tiles are what the user looks for
             parts.insert(0, f"colour: {self.map_values().name}")  # it says the gaps setting where it applies
         else:

@@ -24,7 +24,7 @@ from pvtui.model.operations import (
 )
 from pvtui.model.tables import Table
 from pvtui.screens.base import ReportScreen, Unavailable, field_binding
-from pvtui.units import format_cycles
+from pvtui.units import count_of, format_cycles
 
 LISTED = 6  # programs and operations named in the details
 MIN_NAME_WIDTH = 24  # below this, the columns the details also give make room for the names
@@ -251,7 +251,7 @@ class OperationsScreen(ReportScreen):
         if len(row.operations) > 1:
             names = ", ".join(report.operations.names[op] for op in row.operations[:LISTED])
             more = f" and {len(row.operations) - LISTED} more" if len(row.operations) > LISTED else ""
-            text.append(f"{len(row.operations)} operations: {names}{more}\n")
+            text.append(f"{count_of(len(row.operations), 'operation')}: {names}{more}\n")
         text.append(f"Code          {self.bytes(row.code_bytes)}  (leaf programs)\n")
         if row.variable_bytes is None:
             text.append("Variables     not found by name in the liveness data\n")
@@ -262,7 +262,7 @@ class OperationsScreen(ReportScreen):
         if row.cycles is None:
             text.append(cycles_note(report) + "\n", muted)
         else:
-            text.append(f"Cycles        {format_cycles(row.cycles)} in {row.steps:,} steps\n")
+            text.append(f"Cycles        {format_cycles(row.cycles)} in {count_of(row.steps, 'step')}\n")
             text.append(cycles_note(report) + "\n", muted)
         if row.foreign_calls:
             text.append("It calls code another operation owns: those steps, cycles and code count there.\n", muted)

@@ -18,6 +18,7 @@ from pvtui.model.flame import layer_names, name_in_layer
 from pvtui.model.program_search import NameSearch, display_order, in_display_order, no_matches, step_match
 from pvtui.model.step_types import phase_of
 from pvtui.model.tables import Table
+from pvtui.render.names import CPP_BREAKS, wrap_at_slashes
 from pvtui.screens.base import ReportScreen, Unavailable, field_binding
 from pvtui.widgets.detail_text import DetailText
 from pvtui.widgets.palette import phase_text_styles
@@ -83,11 +84,14 @@ def _compute_set(out: Text, row, programs, compute_set: int, fmt, muted: Style, 
         out.append("  no vertices recorded\n", style=muted)
         return
     state = np.asarray(programs.vertex_state_bytes)
-    name_width = max(12, width - 30)
-    out.append(f"  {'vertex type':<{name_width}} {'instances':>9} {'state':>12}\n", style=muted)
+    # the figures first: a vertex type's name takes the rest of the line, and as many lines as it needs
+    out.append(f"  {'instances':>9} {'state':>12}  vertex type\n", style=muted)
+    indent = " " * 26
     for vertex_type, count in vertices[:VERTEX_ROWS]:
-        name = _clip(programs.vertex_type_names[vertex_type], name_width)
-        out.append(f"  {name:<{name_width}} {count:>9,} {fmt(int(state[vertex_type]) * count):>12}\n")
+        name = wrap_at_slashes(programs.vertex_type_names[vertex_type], max(width - len(indent), 12), CPP_BREAKS)
+        out.append(f"  {count:>9,} {fmt(int(state[vertex_type]) * count):>12}  {name[0]}\n")
+        for line in name[1:]:
+            out.append(f"{indent}{line}\n")
     if len(vertices) > VERTEX_ROWS:
         out.append(f"  … {len(vertices) - VERTEX_ROWS} more vertex types\n", style=muted)
 
@@ -115,14 +119,21 @@ def _pretty_fields(fields: str, width: int) -> list[str]:
         text = json.dumps(json.loads(fields), indent=1, ensure_ascii=False)
     except ValueError:
         text = fields
-    lines = [_clip(line, width - 2) for line in text.splitlines()]
+    lines = [part for line in text.splitlines() for part in _fold(line, width - 2)]
     if len(lines) > JSON_LINES:
         lines = lines[:JSON_LINES] + [f"… {len(lines) - JSON_LINES} more lines"]
     return lines
 
 
-def _clip(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: max(width - 1, 0)] + "…"
+def _fold(line: str, width: int) -> list[str]:
+    """LINE in pieces of at most WIDTH cells, each after the first indented two more than LINE."""
+    indent = " " * (len(line) - len(line.lstrip()) + 2)
+    room = max(width - len(indent), 8)
+    pieces, line = [line[:width]], line[width:]
+    while line:
+        pieces.append(indent + line[:room])
+        line = line[room:]
+    return pieces
 
 
 class ProgramsScreen(ReportScreen):

@@ -20,8 +20,9 @@ from pvtui.model.step_stats import step_stats
 from pvtui.model.step_types import PHASES, phase_of
 from pvtui.model.tables import Table
 from pvtui.screens.base import ReportScreen, Unavailable
-from pvtui.units import format_cycles
+from pvtui.units import count_of, format_cycles
 from pvtui.widgets.bsp_view import LEVELS, BspView, bsp_cell_table
+from pvtui.widgets.item_lines import item_lines
 from pvtui.widgets.look import look_of
 from pvtui.widgets.palette import phase_fill_styles, phase_text_styles
 from pvtui.widgets.flame_view import FlameCursor, FlameView
@@ -141,7 +142,7 @@ def block_details(
     same = np.asarray(row.node) == row.node[block]
     total = int(np.asarray(row.cycles)[same].sum())
     share = f" ({percent(total / run_cycles)})" if run_cycles else ""
-    line("All", f"{format_cycles(total)} cycles{share} in {int(same.sum()):,} blocks named so at this depth")
+    line("All", f"{format_cycles(total)} cycles{share} in {count_of(int(same.sum()), 'block')} named so at this depth")
     source = "debug.cbor: layer › operation › PopLibs call" if nesting.linked[program] else "the program's name"
     line("Nesting", Text(f"depth {len(path)}, from {source}", style=muted))
     out.rstrip()
@@ -207,7 +208,7 @@ class TraceScreen(ReportScreen):
         height: 1;
         padding: 0 1;
     }
-    TraceScreen #trace-status { background: $surface; text-wrap: nowrap; text-overflow: ellipsis; }
+    TraceScreen #trace-status { height: auto; background: $surface; }
     TraceScreen #trace-legend, TraceScreen #bsp-status { color: $text-muted; }
     TraceScreen TraceView { height: auto; max-height: 50%; }
     TraceScreen.flame TraceView { height: 1fr; max-height: 100%; }
@@ -260,6 +261,7 @@ class TraceScreen(ReportScreen):
         self._flame_of_run: dict[int, tuple[list[fl.FlameRow], ...]] = {}
         self._legend_theme = ""  # the theme the legend was drawn in
         self._details_lines = -1  # lines of the details shown: a change of height needs a layout
+        self._status_lines = -1  # lines of the status shown (its height): likewise
         self._details_shown: Text | None = None  # the details text shown
         self._lane_cycles: dict[int, tuple[int, ...]] = {}  # per run, each IPU's cycles: a block's share of them
         self._stats: dict | None = None
@@ -284,7 +286,7 @@ class TraceScreen(ReportScreen):
         if self.report.execution is None:
             yield Unavailable(self.report.missing("execution"))
             return
-        yield Static(id="trace-status")
+        yield Static(id="trace-status")  # its items on as many lines as the width needs
         yield FlameView(id="trace")
         yield Static(id="trace-legend")
         with ContentSwitcher(initial="details", id="trace-lower"):
@@ -333,7 +335,7 @@ class TraceScreen(ReportScreen):
         if run in self._lanes_of_run:
             self._show_run(run, self._lanes_of_run[run], keep_step, keep_window)
         else:
-            self.query_one("#trace-status", Static).update(f"Indexing the steps of run {run + 1}…")
+            self._show_status(Text(f"Indexing the steps of run {run + 1}…"))
             self._index_run(run, keep_step, keep_window)
 
     @work(thread=True, exclusive=True, group="trace-index")
@@ -405,7 +407,7 @@ class TraceScreen(ReportScreen):
         return flame[self.cursor_ipu][cursor.depth], cursor.block
 
     def _start_flame(self, run: int) -> None:
-        self.query_one("#trace-status", Static).update(f"Nesting the steps of run {run + 1}…")
+        self._show_status(Text(f"Nesting the steps of run {run + 1}…"))
         self._index_flame(run, self.lanes)
 
     @work(thread=True, exclusive=True, group="trace-flame")
@@ -460,8 +462,7 @@ class TraceScreen(ReportScreen):
         state = TraceState(self.run, self.lanes, self.window, self.cursor_ipu, self.cursor_pos)
         names = self._nesting.names if self._nesting is not None else []
         trace.show_flame(state, flame, names, self.flame_cursor if flame is not None else FlameCursor())
-        # one line each, fixed: no layout (a layout per key costs a whole frame)
-        self.query_one("#trace-status", Static).update(self._status_text(), layout=False)
+        self._show_status(self._status_text())
         if self._legend_theme != self.app.theme:  # it changes with the theme alone
             self._legend_theme = self.app.theme
             self.query_one("#trace-legend", Static).update(self._legend_text(), layout=False)
@@ -481,16 +482,21 @@ class TraceScreen(ReportScreen):
         zoom = span / max(hi - lo, 1)
         zoom_text = f"×{zoom:,.0f}" if zoom >= 10 else f"×{zoom:.2g}"
         step = self.selected_step
-        text = Text()  # one line, cut at its end (text-wrap: nowrap): a wrap hid all after the run's name
-        if execution.num_runs:
-            text.append(f"Run {self.run + 1}/{execution.num_runs} {execution.run_names[self.run]}", style="bold")
-        else:
-            text.append("no runs", style="bold")
-        text.append(f" · cycles {format_cycles(lo)}–{format_cycles(hi)} {zoom_text}")
-        text.append(f" · IPU {self.cursor_ipu} step {step:,}" if step >= 0 else f" · IPU {self.cursor_ipu} no steps")
+        run = f"Run {self.run + 1}/{execution.num_runs} {execution.run_names[self.run]}" if execution.num_runs \
+            else "no runs"
+        items = [Text(run, style="bold"), Text(f"cycles {format_cycles(lo)}–{format_cycles(hi)} {zoom_text}"),
+                 Text(f"IPU {self.cursor_ipu} step {step:,}" if step >= 0 else f"IPU {self.cursor_ipu} no steps")]
         if self.flame_on and self.flame is None:
-            text.append(" · nesting the steps…")
-        return text
+            items.append(Text("nesting the steps…"))
+        # broken between items, never inside one: a wrap at a space once glued the range to the run's name
+        lines = item_lines(items, max(self.size.width - 2, 20), gap=" · ", max_lines=len(items))
+        return Text("\n").join(lines)
+
+    def _show_status(self, text: Text) -> None:
+        """A layout only when the status takes another number of lines: one per key would cost a frame."""
+        lines = len(text.plain.splitlines())
+        self.query_one("#trace-status", Static).update(text, layout=lines != self._status_lines)
+        self._status_lines = lines
 
     def _legend_text(self) -> Text:
         cells = lane_cell_table(phase_fill_styles(self.app.theme_variables), look_of(self.app))
@@ -580,7 +586,7 @@ class TraceScreen(ReportScreen):
         cells = bsp_cell_table(phase_fill_styles(self.app.theme_variables), look_of(self.app))
         status.update(Text.assemble(
             f"tiles {tiles.start}–{tiles.stop - 1} ({per_group}/row) · "
-            f"tile cycles: {frame.steps_with_data}/{frame.steps_shown} steps drawn · ",
+            f"tile cycles: {frame.steps_with_data}/{count_of(frame.steps_shown, 'step')} drawn · ",
             cells[0], " working ", cells[2], " some ", cells[LEVELS - 1], " waiting",  # as compute's
         ))
 

@@ -7,10 +7,12 @@ from textual.widget import Widget
 
 
 class DetailText(Widget):
-    """Text whose height only grows: shorter texts are padded with blank lines.
+    """Text whose size only grows: shorter texts are padded with blank lines.
 
     The cursor redraws the detail on every key press, and a new layout each time
     (whenever the number of lines changed) would cost more than the heatmap itself.
+    A wider text lays it out again too, where its width is `auto`: else its end
+    would be cut at the width of the widest text before it.
     """
 
     DEFAULT_CSS = """
@@ -23,6 +25,7 @@ class DetailText(Widget):
         super().__init__(id=id, classes="detail")
         self.text = Text()
         self.lines = 0
+        self.widest = 0  # cells of the widest line shown yet
 
     def render(self) -> Text:
         return self.text
@@ -34,8 +37,9 @@ class DetailText(Widget):
     def show(self, text: Text) -> None:
         text.rstrip()
         lines = len(text.plain.splitlines())
-        grew = lines > self.lines
-        self.lines = max(lines, self.lines)
+        widest = max((line.cell_len for line in text.split()), default=0)
+        grew = lines > self.lines or widest > self.widest
+        self.lines, self.widest = max(lines, self.lines), max(widest, self.widest)
         text.append("\n" * (self.lines - lines))
         if text == self.text:
             return  # the same tile again (a zoom, a filter): nothing to repaint

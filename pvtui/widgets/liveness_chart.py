@@ -91,10 +91,23 @@ class Frame:
 
 
 def _ticks(first_steps: np.ndarray, stop: int) -> list[tuple[int, str]]:
-    """Columns with a step number below them, spaced so the numbers never touch."""
+    """Columns with a step number below them, spaced so the numbers never touch.
+
+    Zoomed in past one step a column, a step spans several columns: the ticks go to the
+    first column of every so many steps, so no number is repeated and all are as far apart.
+    """
+    width = len(first_steps)
     spacing = max(len(str(stop)) + MIN_LABEL_GAP, MIN_TICK_SPACING)
-    last = max(1, len(first_steps) - spacing + 1)
-    return [(column, str(int(first_steps[column]))) for column in range(0, last, spacing)]
+    start = int(first_steps[0]) if width else 0
+    span = stop - start
+    if span >= width:
+        last = max(1, width - spacing + 1)
+        return [(column, str(int(first_steps[column]))) for column in range(0, last, spacing)]
+    every = -(-spacing * span // width)  # steps between ticks: at least SPACING columns
+    steps = np.arange(start, stop, every)
+    columns = np.searchsorted(first_steps, steps, side="left").tolist()
+    return [(column, str(step)) for column, step in zip(columns, steps.tolist())
+            if column + len(str(step)) <= width]
 
 
 class LivenessChart(CachedLines, Widget):

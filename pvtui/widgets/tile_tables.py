@@ -13,7 +13,7 @@ from pvtui.model.tables import Table
 from pvtui.widgets.detail_text import DetailText
 
 SHOWN_ROWS = 1000  # rows put in the table; export writes them all
-NAME_WIDTH = 26  # a longer name shows its end: the last parts of a path say the most
+NAME_WIDTH = 26  # the fewest cells of a name column; a longer name shows its end: the last parts of a path say the most
 HEADINGS = {"always_live": "always", "steps_live": "steps", "debug_context": "debug context",
             "state_bytes": "state", "code_bytes": "code", "instances": "instances", "vertices": "types"}
 
@@ -46,6 +46,8 @@ class TileTablePane(TabPane):
         self.rows: list[list[Any]] = []
         self.sort_column = 0
         self.tile: int | None = None
+        self._bytes_text: Callable[[int], str] | None = None  # how the last fill showed bytes
+        self._filled_width = 0  # the pane's width the names were cut for
 
     def compose(self) -> ComposeResult:
         yield DetailText(id=f"missing-{self.table_name}")  # redrawn on every key: no layout, as a Static costs
@@ -81,16 +83,52 @@ class TileTablePane(TabPane):
             return None
         return Table(self.table.name, list(self.table.columns), sort_rows(self.rows, self.sort_column))
 
+    def on_resize(self) -> None:
+        if self.table is not None and self._bytes_text is not None and self.size.width != self._filled_width:
+            self._fill(self._bytes_text)  # the names take the room there is now
+
     def _fill(self, bytes_text: Callable[[int], str]) -> None:
         assert self.table is not None
+        self._bytes_text, self._filled_width = bytes_text, self.size.width
         grid = self.query_one(DataTable)
         grid.clear(columns=True)
         columns = self.table.columns
-        grid.add_columns(*(HEADINGS.get(c, c) + ("▼" if i == self.sort_column else "") for i, c in enumerate(columns)))
-        rows = sort_rows(self.rows, self.sort_column)
-        grid.add_rows([_cell(columns[i], v, bytes_text) for i, v in enumerate(row)] for row in rows[:SHOWN_ROWS])
-        if len(rows) > SHOWN_ROWS:
-            grid.add_row(f"… {len(rows) - SHOWN_ROWS:,} more (x exports them all)", *[""] * (len(columns) - 1))
+        headings = [HEADINGS.get(c, c) + ("▼" if i == self.sort_column else "") for i, c in enumerate(columns)]
+        grid.add_columns(*headings)
+        rows = [[_cell(columns[i], v, bytes_text) for i, v in enumerate(row)]
+                for row in sort_rows(self.rows, self.sort_column)[:SHOWN_ROWS]]
+        names = self._names
+        width = self._name_width(rows, headings, grid, names)
+        grid.add_rows([_cut(cell, width) if columns[i] in names else cell for i, cell in enumerate(row)]
+                      for row in rows)
+        if len(self.rows) > SHOWN_ROWS:
+            grid.add_row(f"… {len(self.rows) - SHOWN_ROWS:,} more (x exports them all)", *[""] * (len(columns) - 1))
+
+
+    @property
+    def _names(self) -> set[str]:
+        """The table's columns of text (names), which share the room the figures leave."""
+        assert self.table is not None
+        return {c for i, c in enumerate(self.table.columns)
+                if any(isinstance(row[i], str) for row in self.rows[:SHOWN_ROWS])}
+
+    def _name_width(self, rows: list[list[str]], headings: list[str], grid: DataTable, names: set[str]) -> int:
+        """The cells each of the NAMES columns may take: the pane's width, less the figures' columns and
+        every column's padding, shared by the name columns; never fewer than NAME_WIDTH."""
+        assert self.table is not None
+        figures = sum(max([len(headings[i])] + [len(row[i]) for row in rows])
+                      for i, column in enumerate(self.table.columns) if column not in names)
+        room = self.size.width - grid.styles.scrollbar_size_vertical - 2 * grid.cell_padding * len(headings) - figures
+        widest = sorted(max([len(headings[i])] + [len(row[i]) for row in rows])
+                        for i, column in enumerate(self.table.columns) if column in names)
+        while len(widest) > 1 and widest[0] <= room // len(widest):  # short names (types) take only theirs
+            room -= widest.pop(0)
+        return max(NAME_WIDTH, room // max(len(widest), 1))
+
+
+def _cut(text: str, width: int) -> str:
+    """TEXT in WIDTH characters: its end, where it is longer (the last parts of a path say the most)."""
+    return text if len(text) <= width else "…" + text[-(width - 1):]
 
 
 def _cell(column: str, value: Any, bytes_text: Callable[[int], str]) -> str:
@@ -102,5 +140,4 @@ def _cell(column: str, value: Any, bytes_text: Callable[[int], str]) -> str:
         return bytes_text(int(value))
     if isinstance(value, int):
         return f"{value:,}"
-    text = str(value)
-    return text if len(text) <= NAME_WIDTH else "…" + text[-(NAME_WIDTH - 1):]
+    return str(value)
