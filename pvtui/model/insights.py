@@ -302,7 +302,7 @@ def _fit(memory: TileMemory) -> list[dict]:
     worst = int(over[np.argmax(values[over])])
     ipu = memory.ipu_of(worst)
     excess = int((values[over] - limit).sum())
-    others = f" and {len(over) - 1} more tile{'s' if len(over) > 2 else ''}" if len(over) > 1 else ""
+    others = f" and {count_of(len(over) - 1, 'more tile', 'more tiles')}" if len(over) > 1 else ""
     return [_suggestion(
         "fit",
         f"Bring tile {worst} (IPU {'unknown' if ipu is None else ipu}){others} under the limit to fit: move variables"
@@ -358,7 +358,7 @@ def _fp32(report: Report, model: dict[str, Any]) -> dict:
                         f" whose element type debug.cbor gives (types: {kinds}).", untyped_note)
     listed = ", ".join(name for name, _ in fp32[:3]) + (f" and {len(fp32) - 3:,} more" if len(fp32) > 3 else "")
     saving = sum(b for _, b in fp32) // 2
-    return _suggestion("fp32", f"Store {len(fp32):,} FP32 variable{'s' if len(fp32) > 1 else ''} live at the peak"
+    return _suggestion("fp32", f"Store {count_of(len(fp32), 'FP32 variable')} live at the peak"
                        f" as FP16: {listed}.", saving, assumption, f"{untyped_note or ''} {per_tile}".strip())
 
 

@@ -73,7 +73,7 @@ def capacity_renderables(section: dict[str, Any], fmt: Fmt) -> list:
     elif status == "out of memory":
         over = section["tiles_over_limit"]
         head.append("Out of memory", style="bold red")
-        head.append(f": {over:,} tile{'s' if over > 1 else ''} over the {fmt(section['bytes_per_tile'])} limit,"
+        head.append(f": {count_of(over, 'tile')} over the {fmt(section['bytes_per_tile'])} limit,"
                     f" by {fmt(section['bytes_over_limit'])} in all")
     else:
         head.append("In capacity", style="bold green")

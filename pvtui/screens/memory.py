@@ -441,7 +441,7 @@ class MemoryScreen(ReportScreen):
         lowered = self.report.lowered
         assert lowered is not None and self.variable is not None
         tiles = int(np.count_nonzero(values))
-        return f"{lowered.names[self.variable]}: {self.bytes(int(values.sum()))} on {tiles:,} tile{'s' if tiles != 1 else ''}"
+        return f"{lowered.names[self.variable]}: {self.bytes(int(values.sum()))} on {count_of(tiles, 'tile')}"
 
     def _show_search_status(self) -> None:
         status = self.query_one("#variable-status", DetailText)
@@ -458,7 +458,7 @@ class MemoryScreen(ReportScreen):
             values = self._variable_bytes()
             tiles = int(np.count_nonzero(values))
             status.show(Text(f"{i:,}/{len(self.matches):,} (↑↓, Enter keeps it) · {self.bytes(int(values.sum()))}"
-                             f" on {tiles:,} tile{'s' if tiles != 1 else ''}"))
+                             f" on {count_of(tiles, 'tile')}"))
 
     def _update_map(self, selected: int, hidden_too: bool = False) -> None:
         """The map shows the tiles and colours chosen; while hidden, only if HIDDEN_TOO (it is

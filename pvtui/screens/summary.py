@@ -16,6 +16,7 @@ from pvtui.model.queries import summary
 from pvtui.model.tables import Table
 from pvtui.render.tables import facts_table, files_row
 from pvtui.screens.base import ReportScreen, Unavailable
+from pvtui.units import count_of
 
 JSON_CHUNK = 200  # children added per expansion of a large JSON array or object
 
@@ -104,7 +105,7 @@ class SummaryScreen(ReportScreen):
         over = data["memory"]["tiles_over_limit"]
         if over:
             limit = self.bytes(data["target"]["bytes_per_tile"])
-            facts.append(Text(f"Out of memory: {over} tile{'s' if over > 1 else ''} over the {limit} limit"
+            facts.append(Text(f"Out of memory: {count_of(over, 'tile')} over the {limit} limit"
                               " (press m, then w for the worst)", style="bold"))
         facts.extend(facts_table(title, rows) for title, rows in fact_rows(data, self.bytes))
         return facts

@@ -26,7 +26,7 @@ from pvtui.textual_private import SteadyScrollbars
 from pvtui.model.tile_map import (
     BLOCK_GAP, LEVELS, NONE, OVER, ZERO, Block, MapLayout, block_label, blocks_of, colour_codes, fit_layout,
 )
-from pvtui.units import format_bytes
+from pvtui.units import count_of, format_bytes
 from pvtui.widgets.look import Look, look_of
 from pvtui.widgets.scrolling import keep_row_visible
 
@@ -134,7 +134,7 @@ def legend(values: MapValues, colours: MapColours, units: str, per_cell: int) ->
         entries.append(Text.assemble(colours.swatch(OVER, 2), (" over the limit", colours.muted)))
     entries.append(Text.assemble(colours.swatch(ZERO, 2), (" none", colours.muted)))
     fullest = ", the fullest shown" if per_cell > 1 else ""
-    entries.append(Text(f"{per_cell} tile{'s' if per_cell > 1 else ''}/half cell{fullest}", colours.muted))
+    entries.append(Text(f"{count_of(per_cell, 'tile')}/half cell{fullest}", colours.muted))
     return entries
 
 
