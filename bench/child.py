@@ -80,16 +80,18 @@ def job_ingest(source: str, report: str, tmp: str) -> dict[str, Any]:
         truth = generate(meta["scale"], meta["ipus"], meta["seed"])
         pva, operations = truth.as_pva(), truth.operations()
 
-    def run() -> dict[str, Any]:
-        from pvtui.sources import ingest
-
+    def run() -> dict[str, Any]:  # timed with the import of its own reader, not of pvtui.sources.ingest
         if source == "all":
+            from pvtui.sources import ingest
+
             ingest.load_report(files, cache=Path(tmp))
             return {}
         with BundleWriter(dest) as writer:
             ctx = IngestContext(writer)
             ctx.meta["parts"] = []
             if source == "profile-link":
+                from pvtui.sources import ingest
+
                 ingest._link_profile_parts(Bundle(files.bundle), ctx)
             elif source == "profile-adapter":
                 from pvtui.sources.libpva import read_pva_report
