@@ -3,11 +3,11 @@
 The file is `{"contexts": [...]}` (the shape of Poplar's JSON form), a bare array of
 contexts, or a stream of concatenated context maps; arrays may be indefinite. The
 outer headers are parsed here and the contexts are decoded by cbor2 a batch at a time
-(an array header put before them), so the document is never held whole and the
-columns are built from each batch with a few C-level passes rather than Python code
-per context. Per context we keep id, parent, layer, category
-(small int columns in memory), a display name and the whole map as JSON text (the
-"fields"), both written to temporary files as they come.
+(an array header put before them), so the document is never held whole, and the
+columns are built from each batch by a few C-level passes rather than Python code per
+context. Per context we keep id, parent, layer, category (small int columns in memory),
+a display name and the whole map as JSON text (the "fields"), both written to
+temporary files as they come.
 """
 
 from __future__ import annotations
@@ -598,6 +598,7 @@ class _ContextReader:
         except _Damage:  # keep the contexts before the one that brought a name too many
             for item in items:
                 self._take(item)
+            raise
         self.not_maps += len(items) - len(contexts)
         self.seen += len(items)
         self.cancel.check()
