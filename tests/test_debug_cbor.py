@@ -223,6 +223,7 @@ def test_large_unsorted_file_round_trips(tmp_path: Path, monkeypatch: pytest.Mon
     assert debug.ids.tolist() == list(range(5000))
     assert all(debug.names[i] == f"op{i}" * (i % 4) for i in range(0, 5000, 7))
     assert json.loads(debug.fields[4321]) == {"id": 4321, "layer": "onnx", "opName": "op4321"}
+    assert not list((tmp_path / "b").glob(".*"))  # the rows in file order were scratch: gone
 
 
 scalars = (

@@ -13,8 +13,6 @@ temporary files as they come.
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import time
 from array import array
 from collections.abc import Callable
@@ -28,7 +26,7 @@ from typing import Any, BinaryIO, Iterable, Iterator, Mapping
 import cbor2
 import numpy as np
 
-from pvtui.errors import BundleWriteError, ReportError
+from pvtui.errors import ReportError
 from pvtui.model import schema as s
 from pvtui.model.bundle import BundleWriter
 from pvtui.sources.base import CancelToken, IngestContext, Progress, no_progress
@@ -314,50 +312,41 @@ class _HeaderFirst:
 
 
 class _StringColumn:
-    """A string table built on disk: rows of UTF-8 appended to an unnamed temporary file."""
+    """A string table built on disk: rows of UTF-8 appended to a file that becomes its blob
+    column when the rows stay in file order."""
 
     def __init__(self, writer: BundleWriter) -> None:
-        self.directory = writer.tmp_dir
-        self.file = writer.scratch_file(buffering=FILE_BUFFER)
-        self.size = 0
+        self.blob = writer.spool(buffering=FILE_BUFFER)
         self.offsets = array("q", [0])
 
     def extend(self, data: bytes, lengths: Iterable[int]) -> None:
         """Append rows of LENGTHS bytes, DATA holding them one after the other."""
-        try:
-            self.file.write(data)
-        except OSError as exc:  # a full disk under the bundle, not a debug.cbor that cannot be read
-            raise BundleWriteError(self.directory, exc) from None
-        ends = accumulate(lengths, initial=self.size)
+        start = self.blob.size
+        self.blob.write(data)
+        ends = accumulate(lengths, initial=start)
         next(ends)
         self.offsets.extend(ends)
-        self.size += len(data)
 
     def close(self) -> None:
-        try:
-            self.file.close()
-        except OSError:
-            pass  # rows never flushed go with the file; the write that failed has raised already
+        self.blob.close()
 
     def write(self, writer: BundleWriter, name: str, order: np.ndarray | None) -> None:
         """Write the string table `name.blob` + `name.offsets`, rows permuted by ORDER."""
         offsets = np.frombuffer(self.offsets, dtype=np.int64)
-        with writer.byte_column(f"{name}.blob", self.size) as out:
-            self.file.flush()
-            if order is None:
-                self.file.seek(0)
-                shutil.copyfileobj(self.file, out, FILE_BUFFER)
-            else:
+        if order is None:
+            self.blob.keep(f"{name}.blob")
+        else:
+            with writer.byte_column(f"{name}.blob", self.blob.size) as out:
                 self._copy_rows(offsets, order, out)
-                offsets = _offsets_of(np.diff(offsets)[order])
+            offsets = _offsets_of(np.diff(offsets)[order])
         writer.array(f"{name}.offsets", offsets)
 
     def _copy_rows(self, offsets: np.ndarray, order: np.ndarray, out: BinaryIO) -> None:
-        fd = self.file.fileno()
+        self.blob.flush()
         for first in range(0, len(order), ROWS_PER_CHUNK):
             rows = order[first : first + ROWS_PER_CHUNK]
             for lo, hi in zip(offsets[rows].tolist(), offsets[rows + 1].tolist()):
-                out.write(os.pread(fd, hi - lo, lo))
+                out.write(self.blob.read(lo, hi - lo))
 
 
 def _offsets_of(lengths: np.ndarray) -> np.ndarray:
