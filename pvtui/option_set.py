@@ -58,16 +58,21 @@ def parse(text: str, where: str) -> tuple[dict, list[str]]:
 @dataclass
 class Analysis:
     options: dict
-    entries: list[dict] = field(default_factory=list)  # one per key given
-    errors: list[str] = field(default_factory=list)  # make the set invalid
+    entries: list[dict] = field(default_factory=list)  # one per key given; its own problem in "error"
+    errors: list[str] = field(default_factory=list)  # of the set as a whole (each option's are in its entry)
     warnings: list[str] = field(default_factory=list)
     implications: list[str] = field(default_factory=list)
     files: list[dict] = field(default_factory=list)  # {file, holds}
     directory: str = "./"
 
     @property
+    def all_errors(self) -> list[str]:
+        """Every error, each once: each option's (`KEY: problem`), then the set's."""
+        return [f"{e['key']}: {e['error']}" for e in self.entries if e["error"]] + self.errors
+
+    @property
     def valid(self) -> bool:
-        return not self.errors
+        return not self.all_errors
 
     def as_json(self) -> dict:
         return {"valid": self.valid, "options": self.entries, "errors": self.errors, "warnings": self.warnings,
@@ -75,25 +80,25 @@ class Analysis:
                 "per_engine": PER_ENGINE}
 
 
-def _entry(key: str, value) -> tuple[dict, str | None]:
-    """KEY's row, and the error it makes, if any."""
+def _entry(key: str, value) -> dict:
+    """KEY's row, with the error it makes (else None) in "error"."""
     option = OPTIONS.get(key)
-    entry = {"key": key, "value": value, "status": "ok", "allowed": None, "default": None, "meaning": None}
+    entry = {"key": key, "value": value, "status": "ok", "allowed": None, "default": None, "meaning": None,
+             "error": None}
     if option is None:
         guess = nearest(key)
-        entry.update(status="unknown", nearest=guess)
         hint = f"; did you mean {guess!r}?" if guess else ""
-        return entry, f"{key}: not a documented engine option{hint}"
+        entry.update(status="unknown", nearest=guess, error=f"not a documented engine option{hint}")
+        return entry
     entry.update(allowed=option.describe_allowed(), default=option.default, meaning=option.meaning,
                  source=option.source)
     if not isinstance(value, str):
-        entry["status"] = "not a string"
-        return entry, f"{key}: {json.dumps(value)} is not a string; option values are JSON strings: " \
-                      f"\"{_as_text(value)}\""
-    if not option.accepts(value):
-        entry["status"] = "bad value"
-        return entry, f"{key}: {json.dumps(value)} is not allowed; allowed: {option.describe_allowed()}"
-    return entry, None
+        entry.update(status="not a string", error=f"{json.dumps(value)} is not a string; option values are "
+                                                  f"JSON strings: \"{_as_text(value)}\"")
+    elif not option.accepts(value):
+        entry.update(status="bad value", error=f"{json.dumps(value)} is not allowed; allowed: "
+                                               f"{option.describe_allowed()}")
+    return entry
 
 
 def _as_text(value) -> str:
@@ -104,10 +109,8 @@ def analyse(options: dict, repeated: list[str] = ()) -> Analysis:
     """Check OPTIONS against the table and work out what they imply and which files they write."""
     result = Analysis(options)
     for key, value in options.items():
-        entry, error = _entry(key, value)
+        entry = _entry(key, value)
         result.entries.append(entry)
-        if error:
-            result.errors.append(error)
         option = OPTIONS.get(key)
         if option and entry["status"] == "ok" and ("*" in option.deprecated or value in option.deprecated):
             result.warnings.append(f"{key}: {value!r} is deprecated" if value in option.deprecated

@@ -30,6 +30,25 @@ def update_scrollbars(view: ScrollView, virtual_size: Size) -> None:
     view._scroll_update(virtual_size)
 
 
+class SteadyScrollbars(ScrollView):
+    """A ScrollView whose scrollbars a layout repaints only when the view's sizes changed.
+
+    For each view, a layout passes the virtual size the compositor measured (a Line-API
+    view has no children: its own size), and Textual compares it with the one the view
+    set, which always differs: so every layout of the screen repaints the scrollbars, in
+    a frame of their own after the layout's (16 ms or more after a key that lays out).
+    """
+
+    _sizes_laid_out: tuple[Size, Size, Size] | None = None
+
+    def _size_updated(self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True) -> bool:
+        sizes = (size, self.virtual_size, container_size)
+        if sizes == self._sizes_laid_out:
+            return self._container_size != container_size  # what Textual answers when nothing changed
+        self._sizes_laid_out = sizes
+        return super()._size_updated(size, virtual_size, container_size, layout)
+
+
 class InstantModeSwitch(App):
     """An App whose switch to a mode shown before paints at once.
 

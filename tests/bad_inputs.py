@@ -102,6 +102,7 @@ def _entries(tiny: Path) -> Iterator[tuple[str, str, str, str, Callable[[Path], 
     yield "standin-newer-schema", "bundle of a newer schema", PARTIAL, "schema", lambda where: stand_in_newer_schema(tiny, where)
     yield "standin-missing-column", "bundle with a .npy missing", PARTIAL, "tiles.including_gaps.npy", lambda where: stand_in_damaged(tiny, where, "tiles.including_gaps.npy", None)
     yield "standin-truncated-column", "bundle with a .npy truncated", PARTIAL, "programs.parent.npy", lambda where: stand_in_damaged(tiny, where, "programs.parent.npy", 100)
+    yield "standin-column-header", "bundle with a .npy header damaged", PARTIAL, "liveness.program.npy", lambda where: stand_in_header_damaged(tiny, where, "liveness.program.npy")
     # empty files, one name at a time
     yield "empty-profile.pop", "empty file", PARTIAL, "profile.pop", without_profile({"profile.pop": b""})
     for name in REPORT_FILE_NAMES[1:]:
@@ -117,8 +118,10 @@ def _entries(tiny: Path) -> Iterator[tuple[str, str, str, str, Callable[[Path], 
     yield "bundle-newer-schema", "bundle of a newer schema", UNUSABLE, "schema", lambda where: exported_bundle(tiny, where, "newer")
     yield "bundle-meta-truncated", "bundle with meta.json cut short", UNUSABLE, "meta.json", lambda where: exported_bundle(tiny, where, "meta-truncated")
     yield "bundle-meta-garbage", "bundle with meta.json garbage", UNUSABLE, "No graph profile found", lambda where: exported_bundle(tiny, where, "meta-garbage")
-    yield "bundle-missing-column", "bundle with a .npy missing", UNUSABLE, "debug.id.npy", lambda where: exported_bundle(tiny, where, "missing")
-    yield "bundle-truncated-column", "bundle with a .npy truncated", UNUSABLE, "steps.from.npy", lambda where: exported_bundle(tiny, where, "truncated")
+    # an exported bundle may be the only copy: what is intact opens, the damaged column's part is named
+    yield "bundle-missing-column", "bundle with a .npy missing", PARTIAL, "debug.id.npy", lambda where: exported_bundle(tiny, where, "missing")
+    yield "bundle-truncated-column", "bundle with a .npy truncated", PARTIAL, "steps.from.npy", lambda where: exported_bundle(tiny, where, "truncated")
+    yield "bundle-column-header", "bundle with a .npy header damaged", PARTIAL, "tiles.ipu.npy", lambda where: exported_bundle(tiny, where, "header")
     # unusual names: whole reports that must open as any other
     for name in ("with space", "ünïcødé 报告", "new\nline", os.fsdecode(b"latin-1-\xe9"), "-dash", "n" * 200):
         yield f"named-{name}", "unusual directory name", WHOLE, "", damaged()
@@ -176,7 +179,21 @@ def exported_bundle(tiny: Path, where: Path, damage: str) -> Path:
         _cut(where / "debug.id.npy", None)
     elif damage == "truncated":
         _cut(where / "steps.from.npy", 200)
+    elif damage == "header":
+        damage_header(where / "tiles.ipu.npy")
     return where
+
+
+def stand_in_header_damaged(tiny: Path, where: Path, column: str) -> None:
+    copy_report(tiny, where, {})
+    damage_header(where / STAND_IN / column)
+
+
+def damage_header(path: Path) -> None:
+    """Overwrite the start of a .npy header's dictionary, as a stray write would."""
+    data = bytearray(path.read_bytes())
+    data[20:30] = b"#" * 10
+    _replace(path, bytes(data))
 
 
 def not_a_report_file(where: Path) -> Path:

@@ -25,11 +25,12 @@ from conftest import wait_until_loaded
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bad_inputs import PARTIAL, UNUSABLE, BadInput, build_corpus
+from bad_inputs import PARTIAL, UNUSABLE, BadInput, build_corpus, damage_header, exported_bundle
 from pvtui.cli import main
 from pvtui.errors import ReportError
 from pvtui.model.bundle import Bundle, BundleWriter
 from pvtui.model.report import Report
+from pvtui.model.schema import part_of_column
 from pvtui.sources.archive import read_archive
 from pvtui.sources.base import IngestContext
 from pvtui.sources.debug_cbor import read_debug
@@ -143,6 +144,7 @@ CACHE_DAMAGE = {
     "meta.json truncated": lambda bundle: (bundle / "meta.json").write_bytes((bundle / "meta.json").read_bytes()[:99]),
     "a .npy missing": lambda bundle: (bundle / "debug.id.npy").unlink(),
     "a .npy truncated": lambda bundle: os.truncate(bundle / "archive.code.npy", 140),
+    "a .npy header damaged": lambda bundle: damage_header(bundle / "archive.bss.npy"),
     "a newer schema": lambda bundle: (bundle / "meta.json").write_text(
         json.dumps({**json.loads((bundle / "meta.json").read_text()), "schema_version": 99})
     ),
@@ -162,6 +164,56 @@ def test_a_damaged_cache_entry_is_rebuilt_never_trusted(damage, tiny_dir, tmp_pa
     answer = capsys.readouterr()
     assert answer.out == expected and answer.err == ""
     Bundle(entry)  # rebuilt whole, in place
+
+
+# --- a bundle shipped beside a report, or exported: perhaps the only copy ------------
+
+
+def test_a_damaged_column_takes_out_only_its_part(tiny_dir, tmp_path):
+    bundle = exported_bundle(tiny_dir, tmp_path / "export", "truncated")  # steps.from.npy cut short
+    damage_header(bundle / "tiles.ipu.npy")
+    report = Report(bundle)
+    assert report.execution is None and report.memory is None
+    assert report.programs is not None and report.liveness is not None and report.archive is not None
+    assert len(report.programs) and len(report.liveness.envelope.series)
+    for part, column, problem in (("execution", "steps.from.npy", "truncated"), ("memory", "tiles.ipu.npy", "header")):
+        said = report.missing(part)
+        assert str(bundle / column) in said and problem in said and "\n" not in said
+    assert len(report.problems) == 2
+
+
+def test_a_stale_stand_in_with_a_damaged_column_keeps_its_other_parts(tiny_dir, tmp_path, cache_root):
+    from pvtui.sources.ingest import load_report
+
+    report_dir = tmp_path / "report"
+    shutil.copytree(tiny_dir, report_dir)
+    damage_header(report_dir / "profile.pvtui" / "programs.parent.npy")
+    os.utime(report_dir / "archive.a", ns=(1, 1))  # the report files differ from those it was made with
+    report = load_report(discover(report_dir)[0], cache=cache_root)
+    assert report.bundle.path.parent == cache_root  # read again, into the cache
+    assert report.programs is None and report.memory is not None and report.liveness is not None
+    assert "programs.parent.npy" in report.missing("programs")
+    assert not report.bundle.damaged  # the damaged column was left behind, not linked
+
+
+@pytest.mark.anyio
+async def test_the_app_opens_a_bundle_with_a_damaged_column(tiny_dir, tmp_path, make_app):
+    from pvtui.screens.base import Unavailable
+
+    bundle = exported_bundle(tiny_dir, tmp_path / "export", "truncated")
+    app = make_app(bundle)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until_loaded(pilot)
+        await pilot.press("t")
+        await pilot.pause()
+        notice = str(app.screen.query_one(Unavailable).render())
+        assert "steps.from.npy" in notice and "truncated" in notice
+        await pilot.press("m")
+        await pilot.pause()
+        assert app.screen.query_one("#memory-view").display
+        await pilot.press("p")
+        await pilot.pause()
+        assert not app.screen.query(Unavailable)
 
 
 def test_a_file_still_being_written_is_waited_for_and_named(tiny_dir, tmp_path, capsys, monkeypatch):
@@ -380,5 +432,9 @@ def test_fuzzed_bundles_open_whole_or_give_report_error(small_bundle, data):
         except ReportError as error:
             assert "\n" not in str(error)
             return
-        for column in report.meta.get("columns", []):  # every column it lists can be read whole
+        for column in report.bundle.columns:  # every column it keeps can be read whole
             np.asarray(report.bundle.array(column)).sum()
+        for column, problem in report.bundle.damaged.items():  # a damaged one is named, its part left out
+            part = part_of_column(column)
+            assert column in str(problem) and "\n" not in str(problem) and part not in report.parts
+            assert report.missing(part) in [str(p) for c, p in report.bundle.damaged.items() if part_of_column(c) == part]

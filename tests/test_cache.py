@@ -243,6 +243,49 @@ def test_the_demo_opens_with_an_unusable_cache(tmp_path, private_tmp):
     assert Path(out).is_relative_to(private_tmp) and _names(private_tmp) == []
 
 
+def _private_dirs(tmp: Path) -> list[str]:
+    return sorted(name for name in _names(tmp) if name.startswith("pvtui-private-"))
+
+
+def _killed_holder(report: Path, cache: Path, tmp: Path) -> str:
+    """The private directory a process reading REPORT without a cache left when SIGKILLed."""
+    before = set(_private_dirs(tmp))
+    holder = _hold(report, cache, tmp)
+    (left,) = set(_private_dirs(tmp)) - before
+    holder.send_signal(signal.SIGKILL)
+    holder.wait()
+    assert (tmp / left).is_dir()  # no atexit ran
+    return left
+
+
+def test_a_killed_process_s_private_directory_is_swept_by_a_later_one(report, expected, tmp_path, private_tmp):
+    blocker = tmp_path / "blocker"
+    blocker.write_text("")
+    killed = _killed_holder(report, blocker, private_tmp)
+    live = _hold(report, blocker, private_tmp)
+    try:
+        (alive,) = set(_private_dirs(private_tmp)) - {killed}
+        (private_tmp / "pvtui-private-not-ours").mkdir()  # no lock file in it: not one of ours
+        _opened_without_cache(_summary(report, blocker, private_tmp), expected, str(blocker))
+        assert _private_dirs(private_tmp) == sorted([alive, "pvtui-private-not-ours"])
+        assert "read" in _read_and_stop(live)  # its directory was left whole under it
+    finally:
+        live.kill()
+    assert _private_dirs(private_tmp) == ["pvtui-private-not-ours"]
+
+
+def test_cache_clear_removes_and_names_what_killed_processes_left(report, tmp_path, private_tmp):
+    (tmp_path / "blocker-file").write_text("")
+    killed = _killed_holder(report, tmp_path / "blocker-file", private_tmp)
+    cleared = pvtui("cache", "clear", cache=tmp_path / "cache", tmp=private_tmp)
+    assert cleared.returncode == 0 and "removed 1 temporary directory" in cleared.stdout
+    assert str(private_tmp / killed) in cleared.stdout and _private_dirs(private_tmp) == []
+    killed = _killed_holder(report, tmp_path / "blocker-file", private_tmp)
+    data = json.loads(pvtui("cache", "clear", "--json", cache=tmp_path / "cache", tmp=private_tmp).stdout)
+    assert [item["path"] for item in data["temporary_removed"]] == [str(private_tmp / killed)]
+    assert data["temporary_removed"][0]["bytes"] > 0
+
+
 # --- processes sharing one cache -----------------------------------------------------
 
 

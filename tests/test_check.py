@@ -381,3 +381,13 @@ async def test_a_failed_reload_shows_the_check_and_keeps_the_report(tiny_dir, ma
         await pilot.press("escape")
         await wait_for(pilot, lambda: not isinstance(app.screen, OpenFailed))
         assert app.return_code is None and app.report is shown
+
+
+def test_a_bundle_with_a_damaged_column_names_it_and_what_the_explorer_leaves_out(tiny_dir, tmp_path):
+    from bad_inputs import exported_bundle
+
+    bundle = exported_bundle(tiny_dir, tmp_path / "export", "truncated")  # steps.from.npy cut short
+    result = check_path(bundle)
+    assert not result.usable
+    (problem,) = [p for check in result.files.values() for p in check.problems]
+    assert problem.startswith("steps.from.npy: truncated column") and problem.endswith("without execution")

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 import pytest
 from conftest import open_screen, wait_until_loaded
 from textual.widgets import DataTable
 
+from pvtui.model.lowered import Lowered
 from pvtui.screens.memory import MemoryScreen
 from pvtui.sources.base import ReportFiles
 from pvtui.sources.ingest import build_bundle
@@ -88,6 +91,8 @@ async def test_find_a_variable_by_name_and_see_its_tiles(make_app, tiny_report):
     async with make_app().run_test(size=(80, 24)) as pilot:
         screen = await open_screen(pilot, "m", MemoryScreen)
         await pilot.press("v", "slash", *"Grad/tmp")  # any case
+        await pilot.app.workers.wait_for_complete()  # the names and totals are read in a worker
+        await pilot.pause()
         tile_map = screen.query_one(TileMap)
         largest = int(found[0])
         assert screen.variable == largest
@@ -101,6 +106,23 @@ async def test_find_a_variable_by_name_and_see_its_tiles(make_app, tiny_report):
         assert screen.heatmap.swatch is not None and np.array_equal(screen.heatmap.swatch[0], lowered.bytes_by_tile(int(found[1])))
         await pilot.press("escape")
         assert screen.variable is None and screen.heatmap.swatch is None
+
+
+@pytest.mark.anyio
+async def test_what_is_typed_while_the_names_are_read_is_searched_once_they_are(make_app, tiny_report, monkeypatch):
+    read = threading.Event()
+    prepare = Lowered.prepare_search
+    monkeypatch.setattr(Lowered, "prepare_search", lambda self: (read.wait(10), prepare(self)))
+    largest = int(tiny_report.lowered.find("grad/tmp")[0])
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        screen = await open_screen(pilot, "m", MemoryScreen)
+        await pilot.press("slash", *"grad/tmp")
+        assert screen.variable is None
+        assert "reading" in screen.query_one("#variable-status").text.plain
+        read.set()
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        assert screen.variable == largest
 
 
 @pytest.mark.anyio

@@ -32,7 +32,22 @@ def as_json(capsys, options: dict):
 def test_an_unknown_key_is_named_with_the_nearest_documented_one(capsys, typo, meant):
     code, out, _ = run(capsys, json.dumps({typo: "true"}))
     assert code == 2
-    assert f"{typo}: not a documented engine option; did you mean '{meant}'?" in " ".join(out.split())
+    assert f"unknown {typo} = \"true\" not a documented engine option; did you mean '{meant}'?" \
+        in " ".join(out.split())
+
+
+@pytest.mark.parametrize("options, finding", [
+    ({"autoReport.al": "true"}, "not a documented engine option"),
+    ({"autoReport.all": "maybe"}, "is not allowed"),
+    ({"autoReport.all": True}, "is not a string"),
+])
+def test_each_finding_is_said_once(capsys, options, finding):
+    code, out, _ = run(capsys, json.dumps(options))
+    assert code == 2 and out.count(finding) == 1 and "not valid" in out
+    code, data = as_json(capsys, options)
+    assert code == 2 and not data["valid"]
+    assert finding in data["options"][0]["error"] and data["errors"] == []  # the option's, said in its entry
+    assert analyse(options).all_errors == [f"{next(iter(options))}: {data['options'][0]['error']}"]
 
 
 def test_a_key_like_no_option_gets_no_guess():
@@ -43,16 +58,16 @@ def test_a_value_outside_the_documented_set_lists_the_allowed_values(capsys):
     code, data = as_json(capsys, {"debug.computeInstrumentationLevel": "tiles",
                                   "autoReport.executionProfileProgramRunCount": "ten"})
     assert code == 2 and not data["valid"]
-    assert 'debug.computeInstrumentationLevel: "tiles" is not allowed; allowed: vertex, tile, ipu, device' \
-        in data["errors"]
-    assert any("executionProfileProgramRunCount" in e and "integer" in e for e in data["errors"])
+    level, count = data["options"]
+    assert level["error"] == '"tiles" is not allowed; allowed: vertex, tile, ipu, device'
+    assert "integer" in count["error"]
     assert [e["status"] for e in data["options"]] == ["bad value", "bad value"]
 
 
 def test_values_are_json_strings(capsys):
     code, data = as_json(capsys, {"autoReport.all": True})
     assert code == 2
-    assert data["errors"] == ['autoReport.all: true is not a string; option values are JSON strings: "true"']
+    assert data["options"][0]["error"] == 'true is not a string; option values are JSON strings: "true"'
 
 
 def test_malformed_json_is_shown_with_a_caret_under_the_spot(capsys):

@@ -6,6 +6,8 @@ import json
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from conftest import open_screen, wait_until_loaded
 
 from pvtui.model import schema as s
@@ -102,6 +104,14 @@ def test_name_search_agrees_with_string_table_find():
     found = NameSearch(table).matches("matmul")
     assert int(found[0]) == table.find("matmul")
     assert found.tolist() == [i for i, name in enumerate(names) if "matmul" in name.lower()]
+
+
+@given(st.lists(st.text(alphabet="aAbB/é", max_size=6), max_size=12), st.text(alphabet="aAbB/é", max_size=4))
+def test_name_search_finds_exactly_the_names_that_contain_the_needle(names, needle):
+    """Array passes over the blob agree with asking each name (ASCII letters compared in either case)."""
+    table = StringTable(*StringTable.encode(names))
+    wanted = [i for i, name in enumerate(names) if needle and needle.encode().lower() in name.encode().lower()]
+    assert NameSearch(table).matches(needle).tolist() == wanted
 
 
 def test_step_match_wraps_both_ways():

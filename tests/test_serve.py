@@ -175,6 +175,130 @@ def test_sessions_over_the_cap_are_refused_and_a_closed_session_ends_its_process
         asyncio.run(scenario(served))
 
 
+# An app that says it is a Textual app, then ignores the quit, SIGTERM and its stdin closing: hung.
+HUNG_APP = """
+import os, signal, sys, time
+signal.signal(signal.SIGTERM, signal.SIG_IGN)
+open(sys.argv[1], "w").write(str(os.getpid()))
+print("__GANGLION__", flush=True)
+while True:
+    time.sleep(60)
+"""
+
+
+def test_a_hung_app_is_ended_when_its_websocket_closes_and_its_place_freed(tmp_path, monkeypatch):
+    import shlex
+
+    import aiohttp
+
+    from pvtui.commands import web_session
+    from pvtui.commands.web_session import SessionServer
+
+    monkeypatch.setattr(web_session, "QUIT_GRACE", 0.5)  # quicker; the order of signals is what is tested
+    monkeypatch.setattr(web_session, "KILL_GRACE", 0.5)
+    pid_file = tmp_path / "pid"
+    command = "exec " + shlex.join([sys.executable, "-c", HUNG_APP, str(pid_file)])
+    server = SessionServer(command, title="hung", host="127.0.0.1", port=0, token="t0ken", max_sessions=1)
+
+    async def until(condition) -> None:
+        for _ in range(WAIT * 10):
+            if condition():
+                return
+            await asyncio.sleep(0.1)
+        raise AssertionError("never happened")
+
+    async def scenario() -> None:
+        port = await server.start()
+        url = f"http://127.0.0.1:{port}/t0ken/ws"
+        pid = None
+        try:
+            async with aiohttp.ClientSession() as client:
+                websocket = await client.ws_connect(url)
+                await until(lambda: pid_file.exists() and pid_file.read_text())
+                pid = int(pid_file.read_text())
+                await websocket.close()
+                await until(lambda: not server.sessions)
+                assert not Path(f"/proc/{pid}").exists()  # killed, and reaped
+                pid_file.unlink()
+                websocket = await client.ws_connect(url)  # its place among --max-sessions 1 is free
+                await until(lambda: pid_file.exists() and pid_file.read_text())
+                await websocket.close()
+                await until(lambda: not server.sessions)
+        finally:
+            await server.stop()
+            if pid is not None and Path(f"/proc/{pid}").exists():  # the fix failed: end it here
+                os.kill(pid, signal.SIGKILL)
+
+    asyncio.run(scenario())
+
+
+def serve_in_process(tiny_dir, monkeypatch, opener) -> tuple[int, list[str], list[str]]:
+    """`pvtui serve --open-browser` in this process, with OPENER as webbrowser.open, stopped (by SIGINT, as
+    Ctrl+C) once the browser has been opened or pvtui has said to open the URL by hand; (exit status,
+    URLs opened, lines said)."""
+    import webbrowser
+
+    from pvtui import cli
+    from pvtui.commands import serve as serve_command
+
+    opened, said = [], []
+
+    def stop() -> None:
+        os.kill(os.getpid(), signal.SIGINT)
+
+    def open_browser(url: str) -> bool:
+        opened.append(url)
+        answer = opener(url)
+        if answer:
+            stop()
+        return answer
+
+    def say(line: str) -> None:
+        said.append(line)
+        if "open the URL above by hand" in line:
+            stop()
+
+    monkeypatch.setattr(webbrowser, "open", open_browser)
+    monkeypatch.setattr(serve_command, "say", say)
+    return cli.main(["serve", str(tiny_dir), "--port", "0", "--open-browser"]), opened, said
+
+
+def test_open_browser_opens_the_tokenised_url(tiny_dir, monkeypatch, capsys):
+    monkeypatch.setenv("DISPLAY", ":0")
+    status, opened, said = serve_in_process(tiny_dir, monkeypatch, lambda url: True)
+    printed = capsys.readouterr().out.splitlines()[0]
+    assert status == 0 and printed.startswith("pvtui serve: open ")
+    assert opened == [printed.split()[-1]] and re.fullmatch(r"http://127\.0\.0\.1:\d+/[\w-]{32}/", opened[0])
+    assert not any("by hand" in line for line in said)
+
+
+def _no_browser(url: str) -> bool:
+    return False
+
+
+def _browser_fails(url: str) -> bool:
+    import webbrowser
+
+    raise webbrowser.Error("could not locate runnable browser")
+
+
+@pytest.mark.parametrize("opener, display, says", [
+    (_no_browser, ":0", "no web browser found here"),
+    (_browser_fails, ":0", "could not be started (could not locate runnable browser)"),
+    (None, None, "no display here for a web browser"),  # a text browser would take the terminal: none is tried
+])
+def test_open_browser_without_a_browser_says_so_and_serves_on(tiny_dir, monkeypatch, capsys, opener, display, says):
+    for name in ("DISPLAY", "WAYLAND_DISPLAY", "BROWSER"):
+        monkeypatch.delenv(name, raising=False)
+    if display:
+        monkeypatch.setenv("DISPLAY", display)
+    status, opened, said = serve_in_process(tiny_dir, monkeypatch, opener)
+    assert status == 0 and "pvtui serve: open http://127.0.0.1:" in capsys.readouterr().out
+    assert len(opened) == (1 if opener else 0)
+    assert [line for line in said if "by hand" in line] == [line for line in said if says in line] and \
+        len([line for line in said if says in line]) == 1
+
+
 def test_stopping_the_server_ends_its_sessions(tiny_dir):
     async def scenario(served: Served) -> list[int]:
         session, _ = await open_session(served)

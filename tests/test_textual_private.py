@@ -12,7 +12,9 @@ from textual.scroll_view import ScrollView
 
 from textual.widgets import Input
 
-from pvtui.textual_private import InputWithoutLayout, InstantModeSwitch, styled_as_now, update_scrollbars
+from pvtui.textual_private import (
+    InputWithoutLayout, InstantModeSwitch, SteadyScrollbars, styled_as_now, update_scrollbars,
+)
 
 pytestmark = pytest.mark.anyio
 
@@ -54,6 +56,55 @@ async def test_update_scrollbars_sets_the_scrollbars_virtual_size_at_once():
         update_scrollbars(view, size)
         assert view.vertical_scrollbar.window_virtual_size == 500
         assert list(inspect.signature(ScrollView._scroll_update).parameters) == ["self", "virtual_size"]
+
+
+async def _scrollbar_refreshes_per_layout(view_class: type[ScrollView], monkeypatch) -> list[int]:
+    """How often VIEW_CLASS's vertical scrollbar is refreshed by each of three layouts of the screen,
+    the second with nothing changed for it, the third with a new virtual size."""
+    from textual.scrollbar import ScrollBar
+    from textual.widgets import Label
+
+    refreshed = []
+    original = ScrollBar.refresh
+
+    def counting(self, *args, **kwargs):
+        if self.vertical and isinstance(self.parent, view_class):
+            refreshed.append(1)
+        return original(self, *args, **kwargs)
+
+    class Host(App):
+        def compose(self):
+            yield Label("a label")
+            yield view_class()
+
+    counts = []
+    async with Host().run_test(size=(20, 10)) as pilot:
+        view = pilot.app.query_one(view_class)
+        view.styles.height = "1fr"
+        view.virtual_size = Size(20, 500)
+        await pilot.pause()
+        monkeypatch.setattr(ScrollBar, "refresh", counting)
+        label = pilot.app.query_one(Label)
+        for change in (lambda: label.update("a longer label"), lambda: label.update("a label"),
+                       lambda: setattr(view, "virtual_size", Size(20, 600))):
+            refreshed.clear()
+            change()
+            label.refresh(layout=True)
+            await pilot.pause()
+            counts.append(len(refreshed))
+    return counts
+
+
+async def test_every_layout_repaints_a_scroll_views_scrollbar_and_steady_scrollbars_only_on_a_change(monkeypatch):
+    """Textual's _size_updated compares the compositor's virtual size with the view's own, which
+    differ for a Line-API view: each layout refreshes its scrollbar. If this changes, SteadyScrollbars
+    can go."""
+    assert list(inspect.signature(ScrollView._size_updated).parameters) == [
+        "self", "size", "virtual_size", "container_size", "layout"]
+    plain = await _scrollbar_refreshes_per_layout(type("Plain", (ScrollView,), {}), monkeypatch)
+    steady = await _scrollbar_refreshes_per_layout(type("Steady", (SteadyScrollbars,), {}), monkeypatch)
+    assert all(plain), plain  # every layout, changed or not
+    assert steady[:2] == [0, 0] and steady[2] > 0, steady  # only the new virtual size
 
 
 async def test_switch_mode_holds_the_frame_through_delay_update_and_instant_switch_skips_it(monkeypatch):

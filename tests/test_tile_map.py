@@ -91,7 +91,7 @@ async def test_the_map_shows_every_tile_and_follows_the_keys(make_app, tiny_repo
     worst = int(np.argmax(memory.including_gaps))
     async with make_app().run_test(size=(80, 24)) as pilot:
         screen, tile_map = await _open_map(pilot)
-        assert tile_map.display and not screen.heatmap.display
+        assert tile_map.visible and not screen.heatmap.visible
         assert tile_map.grid.lines <= tile_map.scrollable_content_region.height
         await pilot.press("w")
         assert tile_map.selected == worst
@@ -106,7 +106,7 @@ async def test_the_map_shows_every_tile_and_follows_the_keys(make_app, tiny_repo
         assert int(memory.ipu[tile_map.selected]) == 0
         selected = tile_map.selected
         await pilot.press("v")  # back to the bars, the tile kept
-        assert screen.heatmap.display and screen.heatmap.selected == selected
+        assert screen.heatmap.visible and screen.heatmap.selected == selected
 
 
 @pytest.mark.anyio
@@ -186,3 +186,32 @@ async def test_colouring_by_other_values_draws_what_a_fresh_layout_draws(make_ap
         screen._update_map(tile_map.selected)
         await pilot.pause()
         assert [list(tile_map.render_line(y)) for y in range(height)] == recoloured
+
+
+@pytest.mark.anyio
+async def test_switching_between_bars_and_map_moves_no_focus_and_lays_neither_out_again(make_app, monkeypatch):
+    """`v` keeps the focus where it is and each view's layout: what makes the switch one frame."""
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        screen = await open_screen(pilot, "m", MemoryScreen)
+        await wait_until_loaded(pilot)
+        views, tile_map, heatmap = screen.views, screen.tile_map, screen.heatmap
+        assert pilot.app.focused is views
+        assert tile_map.grid is not None  # laid out while hidden, before its first `v`
+        laid_out = tile_map._version
+        drawn = []
+        draw = tile_map._line_segments
+        monkeypatch.setattr(tile_map, "_line_segments", lambda *args: drawn.append(args) or draw(*args))
+        await pilot.press("v")
+        await pilot.pause()
+        assert tile_map.visible and not drawn  # and drawn while hidden: the first `v` shows its lines
+        await pilot.press("v")
+        await pilot.press("down", "down")
+        on_bars = heatmap.selected
+        for _ in range(4):
+            await pilot.press("v")
+            await pilot.pause()
+            assert pilot.app.focused is views
+        assert tile_map._version == laid_out
+        assert heatmap.selected == on_bars and not tile_map.visible
+        await pilot.press("v", "right")  # the keys go to the view shown
+        assert tile_map.selected != on_bars and heatmap.selected == on_bars

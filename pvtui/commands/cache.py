@@ -1,5 +1,6 @@
 """`pvtui cache`: the cached bundles (report, size, last used); `pvtui cache clear
-[--older-than DAYS]` removes them, except those a running pvtui process still reads."""
+[--older-than DAYS]` removes them, except those a running pvtui process still reads, and the
+private temporary directories killed pvtui processes left."""
 
 from __future__ import annotations
 
@@ -31,7 +32,7 @@ def _days(text: str) -> float:
 
 def run(args: argparse.Namespace) -> int:
     from pvtui.commands.common import EXIT_BAD_INPUT, emit, say
-    from pvtui.sources.cache import Cache, CacheUnusable, max_bytes
+    from pvtui.sources.cache import Cache, CacheUnusable, max_bytes, sweep_private_leftovers
 
     if args.older_than is not None and args.action != "clear":
         say("pvtui: --older-than goes with `pvtui cache clear`")
@@ -44,7 +45,9 @@ def run(args: argparse.Namespace) -> int:
     if args.action == "clear":
         older_than = None if args.older_than is None else args.older_than * DAY
         removed, kept = cache.clear(older_than)
-        data = {"directory": str(cache.root), "removed": _rows(removed), "kept_in_use": _rows(kept)}
+        leftovers = [{"path": str(path), "bytes": size} for path, size in sweep_private_leftovers()]
+        data = {"directory": str(cache.root), "removed": _rows(removed), "kept_in_use": _rows(kept),
+                "temporary_removed": leftovers}
         emit(args, data, _print_cleared)
     else:
         entries = cache.entries()
@@ -95,6 +98,13 @@ def _print_cleared(data: dict[str, Any]) -> None:
     print(f"{data['directory']}: removed {len(removed)} cached report{'s' * (len(removed) != 1)} ({freed})")
     for entry in kept:
         print(f"kept {entry['report']}: in use by a running pvtui")
+    leftovers = data["temporary_removed"]
+    if leftovers:
+        freed = format_bytes(sum(item["bytes"] for item in leftovers))
+        print(f"removed {len(leftovers)} temporary director{'ies' if len(leftovers) != 1 else 'y'} left by killed "
+              f"pvtui processes ({freed}):")
+        for item in leftovers:
+            print(f"  {item['path']}")
 
 
 def _local_time(iso: str) -> str:

@@ -132,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
     analysis = read_options(json.dumps(options), "the capture options")
     for line in overridden:
         say(f"pvtui capture: {line}")
-    for line in analysis.errors:
+    for line in analysis.all_errors:
         say(f"{'warning' if args.force else 'error'}: {line}")
     for line in analysis.warnings:
         say(f"warning: {line}")

@@ -22,12 +22,14 @@ def run(args: argparse.Namespace) -> int:
     if out.exists() and any(out.iterdir()):
         raise ReportError(out, "already exists and is not empty; choose a new directory")
     with BundleWriter(out) as writer:
-        writer.link_from(report.bundle, report.meta.get("columns", []))
+        writer.link_from(report.bundle, report.bundle.columns)  # a damaged column stays behind, its part noted
         for name in ("framework.json", "app.json"):
             value = report.bundle.json(name)
             if value is not None:
                 writer.write_json(name, value)
         writer.meta.update({k: v for k, v in report.meta.items() if k not in ("columns",)})
+        writer.meta["parts"] = sorted(report.parts)
+        writer.meta["notes"] = report.meta.get("notes", []) + report.damage_notes
         writer.commit()
     size = sum(p.stat().st_size for p in out.iterdir())
     print(f"exported {report.name} to {out} ({size:,} bytes); open it with `pvtui {out}`")

@@ -19,12 +19,14 @@ import signal
 import socket
 import stat
 import sys
+import threading
 import webbrowser
 
 from pvtui.commands.common import EXIT_BAD_INPUT, find_report, load, say
 from pvtui.commands.open import add_arguments as add_open_arguments
 
 LOOPBACK = "127.0.0.1"
+GRAPHICAL = ("DISPLAY", "WAYLAND_DISPLAY", "BROWSER")  # a display for a browser, or a browser named by the user
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -64,13 +66,14 @@ def who_can_reach(host: str, port: int) -> str:
 
 
 def app_command(args: argparse.Namespace) -> str:
-    """The shell command that runs one session's explorer: this Python, this pvtui, on the same report."""
+    """The shell command that runs one session's explorer: this Python, this pvtui, on the same report
+    (`exec`: the app is the process started, so that ending it ends the app, not a shell above it)."""
     argv = [sys.executable, "-m", "pvtui.cli", "open", str(args.path.resolve()), "--screen", args.screen]
     if args.engine:
         argv += ["--engine", args.engine]
     if args.theme:
         argv += ["--theme", args.theme]
-    return shlex.join(argv)
+    return "exec " + shlex.join(argv)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -127,6 +130,22 @@ def stop_when_stdin_ends(loop: asyncio.AbstractEventLoop, stop: asyncio.Event) -
     loop.add_reader(descriptor, read)
 
 
+def open_in_browser(url: str) -> bool:
+    """Open URL in this machine's web browser; else say (one line) to open it by hand. Without a
+    display, only a text browser could run: it would take the server's terminal and cannot run the page."""
+    if sys.platform.startswith("linux") and not any(os.environ.get(name) for name in GRAPHICAL):
+        say("  no display here for a web browser: open the URL above by hand")
+        return False
+    try:
+        opened = webbrowser.open(url)
+    except (webbrowser.Error, OSError) as exc:
+        say(f"  the web browser could not be started ({exc}): open the URL above by hand")
+        return False
+    if not opened:
+        say("  no web browser found here: open the URL above by hand")
+    return opened
+
+
 async def _serve(server, open_browser: bool) -> int:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -138,8 +157,8 @@ async def _serve(server, open_browser: bool) -> int:
     with contextlib.suppress(OSError):  # the SSH session that started the server may be gone already
         print(f"pvtui serve: open {url}", flush=True)
         say(f"  {server.max_sessions} sessions at most; Ctrl+C stops the server and every session")
-        if open_browser and not webbrowser.open(url):
-            say("  no web browser found here: open the URL above by hand")
+        if open_browser:  # in a thread of its own: a browser's command may not return at once
+            threading.Thread(target=open_in_browser, args=(url,), daemon=True).start()
     await stop.wait()
     await server.stop()
     return 0

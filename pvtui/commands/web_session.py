@@ -1,9 +1,13 @@
 """The web server behind `pvtui serve`: textual-serve's sessions behind a token and a cap.
 
-textual-serve's Server gives the page template, the websocket handler that runs one app process
-per connection (and stops it when the connection closes) and the download handler. This builds its
-own aiohttp application around those public handlers: every route under /TOKEN/, a middleware that
-answers 403 to anything else, and a count of the sessions running.
+textual-serve's Server gives the page template, the relay of a websocket's messages to an app
+process, and the download handler. This builds its own aiohttp application around them: every route
+under /TOKEN/, a middleware that answers 403 to anything else, a count of the sessions running, and
+an app process sure to end with its session (asked to quit, then SIGTERM, then SIGKILL), so that a
+hung one never keeps its place among --max-sessions.
+
+It relies on two private parts of textual-serve 1.x: `Server._process_messages` (the relay) and
+`AppService._process` (the process it started); tests/test_serve.py fails if either changes.
 """
 
 from __future__ import annotations
@@ -17,11 +21,40 @@ from typing import Any
 import aiohttp_jinja2
 import jinja2
 from aiohttp import web
+from textual_serve.app_service import AppService
 from textual_serve.server import Server
 
 FULL = ("pvtui serve: {n} sessions are open, the most this server allows (--max-sessions {n}); "
         "close one (its browser tab) and reload this page.\n")
 NO_TOKEN = "pvtui serve: this address needs its token; open the URL that `pvtui serve` printed.\n"
+QUIT_GRACE = 3.0  # seconds an app has to quit once its session ends, before SIGTERM
+KILL_GRACE = 2.0  # seconds after SIGTERM before SIGKILL
+log = logging.getLogger("textual-serve")
+
+
+class EndingAppService(AppService):
+    """textual-serve's app process, ended for certain when its session ends."""
+
+    async def stop(self) -> None:
+        quitting = asyncio.ensure_future(super().stop())  # asks the app to quit, reads its output to the end
+        done, _ = await asyncio.wait({quitting}, timeout=QUIT_GRACE)
+        if not done and self._process is not None:
+            await end_process(self._process)
+            if self._task is not None:
+                self._task.cancel()  # a process it started may still hold its output open
+        await asyncio.wait({quitting})
+        if not quitting.cancelled():  # cancelled with the reader above: ended all the same
+            quitting.result()
+
+
+async def end_process(process: asyncio.subprocess.Process) -> None:
+    """SIGTERM, then SIGKILL after KILL_GRACE seconds; returns once PROCESS has ended."""
+    for send in (process.terminate, process.kill):
+        with contextlib.suppress(ProcessLookupError):
+            send()
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(process.wait(), KILL_GRACE)
+            return
 
 
 class SessionServer(Server):
@@ -31,7 +64,7 @@ class SessionServer(Server):
         self.max_sessions = max_sessions
         self.sessions: set[asyncio.Task] = set()  # the websocket handlers running, one per app process
         self._runner: web.AppRunner | None = None
-        logging.getLogger("textual-serve").addHandler(logging.StreamHandler())  # its errors, on stderr
+        log.addHandler(logging.StreamHandler())  # its errors, on stderr
 
     def url(self, host: str, port: int) -> str:
         if ":" in host:  # an IPv6 address
@@ -103,11 +136,22 @@ class SessionServer(Server):
         task = asyncio.current_task()
         self.sessions.add(task)
         self.note(f"session opened from {request.remote} ({len(self.sessions)} of {self.max_sessions})")
+        websocket = web.WebSocketResponse(heartbeat=15)
+        app = EndingAppService(self.command, write_bytes=websocket.send_bytes, write_str=websocket.send_str,
+                               close=websocket.close, download_manager=self.download_manager, debug=self.debug)
         try:
-            return await self.handle_websocket(request)
+            await websocket.prepare(request)
+            await app.start(_cells(request, "width", 80), _cells(request, "height", 24))
+            await self._process_messages(websocket, app)  # until the websocket closes
+        except asyncio.CancelledError:  # the server is stopping
+            await websocket.close()
+        except Exception as error:  # the session's own trouble: the server carries on
+            log.exception(error)
         finally:
+            await app.stop()
             self.sessions.discard(task)
             self.note(f"session ended ({len(self.sessions)} of {self.max_sessions} open)")
+        return websocket
 
     async def end_sessions(self, app: web.Application) -> None:
         """On shutdown: each session closes its websocket and quits its app process."""
@@ -119,3 +163,10 @@ class SessionServer(Server):
     def note(self, line: str) -> None:
         with contextlib.suppress(OSError):  # stdout may have gone with the SSH session that started the server
             print(f"pvtui serve: {line}", flush=True)
+
+
+def _cells(request: web.Request, name: str, default: int) -> int:
+    try:
+        return max(1, int(request.query.get(name, default)))
+    except ValueError:
+        return default

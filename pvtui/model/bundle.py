@@ -244,7 +244,11 @@ def _reserve(path: Path) -> None:
 
 
 class Bundle:
-    """A bundle opened read-only: columns are memory-mapped on first use."""
+    """A bundle opened read-only: columns are memory-mapped on first use.
+
+    Every column's header and size are checked on opening; a damaged one is left out of
+    `columns` and `has`, and kept in `damaged` (its ReportError) for the model to say so.
+    """
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
@@ -268,18 +272,32 @@ class Bundle:
         columns = self.meta.get("columns", [])
         if not all(_is_column_name(c) for c in columns):
             raise ReportError(meta_path, "not a pvtui bundle (a column name is damaged)")
+        # A damaged column takes out only what needs it: the rest of the bundle stays usable.
+        self.damaged: dict[str, ReportError] = {}
         for name in columns:
-            _check_column(self.path / f"{name}.npy")
-        self._columns = set(columns)
+            try:
+                _check_column(self.path / f"{name}.npy")
+            except ReportError as exc:
+                self.damaged[name] = exc
+        self.columns = [name for name in columns if name not in self.damaged]
+        self._columns = set(self.columns)
         self._arrays: dict[str, np.ndarray] = {}
         self._strings: dict[str, StringTable] = {}
 
     def has(self, name: str) -> bool:
-        return name in self._columns or f"{name}.blob" in self._columns
+        return name in self._columns or {f"{name}.blob", f"{name}.offsets"} <= self._columns
+
+    def require_whole(self) -> "Bundle":
+        """This bundle, or ReportError naming its first damaged column."""
+        if self.damaged:
+            raise next(iter(self.damaged.values()))
+        return self
 
     def array(self, name: str) -> np.ndarray:
         arr = self._arrays.get(name)
         if arr is None:
+            if name in self.damaged:
+                raise self.damaged[name]
             if name not in self._columns:
                 raise KeyError(name)
             path = self.path / f"{name}.npy"
@@ -340,6 +358,12 @@ def _check_column(path: Path) -> None:
     except OSError as exc:
         raise ReportError(path, f"unreadable column ({exc.strerror or exc})") from None
     except BAD_NPY_HEADER as exc:
-        raise ReportError(path, f"unreadable column ({exc})") from None
+        raise ReportError(path, f"damaged column header ({_one_line(exc)})") from None
     if actual < expected:
         raise ReportError(path, f"truncated column ({actual} of {expected} bytes)")
+
+
+def _one_line(exc: Exception, limit: int = 100) -> str:
+    """EXC's text on one short line: numpy quotes the whole (padded) header it could not parse."""
+    text = " ".join(str(exc).replace("\\n", " ").split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -72,6 +72,10 @@ class Lowered(Part):
         totals = np.bincount(np.asarray(self.name), weights=np.asarray(self.bytes), minlength=len(self.names))
         return totals.astype(np.int64)
 
+    def prepare_search(self) -> None:
+        """Build what find() needs (the name index, each variable's total) ahead of the first search."""
+        _ = self.search, self.name_totals
+
     def find(self, needle: str) -> np.ndarray:
         """The ids of the variables whose name contains NEEDLE (any case), the largest first."""
         matches = self.search.matches(needle)

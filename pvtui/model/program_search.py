@@ -5,8 +5,6 @@ Pure helpers for the program tree: no decoding of every name, no textual.
 
 from __future__ import annotations
 
-from bisect import bisect_right
-
 import numpy as np
 
 from pvtui.model.strings import StringTable
@@ -15,30 +13,29 @@ from pvtui.model.strings import StringTable
 class NameSearch:
     """Case-insensitive substring search over a string table's blob.
 
-    The blob is lowered once; each search scans it with `bytes.find` and decodes
-    nothing, touching each matching string once.
+    The blob is lowered once; each search is a few array passes over it and decodes
+    nothing: a pattern found in most names (one letter) costs what a rare one does.
     """
 
     def __init__(self, names: StringTable) -> None:
-        self._blob = bytes(names.blob).lower()
-        self._offsets = np.asarray(names.offsets).tolist()
+        self._blob = np.frombuffer(bytes(names.blob).lower(), dtype=np.uint8)
+        self._offsets = np.asarray(names.offsets, dtype=np.int64)
 
     def matches(self, needle: str) -> np.ndarray:
         """Indices of every string containing NEEDLE, ascending."""
         pattern = needle.encode("utf-8").lower()
-        if not pattern:
+        blob = self._blob
+        if not pattern or len(pattern) > len(blob):
             return no_matches()
-        blob, offsets = self._blob, self._offsets
-        found: list[int] = []
-        pos = blob.find(pattern)
-        while pos >= 0:
-            index = bisect_right(offsets, pos) - 1
-            end = offsets[index + 1]
-            if pos + len(pattern) <= end:
-                found.append(index)
-            # a hit crossing into the next string rules out any later hit in this one
-            pos = blob.find(pattern, end)
-        return np.asarray(found, dtype=np.int64)
+        # where the pattern starts: at its first byte, kept while each next byte follows
+        at = np.flatnonzero(blob[: len(blob) - len(pattern) + 1] == pattern[0])
+        for shift, byte in enumerate(pattern[1:], 1):
+            at = at[blob[at + shift] == byte]
+        index = np.searchsorted(self._offsets, at, side="right") - 1
+        index = index[at + len(pattern) <= self._offsets[index + 1]]  # within one string, not across two
+        if not len(index):
+            return no_matches()
+        return index[np.concatenate(([True], index[1:] != index[:-1]))]  # ascending: each string once
 
 
 def no_matches() -> np.ndarray:

@@ -337,6 +337,14 @@ class Debug(Part):
         return i if i < len(self.ids) and int(self.ids[i]) == context_id else -1
 
 
+def column_damage(bundle: Bundle) -> dict[str, str]:
+    """The parts that damaged columns take out, each with its first damaged column's problem."""
+    damage: dict[str, str] = {}
+    for name, problem in bundle.damaged.items():
+        damage.setdefault(s.part_of_column(name), str(problem))
+    return damage
+
+
 def note_messages(notes: list[str]) -> list[str]:
     """The messages of notes (`[part] file: problem`), each once: a file may be noted for several parts."""
     return list(dict.fromkeys(note.split("] ", 1)[-1] for note in notes))
@@ -349,10 +357,12 @@ class Report:
         """NOTES: `[part] problem` lines about how it was opened, beside the bundle's own."""
         self.bundle = bundle if isinstance(bundle, Bundle) else Bundle(bundle)
         self._name = name  # what the user opened; the bundle may be a cache entry
+        damage = column_damage(self.bundle)
+        self.damage_notes = [f"[{part}] {problem}" for part, problem in damage.items()]  # the bundle's own
         self._opening_notes = list(notes)
         meta = self.bundle.meta
         self.meta = meta
-        self.parts: set[str] = set(meta.get("parts", []))
+        self.parts: set[str] = set(meta.get("parts", [])) - set(damage)
         self.target = Target.from_meta(meta.get("target", {}))
         self.memory = Memory(self.bundle) if "memory" in self.parts else None
         self.archive = Archive(self.bundle) if "archive" in self.parts else None
@@ -387,7 +397,7 @@ class Report:
     @property
     def notes(self) -> list[str]:
         """What could not be read, and why: one line each, naming the file."""
-        return list(self.meta.get("notes", [])) + self._opening_notes
+        return list(self.meta.get("notes", [])) + self.damage_notes + self._opening_notes
 
     @property
     def problems(self) -> list[str]:

@@ -131,3 +131,19 @@ APP_JSON = "app.json"
 
 PROFILE_PARTS = ("memory", "programs", "liveness", "liveness_tiles", "lowered", "execution", "bsp", "operations")
 REPORT_FILES = ("profile.pop", "debug.cbor", "archive.a", "framework.json", "app.json")
+
+# The part each column belongs to, by name prefix (the longest that matches): a damaged column
+# takes out its part, and only that.
+COLUMN_PARTS = {
+    "tiles.": "memory", "archive.": "archive", "programs.": "programs", "compute_sets.": "programs",
+    "vertex_types.": "programs", "liveness.by_tile": "liveness_tiles", "liveness.": "liveness",
+    "always_live.": "liveness", "variables.": "liveness", "intervals.": "liveness", "env.": "liveness",
+    "lowered.": "lowered", "runs.": "execution", "steps.": "execution", "bsp.": "bsp",
+    "operations.": "operations", "debug.": "debug",
+}
+
+
+def part_of_column(name: str) -> str:
+    """The part column NAME belongs to ("bundle" for a column of no known part)."""
+    prefixes = [prefix for prefix in COLUMN_PARTS if name.startswith(prefix)]
+    return COLUMN_PARTS[max(prefixes, key=len)] if prefixes else "bundle"

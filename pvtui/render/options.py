@@ -21,9 +21,10 @@ def option_rows(analysis: Analysis) -> Group:
         value = entry["value"]
         rows.append(Text.assemble(("  ok " if status == "ok" else f"  {status} ", STATUS_STYLE[status]),
                                   (entry["key"], "bold"), " = ", json.dumps(value)))
-        if status == "unknown":
-            detail = Text(f"did you mean {entry['nearest']}?" if entry.get("nearest") else "no documented "
-                          "option is close", style="dim")
+        if entry["error"]:  # the option's problem, said here only
+            detail = Text(entry["error"], style="red")
+            if entry["meaning"]:
+                detail.append(f". {entry['meaning']}", style="dim")
         else:
             default = f"; default {entry['default']}" if entry["default"] else ""
             guide = " (named by the capture guide, not by the Engine reference)" if entry.get("source") == "guide" \

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -22,14 +24,18 @@ from pvtui.model.tile_views import (
     visible_tiles,
     worst_tile,
 )
-from pvtui.screens.base import SHORT, ReportScreen, Unavailable
+from pvtui.screens.base import SHORT, ReportScreen, Unavailable, field_binding
 from pvtui.textual_private import InputWithoutLayout
 from pvtui.widgets.detail_text import DetailText
 from pvtui.widgets.heatmap import TileHeatmap, legend
+from pvtui.widgets.memory_views import MemoryViews
 from pvtui.widgets.item_lines import item_lines
 from pvtui.widgets.tile_map import MapValues, TileMap
 from pvtui.widgets.tile_map import legend as map_legend
 from pvtui.widgets.tile_tables import TileTablePane
+
+if TYPE_CHECKING:
+    from pvtui.model.lowered import Lowered
 
 WIDER = 150  # columns from which the detail pane is wide enough for the variables' names
 LISTED = 12  # vertices listed in the detail pane
@@ -52,12 +58,9 @@ class MemoryScreen(ReportScreen):
         layout: horizontal;
         height: 1fr;
     }
-    MemoryScreen #heatmap, MemoryScreen #tile-map {
+    MemoryScreen #memory-views {
         width: 1fr;
         height: 1fr;
-    }
-    MemoryScreen #tile-map {
-        display: none;
     }
     MemoryScreen #detail-pane {
         width: 52;
@@ -127,7 +130,7 @@ class MemoryScreen(ReportScreen):
         Binding("left_square_bracket", "next_tab(-1)", "Previous tab", key_display="[", id="memory.previous_tab",
                 show=False),
         Binding("S", "next_sort", "Sort", key_display="S", id="memory.sort"),
-        Binding("slash", "open_search", "Find variable", key_display="/", id="memory.search"),
+        field_binding("slash", "open_search", "Find variable", key_display="/", id="memory.search"),
         Binding("escape", "close_search", "No variable", id="memory.close_search"),
         Binding("enter", "pick_variable", "Where it lives", id="memory.pick"),
         Binding("up", "next_match(-1)", "Previous match", show=False),
@@ -137,12 +140,12 @@ class MemoryScreen(ReportScreen):
     def __init__(self) -> None:
         super().__init__()
         self.memory: TileMemory | None = None
-        self.map_shown = False
         self.colour_by = "total"  # on the map: "total", "always-live", "not-always-live", a category or CHOSEN
         self.matches: np.ndarray | tuple = ()  # variable ids the search found, largest first (numpy waits for the report)
         self.variable: int | None = None  # the variable chosen: it colours the map and the bars' swatches
         self.searching = False  # the search bar is open
         self._chosen_bytes: tuple[int, np.ndarray] | None = None  # the chosen variable's bytes per tile
+        self._search_ready: Lowered | None = None  # the lowered variables whose names and totals are ready
 
     def compose_body(self) -> ComposeResult:
         yield Unavailable("", id="memory-unavailable")
@@ -155,8 +158,11 @@ class MemoryScreen(ReportScreen):
                 yield search
                 yield DetailText(id="variable-status")  # no layout on each key, as a Label would cost
             with Horizontal(id="memory-body"):
-                yield TileHeatmap(on_select=lambda _tile: self._show_detail(), id="heatmap")
-                yield TileMap(on_select=lambda _tile: self._show_detail(), on_relayout=self._redraw_text, id="tile-map")
+                yield MemoryViews(
+                    TileHeatmap(on_select=lambda _tile: self._show_detail(), id="heatmap"),
+                    TileMap(on_select=lambda _tile: self._show_detail(), on_relayout=self._redraw_text, id="tile-map"),
+                    id="memory-views",
+                )
                 with TabbedContent(id="detail-pane", initial="tab-details"):
                     with TabPane("Details", id="tab-details"):
                         with VerticalScroll(id="detail-scroll"):
@@ -179,20 +185,28 @@ class MemoryScreen(ReportScreen):
             self._show_header()  # its lines break where the width allows
 
     @property
+    def views(self) -> MemoryViews:
+        return self.query_one(MemoryViews)
+
+    @property
     def heatmap(self) -> TileHeatmap:
-        return self.query_one(TileHeatmap)
+        return self.views.heatmap
 
     @property
     def tile_map(self) -> TileMap:
-        return self.query_one(TileMap)
+        return self.views.tile_map
+
+    @property
+    def map_shown(self) -> bool:
+        return self.views.map_shown
 
     @property
     def selected(self) -> int:
         """The selected tile, in the view shown."""
-        return self.tile_map.selected if self.map_shown else self.heatmap.selected
+        return self.views.shown.selected
 
     def _select(self, tile: int) -> None:
-        (self.tile_map if self.map_shown else self.heatmap).select(tile)
+        self.views.shown.select(tile)
 
     def _load(self, selected: int | None) -> None:
         """Read the tiles from the current model; SELECTED stays selected if it still exists."""
@@ -218,9 +232,9 @@ class MemoryScreen(ReportScreen):
         heatmap.set_memory(self.memory, selected)
         if self.colour_by not in self._colour_choices():
             self.colour_by = "total"
-        self._update_map(selected)
+        self._update_map(selected, hidden_too=True)  # laid out (and drawn) while hidden: the first `v` only shows it
         self._forget_tables()
-        (self.tile_map if self.map_shown else heatmap).focus()
+        self.views.focus()
         self.query_one("#detail-categories", DetailText).reserve(1 + len(self.memory.categories))
         if tile_vertices(self.report, selected) is not None:
             self.query_one("#detail-vertices", DetailText).reserve(LISTED + 3)  # heading, "… more", a note
@@ -282,16 +296,11 @@ class MemoryScreen(ReportScreen):
     def action_toggle_map(self) -> None:
         """Bars <-> map, the selected tile kept."""
         tile = self.selected
-        self.map_shown = not self.map_shown
-        # the two views' own display, not a class on the screen: that would restyle every widget
-        self.tile_map.display = self.map_shown
-        self.heatmap.display = not self.map_shown
+        self.views.show_map(not self.map_shown)
         if self.map_shown:
             self._update_map(tile)
-            self.tile_map.focus()
         else:
             self.heatmap.select(tile)
-            self.heatmap.focus()
         self._show_header()  # the detail is the same tile's
         self.refresh_bindings()
 
@@ -328,14 +337,31 @@ class MemoryScreen(ReportScreen):
     # The variable search -------------------------------------------------------------
 
     def action_open_search(self) -> None:
+        self.refuse_while_typing()
         self._show_search_bar(True)
-        self.query_one("#variable-input", Input).focus()
+        self.start_typing(self.query_one("#variable-input", Input))
+        lowered = self.report.lowered
+        if lowered is not None and self._search_ready is not lowered:
+            self._prepare_search(lowered)
+
+    @work(thread=True, exclusive=True, group="variable-search")
+    def _prepare_search(self, lowered: "Lowered") -> None:
+        """Index the names and total each variable's bytes (a pass over every piece: a tenth of a
+        second or more on a Pod16's) before the keys need them, off the UI thread."""
+        lowered.prepare_search()
+        self.app.call_from_thread(self._search_prepared, lowered)
+
+    def _search_prepared(self, lowered: "Lowered") -> None:
+        if lowered is not self.report.lowered:
+            return  # a reload came in meanwhile
+        self._search_ready = lowered
+        self._search_for(self.query_one("#variable-input", Input).value)  # what was typed meanwhile
 
     def action_close_search(self) -> None:
         """Close the search and colour by totals again."""
         self._show_search_bar(False)
         self._choose(None)
-        (self.tile_map if self.map_shown else self.heatmap).focus()
+        self.views.focus()
 
     def _show_search_bar(self, shown: bool) -> None:
         self.searching = shown  # asked by key_state on every key: no DOM query there
@@ -347,6 +373,9 @@ class MemoryScreen(ReportScreen):
         A watcher of the Input's value, run within the key: its answer is painted in the same
         frame as the key's character (Input.Changed, a message, came a frame later)."""
         lowered = self.report.lowered
+        if lowered is not None and text and self._search_ready is not lowered:
+            self.query_one("#variable-status", DetailText).show(Text("reading the variables' names and sizes…"))
+            return  # _search_prepared searches for what is typed by then
         self.matches = lowered.find(text) if lowered is not None and text else ()
         self._choose(int(self.matches[0]) if len(self.matches) else None)
 
@@ -354,7 +383,7 @@ class MemoryScreen(ReportScreen):
     def _search_submitted(self, event: Input.Submitted) -> None:
         """Keep the variable chosen and go back to the tiles."""
         self._show_search_bar(False)
-        (self.tile_map if self.map_shown else self.heatmap).focus()
+        self.views.focus()
 
     @on(DataTable.RowSelected, "#table-variables")
     def _variable_picked(self, event: DataTable.RowSelected) -> None:
@@ -430,8 +459,10 @@ class MemoryScreen(ReportScreen):
             status.show(Text(f"{i:,}/{len(self.matches):,} (↑↓, Enter keeps it) · {self.bytes(int(values.sum()))}"
                              f" on {tiles:,} tile{'s' if tiles != 1 else ''}"))
 
-    def _update_map(self, selected: int) -> None:
-        if self.memory is None or not self.map_shown:
+    def _update_map(self, selected: int, hidden_too: bool = False) -> None:
+        """The map shows the tiles and colours chosen; while hidden, only if HIDDEN_TOO (it is
+        brought up to date when shown)."""
+        if self.memory is None or not (self.map_shown or hidden_too):
             return
         tiles = visible_tiles(self.memory.ipu, self.heatmap.ipu_filter)
         self.tile_map.set_tiles(self.memory.ipu, tiles, self.map_values(), selected)

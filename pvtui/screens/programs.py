@@ -18,7 +18,7 @@ from pvtui.model.flame import layer_names, name_in_layer
 from pvtui.model.program_search import NameSearch, display_order, in_display_order, no_matches, step_match
 from pvtui.model.step_types import phase_of
 from pvtui.model.tables import Table
-from pvtui.screens.base import ReportScreen, Unavailable
+from pvtui.screens.base import ReportScreen, Unavailable, field_binding
 from pvtui.widgets.detail_text import DetailText
 from pvtui.widgets.palette import phase_text_styles
 from pvtui.widgets.program_tree import EXPAND_CAP, ProgramTree
@@ -156,7 +156,7 @@ class ProgramsScreen(ReportScreen):
     """
 
     BINDINGS = [
-        Binding("slash", "open_search", "Search", key_display="/", id="programs.search"),
+        field_binding("slash", "open_search", "Search", key_display="/", id="programs.search"),
         Binding("n", "step_match(True)", "Next match", id="programs.next"),
         Binding("N", "step_match(False)", "Prev match", key_display="N", id="programs.previous"),
         Binding("e", "expand_children", "Expand children", id="programs.expand"),
@@ -226,8 +226,9 @@ class ProgramsScreen(ReportScreen):
     # Search -----------------------------------------------------------------------
 
     def action_open_search(self) -> None:
+        self.refuse_while_typing()
         self.query_one("#search-bar").add_class("open")
-        self.query_one("#search-input", Input).focus()
+        self.start_typing(self.query_one("#search-input", Input))
 
     def action_close_search(self) -> None:
         self.query_one("#search-bar").remove_class("open")

@@ -10,7 +10,9 @@ In the cache directory:
                   process that holds .KEY.lock exclusively (the kernel frees a dead process's
                   locks, so holding it proves no live process owns the directory)
 The cache is an optimisation, never a requirement: where it cannot be used, `cached_or_private`
-builds into a private temporary directory, removed on exit, and says why.
+builds into a private temporary directory, removed on exit, and says why. Such a directory
+($TMPDIR/pvtui-private-XXXX) holds a lock file, locked for as long as its process lives: what a
+killed process left is swept by a later one (and by `pvtui cache clear`).
 """
 
 from __future__ import annotations
@@ -429,21 +431,80 @@ def cached_or_private(
 ) -> tuple[T, str | None]:
     """The entry KEY from the cache (see `Cache.hold`), and None; or, where the cache cannot be
     used, one built in a private temporary directory removed on exit, and why the cache was not used."""
+    sweep_private_leftovers()
     try:
         return Cache(root).hold(key, build, open_entry, wait), None
     except CacheUnusable as exc:
         unused = f"cache not used ({exc})"
-    private = Path(tempfile.mkdtemp(prefix="pvtui-"))
-    atexit.register(shutil.rmtree, private, ignore_errors=True)
     try:
-        build(private / key)
-        found = open_entry(private / key)
+        private = PrivateDir()
+    except OSError as exc:
+        raise ReportError(tempfile.gettempdir(), f"{exc.strerror or exc}, and {unused}") from None
+    try:
+        build(private.path / key)
+        found = open_entry(private.path / key)
     except BaseException as exc:
-        shutil.rmtree(private, ignore_errors=True)
+        private.remove()
         if isinstance(exc, BundleWriteError):
-            raise ReportError(private, f"{exc.error.strerror or exc.error}, and {unused}") from None
+            raise ReportError(private.path, f"{exc.error.strerror or exc.error}, and {unused}") from None
         raise
     if found is None:
-        shutil.rmtree(private, ignore_errors=True)
-        raise ReportError(private / key, "cannot be opened right after it was written")
+        private.remove()
+        raise ReportError(private.path / key, "cannot be opened right after it was written")
     return found, f"{unused}; read into a temporary directory, removed on exit"
+
+
+PRIVATE_PREFIX = "pvtui-private-"
+PRIVATE_LOCK = ".pvtui-private.lock"
+
+
+class PrivateDir:
+    """A new directory under $TMPDIR, removed on exit, its lock file held exclusively until then."""
+
+    def __init__(self) -> None:
+        self.path = Path(tempfile.mkdtemp(prefix=PRIVATE_PREFIX))
+        pending = self.path / f"{PRIVATE_LOCK}.new"
+        try:
+            self._fd: int | None = os.open(pending, os.O_RDONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+            fcntl.flock(self._fd, fcntl.LOCK_EX)
+            os.rename(pending, self.path / PRIVATE_LOCK)  # named once held: a sweep never finds it free while we live
+        except BaseException:
+            self.remove()
+            raise
+        atexit.register(self.remove)
+
+    def remove(self) -> None:
+        shutil.rmtree(self.path, ignore_errors=True)
+        if getattr(self, "_fd", None) is not None:
+            os.close(self._fd)
+            self._fd = None
+
+
+def sweep_private_leftovers(tmp: Path | None = None) -> list[tuple[Path, int]]:
+    """Remove the private directories killed pvtui processes left under TMP ($TMPDIR): named as
+    ours, holding our lock file, this user's, and locked by no live process; (path, bytes) of each."""
+    root = Path(tmp or tempfile.gettempdir())
+    try:
+        candidates = [entry for entry in os.scandir(root) if entry.name.startswith(PRIVATE_PREFIX)]
+    except OSError:
+        return []
+    removed = []
+    for entry in candidates:
+        try:
+            if not entry.is_dir(follow_symlinks=False) or entry.stat(follow_symlinks=False).st_uid != os.getuid():
+                continue
+            fd = os.open(os.path.join(entry.path, PRIVATE_LOCK), os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except OSError:
+            continue  # no lock file: not pvtui's, or one still being made
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            continue  # its process is alive
+        try:
+            size = tree_size(Path(entry.path))
+            shutil.rmtree(entry.path, ignore_errors=True)
+        finally:
+            os.close(fd)
+        removed.append((Path(entry.path), size))
+    return removed

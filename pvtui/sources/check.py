@@ -417,6 +417,7 @@ def _check_json(path: Path, check: FileCheck, cancel: CancelToken) -> None:
 def _check_bundle(path: Path, check: FileCheck, cancel: CancelToken) -> None:
     """A pvtui bundle: profile.pvtui standing in for profile.pop, or an exported report."""
     from pvtui.model.bundle import Bundle
+    from pvtui.model.schema import part_of_column
 
     try:
         bundle = Bundle(path)
@@ -427,6 +428,9 @@ def _check_bundle(path: Path, check: FileCheck, cancel: CancelToken) -> None:
     except OSError as exc:
         check.problems.append(f"cannot be read ({exc.strerror or exc})")
         return
+    for column, damaged in bundle.damaged.items():
+        check.problems.append(f"{_name(Path(damaged.path), path)}: {damaged.problem}; the explorer opens the "
+                              f"rest, without {part_of_column(column)}")
     meta = bundle.meta
     check.facts.update(parts=meta.get("parts", []), columns=len(meta.get("columns", [])))
     tiles = meta.get("target", {}).get("num_tiles")

@@ -12,7 +12,7 @@ from typing import Any, Iterable
 from pvtui.errors import BundleWriteError, ReportError
 from pvtui.model import schema as s
 from pvtui.model.bundle import SCHEMA_VERSION, Bundle, BundleWriter
-from pvtui.model.report import Report, note_messages
+from pvtui.model.report import Report, column_damage, note_messages
 from pvtui.sources.base import CancelToken, IngestContext, Progress, ReportFiles, Settling, no_progress
 from pvtui.sources.cache import Cache, CacheUnusable, cached_or_private
 
@@ -153,15 +153,22 @@ def _pva_operations(report: Any) -> Any:
 
 
 def _link_profile_parts(source: Bundle, ctx: IngestContext) -> None:
-    """A bundle standing in for profile.pop: take its profile columns as they are."""
-    columns = [c for c in source.meta.get("columns", []) if c.startswith(PROFILE_COLUMN_PREFIXES)]
+    """A bundle standing in for profile.pop: take its profile columns as they are, but for the
+    parts a damaged column takes out (noted, naming the column's file)."""
+    damage = column_damage(source)
+    columns = [
+        c for c in source.columns if c.startswith(PROFILE_COLUMN_PREFIXES) and s.part_of_column(c) not in damage
+    ]
     ctx.writer.link_from(source, columns)
     for key in PROFILE_META_KEYS:
         if key in source.meta:
             ctx.meta[key] = source.meta[key]
     for part in source.meta.get("parts", []):
-        if part in s.PROFILE_PARTS:
+        if part in s.PROFILE_PARTS and part not in damage:
             ctx.add_part(part)
+    for part, problem in damage.items():
+        if part in s.PROFILE_PARTS:
+            ctx.note(part, problem)
     for note in source.meta.get("notes", []):
         if note.split("]", 1)[0].strip("[") in s.PROFILE_PARTS:
             ctx.meta.setdefault("notes", []).append(note)
@@ -214,11 +221,12 @@ def _built_from(meta: dict[str, Any], files: ReportFiles) -> bool:
 
 
 def _cached_bundle(path: Path, files: ReportFiles) -> Bundle | None:
-    """The cache entry at PATH, or None when it is damaged (it is rebuilt, never trusted).
+    """The cache entry at PATH, or None when any of it is damaged (it is ours, made from the
+    report files: rebuilt whole, never trusted in part).
 
     Raises SourceChanged when the files changed since its key was made from them."""
     try:
-        bundle = Bundle(path)
+        bundle = Bundle(path).require_whole()
     except ReportError:
         return None
     if not _built_from(bundle.meta, files):  # its key names these files' sizes and times

@@ -16,12 +16,12 @@ __all__ = ["SCALES", "BUNDLE_NAME", "Scale", "SyntheticReport", "generate", "is_
 
 
 def is_current(out: Path) -> bool:
-    """True when OUT holds a synthetic report whose bundle this pvtui reads (its schema may be older)."""
+    """True when OUT holds a synthetic report whose bundle this pvtui reads whole (its schema may be older)."""
     from pvtui.errors import ReportError
     from pvtui.model.bundle import Bundle
 
     try:
-        Bundle(Path(out) / BUNDLE_NAME)
+        Bundle(Path(out) / BUNDLE_NAME).require_whole()
     except ReportError:
         return False
     return True

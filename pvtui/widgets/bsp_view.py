@@ -11,9 +11,9 @@ from __future__ import annotations
 import numpy as np
 from rich.segment import Segment
 from rich.style import Style
-from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from pvtui.textual_private import SteadyScrollbars
 from pvtui.model.step_types import PHASES
 from pvtui.model.trace_views import IDLE, BspFrame, busy_fractions, tile_groups
 from pvtui.widgets.line_cache import CachedLines
@@ -50,7 +50,7 @@ def bsp_cell_table(styles: dict[str, Style], look: Look = Look()) -> list[tuple[
     return table + [(" ", Style())]
 
 
-class BspView(CachedLines, ScrollView, can_focus=False):
+class BspView(CachedLines, SteadyScrollbars, can_focus=False):
     """Rows of tile groups; the screen computes the frame and sets it here."""
 
     DEFAULT_CSS = """

@@ -19,9 +19,9 @@ from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding
 from textual.geometry import Size
-from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from pvtui.textual_private import SteadyScrollbars
 from pvtui.model.compare import TileDiff
 from pvtui.model.tile_views import UNKNOWN_IPU
 from pvtui.widgets.keys import PAGE_AND_ENDS
@@ -60,7 +60,7 @@ def change_levels(delta: np.ndarray, largest: int) -> np.ndarray:
     return np.sign(delta) * np.clip(steps, 0, LEVELS)
 
 
-class DiffHeatmap(CachedLines, ScrollView, can_focus=True):
+class DiffHeatmap(CachedLines, SteadyScrollbars, can_focus=True):
     """Every tile of two reports, coloured by B - A, one selected tile, the viewport following it."""
 
     BINDINGS = [

@@ -16,17 +16,14 @@ import numpy as np
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
-from textual.binding import Binding
 from textual.cache import LRUCache
 from textual.events import Click
 from textual.geometry import Region, Size
-from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from pvtui.model.tile_views import TileMemory, TileRows, tile_rows, visible_tiles
-from pvtui.textual_private import update_scrollbars
+from pvtui.textual_private import SteadyScrollbars, update_scrollbars
 from pvtui.units import format_bytes
-from pvtui.widgets.keys import PAGE_AND_ENDS
 from pvtui.widgets.look import UNICODE, Glyphs, Look, look_of
 from pvtui.widgets.palette import rich_colour
 from pvtui.widgets.scrolling import keep_row_visible
@@ -91,11 +88,17 @@ class Palette:
         """The glyph that fills category INDEX's cells (the rest share one)."""
         return self.fills[min(index, len(self.categories))]
 
+    def heat_level(self, fraction: float) -> int:
+        """The swatch's level for a tile at FRACTION of its limit: the number of heat levels when over 1."""
+        if fraction > 1:
+            return len(self.heat)
+        return min(int(fraction * len(self.heat)), len(self.heat) - 1)
+
     def heat_of(self, fraction: float) -> tuple[str, Style]:
         """The swatch's glyph and style for a tile at FRACTION of its limit; over 1 is the over-limit one."""
-        if fraction > 1:
+        level = self.heat_level(fraction)
+        if level == len(self.heat):
             return self.fills[-1], self.over
-        level = min(int(fraction * len(self.heat)), len(self.heat) - 1)
         return self.heat_fills[level], self.heat[level]
 
 def bar_cells(category_bytes: np.ndarray, gaps_bytes: int, scale: int, width: int) -> np.ndarray:
@@ -253,14 +256,11 @@ def legend(memory: TileMemory, palette: Palette, gaps: bool) -> list[Text]:
                 for index, name in enumerate(memory.categories[:shown])]
     return entries
 
-class TileHeatmap(ScrollView, can_focus=True):
-    """Every tile's memory as rows of bars, one selected tile, the viewport following it."""
+class TileHeatmap(SteadyScrollbars, can_focus=False):
+    """Every tile's memory as rows of bars, one selected tile, the viewport following it.
 
-    BINDINGS = [
-        Binding("up", "move(-1)", "Previous tile", show=False),
-        Binding("down", "move(1)", "Next tile", show=False),
-        *PAGE_AND_ENDS,
-    ]
+    Its keys are MemoryViews' (which holds the focus for it and the tile map).
+    """
 
     DEFAULT_CSS = """
     TileHeatmap {
@@ -282,7 +282,7 @@ class TileHeatmap(ScrollView, can_focus=True):
         self.units = "binary"
         self.selected = 0
         self.swatch: tuple[np.ndarray, int] | None = None  # what colours the swatches, when not the totals
-        self._version = 0  # bumped when the data changes (a reload) or the swatches' colouring
+        self._version = 0  # bumped when the data changes (a reload)
         self._palette: tuple[str, Palette] | None = None
         self._strips: LRUCache[tuple, Strip] = LRUCache(LINES_KEPT)  # render_line's rows
         self._lines: LRUCache[tuple, Strip] = LRUCache(LINES_KEPT)  # render_lines' finished lines
@@ -314,10 +314,18 @@ class TileHeatmap(ScrollView, can_focus=True):
         self._regroup(selected)
 
     def set_swatch(self, swatch: tuple[np.ndarray, int] | None) -> None:
-        """Colour the swatches by SWATCH (bytes per tile, the scale's top), or by the totals (None)."""
+        """Colour the swatches by SWATCH (bytes per tile, the scale's top), or by the totals (None).
+
+        A row's swatch level is part of its key: only the rows whose swatch changed are drawn again."""
         self.swatch = swatch
-        self._version += 1
         self.refresh()
+
+    def _swatch_level(self, tile: int) -> int | None:
+        """The level of TILE's swatch when a variable colours it (-1: none of it here); None: by the totals."""
+        if self.swatch is None:
+            return None
+        values, top = self.swatch
+        return self.palette.heat_level(values[tile] / top) if values[tile] > 0 else -1
 
     def set_zoom(self, zoom: int) -> None:
         self.zoom = zoom
@@ -389,16 +397,17 @@ class TileHeatmap(ScrollView, can_focus=True):
         row = max(0, min(row, len(self.rows) - 1))
         self.select(int(self.rows.representative[row]))
 
-    # Actions -----------------------------------------------------------------------
+    # Moves -----------------------------------------------------------------------
 
-    def action_move(self, delta: int) -> None:
-        self._select_row((self.cursor_row or 0) + delta)
+    def move(self, _across: int, down: int) -> None:
+        """Down (or up) DOWN rows; a row has no across."""
+        self._select_row((self.cursor_row or 0) + down)
 
-    def action_page(self, direction: int) -> None:
+    def page(self, direction: int) -> None:
         page = max(self.scrollable_content_region.height - 1, 1)
         self._select_row((self.cursor_row or 0) + direction * page)
 
-    def action_move_to_end(self, last: bool) -> None:
+    def move_to_end(self, last: bool) -> None:
         if self.rows is not None:
             self._select_row(len(self.rows) - 1 if last else 0)
 
@@ -414,7 +423,7 @@ class TileHeatmap(ScrollView, can_focus=True):
             return None
         return (
             row, width, self.zoom, self.ipu_filter, self.gaps, row == self.cursor_row,
-            self.app.theme, self.units, self._version, style,
+            self.app.theme, self.units, self._version, self._swatch_level(int(self.rows.representative[row])), style,
         )
 
     def render_lines(self, crop: Region) -> list[Strip]:

@@ -19,11 +19,10 @@ from rich.style import Style
 from textual.binding import Binding
 from textual.events import Click
 from textual.geometry import Region, Size
-from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from pvtui.model.step_types import phase_of
-from pvtui.textual_private import update_scrollbars
+from pvtui.textual_private import SteadyScrollbars, update_scrollbars
 from pvtui.widgets.line_cache import CachedLines
 from pvtui.widgets.look import look_of
 from pvtui.widgets.palette import phase_text_styles
@@ -231,7 +230,7 @@ class TreeRows:
             stack.extend(kids[np.isin(kids, remembered)].tolist())
 
 
-class ProgramTree(CachedLines, ScrollView, can_focus=True):
+class ProgramTree(CachedLines, SteadyScrollbars, can_focus=True):
     """The programs of a report, roots first (the first one open), one row per shown program."""
 
     BINDINGS = [

@@ -17,19 +17,17 @@ from rich.color import Color as RichColor
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
-from textual.binding import Binding
 from textual.cache import LRUCache
 from textual.color import Color
 from textual.geometry import Size
-from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from pvtui.textual_private import SteadyScrollbars
 from pvtui.model.tile_map import (
     BLOCK_GAP, LEVELS, NONE, OVER, ZERO, Block, MapLayout, block_label, blocks_of, colour_codes, fit_layout,
 )
 from pvtui.units import format_bytes
 from pvtui.widgets.look import Look, look_of
-from pvtui.widgets.keys import PAGE_AND_ENDS
 from pvtui.widgets.scrolling import keep_row_visible
 
 HALF = "▀"
@@ -140,16 +138,11 @@ def legend(values: MapValues, colours: MapColours, units: str, per_cell: int) ->
     return entries
 
 
-class TileMap(ScrollView, can_focus=True):
-    """Every tile at a glance; a cursor over the half cells, the selected tile following it."""
+class TileMap(SteadyScrollbars, can_focus=False):
+    """Every tile at a glance; a cursor over the half cells, the selected tile following it.
 
-    BINDINGS = [
-        Binding("left", "move(-1, 0)", "Previous tile", show=False),
-        Binding("right", "move(1, 0)", "Next tile", show=False),
-        Binding("up", "move(0, -1)", "Row up", show=False),
-        Binding("down", "move(0, 1)", "Row down", show=False),
-        *PAGE_AND_ENDS,
-    ]
+    Its keys are MemoryViews' (which holds the focus for it and the bars).
+    """
 
     DEFAULT_CSS = """
     TileMap {
@@ -194,7 +187,7 @@ class TileMap(ScrollView, can_focus=True):
         """Show TILES (of IPU per tile) coloured by VALUES; SELECTED, or the nearest shown tile, selected."""
         same_tiles = self.grid is not None and ipu is self.ipu and np.array_equal(tiles, self.tiles)
         old_codes, self.ipu, self.tiles, self.values = self._codes, ipu, tiles, values
-        if same_tiles and self._laid_out == self.scrollable_content_region.size:
+        if same_tiles and self._laid_out == self._content_size():
             self._recolour(old_codes)  # the same cells: only the ones whose colour changed are drawn again
         else:
             self._relayout()
@@ -203,9 +196,21 @@ class TileMap(ScrollView, can_focus=True):
             i = min(int(np.searchsorted(tiles, selected)), len(tiles) - 1)
             self.selected = int(tiles[i])
 
-    def on_resize(self) -> None:
+    def _content_size(self) -> tuple[int, int]:
+        """The size the map is laid out for. Hidden since the start, it has none of its own (Textual
+        sizes only what it shows): then its container's, which it fills, so that it is laid out
+        before it is first shown, not in a frame after."""
         region = self.scrollable_content_region
-        if (region.width, region.height) == self._laid_out:
+        if not region.area and self.parent is not None:
+            region = self.parent.content_region
+        return region.width, region.height
+
+    def on_resize(self) -> None:
+        self.fit()
+
+    def fit(self) -> None:
+        """Lay the map out for its size, unless it is laid out for it already."""
+        if self._content_size() == self._laid_out:
             return  # shown again at the size it was laid out for
         per_cell = None if self.grid is None else self.grid.per_cell
         self._relayout()
@@ -213,18 +218,20 @@ class TileMap(ScrollView, can_focus=True):
             self.on_relayout()
 
     def _relayout(self) -> None:
-        region = self.scrollable_content_region
-        if self.ipu is None or self.tiles is None or self.values is None or not region.area:
+        width, height = self._content_size()
+        if self.ipu is None or self.tiles is None or self.values is None or not width * height:
             self._laid_out = (0, 0)  # not laid out for these tiles: the next resize does it
             return
         self._version += 1
         self._strips.clear()
-        self._laid_out = (region.width, region.height)
-        self.grid = fit_layout(blocks_of(self.ipu, self.tiles), region.width, region.height)
+        self._laid_out = (width, height)
+        self.grid = fit_layout(blocks_of(self.ipu, self.tiles), width, height)
         self._line_stamps = np.zeros(self.grid.lines, np.int64)
         self._representative = self.grid.representatives(self.values.values)
         self._codes = colour_codes(self.values.values[self._representative], self.values.scale, self.values.limit)
-        self.virtual_size = Size(region.width, self.grid.lines)
+        self.virtual_size = Size(width, self.grid.lines)
+        if not self.visible:
+            self.call_after_refresh(self._prerender)
 
     def _recolour(self, old_codes: np.ndarray) -> None:
         """Colour the laid-out cells by the new values; repaint the lines whose codes changed."""
@@ -253,13 +260,13 @@ class TileMap(ScrollView, can_focus=True):
         assert self._representative is not None
         self.select(int(self._representative[group]))
 
-    # Actions -------------------------------------------------------------------------
+    # Moves -------------------------------------------------------------------------
 
-    def action_move(self, across: int, down: int) -> None:
+    def move(self, across: int, down: int) -> None:
         if self.grid is not None and self.grid.num_groups:
             self._select_group(self.grid.moved(self.grid.group_of(self.selected), across, down))
 
-    def action_page(self, direction: int) -> None:
+    def page(self, direction: int) -> None:
         """The same place in the next (or previous) IPU's block."""
         layout = self.grid
         if layout is None or not layout.num_groups:
@@ -270,14 +277,21 @@ class TileMap(ScrollView, can_focus=True):
         local = min(group - int(layout.group_offsets[block]), layout.groups(target) - 1)
         self._select_group(int(layout.group_offsets[target]) + local)
 
-    def action_move_to_end(self, last: bool) -> None:
+    def move_to_end(self, last: bool) -> None:
         if self.grid is not None and self.grid.num_groups:
             self._select_group(self.grid.num_groups - 1 if last else 0)
 
     # Rendering -----------------------------------------------------------------------
 
+    def _prerender(self) -> None:
+        """Hidden, draw the lines it would show first, after the frame at hand: showing it then costs
+        a copy of them."""
+        if self.grid is not None and not self.visible:
+            for y in range(min(self._laid_out[1], self.grid.lines)):
+                self.render_line(y)
+
     def render_line(self, y: int) -> Strip:
-        width = self.scrollable_content_region.width
+        width = self._content_size()[0]  # hidden (prerender), its container's
         line = int(self.scroll_y) + y
         layout = self.grid
         colours = self.colours

@@ -14,9 +14,9 @@ from rich.segment import Segment
 from rich.style import Style
 from textual.cache import LRUCache
 from textual.geometry import Size
-from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from pvtui.textual_private import SteadyScrollbars
 from pvtui.model.step_types import PHASES
 from pvtui.model.trace_views import IDLE, Lane, axis_ticks, column_cells
 from pvtui.widgets.line_cache import CachedLines
@@ -80,7 +80,7 @@ def axis_strip(lo: int, hi: int, width: int, title: str, muted: Style, tick: str
     return Strip([Segment(title.ljust(GUTTER)[:GUTTER], muted), Segment("".join(chars), muted)])
 
 
-class TraceView(CachedLines, ScrollView, can_focus=False):
+class TraceView(CachedLines, SteadyScrollbars, can_focus=False):
     """Lanes of steps coloured by phase; the screen owns the state and sets it here."""
 
     DEFAULT_CSS = """
