@@ -42,6 +42,25 @@ def test_a_failed_write_leaves_nothing(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize("size", [0, 1, 3000])
+def test_spooled_bytes_kept_are_the_column_that_array_would_write_and_unkept_leave_nothing(tmp_path, size):
+    data = bytes(range(256)) * (size // 256) + bytes(size % 256)
+    for name, keep in (("kept", True), ("dropped", False)):
+        with BundleWriter(tmp_path / name) as w:
+            spool = w.spool()
+            spool.write(data[: size // 2])
+            spool.write(data[size // 2 :])
+            if keep:
+                spool.keep("blob")
+            spool.close()
+            w.array("same", np.frombuffer(data, np.uint8))
+            w.commit()
+    kept, dropped = tmp_path / "kept", tmp_path / "dropped"
+    assert (kept / "blob.npy").read_bytes() == (kept / "same.npy").read_bytes()
+    assert (kept / "blob.npy").stat().st_mode == (kept / "same.npy").stat().st_mode
+    assert sorted(p.name for p in dropped.iterdir()) == ["meta.json", "same.npy"]
+
+
 def test_commit_replaces_an_old_bundle_whole(tmp_path):
     dest = tmp_path / "bundle"
     for value in (1, 2):

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import tempfile
+from unittest import mock
 from pathlib import Path
 
 import cbor2
@@ -221,6 +223,7 @@ def test_large_unsorted_file_round_trips(tmp_path: Path, monkeypatch: pytest.Mon
     assert debug.ids.tolist() == list(range(5000))
     assert all(debug.names[i] == f"op{i}" * (i % 4) for i in range(0, 5000, 7))
     assert json.loads(debug.fields[4321]) == {"id": 4321, "layer": "onnx", "opName": "op4321"}
+    assert not list((tmp_path / "b").glob(".*"))  # the rows in file order were scratch: gone
 
 
 scalars = (
@@ -261,3 +264,89 @@ def test_random_cbor_gives_a_bundle_or_report_error(data: bytes) -> None:
 @given(st.binary(max_size=64), st.sampled_from([b"", b"\xa1\x68contexts", b"\x9f", b"\xbf"]))
 def test_random_bytes_give_a_bundle_or_report_error(tail: bytes, head: bytes) -> None:
     ingest_or_error(head + tail)
+
+
+BAD_UTF8_CONTEXT = b"\xa2" + cbor2.dumps("id") + b"\x07" + cbor2.dumps("layer") + b"\x63a\xffb"
+TOO_DEEP_CONTEXT = b"\xa1" + cbor2.dumps("x") + b"\x81" * 100 + b"\x00"
+field_values = (
+    st.integers(-3, 3) | st.sampled_from(["a", "b", "c", "d"]) | st.lists(st.integers(-3, 3), max_size=2)
+    | cbor_values
+)  # fmt: skip
+context_keys = st.sampled_from(["id", "layer", "category", "x", *debug_cbor.PARENT_KEYS, *debug_cbor.NAME_KEYS])
+context_maps = st.builds(
+    lambda layer, fields: cbor2.dumps({"layer": layer, **fields}),
+    st.sampled_from(["a", "b", "c", "d"]) | field_values,
+    st.dictionaries(context_keys | st.integers(), field_values, max_size=6),
+)
+pieces = st.one_of(
+    context_maps, context_maps, context_maps, scalars.map(cbor2.dumps),
+    st.sampled_from([BAD_UTF8_CONTEXT, TOO_DEEP_CONTEXT]),
+)  # fmt: skip
+
+
+def bundle_files(path: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(path.iterdir())}
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(pieces, max_size=12), st.sampled_from(["array", "contexts map", "stream", "indefinite array"]),
+    st.integers(1, 5), st.sampled_from([2, debug_cbor.MAX_NAMES]),
+)  # fmt: skip
+def test_batches_give_what_one_at_a_time_gives(items: list[bytes], layout: str, batch: int, max_names: int) -> None:
+    """Contexts decoded a batch at a time make the same bundle, byte for byte, as one at a time."""
+    body = b"".join(items)
+    data = {
+        "array": b"\x9b" + len(items).to_bytes(8, "big") + body,
+        "contexts map": b"\xa1" + cbor2.dumps("contexts") + b"\x9f" + body + b"\xff",
+        "stream": cbor2.dumps({"id": 0, "layer": "first"}) + body,
+        "indefinite array": b"\x9f" + body + b"\xff",
+    }[layout]
+    with tempfile.TemporaryDirectory() as tmp, mock.patch.object(debug_cbor, "MAX_NAMES", max_names):
+        path = write(Path(tmp), data)
+        bundles = []
+        for one_at_a_time in (False, True):
+            out = Path(tmp) / str(one_at_a_time)
+            with mock.patch.object(debug_cbor, "BATCH", batch), one_at_a_time_only(one_at_a_time):
+                try:
+                    ingest(path, out)
+                except ReportError as error:
+                    bundles.append(str(error))
+                else:
+                    bundles.append(bundle_files(out))
+        assert bundles[0] == bundles[1]
+
+
+def one_at_a_time_only(yes: bool):
+    """No batch decodes (each item then read on its own), if YES."""
+    if not yes:
+        return contextlib.nullcontext()
+    return mock.patch.object(debug_cbor._CborInput, "decode_many", lambda self, count: None)
+
+
+def test_contexts_are_decoded_in_batches(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(debug_cbor, "BATCH", 4)
+    sizes = []
+    decode_many = debug_cbor._CborInput.decode_many
+
+    def recorded(self, count):
+        items = decode_many(self, count)
+        sizes.append(None if items is None else len(items))
+        return items
+
+    monkeypatch.setattr(debug_cbor._CborInput, "decode_many", recorded)
+    report = ingest(write(tmp_path, cbor2.dumps({"contexts": real_contexts()})), tmp_path / "b")
+    assert sizes == [4, 4, 1]
+    assert list(report.debug.names) == NAMES and report.notes == []
+
+
+@pytest.mark.parametrize("kind", ["layer", "category"])
+def test_too_many_names_keeps_the_contexts_before(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str) -> None:
+    monkeypatch.setattr(debug_cbor, "MAX_NAMES", 2)
+    contexts = [{"id": i, "layer": "x", kind: name} for i, name in enumerate("aaba")]
+    contexts.append({"id": 4, "layer": "y", kind: "c"})  # a third name: the reading stops before it
+    report = ingest(write(tmp_path, cbor2.dumps(contexts)), tmp_path / "b")
+    assert report.debug.ids.tolist() == [0, 1, 2, 3]
+    assert report.debug.layer_names == (["a", "b"] if kind == "layer" else ["x"])
+    [note] = report.notes
+    assert f"more than 2 distinct {kind} names" in note

@@ -348,6 +348,24 @@ async def test_a_click_selects_the_row_and_one_on_its_arrow_toggles_it(make_app,
         assert tree.rows.is_open(1) and len(tree.rows) == 3
 
 
+async def test_a_toggle_draws_again_only_the_lines_from_its_row_down(make_app, programs_bundle):
+    async with make_app(programs_bundle).run_test(size=(80, 24)) as pilot:
+        screen = await _programs_screen(pilot)
+        tree = screen.tree
+        await pilot.press("left", "down")  # rows: main, loop; onto the loop
+        await pilot.pause()
+        drawn = []
+        render_line = tree.render_line
+        tree.render_line = lambda y: drawn.append(y) or render_line(y)
+        for rows in (3, 2):  # open the loop, then close it
+            drawn.clear()
+            await pilot.press("space")
+            await pilot.pause()
+            assert len(tree.rows) == rows
+            assert drawn and min(drawn) == 1  # main's line, above, is kept as drawn
+        assert "odd/leaf" not in "".join(s.text for s in render_line(2))
+
+
 async def test_search_flow_on_the_tiny_report(make_app, tiny_report):
     programs = tiny_report.programs
     target = _deep_named_leaf(programs)

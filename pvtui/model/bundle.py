@@ -12,6 +12,7 @@ report file that cannot be read.
 from __future__ import annotations
 
 import errno
+import io
 import json
 import math
 import os
@@ -20,7 +21,7 @@ import tempfile
 import tokenize
 from pathlib import Path
 from contextlib import contextmanager
-from typing import IO, Any, BinaryIO, Iterable, Iterator, Sequence
+from typing import Any, BinaryIO, Iterable, Iterator, Sequence
 
 import numpy as np
 
@@ -104,11 +105,9 @@ class BundleWriter:
             out.seek(data_start)
             yield out
 
-    def scratch_file(self, buffering: int = -1) -> IO[bytes]:
-        """An unnamed temporary file beside the columns, for a reader's intermediate data: a
-        failure to write it is the bundle's (raise BundleWriteError(writer.tmp_dir, error))."""
-        with _writing(self.tmp_dir):
-            return tempfile.TemporaryFile(dir=self.tmp_dir, buffering=buffering)
+    def spool(self, buffering: int = -1) -> "SpooledBytes":
+        """Bytes for a uint8 column whose length is known only once they are all written."""
+        return SpooledBytes(self, buffering)
 
     def strings(self, name: str, values: Iterable[str]) -> None:
         """Write a string table (blob + offsets)."""
@@ -139,9 +138,7 @@ class BundleWriter:
         with _writing(self.final_dir):
             with (self.tmp_dir / META).open("w", encoding="utf-8") as f:
                 json.dump(self.meta, f, indent=1, sort_keys=True)
-            umask = os.umask(0)
-            os.umask(umask)
-            os.chmod(self.tmp_dir, 0o777 & ~umask)  # mkdtemp made it private; a bundle is not
+            os.chmod(self.tmp_dir, 0o777 & ~_umask())  # mkdtemp made it private; a bundle is not
             old = None
             if self.final_dir.exists():
                 old = self.final_dir.with_name(f".{self.final_dir.name}.old-{os.getpid()}")
@@ -156,6 +153,69 @@ class BundleWriter:
 
     def abort(self) -> None:
         shutil.rmtree(self.tmp_dir, ignore_errors=True)
+
+
+BYTES_HEADER = 128  # the .npy header of a 1-D uint8 column, whatever its length (numpy pads it to this)
+
+
+class SpooledBytes:
+    """Bytes appended to a file beside the columns, after room for a uint8 column's header.
+
+    `keep(name)` makes the file that column, in place, once the length is known; closing
+    it without keeping deletes it (it was scratch). A failure to write is the bundle's.
+    """
+
+    def __init__(self, writer: BundleWriter, buffering: int = -1) -> None:
+        self.writer = writer
+        self.size = 0
+        self.kept = False
+        with _writing(writer.tmp_dir):
+            fd, path = tempfile.mkstemp(prefix=".spool-", dir=writer.tmp_dir)
+            self.path = Path(path)
+            self.file = os.fdopen(fd, "w+b", buffering=buffering)
+            self.file.write(bytes(BYTES_HEADER))
+
+    def write(self, data: bytes) -> None:
+        with _writing(self.path):
+            self.file.write(data)
+        self.size += len(data)
+
+    def flush(self) -> None:
+        with _writing(self.path):
+            self.file.flush()
+
+    def read(self, offset: int, n: int) -> bytes:
+        """N bytes from OFFSET of those written (and flushed)."""
+        return os.pread(self.file.fileno(), n, BYTES_HEADER + offset)
+
+    def keep(self, name: str) -> None:
+        """Make the bytes written the uint8 column NAME."""
+        header = io.BytesIO()
+        np.lib.format.write_array_header_1_0(header, {"descr": "|u1", "fortran_order": False, "shape": (self.size,)})
+        assert len(header.getvalue()) == BYTES_HEADER
+        path = self.writer._path(name)
+        with _writing(path):
+            self.file.seek(0)
+            self.file.write(header.getvalue())
+            self.file.close()
+            os.chmod(self.path, 0o666 & ~_umask())  # mkstemp made it private; the columns are not
+            os.rename(self.path, path)
+        self.kept = True
+        self.writer.columns.append(name)
+
+    def close(self) -> None:
+        try:
+            self.file.close()
+        except OSError:
+            pass  # bytes never flushed go with the file; the write that failed has raised already
+        if not self.kept:
+            self.path.unlink(missing_ok=True)
+
+
+def _umask() -> int:
+    umask = os.umask(0)
+    os.umask(umask)
+    return umask
 
 
 @contextmanager

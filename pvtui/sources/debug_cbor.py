@@ -2,28 +2,31 @@
 
 The file is `{"contexts": [...]}` (the shape of Poplar's JSON form), a bare array of
 contexts, or a stream of concatenated context maps; arrays may be indefinite. The
-outer headers are parsed here and each context is decoded on its own by cbor2, so
-the document is never held whole. Per context we keep id, parent, layer, category
-(small int columns in memory), a display name and the whole map as JSON text (the
-"fields"), both written to temporary files as they come.
+outer headers are parsed here and the contexts are decoded by cbor2 a batch at a time
+(an array header put before them), so the document is never held whole, and the
+columns are built from each batch by a few C-level passes rather than Python code per
+context. Per context we keep id, parent, layer, category (small int columns in memory),
+a display name and the whole map as JSON text (the "fields"), both written to
+temporary files as they come.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import time
 from array import array
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime
+from functools import partial
+from itertools import accumulate, islice, repeat
 from pathlib import Path
 from typing import Any, BinaryIO, Iterable, Iterator, Mapping
 
 import cbor2
 import numpy as np
 
-from pvtui.errors import BundleWriteError, ReportError
+from pvtui.errors import ReportError
 from pvtui.model import schema as s
 from pvtui.model.bundle import BundleWriter
 from pvtui.sources.base import CancelToken, IngestContext, Progress, no_progress
@@ -35,8 +38,10 @@ MAX_SKIP_DEPTH = 10_000  # bound on the nesting walked when skipping an item
 MAX_NAMES = 32_767  # distinct layers or categories: they are stored as int16
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 PROGRESS_SECONDS = 0.1
-TICK_EVERY = 64  # items between looks at the clock
-CANCEL_EVERY = 4096  # items between cancel checks (a multiple of TICK_EVERY)
+TICK_EVERY = 64  # items read one at a time between looks at the clock
+CANCEL_EVERY = 4096  # items read one at a time between cancel checks (a multiple of TICK_EVERY)
+BATCH = 256  # contexts decoded by one call to cbor2 (256 measured a little faster than 128 or 512)
+BATCH_READ_SIZE = 1 << 16  # bytes cbor2 reads at a time while decoding a batch
 FILE_BUFFER = 1 << 20
 ROWS_PER_CHUNK = 1 << 16  # rows moved per batch when strings are put in id order
 
@@ -95,9 +100,9 @@ class _Tally:
     def __len__(self) -> int:
         return self.count
 
-    def add(self, context: dict) -> None:
-        self.count += 1
-        self.layers.index_of(context.get("layer"))
+    def extend(self, contexts: list[dict]) -> None:
+        self.layers.indices(_values(contexts, "layer"))
+        self.count += len(contexts)
 
 
 def scan_debug(path: Path, cancel: CancelToken | None = None) -> DebugScan:
@@ -129,6 +134,8 @@ class _CborInput:
         self.fp = fp
         self.size = size
         self.decoder = self._new_decoder("strict")
+        self.batch_input = _HeaderFirst(fp)
+        self.batch_decoder = self._new_batch_decoder()
 
     @property
     def position(self) -> int:
@@ -208,6 +215,29 @@ class _CborInput:
             self.fp, max_depth=MAX_DEPTH, semantic_decoders=_LITERAL_TAGS, str_errors=str_errors
         )
 
+    def _new_batch_decoder(self) -> cbor2.CBORDecoder:
+        return cbor2.CBORDecoder(
+            self.batch_input, max_depth=MAX_DEPTH + 1, semantic_decoders=_LITERAL_TAGS,
+            read_size=BATCH_READ_SIZE,
+        )
+
+    def decode_many(self, count: int) -> list[Any] | None:
+        """The next COUNT items, decoded by one call to cbor2 as the array they would make.
+
+        None, with the file where it was, when any of them fails to decode (bad UTF-8,
+        too deep, a break or the end of the file among them): decode_or_skip then
+        reads them one at a time.
+        """
+        start = self.fp.tell()
+        self.batch_input.header = b"\x9a" + count.to_bytes(4, "big")
+        try:
+            return self.batch_decoder.decode()
+        except Exception:  # cbor2 raises many types from its tag decoders
+            self.batch_decoder = self._new_batch_decoder()
+            self.batch_input.header = b""
+            self.fp.seek(start)
+            return None
+
     def decode_or_skip(self) -> tuple[Any, str | None]:
         """The next item, or (None, why) when cbor2 cannot build it though it is well formed.
 
@@ -256,47 +286,67 @@ class _CborInput:
             pending.append(argument)
 
 
+class _HeaderFirst:
+    """The file as cbor2 reads it for a batch: an array header, then the file's own bytes.
+
+    Seekable, so that cbor2 reads ahead in large blocks and seeks the file back to the
+    end of the batch when it is done.
+    """
+
+    def __init__(self, fp: BinaryIO) -> None:
+        self.fp = fp
+        self.header = b""
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def read(self, n: int) -> bytes:
+        header, self.header = self.header, b""
+        return header + self.fp.read(n - len(header)) if header else self.fp.read(n)
+
+    def seek(self, offset: int, whence: int = 0) -> int:
+        return self.fp.seek(offset, whence)
+
+
 class _StringColumn:
-    """A string table built on disk: rows of UTF-8 appended to an unnamed temporary file."""
+    """A string table built on disk: rows of UTF-8 appended to a file that becomes its blob
+    column when the rows stay in file order."""
 
     def __init__(self, writer: BundleWriter) -> None:
-        self.directory = writer.tmp_dir
-        self.file = writer.scratch_file(buffering=FILE_BUFFER)
-        self.size = 0
+        self.blob = writer.spool(buffering=FILE_BUFFER)
         self.offsets = array("q", [0])
 
-    def append(self, data: bytes) -> None:
-        try:
-            self.size += self.file.write(data)
-        except OSError as exc:  # a full disk under the bundle, not a debug.cbor that cannot be read
-            raise BundleWriteError(self.directory, exc) from None
-        self.offsets.append(self.size)
+    def extend(self, data: bytes, lengths: Iterable[int]) -> None:
+        """Append rows of LENGTHS bytes, DATA holding them one after the other."""
+        start = self.blob.size
+        self.blob.write(data)
+        ends = accumulate(lengths, initial=start)
+        next(ends)
+        self.offsets.extend(ends)
 
     def close(self) -> None:
-        try:
-            self.file.close()
-        except OSError:
-            pass  # rows never flushed go with the file; the write that failed has raised already
+        self.blob.close()
 
     def write(self, writer: BundleWriter, name: str, order: np.ndarray | None) -> None:
         """Write the string table `name.blob` + `name.offsets`, rows permuted by ORDER."""
         offsets = np.frombuffer(self.offsets, dtype=np.int64)
-        with writer.byte_column(f"{name}.blob", self.size) as out:
-            self.file.flush()
-            if order is None:
-                self.file.seek(0)
-                shutil.copyfileobj(self.file, out, FILE_BUFFER)
-            else:
+        if order is None:
+            self.blob.keep(f"{name}.blob")
+        else:
+            with writer.byte_column(f"{name}.blob", self.blob.size) as out:
                 self._copy_rows(offsets, order, out)
-                offsets = _offsets_of(np.diff(offsets)[order])
+            offsets = _offsets_of(np.diff(offsets)[order])
         writer.array(f"{name}.offsets", offsets)
 
     def _copy_rows(self, offsets: np.ndarray, order: np.ndarray, out: BinaryIO) -> None:
-        fd = self.file.fileno()
+        self.blob.flush()
         for first in range(0, len(order), ROWS_PER_CHUNK):
             rows = order[first : first + ROWS_PER_CHUNK]
             for lo, hi in zip(offsets[rows].tolist(), offsets[rows + 1].tolist()):
-                out.write(os.pread(fd, hi - lo, lo))
+                out.write(self.blob.read(lo, hi - lo))
 
 
 def _offsets_of(lengths: np.ndarray) -> np.ndarray:
@@ -323,6 +373,26 @@ class _Labels:
                 raise _Damage(f"more than {MAX_NAMES} distinct {self.kind} names")
             index = self.index[name] = len(self.index)
         return index
+
+    def indices(self, values: list[Any], absent: int | None = None) -> list[int]:
+        """The index of each of VALUES (ABSENT for None, if given); no new name is kept if one is too many."""
+        known = self.index if absent is None else {**self.index, None: absent}
+        try:
+            found = list(map(known.get, values))
+        except TypeError:  # an unhashable value: a list or map
+            found = [None]
+        if None not in found:
+            return found
+        before = len(self.index)
+        try:
+            return [absent if value is None and absent is not None else self.index_of(value) for value in values]
+        except _Damage:
+            self.forget(before)
+            raise
+
+    def forget(self, count: int) -> None:
+        """Keep only the first COUNT names."""
+        self.index = dict(islice(self.index.items(), count))
 
     def names(self) -> list[str]:
         return list(self.index)
@@ -352,21 +422,36 @@ class _Columns:
     def __len__(self) -> int:
         return len(self.ids)
 
-    def add(self, context: dict) -> None:
-        fields = _json_bytes(context)
-        layer = self.layer_labels.index_of(context.get("layer"))
-        category = context.get("category")
-        category_index = -1 if category is None else self.category_labels.index_of(category)
-        context_id = context.get("id")
-        if type(context_id) is not int or not INT64_MIN <= context_id <= INT64_MAX:
-            self.rows_without_id.append(len(self.ids))
-            context_id = 0
-        self.ids.append(context_id)
-        self.parents.append(_parent(context))
-        self.layers.append(layer)
-        self.categories.append(category_index)
-        self.names.append(_display_name(context).encode("utf-8", "surrogatepass"))
-        self.fields.append(fields)
+    def extend(self, contexts: list[dict]) -> None:
+        """Append CONTEXTS, all of them or (raising _Damage) none."""
+        layers_before = len(self.layer_labels.index)
+        layers = self.layer_labels.indices(_values(contexts, "layer"))
+        try:
+            categories = self.category_labels.indices(_values(contexts, "category"), absent=-1)
+        except _Damage:
+            self.layer_labels.forget(layers_before)
+            raise
+        self.ids.extend(self._valid_ids(_values(contexts, "id")))
+        self.parents.extend(_parents(contexts))
+        self.layers.fromlist(layers)
+        self.categories.fromlist(categories)
+        self.names.extend(*_display_names(contexts))
+        fields = _json_rows(contexts)
+        self.fields.extend(b"".join(fields), map(len, fields))
+
+    def _valid_ids(self, ids: list[Any]) -> array:
+        """IDS as int64; 0 where a context has none (or not an int64), its row noted."""
+        if set(map(type, ids)) == {int}:
+            try:
+                return array("q", ids)
+            except OverflowError:
+                pass
+        first_row = len(self.ids)
+        for row, value in enumerate(ids):
+            if _int64(value) is None:
+                self.rows_without_id.append(first_row + row)
+                ids[row] = 0
+        return array("q", ids)
 
     def write(self, writer: BundleWriter) -> None:
         ids = self._ids_with_fresh()
@@ -440,7 +525,9 @@ class _ContextReader:
         stream = False  # once a top-level map proves to be a context, the rest is a stream
         while not self.cbor.at_end():
             major = self.cbor.next_major()
-            if stream or major not in (ARRAY, MAP):
+            if stream:
+                self._read_until(self.cbor.at_end)
+            elif major not in (ARRAY, MAP):
                 self._read_context()
             elif major == ARRAY:
                 self._read_array()
@@ -451,8 +538,26 @@ class _ContextReader:
         major, length = self.cbor.header()
         if major != ARRAY:
             raise _Damage(f"'contexts' is not an array (CBOR major type {major})")
-        for _ in self.cbor.elements(length):
+        if length is None:
+            self._read_until(self.cbor.at_break)
+            return
+        while length:
+            count = min(BATCH, length)
+            if not self._read_batch(count):
+                for _ in range(count):
+                    self._read_context()
+            length -= count
+
+    def _read_until(self, ended: Callable[[], bool]) -> None:
+        """Contexts until ENDED says they end (a break, which it consumes, or the end of the file)."""
+        while not ended():
+            if self._read_batch(BATCH):
+                continue
             self._read_context()
+            for _ in range(BATCH - 1):
+                if ended():
+                    return
+                self._read_context()
 
     def _read_wrapper(self) -> bool:
         """Read a top-level map: True if it held "contexts"; else it was a context itself."""
@@ -471,22 +576,44 @@ class _ContextReader:
             self._read_context()
         return found
 
+    def _read_batch(self, count: int) -> bool:
+        """Read COUNT items decoded at once; False, having read none, when they need reading one at a time."""
+        items = self.cbor.decode_many(count)
+        if items is None:
+            return False
+        contexts = [item for item in items if isinstance(item, dict)]
+        try:
+            self.columns.extend(contexts)
+        except _Damage:  # keep the contexts before the one that brought a name too many
+            for item in items:
+                self._take(item)
+            raise
+        self.not_maps += len(items) - len(contexts)
+        self.seen += len(items)
+        self.cancel.check()
+        self._report_progress()
+        return True
+
     def _read_context(self) -> None:
         context, error = self.cbor.decode_or_skip()
         if error is not None:
             self.unreadable += 1
             self.first_unreadable = self.first_unreadable or error
-        elif isinstance(context, dict):
-            self.columns.add(context)
         else:
-            self.not_maps += 1
+            self._take(context)
         self.seen += 1
         if self.seen % TICK_EVERY == 0:
-            self._tick()
+            if self.seen % CANCEL_EVERY == 0:
+                self.cancel.check()
+            self._report_progress()
 
-    def _tick(self) -> None:
-        if self.seen % CANCEL_EVERY == 0:
-            self.cancel.check()
+    def _take(self, item: Any) -> None:
+        if isinstance(item, dict):
+            self.columns.extend([item])
+        else:
+            self.not_maps += 1
+
+    def _report_progress(self) -> None:
         if time.monotonic() >= self.next_progress:
             self.next_progress = time.monotonic() + PROGRESS_SECONDS
             self.progress("debug.cbor", self.cbor.position, self.cbor.size)
@@ -503,6 +630,22 @@ def _int64(value: Any) -> int | None:
     return None
 
 
+def _values(contexts: list[dict], key: str) -> list[Any]:
+    """Each context's value of KEY (None where it has none)."""
+    return list(map(dict.get, contexts, repeat(key)))
+
+
+def _parents(contexts: list[dict]) -> array:
+    """Each context's parent id, -1 for none; most contexts say it as "parentId": int."""
+    parents = _values(contexts, PARENT_KEYS[0])
+    if set(map(type, parents)) != {int}:
+        parents = [value if type(value) is int else _parent(context) for value, context in zip(parents, contexts)]
+    try:
+        return array("q", parents)
+    except OverflowError:
+        return array("q", map(_parent, contexts))
+
+
 def _parent(context: dict) -> int:
     for key in PARENT_KEYS:
         if key in context:
@@ -512,6 +655,16 @@ def _parent(context: dict) -> int:
             parent = _int64(value)
             return -1 if parent is None else parent
     return -1
+
+
+def _display_names(contexts: list[dict]) -> tuple[bytes, list[int]]:
+    """The contexts' display names in UTF-8, one after the other, and the length of each."""
+    names = list(map(_display_name, contexts))
+    text = "".join(names)
+    data = text.encode("utf-8", "surrogatepass")
+    if len(data) == len(text):  # all ASCII: a name's length in bytes is its length in characters
+        return data, list(map(len, names))
+    return data, [len(name.encode("utf-8", "surrogatepass")) for name in names]
 
 
 def _display_name(context: dict) -> str:
@@ -550,10 +703,22 @@ def _json_text(value: Any) -> str:
     return _json_bytes(value).decode("utf-8")
 
 
+_ORJSON_DUMPS = partial(orjson.dumps, default=_jsonable, option=orjson.OPT_NON_STR_KEYS)
+_ORJSON_STR_KEYS = partial(orjson.dumps, default=_jsonable)  # faster; raises TypeError on other keys
+
+
+def _json_rows(contexts: list[dict]) -> list[bytes]:
+    """Each context as compact JSON in UTF-8."""
+    try:
+        return list(map(_ORJSON_STR_KEYS, contexts))
+    except (TypeError, ValueError):  # one of them needs a slower path
+        return list(map(_json_bytes, contexts))
+
+
 def _json_bytes(value: Any) -> bytes:
     """VALUE as compact JSON in UTF-8."""
     try:
-        return orjson.dumps(value, default=_jsonable, option=orjson.OPT_NON_STR_KEYS)
+        return _ORJSON_DUMPS(value)
     except (TypeError, ValueError):  # keys json cannot take, integers beyond 64 bits or str()
         return _ENCODER.encode(_plain(value)).encode("ascii")
 

@@ -41,6 +41,9 @@ class CachedLines:
     """
 
     STRIP_CACHE_SIZE = 256
+    # True where every segment a line is drawn with already has the widget's style added:
+    # the filter laying lines over it is then skipped (a pass over each new line's segments)
+    LINES_ON_BASE = False
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
@@ -54,6 +57,8 @@ class CachedLines:
         self._strips.clear()
 
     def get_line_filters(self) -> Sequence[LineFilter]:
+        if self.LINES_ON_BASE:
+            return super().get_line_filters()
         base = self.rich_style  # asked once per repaint
         if self._on_base is None or self._on_base.style != base:
             self._on_base = OnStyle(base)

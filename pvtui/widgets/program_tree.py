@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 EXPAND_CAP = 100_000  # most grandchild rows one "expand children" may add
 ROW_FIELDS = [("program", "i8"), ("depth", "i4"), ("parent", "i8"), ("last", "?")]  # one shown row
 MATCH = Style(underline=True, bold=True)  # the part of a name the search found
+PLAIN = Style()  # made once: a Style() per part of a row was a third of drawing it
 ICON_WIDTH = 2  # ▼ or ▶ (their ASCII stand-ins on a basic console) and a space
 # what a row shows left of its label for each ancestor below the roots, and for itself
 GUIDE_LAST, GUIDE_MORE, BRANCH_LAST, BRANCH_MORE = "   ", "│  ", "└─ ", "├─ "
@@ -275,6 +276,7 @@ class ProgramTree(CachedLines, SteadyScrollbars, can_focus=True):
     """
 
     STRIP_CACHE_SIZE = 1024
+    LINES_ON_BASE = True  # _render_row and blank lines add the base style to every segment
 
     def __init__(
         self, programs: "Programs", *, on_cursor: Callable[[], None] | None = None, id: str | None = None
@@ -293,7 +295,8 @@ class ProgramTree(CachedLines, SteadyScrollbars, can_focus=True):
         self.name_source: tuple[str, Callable[[int], str | None]] | None = None
         self._type = np.asarray(programs.type)
         self._phases: dict[str, Style] = {}
-        self._look: tuple[Style, Style, Style] = (Style(), Style(), Style())  # base, guides, cursor
+        self._look: tuple[Style, Style, Style] = (PLAIN, PLAIN, PLAIN)  # base, guides, cursor
+        self._width = 0  # of the rows, looked up once per repaint
 
     # State --------------------------------------------------------------------------
 
@@ -348,33 +351,40 @@ class ProgramTree(CachedLines, SteadyScrollbars, can_focus=True):
         self.highlight_text = needle
         self.refresh()
 
-    def _changed(self, delta: int) -> None:
-        """After DELTA rows were added (or removed): resize, repaint, keep the cursor in view."""
+    def _changed(self, delta: int, first_row: int = 0) -> None:
+        """After DELTA rows were added (or removed) from FIRST_ROW on: resize, repaint, keep the cursor in view."""
         if delta:
-            self._rows_changed()
+            self._rows_changed(first_row)
             keep_row_visible(self, self.cursor_row)
             self._tell_cursor()
 
-    def _rows_changed(self) -> None:
+    def _rows_changed(self, first_row: int = 0) -> None:
+        """Resize to the rows and repaint the lines shown from FIRST_ROW down (those above are unchanged)."""
         size = Size(self.scrollable_content_region.width, len(self.rows))
         # The scrollbar is always there (overflow-y: scroll): tell it the new size now
         # instead of by a layout, which would repaint it in a second frame.
         self.set_reactive(ProgramTree.virtual_size, size)
         update_scrollbars(self, size)
-        self.refresh()
+        top = first_row - int(self.scroll_y)
+        if top <= 0:
+            self.refresh()
+        elif top < self.size.height:
+            self.refresh_lines(first_row, self.size.height - top)
 
     def toggle(self, row: int) -> None:
-        self._changed(self.rows.collapse(row) if self.rows.is_open(row) else self.rows.expand(row))
+        self._changed(self.rows.collapse(row) if self.rows.is_open(row) else self.rows.expand(row), row)
 
     def expand_children(self) -> tuple[int, int]:
         """Open the cursor's program and its children: (children opened, expandable children)."""
-        opened, expandable, added = self.rows.expand_children(self.cursor_row)
-        self._changed(added)
+        row = self.cursor_row
+        opened, expandable, added = self.rows.expand_children(row)
+        self._changed(added, row)
         return opened, expandable
 
     def collapse_subtree(self) -> None:
         """Close the cursor's program and everything open below it."""
-        self._changed(self.rows.collapse(self.cursor_row, forget=True))
+        row = self.cursor_row
+        self._changed(self.rows.collapse(row, forget=True), row)
 
     # Actions ------------------------------------------------------------------------
 
@@ -392,11 +402,12 @@ class ProgramTree(CachedLines, SteadyScrollbars, can_focus=True):
         if self.rows.is_open(row):
             self.move_cursor(row + 1)
         elif len(self.rows):
-            self._changed(self.rows.expand(row))
+            self._changed(self.rows.expand(row), row)
 
     def action_collapse_or_leave(self) -> None:
-        if self.rows.is_open(self.cursor_row):
-            self._changed(self.rows.collapse(self.cursor_row))
+        row = self.cursor_row
+        if self.rows.is_open(row):
+            self._changed(self.rows.collapse(row), row)
         else:
             self.action_to_parent()
 
@@ -456,10 +467,11 @@ class ProgramTree(CachedLines, SteadyScrollbars, can_focus=True):
             self.get_component_rich_style("program-tree--guides", partial=True),
             self.get_component_rich_style("program-tree--cursor", partial=False),
         )
+        self._width = self.scrollable_content_region.width
         return super().render_lines(crop)
 
     def render_line(self, y: int) -> Strip:
-        width = self.scrollable_content_region.width
+        width = self._width
         base = self._look[0]
         row = int(self.scroll_y) + y
         if row >= len(self.rows):
@@ -478,11 +490,11 @@ class ProgramTree(CachedLines, SteadyScrollbars, can_focus=True):
 
     def _render_row(self, program: int, guides: str, icon: str, cursor: bool, width: int) -> Strip:
         base, guide_style, cursor_style = self._look
-        muted = self._phases.get("muted", Style())
+        muted = self._phases.get("muted", PLAIN)
         type_name = self.programs.type_names[int(self._type[program])]
         name = self.programs.names[program].replace("\n", " ")
         count = self.rows.count(program)
-        label = [(icon, Style()), (type_name, self._phases.get(phase_of(type_name), Style()))]
+        label = [(icon, PLAIN), (type_name, self._phases.get(phase_of(type_name), PLAIN))]
         if self.name_source is not None:
             operation = self.name_source[1](program)
             if operation is None:  # no operation in that layer: its program name, muted
@@ -491,7 +503,7 @@ class ProgramTree(CachedLines, SteadyScrollbars, can_focus=True):
             else:
                 name = operation.replace("\n", " ")
         if name:
-            label.append((" ", Style()))
+            label.append((" ", PLAIN))
             label += self._name_parts(name)
         if count:
             label.append((f" ({count:,})", muted))
@@ -511,6 +523,6 @@ class ProgramTree(CachedLines, SteadyScrollbars, can_focus=True):
         needle = self.highlight_text
         at = name.lower().find(needle.lower()) if needle else -1
         if at < 0:
-            return [(name, Style())]
+            return [(name, PLAIN)]
         end = at + len(needle)
-        return [(name[:at], Style()), (name[at:end], MATCH), (name[end:], Style())]
+        return [(name[:at], PLAIN), (name[at:end], MATCH), (name[end:], PLAIN)]
