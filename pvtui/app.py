@@ -11,11 +11,12 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
-from textual import work
+from textual import events, work
 from textual.app import App
 from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.screen import Screen
+from textual.widgets import Input
 
 from pvtui.deferred_import import defer_import
 from pvtui.errors import Cancelled, ReportError
@@ -162,6 +163,16 @@ class PvtuiApp(InstantModeSwitch):
             self.push_screen(self.waiting, self.open_written)
         else:
             self.open_written(self.reports)
+
+    def on_key(self, event: events.Key) -> None:
+        """A printable key coming up here while a text field has the focus was typed with the key
+        that opened the field (one read: a paste, a burst over SSH) and handed to the widget focused
+        before it; in the field's place, Textual would drop it (the field "consumes" printable keys,
+        so no binding runs). Type it into the field, in the order it came. Runs before the bindings."""
+        field = self.focused
+        if isinstance(field, Input) and event.is_printable:
+            event.prevent_default()
+            field.post_message(events.Key(event.key, event.character))
 
     def open_written(self, reports: list[ReportFiles] | None) -> None:
         """Open the one report, or let the user pick one of several; quit on none."""

@@ -38,3 +38,13 @@ async def test_what_is_typed_right_after_slash_goes_into_the_search(make_app, sc
         assert pilot.app.screen is screen, pilot.app.screen
         assert pilot.app.focused is screen.query_one(input_id, Input), pilot.app.focused
         assert screen.query_one(input_id, Input).value == "lay"
+
+
+async def test_keys_before_and_after_slash_keep_their_order(make_app):
+    """`v` then `/lay` in one read: the map is shown, then the search gets "lay"."""
+    async with make_app().run_test(size=(100, 30)) as pilot:
+        screen = await open_screen(pilot, "m", MemoryScreen)
+        arrive_together(pilot.app, "v", "slash", *"lay", "slash", "f")
+        await pilot.pause(0.2)
+        assert screen.map_shown
+        assert screen.query_one("#variable-input", Input).value == "lay/f"

@@ -5,9 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
-from textual.actions import SkipAction
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.events import Click
 from textual.geometry import Offset
 from textual.reactive import Reactive
@@ -103,13 +101,6 @@ class Unavailable(Static):
         height: auto;
     }
     """
-
-
-def field_binding(key: str, action: str, description: str, **kwargs) -> Binding:
-    """The binding of a key that opens a text field (a search, a filter): a priority one, run
-    before the keys that arrived with it are handed out, so that they go into the field (see
-    ReportScreen.start_typing)."""
-    return Binding(key, action, description, priority=True, **kwargs)
 
 
 class ReportScreen(Screen):
@@ -208,13 +199,8 @@ class ReportScreen(Screen):
 
     def start_typing(self, field: Input) -> None:
         """Give FIELD the focus now, not on the next message as focus() does: the keys that came
-        with the one that opened it are typed into it."""
+        with the one that opened it then go into it (see PvtuiApp.on_key)."""
         self.set_focus(field)
-
-    def refuse_while_typing(self) -> None:
-        """In a field_binding's action: while a field has the focus, its key is typed there."""
-        if isinstance(self.focused, Input):
-            raise SkipAction()
 
     def title_label(self) -> str:
         """What the title bar names: the report, and in a comparison which of the two it is."""

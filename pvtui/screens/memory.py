@@ -24,7 +24,7 @@ from pvtui.model.tile_views import (
     visible_tiles,
     worst_tile,
 )
-from pvtui.screens.base import SHORT, ReportScreen, Unavailable, field_binding
+from pvtui.screens.base import SHORT, ReportScreen, Unavailable
 from pvtui.textual_private import InputWithoutLayout
 from pvtui.widgets.detail_text import DetailText
 from pvtui.widgets.heatmap import TileHeatmap, legend
@@ -131,7 +131,7 @@ class MemoryScreen(ReportScreen):
         Binding("left_square_bracket", "next_tab(-1)", "Previous tab", key_display="[", id="memory.previous_tab",
                 show=False),
         Binding("S", "next_sort", "Sort", key_display="S", id="memory.sort"),
-        field_binding("slash", "open_search", "Find variable", key_display="/", id="memory.search"),
+        Binding("slash", "open_search", "Find variable", key_display="/", id="memory.search"),
         Binding("escape", "close_search", "No variable", id="memory.close_search"),
         Binding("enter", "pick_variable", "Where it lives", id="memory.pick"),
         Binding("up", "next_match(-1)", "Previous match", show=False),
@@ -338,7 +338,6 @@ class MemoryScreen(ReportScreen):
     # The variable search -------------------------------------------------------------
 
     def action_open_search(self) -> None:
-        self.refuse_while_typing()
         self._show_search_bar(True)
         self.start_typing(self.query_one("#variable-input", Input))
         lowered = self.report.lowered

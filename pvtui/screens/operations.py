@@ -23,7 +23,7 @@ from pvtui.model.operations import (
     top_program,
 )
 from pvtui.model.tables import Table
-from pvtui.screens.base import ReportScreen, Unavailable, field_binding
+from pvtui.screens.base import ReportScreen, Unavailable
 from pvtui.units import count_of, format_cycles
 
 LISTED = 6  # programs and operations named in the details
@@ -80,7 +80,7 @@ class OperationsScreen(ReportScreen):
     BINDINGS = [
         Binding("L", "next_layer(1)", "Next layer", key_display="L", id="operations.layer"),
         Binding("S", "next_sort", "Sort", key_display="S", id="operations.sort"),
-        field_binding("slash", "open_filter", "Filter", key_display="/", id="operations.filter"),
+        Binding("slash", "open_filter", "Filter", key_display="/", id="operations.filter"),
         Binding("escape", "clear_filter", "Clear filter", id="operations.clear_filter"),
         Binding("P", "show_program", "In Programs", key_display="P", id="operations.programs"),
         Binding("T", "show_step", "In Trace", key_display="T", id="operations.trace"),
@@ -316,7 +316,6 @@ class OperationsScreen(ReportScreen):
         self._fill(keep=selected.name if selected else None)
 
     def action_open_filter(self) -> None:
-        self.refuse_while_typing()
         self.query_one("#filter-bar").add_class("open")
         self.start_typing(self.query_one("#filter-input", Input))
         self.refresh_bindings()

@@ -19,7 +19,7 @@ from pvtui.model.program_search import NameSearch, display_order, in_display_ord
 from pvtui.model.step_types import phase_of
 from pvtui.model.tables import Table
 from pvtui.render.names import CPP_BREAKS, wrap_at_slashes
-from pvtui.screens.base import ReportScreen, Unavailable, field_binding
+from pvtui.screens.base import ReportScreen, Unavailable
 from pvtui.widgets.detail_text import DetailText
 from pvtui.widgets.palette import phase_text_styles
 from pvtui.widgets.program_tree import EXPAND_CAP, ProgramTree
@@ -167,7 +167,7 @@ class ProgramsScreen(ReportScreen):
     """
 
     BINDINGS = [
-        field_binding("slash", "open_search", "Search", key_display="/", id="programs.search"),
+        Binding("slash", "open_search", "Search", key_display="/", id="programs.search"),
         Binding("n", "step_match(True)", "Next match", id="programs.next"),
         Binding("N", "step_match(False)", "Prev match", key_display="N", id="programs.previous"),
         Binding("e", "expand_children", "Expand children", id="programs.expand"),
@@ -237,7 +237,6 @@ class ProgramsScreen(ReportScreen):
     # Search -----------------------------------------------------------------------
 
     def action_open_search(self) -> None:
-        self.refuse_while_typing()
         self.query_one("#search-bar").add_class("open")
         self.start_typing(self.query_one("#search-input", Input))
 
