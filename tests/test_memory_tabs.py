@@ -124,6 +124,18 @@ async def test_find_a_variable_by_name_and_see_its_tiles(make_app, tiny_report):
 
 
 @pytest.mark.anyio
+async def test_the_search_status_fits_at_80_columns(make_app):
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        screen = await open_screen(pilot, "m", MemoryScreen)
+        await pilot.press("slash", *"grad")
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        status = screen.query_one("#variable-status")
+        assert screen.variable is not None and "Enter keeps it" in status.text.plain
+        assert len(status.text.plain) <= status.content_region.width
+
+
+@pytest.mark.anyio
 async def test_what_is_typed_while_the_names_are_read_is_searched_once_they_are(make_app, tiny_report, monkeypatch):
     read = threading.Event()
     prepare = Lowered.prepare_search

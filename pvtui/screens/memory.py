@@ -452,12 +452,8 @@ class MemoryScreen(ReportScreen):
             status.show(Text(count_of(len(lowered.names), "variable")))
         elif self.variable is None:
             status.show(Text(f"no variable name contains {text!r}"))
-        else:
-            i = self._match_index() + 1
-            values = self._variable_bytes()
-            tiles = int(np.count_nonzero(values))
-            status.show(Text(f"{i:,}/{len(self.matches):,} (↑↓, Enter keeps it) · {self.bytes(int(values.sum()))}"
-                             f" on {count_of(tiles, 'tile')}"))
+        else:  # the chosen variable's bytes and tiles are in the header
+            status.show(Text(f"{self._match_index() + 1:,}/{len(self.matches):,} · ↑↓ another, Enter keeps it"))
 
     def _update_map(self, selected: int, hidden_too: bool = False) -> None:
         """The map shows the tiles and colours chosen; while hidden, only if HIDDEN_TOO (it is
