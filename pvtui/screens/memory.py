@@ -26,14 +26,14 @@ from pvtui.model.tile_views import (
 )
 from pvtui.screens.base import SHORT, ReportScreen, Unavailable
 from pvtui.textual_private import InputWithoutLayout
+from pvtui.units import count_of
 from pvtui.widgets.detail_text import DetailText
 from pvtui.widgets.heatmap import TileHeatmap, legend
-from pvtui.widgets.memory_views import MemoryViews
 from pvtui.widgets.item_lines import item_lines
+from pvtui.widgets.memory_views import MemoryViews
 from pvtui.widgets.tile_map import MapValues, TileMap
 from pvtui.widgets.tile_map import legend as map_legend
 from pvtui.widgets.tile_tables import TileTablePane
-from pvtui.units import count_of
 
 if TYPE_CHECKING:
     from pvtui.model.lowered import Lowered

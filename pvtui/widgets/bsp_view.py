@@ -13,9 +13,9 @@ from rich.segment import Segment
 from rich.style import Style
 from textual.strip import Strip
 
-from pvtui.textual_private import SteadyScrollbars
 from pvtui.model.step_types import PHASES
 from pvtui.model.trace_views import IDLE, BspFrame, busy_fractions, tile_groups
+from pvtui.textual_private import SteadyScrollbars
 from pvtui.widgets.line_cache import CachedLines
 from pvtui.widgets.look import UNICODE, Look, look_of
 from pvtui.widgets.palette import phase_fill_styles

@@ -21,9 +21,9 @@ from textual.binding import Binding
 from textual.geometry import Size
 from textual.strip import Strip
 
-from pvtui.textual_private import SteadyScrollbars
 from pvtui.model.compare import TileDiff
 from pvtui.model.tile_views import UNKNOWN_IPU
+from pvtui.textual_private import SteadyScrollbars
 from pvtui.widgets.keys import PAGE_AND_ENDS
 from pvtui.widgets.line_cache import CachedLines
 from pvtui.widgets.look import look_of

@@ -94,12 +94,22 @@ class Palette:
             return len(self.heat)
         return min(int(fraction * len(self.heat)), len(self.heat) - 1)
 
-    def heat_of(self, fraction: float) -> tuple[str, Style]:
-        """The swatch's glyph and style for a tile at FRACTION of its limit; over 1 is the over-limit one."""
-        level = self.heat_level(fraction)
+    def swatch(self, level: int) -> tuple[str, Style]:
+        """The swatch's glyph and style at LEVEL (see heat_level; NO_SWATCH: none of the variable here)."""
+        if level == NO_SWATCH:
+            return " ", self.cursor_empty
         if level == len(self.heat):
             return self.fills[-1], self.over
         return self.heat_fills[level], self.heat[level]
+
+
+NO_SWATCH = -1  # a swatch level: the variable colouring the swatches has nothing on the tile
+
+
+def variable_level(palette: Palette, variable_bytes: tuple[np.ndarray, int], tile: int) -> int:
+    """The swatch level of TILE when VARIABLE_BYTES (bytes per tile, its top) colours the swatches."""
+    values, top = variable_bytes
+    return palette.heat_level(values[tile] / top) if values[tile] > 0 else NO_SWATCH
 
 def bar_cells(category_bytes: np.ndarray, gaps_bytes: int, scale: int, width: int) -> np.ndarray:
     """What fills each of WIDTH cells: a category index, C for gaps, C + 1 for nothing.
@@ -215,10 +225,8 @@ def row_segments(
     limit = memory.limit
     over = bool(limit) and total > limit
     fraction = total / (limit or memory.scale(gaps))
-    swatch, swatch_style = palette.heat_of(fraction)
-    if variable_bytes is not None:
-        values, top = variable_bytes
-        swatch, swatch_style = palette.heat_of(values[tile] / top) if values[tile] > 0 else (" ", palette.cursor_empty)
+    level = palette.heat_level(fraction) if variable_bytes is None else variable_level(palette, variable_bytes, tile)
+    swatch, swatch_style = palette.swatch(level)
     name_style = palette.cursor_label if cursor else palette.label
     bytes_style = palette.cursor_label if cursor else (palette.over_label if over else palette.label)
     mark = palette.glyphs.pointer if cursor else " "
@@ -320,12 +328,12 @@ class TileHeatmap(SteadyScrollbars, can_focus=False):
         self.swatch = swatch
         self.refresh()
 
-    def _swatch_level(self, tile: int) -> int | None:
-        """The level of TILE's swatch when a variable colours it (-1: none of it here); None: by the totals."""
+    def _swatch_level(self, row: int) -> int | None:
+        """The level of ROW's swatch when a variable colours it; None: by the totals (fixed per row)."""
         if self.swatch is None:
             return None
-        values, top = self.swatch
-        return self.palette.heat_level(values[tile] / top) if values[tile] > 0 else -1
+        assert self.rows is not None
+        return variable_level(self.palette, self.swatch, int(self.rows.representative[row]))
 
     def set_zoom(self, zoom: int) -> None:
         self.zoom = zoom
@@ -423,7 +431,7 @@ class TileHeatmap(SteadyScrollbars, can_focus=False):
             return None
         return (
             row, width, self.zoom, self.ipu_filter, self.gaps, row == self.cursor_row,
-            self.app.theme, self.units, self._version, self._swatch_level(int(self.rows.representative[row])), style,
+            self.app.theme, self.units, self._version, self._swatch_level(row), style,
         )
 
     def render_lines(self, crop: Region) -> list[Strip]:

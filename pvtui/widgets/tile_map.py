@@ -22,10 +22,10 @@ from textual.color import Color
 from textual.geometry import Size
 from textual.strip import Strip
 
-from pvtui.textual_private import SteadyScrollbars
 from pvtui.model.tile_map import (
     BLOCK_GAP, LEVELS, NONE, OVER, ZERO, Block, MapLayout, block_label, blocks_of, colour_codes, fit_layout,
 )
+from pvtui.textual_private import SteadyScrollbars
 from pvtui.units import count_of, format_bytes
 from pvtui.widgets.look import Look, look_of
 from pvtui.widgets.scrolling import keep_row_visible

@@ -16,9 +16,9 @@ from textual.cache import LRUCache
 from textual.geometry import Size
 from textual.strip import Strip
 
-from pvtui.textual_private import SteadyScrollbars
 from pvtui.model.step_types import PHASES
 from pvtui.model.trace_views import IDLE, Lane, axis_ticks, column_cells
+from pvtui.textual_private import SteadyScrollbars
 from pvtui.widgets.line_cache import CachedLines
 from pvtui.widgets.look import UNICODE, Look, look_of
 from pvtui.widgets.palette import phase_fill_styles
