@@ -15,12 +15,14 @@ from textual import events, work
 from textual.app import App
 from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.widgets import Input
 
 from pvtui.deferred_import import defer_import
 from pvtui.errors import Cancelled, ReportError
 from pvtui.pv_colours import derived_variables
+from pvtui.safe_text import visible
 from pvtui.textual_private import InstantModeSwitch
 from pvtui.theming import DEFAULT_THEME, builtin_themes, resolve_theme_name, user_theme_dir, user_themes
 
@@ -151,6 +153,14 @@ class PvtuiApp(InstantModeSwitch):
         for item in builtin_themes() + extra:
             self.register_theme(item)
         self.theme = resolve_theme_name(theme, list(self.available_themes)) or DEFAULT_THEME
+
+    def notify(
+        self, message: str, *, title: str = "", severity: SeverityLevel = "information", timeout: float | None = None,
+        markup: bool = False,
+    ) -> None:
+        """A notification, made visible and never markup, whatever the caller asks (a screen's notify
+        asks for markup): pvtui's quote names from reports, paths and what the user typed."""
+        super().notify(visible(message), title=visible(title), severity=severity, timeout=timeout, markup=False)
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         """pvtui's pv-* colours for any theme (the palette offers Textual's too); a theme's own win."""
@@ -505,11 +515,11 @@ def run_app(
     if engine is not None:
         reports = [r for r in reports if r.name == engine]
         if not reports:
-            print(f"pvtui: {path}: no report named {engine!r} here", file=sys.stderr)
+            print(visible(f"pvtui: {path}: no report named {engine!r} here"), file=sys.stderr)
             return 2
     app = PvtuiApp(reports, path=path, theme=theme, compare_with=compare_with, first_screen=screen)
     if problem := theme_problem(app, theme):
-        print(problem, file=sys.stderr)
+        print(visible(problem), file=sys.stderr)
         return 2
     app.run()
     return app.return_code or 0

@@ -108,3 +108,38 @@ def test_markup_escape_handles_what_textuals_escape_does_not():
     with pytest.raises(MarkupError):
         Content.from_markup(escape(NAME))
     assert Content.from_markup(markup_escape(NAME)).plain == visible(NAME)
+
+
+def test_the_model_hands_out_visible_text_unless_asked_for_the_exact(hostile_dir, hostile_truth):
+    from pvtui.model.report import Report
+    from pvtui.synth.hostile import DIRECTORY
+
+    def texts(report: Report) -> list[str]:
+        p, d = report.programs, report.debug
+        documents = [report.framework_json, report.app_json, report.instrumentation]
+        return [report.name, report.poplar_version, *report.notes, *p.names, *p.compute_set_names,
+                *p.vertex_type_names, *p.type_names, *report.liveness.variable_names,
+                *report.liveness.always_live_names, *report.execution.run_names, *report.operations.names,
+                *d.names, *d.layer_names, *d.category_names, *report.lowered.names, *report.memory.categories,
+                *(text for fields in d.fields for text in _strings(json.loads(fields))),
+                *(text for document in documents for text in _strings(document))]
+
+    bundle = hostile_dir / "profile.pvtui"
+    shown, exact = Report(bundle, DIRECTORY), Report(bundle, DIRECTORY, exact_text=True)
+    assert all(is_visible(text) for text in texts(shown))
+    assert [visible(text) for text in texts(exact)] == texts(shown)
+    assert list(exact.programs.names) == hostile_truth.graph.program_name
+    assert shown.programs.names.exact(0) == exact.programs.names[0] != shown.programs.names[0]
+    variable = hostile_truth.liveness.var_name[3]  # found by its exact name and by the name shown
+    found = {shown.lowered.name_id(variable), shown.lowered.name_id(visible(variable)), exact.lowered.name_id(variable)}
+    assert len(found) == 1 and None not in found
+
+
+def _strings(value) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [*value, *(text for item in value.values() for text in _strings(item))]
+    if isinstance(value, list):
+        return [text for item in value for text in _strings(item)]
+    return []

@@ -66,9 +66,9 @@ def _rows(entries) -> list[dict[str, Any]]:
 
 
 def _print_listed(data: dict[str, Any]) -> None:
-    from rich.console import Console
     from rich.table import Table
 
+    from pvtui.render.safe_text import plain_console
     from pvtui.units import format_bytes
 
     entries = data["entries"]
@@ -86,7 +86,7 @@ def _print_listed(data: dict[str, Any]) -> None:
     for entry in entries:
         table.add_row(entry["report"], format_bytes(entry["bytes"]), _local_time(entry["last_used"]),
                       "in use" if entry["in_use"] else "")
-    Console().print(table)
+    plain_console().print(table)
     print("Remove them with `pvtui cache clear [--older-than DAYS]`.")
 
 

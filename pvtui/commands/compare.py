@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
-from pvtui.commands.common import find_report, load
+from pvtui.commands.common import emit, find_report, load
 
 NAME_ROOM = 44  # columns of a changes table besides its names
 
@@ -30,23 +29,23 @@ def run(args: argparse.Namespace) -> int:
                        compare_with=find_report(args.b, args.engine_b))
     from pvtui.model.compare import compare, comparison_json
 
-    data = comparison_json(compare(load(args.a, args.engine_a), load(args.b, args.engine_b)))
+    a = load(args.a, args.engine_a, exact_text=args.json)
+    b = load(args.b, args.engine_b, exact_text=args.json)
+    data = comparison_json(compare(a, b))
     data["a"]["path"], data["b"]["path"] = str(args.a), str(args.b)
-    if args.json:
-        print(json.dumps(data, indent=2))
-    else:
-        render(data)
+    emit(args, data, render)
     return 0
 
 
 def render(data: dict[str, Any]) -> None:
     """The comparison as text: as wide as its longest name needs, since a file has no width."""
-    from rich.console import Console
     from rich.text import Text
+
+    from pvtui.render.safe_text import plain_console
 
     names = [row["name"] for key in ("programs", "operations") if data[key]["available"]
              for row in data[key]["grown"] + data[key]["shrunk"]]
-    console = Console(width=max([80] + [len(name) + NAME_ROOM for name in names]))
+    console = plain_console(width=max([80] + [len(name) + NAME_ROOM for name in names]))
     console.print(Text.assemble(("Compare", "bold"), f" · A {data['a']['name']} ({data['a']['path']}) · "
                                 f"B {data['b']['name']} ({data['b']['path']}) · differences are B − A"))
     if data["identical"]:  # a table of zeros would only hide that

@@ -16,21 +16,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from pvtui.model.insights import insights
 
-    report = load(args.path, args.engine)
+    report = load(args.path, args.engine, exact_text=args.json)
     emit(args, insights(report), lambda data: _print(report, data))
     return 0
 
 
 def _print(report, data: dict[str, Any]) -> None:
-    from rich.console import Console
     from rich.text import Text
 
     from pvtui.model.insights import histogram
     from pvtui.model.tile_views import tile_memory
     from pvtui.render.insights import SECTIONS, headline, section_renderables
+    from pvtui.render.safe_text import plain_console
     from pvtui.units import format_bytes
 
-    console = Console()
+    console = plain_console()
     console.print(Text(f"Insights · {data['report']}", style="bold"))
     console.print(headline(data, format_bytes))
     for key, title in SECTIONS:

@@ -38,10 +38,11 @@ def run(args: argparse.Namespace) -> int:
     if args.sort not in SORT_KEYS:
         say(f"pvtui: --sort {args.sort!r}: choose one of {', '.join(SORT_KEYS)}")
         return EXIT_BAD_INPUT
-    report = load(args.path, args.engine)
+    report = load(args.path, args.engine, exact_text=args.json)
     top = args.top if args.top is not None else (None if args.json else 20)
     try:
-        data = operations_data(report, args.layer, args.sort, args.filter, top)
+        # the layer and the filter are compared with names in the form the report gives them
+        data = operations_data(report, report.text(args.layer), args.sort, report.text(args.filter), top)
     except ValueError as exc:
         say(f"pvtui: {args.path}: {exc}")
         return EXIT_BAD_INPUT
@@ -49,13 +50,13 @@ def run(args: argparse.Namespace) -> int:
 
 
 def render(data: dict[str, Any]) -> None:
-    from rich.console import Console
     from rich.table import Table
 
     from pvtui.render.names import wrap_at_slashes
+    from pvtui.render.safe_text import plain_console
     from pvtui.units import count_of, format_bytes, format_cycles
 
-    console = Console()
+    console = plain_console()
     shown = f"{data['shown']:,} of {data['total']:,}"
     title = f"{data['label']} operations by {data['sort']} ({shown}"
     title += f", name contains {data['filter']!r})" if data["filter"] else ")"

@@ -27,17 +27,16 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         say(f"pvtui: {exc}")
         return EXIT_BAD_INPUT
-    report = load(args.path, args.engine)
+    report = load(args.path, args.engine, exact_text=args.json)
     data = split_data(report, args.ipus, pattern)
     return emit_available(args, data, render)
 
 
 def render(data: dict[str, Any]) -> None:
-    from rich.console import Console
-
+    from pvtui.render.safe_text import plain_console
     from pvtui.render.split import split_renderables
     from pvtui.units import format_bytes
 
-    console = Console()
+    console = plain_console()
     for renderable in split_renderables(data, format_bytes):
         console.print(renderable)

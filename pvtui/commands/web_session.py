@@ -24,6 +24,8 @@ from aiohttp import web
 from textual_serve.app_service import AppService
 from textual_serve.server import Server
 
+from pvtui.safe_text import visible
+
 FULL = ("pvtui serve: {n} sessions are open, the most this server allows (--max-sessions {n}); "
         "close one (its browser tab) and reload this page.\n")
 NO_TOKEN = "pvtui serve: this address needs its token; open the URL that `pvtui serve` printed.\n"
@@ -162,7 +164,7 @@ class SessionServer(Server):
 
     def note(self, line: str) -> None:
         with contextlib.suppress(OSError):  # stdout may have gone with the SSH session that started the server
-            print(f"pvtui serve: {line}", flush=True)
+            print(visible(f"pvtui serve: {line}"), flush=True)  # a line may quote the report's path
 
 
 def _cells(request: web.Request, name: str, default: int) -> int:

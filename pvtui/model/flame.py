@@ -16,7 +16,6 @@ import numpy as np
 
 from pvtui.model import schema as s
 from pvtui.model.report import Report
-from pvtui.model.strings import StringTable
 from pvtui.model.trace_views import Lane
 
 MAX_DEPTH = 8  # deeper names are joined into the last level
@@ -105,12 +104,6 @@ def program_path(
     return parts[:shared] + ops + ["/".join(parts[shared:])], True
 
 
-def decode(table: StringTable, indices: list[int]) -> list[str]:
-    """The strings at INDICES of TABLE, reading its blob once (not one memory-map read each)."""
-    blob, offsets = bytes(table.blob), np.asarray(table.offsets).tolist()
-    return [blob[offsets[i] : offsets[i + 1]].decode("utf-8", "replace") for i in indices]
-
-
 def capped(path: list[str]) -> list[str]:
     return path if len(path) <= MAX_DEPTH else path[: MAX_DEPTH - 1] + ["/".join(path[MAX_DEPTH - 1 :])]
 
@@ -123,7 +116,7 @@ def build_nesting(report: Report, step_programs: np.ndarray) -> Nesting:
     wanted = wanted[(wanted >= 0) & (wanted < count)].tolist()
     memo: dict[int, tuple[list[str], list[str]]] = {}
     paths, linked = {}, np.zeros(count, dtype=bool)
-    names = decode(programs.names, wanted) if programs is not None else []
+    names = programs.names.take(wanted) if programs is not None else []
     contexts = programs.opt(s.PROGRAM_DEBUG_CONTEXT) if programs is not None else None
     contexts = np.full(count, -1, np.int64) if contexts is None else np.asarray(contexts)
     for program, name in zip(wanted, names):

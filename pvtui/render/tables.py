@@ -10,12 +10,12 @@ from rich.table import Table
 from rich.text import Text
 
 from pvtui.model.facts import fact_rows, file_entries
-
+from pvtui.render.safe_text import plain_console
 from pvtui.units import format_bytes, format_cycles
 
 
 def _console() -> Console:
-    return Console()
+    return plain_console()
 
 
 def facts_table(title: str, rows: list[tuple[str, Any]]) -> Table:
@@ -29,7 +29,7 @@ def facts_table(title: str, rows: list[tuple[str, Any]]) -> Table:
             value = Text("—", style="dim")
         if isinstance(value, int) and not isinstance(value, bool):
             value = f"{value:,}"
-        table.add_row(label, value if isinstance(value, (str, Text, Columns)) else str(value))
+        table.add_row(label, value if isinstance(value, (Text, Columns)) else Text(str(value)))  # never markup
     return table
 
 
@@ -39,7 +39,7 @@ def ranked_table(title: str, columns: tuple[str, str], values: dict[str, int], f
     table.add_column(columns[0])
     table.add_column(columns[1], justify="right")
     for name, value in sorted(values.items(), key=lambda kv: -kv[1]):
-        table.add_row(name, fmt(value))
+        table.add_row(Text(name), fmt(value))
     return table
 
 
@@ -54,7 +54,7 @@ def files_row(states: dict[str, str]) -> Columns:
 
 def render_summary(data: dict[str, Any]) -> None:
     console = _console()
-    console.print(f"[b]Report {data['name']}[/b]", highlight=False)
+    console.print(Text(f"Report {data['name']}", style="bold"))
     for title, rows in fact_rows(data, format_bytes):
         console.print(facts_table(title, rows))
     console.print(facts_table("Files", [("Present", files_row(data["file_states"]))]))
@@ -152,8 +152,8 @@ def render_liveness_diff(data: dict[str, Any]) -> None:
     """The variables live at step B and not at A, those at A and not at B, and the change in bytes."""
     console = _console()
     a, b = data["step"], data["vs"]
-    console.print(f"[b]Step {b:,} against step {a:,}[/b]: not-always-live "
-                  f"{'+' if data['bytes'] >= 0 else '−'}{format_bytes(abs(data['bytes']))}", highlight=False)
+    console.print(Text.assemble((f"Step {b:,} against step {a:,}", "bold"), ": not-always-live "
+                                f"{'+' if data['bytes'] >= 0 else '−'}{format_bytes(abs(data['bytes']))}"))
     for key, title in (("added", "Appeared"), ("removed", "Went away")):
         if not data[key]:
             console.print(f"{title}: none", highlight=False)  # not a table of headings alone

@@ -9,7 +9,6 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.markup import escape
 from textual.widgets import DataTable, Static, TabbedContent, TabPane
 
 from pvtui.model.compare import (
@@ -26,6 +25,7 @@ from pvtui.model.compare import (
     summary_table,
     tiles_table,
 )
+from pvtui.render.safe_text import markup_escape as escape
 from pvtui.screens.base import ReportScreen, Unavailable
 from pvtui.units import count_of
 from pvtui.widgets.compare_chart import CompareChart

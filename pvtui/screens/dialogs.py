@@ -11,12 +11,12 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.markup import escape
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Label, OptionList, ProgressBar, Static
 from textual.widgets.option_list import Option
 
 from pvtui.errors import Cancelled
+from pvtui.render.safe_text import markup_escape as escape
 from pvtui.sources.base import CancelToken, ReportFiles
 from pvtui.units import format_bytes
 from pvtui.widgets.key_bar import KeyBar
@@ -92,13 +92,13 @@ class LoadingScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Label(f"Opening [b]{self.report_name}[/b]")
+            yield Label(f"Opening [b]{escape(self.report_name)}[/b]")
             yield Label("", id="stage")
             yield ProgressBar(total=None, show_eta=False, id="progress")
             yield Label("[dim]Escape cancels[/dim]")
 
     def show_progress(self, stage: str, done: float, total: float) -> None:
-        self.query_one("#stage", Label).update(stage)
+        self.query_one("#stage", Label).update(escape(stage))
         self.query_one(ProgressBar).update(total=max(total, 1), progress=done)
 
     def action_cancel(self) -> None:
@@ -181,7 +181,7 @@ class ReloadPrompt(ModalScreen[bool]):
                 size = format_bytes(path.stat().st_size)
             except OSError:
                 size = "removed"
-            lines.append(f"  {path.name}  [dim]{size}[/dim]")
+            lines.append(f"  {escape(path.name)}  [dim]{size}[/dim]")
         return "\n".join(lines)
 
     def compose(self) -> ComposeResult:

@@ -11,7 +11,6 @@ from textual.worker import get_current_worker
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.markup import escape
 from textual.widget import Widget
 from textual.widgets import Static
 
@@ -27,6 +26,7 @@ from pvtui.model.liveness_views import (
 from pvtui.model.queries import live_difference, step_program_name, unknown_program
 from pvtui.model.tables import Table
 from pvtui.render.names import CPP_BREAKS, wrap_at_slashes
+from pvtui.render.safe_text import markup_escape as escape
 from pvtui.screens.base import SHORT, ReportScreen, Unavailable
 from pvtui.units import count_of
 from pvtui.widgets.item_lines import item_lines

@@ -168,7 +168,7 @@ class OperationsScreen(ReportScreen):
             table.add_column(Text(label, justify="left" if column == "name" else "right"), key=column,
                              width=name_width if column == "name" else None)
         for row, cells in zip(self.shown, figures):
-            table.add_row(shorten(row.name, name_width), *(Text(cells[c], justify="right") for c in columns[1:]))
+            table.add_row(Text(shorten(row.name, name_width)), *(Text(cells[c], justify="right") for c in columns[1:]))
         self._show_header()
         if keep is not None:
             position = next((i for i, row in enumerate(self.shown) if row.name == keep), 0)

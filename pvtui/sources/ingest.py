@@ -254,15 +254,17 @@ def load_report(
     progress: Progress | None = None,
     cancel: CancelToken | None = None,
     cache: Path | None = None,
+    exact_text: bool = False,
 ) -> Report:
-    """Open a report: its own bundle when current, else the cached or a new bundle.
+    """Open a report: its own bundle when current, else the cached or a new bundle; its names as the
+    files hold them where EXACT_TEXT (for JSON), else made visible (pvtui.safe_text).
 
     Files still being written are waited for and read again, up to READ_ATTEMPTS times.
     """
     cancel = cancel or CancelToken()
     for attempt in range(1, READ_ATTEMPTS + 1):
         try:
-            return _load_once(files, progress, cancel, cache)
+            return _load_once(files, progress, cancel, cache, exact_text)
         except SourceChanged as changed:
             if attempt == READ_ATTEMPTS:
                 raise SourceChanged(
@@ -286,16 +288,18 @@ def open_current(files: ReportFiles, cache: Path | None = None) -> Report | None
     return None if bundle is None else Report(bundle, files.name)
 
 
-def _own_bundle(files: ReportFiles) -> Report | None:
+def _own_bundle(files: ReportFiles, exact_text: bool = False) -> Report | None:
     """The report's own bundle (an export, or a synthetic report's), when it is current."""
     standalone = not files.existing()  # an exported bundle, away from its report
     if files.bundle is not None and (standalone or is_current(files.bundle, files)):
-        return Report(files.bundle, files.name)
+        return Report(files.bundle, files.name, exact_text=exact_text)
     return None
 
 
-def _load_once(files: ReportFiles, progress: Progress | None, cancel: CancelToken, cache: Path | None) -> Report:
-    own = _own_bundle(files)
+def _load_once(
+    files: ReportFiles, progress: Progress | None, cancel: CancelToken, cache: Path | None, exact_text: bool
+) -> Report:
+    own = _own_bundle(files, exact_text)
     if own is not None:
         return own
     progress = progress or no_progress
@@ -308,4 +312,4 @@ def _load_once(files: ReportFiles, progress: Progress | None, cancel: CancelToke
         progress("waiting for another pvtui process reading this report", 0, 1)
 
     bundle, unused = cached_or_private(cache, cache_key(files), build, lambda path: _cached_bundle(path, files), wait)
-    return Report(bundle, files.name, notes=[f"[cache] {unused}"] if unused else ())
+    return Report(bundle, files.name, notes=[f"[cache] {unused}"] if unused else (), exact_text=exact_text)

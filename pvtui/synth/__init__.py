@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from pvtui.sources.base import Progress, ReportFiles, no_progress
+from pvtui.synth.hostile import DIRECTORY
 from pvtui.synth.model import SyntheticReport, generate
 from pvtui.synth.scales import SCALES, Scale
 
@@ -28,18 +29,22 @@ def is_current(out: Path) -> bool:
 
 
 def write_report(
-    out: Path, scale: str = "tiny", ipus: int | None = None, seed: int = 0, progress: Progress | None = None
+    out: Path, scale: str = "tiny", ipus: int | None = None, seed: int = 0, progress: Progress | None = None,
+    names: str = "plain",
 ) -> Path:
-    """Write a synthetic report directory at OUT, its bundle at OUT/profile.pvtui; return OUT."""
+    """Write a synthetic report directory at OUT, its bundle at OUT/profile.pvtui; return OUT.
+
+    NAMES "hostile" gives every name escape sequences and markup (synth/hostile.py), and the report
+    a directory of such a name: it is written to OUT/DIRECTORY, and that is returned."""
     from pvtui.sources.ingest import build_bundle
     from pvtui.synth import files
 
     progress = progress or no_progress
-    out = Path(out)
+    out = Path(out) if names == "plain" else Path(out) / DIRECTORY
     out.mkdir(parents=True, exist_ok=True)
     steps = 6
     progress("synth: generating", 0, steps)
-    truth = generate(scale, ipus, seed)
+    truth = generate(scale, ipus, seed, names)
     report = ReportFiles(
         directory=out, name=out.name, archive=out / "archive.a", debug=out / "debug.cbor",
         framework=out / "framework.json", app=out / "app.json",
@@ -54,7 +59,8 @@ def write_report(
     progress("synth: bundle", 4, steps)
     build_bundle(
         report, out / BUNDLE_NAME, pva_report=truth.as_pva(), operations=truth.operations(), progress=progress,
-        meta={"synthetic": {"scale": scale, "ipus": truth.scale.ipus, "seed": seed, "generator": "pvtui.synth"}},
+        meta={"synthetic": {"scale": scale, "ipus": truth.scale.ipus, "seed": seed, "generator": "pvtui.synth",
+                            **({} if names == "plain" else {"names": names})}},
     )
     progress("synth: done", steps, steps)
     return out

@@ -99,8 +99,8 @@ class TileTablePane(TabPane):
                 for row in sort_rows(self.rows, self.sort_column)[:SHOWN_ROWS]]
         names = self._names
         width = self._name_width(rows, headings, grid, names)
-        grid.add_rows([_cut(cell, width) if columns[i] in names else cell for i, cell in enumerate(row)]
-                      for row in rows)
+        grid.add_rows([Text(_cut(cell, width)) if columns[i] in names else cell for i, cell in enumerate(row)]
+                      for row in rows)  # a name as Text: a DataTable reads a str cell as markup
         if len(self.rows) > SHOWN_ROWS:
             grid.add_row(f"… {len(self.rows) - SHOWN_ROWS:,} more (x exports them all)", *[""] * (len(columns) - 1))
 
