@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar, Mapping
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -103,14 +104,34 @@ class Unavailable(Static):
     """
 
 
+@dataclass(frozen=True)
+class Needs:
+    """What a key needs to apply: facts without which it is hidden, then facts without which it is
+    shown dimmed. A fact is the name of a boolean attribute of the screen's `key_facts()`."""
+
+    shown: tuple[str, ...] = ()
+    usable: tuple[str, ...] = ()
+
+    def __add__(self, other: "Needs") -> "Needs":
+        return Needs(self.shown + other.shown, self.usable + other.usable)
+
+    def state(self, facts: object) -> bool | None:
+        """True where every fact holds, None (dimmed) where one of `usable` does not, False (hidden)
+        where one of `shown` does not."""
+        if not all(getattr(facts, fact) for fact in self.shown):
+            return False
+        return True if all(getattr(facts, fact) for fact in self.usable) else None
+
+
 class ReportScreen(Screen):
     """A screen over the app's one shared report.
 
     A screen shown before the report is open paints its frame (tabs and keys) with a
     line saying so; the body is composed once the report arrives. Subclasses compose
-    their body in `compose_body`, fill it from the model in `show_report`, say which of
-    their keys apply in `key_state`, and refresh in `report_changed`, which runs after a
-    reload swaps a new model in; they keep their selection across it where it still exists.
+    their body in `compose_body`, fill it from the model in `show_report`, say what each of
+    their keys needs in `KEYS` (action -> Needs) and `EVERY_KEY`, and refresh in
+    `report_changed`, which runs after a reload swaps a new model in; they keep their selection
+    across it where it still exists.
     """
 
     SCREEN_NAME: ClassVar[str] = ""
@@ -124,6 +145,10 @@ class ReportScreen(Screen):
     # widgets whose look depends on the focus restyle and repaint themselves.
     focused: Reactive[Widget | None] = Reactive(None, repaint=False)
     opening = True  # until the body shows the report
+    # What the screen's keys need: every one of them, and each action ("name" or, for one binding of
+    # several, "name(parameters)" as the binding writes it).
+    EVERY_KEY: ClassVar[Needs] = Needs()
+    KEYS: ClassVar[Mapping[str, Needs]] = {}
     _has_body = False  # composed, or being composed, over the report
 
     def __init__(self) -> None:
@@ -195,7 +220,12 @@ class ReportScreen(Screen):
 
     def key_state(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Whether the screen's key for ACTION applies now: True runs it, None dims it, False hides it."""
-        return True
+        needs = self.KEYS.get(f"{action}({', '.join(map(repr, parameters))})") if parameters else None
+        return (self.EVERY_KEY + (needs or self.KEYS.get(action, Needs()))).state(self.key_facts())
+
+    def key_facts(self) -> object:
+        """What the facts of `KEYS` are attributes of: the screen's navigator, else the screen."""
+        return self
 
     def start_typing(self, field: Input) -> None:
         """Give FIELD the focus now, not on the next message as focus() does: the keys that came

@@ -26,7 +26,7 @@ from pvtui.model.compare import (
     summary_table,
     tiles_table,
 )
-from pvtui.screens.base import ReportScreen, Unavailable
+from pvtui.screens.base import Needs, ReportScreen, Unavailable
 from pvtui.units import count_of
 from pvtui.widgets.compare_chart import CompareChart
 from pvtui.widgets.diff_heatmap import DiffHeatmap
@@ -90,6 +90,7 @@ class CompareScreen(ReportScreen):
         Binding("a", "peak('a')", "A's peak", id="compare.peak_a"),
         Binding("b", "peak('b')", "B's peak", id="compare.peak_b"),
     ]
+    KEYS = {"tile": Needs(shown=("on_tiles",)), "peak": Needs(shown=("on_liveness",))}
 
     def __init__(self) -> None:
         super().__init__()
@@ -354,13 +355,17 @@ class CompareScreen(ReportScreen):
 
     # Actions --------------------------------------------------------------------------
 
-    def key_state(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+    @property
+    def on_tiles(self) -> bool:
+        """The Tiles section shows, and the two reports' tiles compare."""
         c = self.comparison
-        if action == "tile":
-            return self.section == "tiles" and c is not None and not isinstance(c.tiles, str)
-        if action == "peak":
-            return self.section == "liveness" and c is not None and not isinstance(c.liveness, str)
-        return True
+        return self.section == "tiles" and c is not None and not isinstance(c.tiles, str)
+
+    @property
+    def on_liveness(self) -> bool:
+        """The Liveness section shows, and the two reports' liveness compares."""
+        c = self.comparison
+        return self.section == "liveness" and c is not None and not isinstance(c.liveness, str)
 
     def action_section(self, section: str) -> None:
         self.query_one(TabbedContent).active = section

@@ -29,7 +29,7 @@ from pvtui.model.insights import histogram, insights
 from pvtui.model.splits import DEFAULT_LAYER_PATTERN, split_data
 from pvtui.model.tables import Table
 from pvtui.model.tile_views import TileMemory, tile_memory
-from pvtui.screens.base import ReportScreen
+from pvtui.screens.base import Needs, ReportScreen
 
 SPLITS = "splits"  # the last section, computed apart as its IPU count changes
 NAVIGATION = (*(key for key, _ in SECTIONS), SPLITS)
@@ -71,6 +71,10 @@ class InsightsScreen(ReportScreen):
         Binding("plus", "split_ipus(1)", "More IPUs", key_display="+", id="insights.more_ipus"),
         Binding("minus", "split_ipus(-1)", "Fewer IPUs", key_display="-", id="insights.fewer_ipus"),
     ]
+    KEYS = {
+        "split_ipus(1)": Needs(usable=("split_shown", "more_ipus_fit")),
+        "split_ipus(-1)": Needs(usable=("split_shown", "fewer_ipus_fit")),
+    }
 
     def __init__(self) -> None:
         super().__init__()
@@ -173,12 +177,18 @@ class InsightsScreen(ReportScreen):
         layers = self.split["layers"] if self.split and self.split["available"] else ()
         return min(MAX_IPUS, len(layers)) if layers else MAX_IPUS
 
-    def key_state(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action != "split_ipus":
-            return True
-        if self.split is None or not self.split["available"]:
-            return None  # shown dimmed: nothing to split, or the first split still being computed
-        return 1 <= self.ipus + parameters[0] <= self.most_ipus() or None
+    @property
+    def split_shown(self) -> bool:
+        """A split is shown: not while the first is computed, nor where there is nothing to split."""
+        return self.split is not None and self.split["available"]
+
+    @property
+    def more_ipus_fit(self) -> bool:
+        return self.ipus + 1 <= self.most_ipus()
+
+    @property
+    def fewer_ipus_fit(self) -> bool:
+        return self.ipus > 1
 
     def action_split_ipus(self, step: int) -> None:
         """Split over one more (STEP 1) or one fewer (-1) IPU, within 1 and `most_ipus`."""

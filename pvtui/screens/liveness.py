@@ -29,7 +29,7 @@ from pvtui.model.tables import Table
 from pvtui.render.names import CPP_BREAKS, wrap_at_slashes
 from pvtui.screens.base import SHORT, ReportScreen, Unavailable
 from pvtui.units import count_of
-from pvtui.widgets.item_lines import item_lines
+from pvtui.render.item_lines import item_lines
 from pvtui.widgets.liveness_chart import LivenessChart
 from pvtui.widgets.look import look_of
 

@@ -29,7 +29,7 @@ from pvtui.textual_private import InputWithoutLayout
 from pvtui.units import count_of
 from pvtui.widgets.detail_text import DetailText
 from pvtui.widgets.heatmap import TileHeatmap, legend
-from pvtui.widgets.item_lines import item_lines
+from pvtui.render.item_lines import item_lines
 from pvtui.widgets.memory_views import MemoryViews
 from pvtui.widgets.tile_map import MapValues, TileMap
 from pvtui.widgets.tile_map import legend as map_legend

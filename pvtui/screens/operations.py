@@ -23,7 +23,7 @@ from pvtui.model.operations import (
     top_program,
 )
 from pvtui.model.tables import Table
-from pvtui.screens.base import ReportScreen, Unavailable
+from pvtui.screens.base import Needs, ReportScreen, Unavailable
 from pvtui.units import count_of, format_cycles
 
 LISTED = 6  # programs and operations named in the details
@@ -85,6 +85,14 @@ class OperationsScreen(ReportScreen):
         Binding("P", "show_program", "In Programs", key_display="P", id="operations.programs"),
         Binding("T", "show_step", "In Trace", key_display="T", id="operations.trace"),
     ]
+    KEYS = {
+        "clear_filter": Needs(shown=("filtering",)),
+        "next_layer": Needs(shown=("has_operations",), usable=("layer_read",)),
+        "next_sort": Needs(shown=("has_operations", "has_rows")),
+        "open_filter": Needs(shown=("has_operations", "has_rows")),
+        "show_program": Needs(shown=("has_operations", "has_rows", "row_selected")),
+        "show_step": Needs(shown=("has_operations", "has_rows", "row_has_steps")),
+    }
 
     def __init__(self) -> None:
         super().__init__()
@@ -285,25 +293,31 @@ class OperationsScreen(ReportScreen):
 
     # Actions -----------------------------------------------------------------------
 
-    def key_state(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "clear_filter":
-            return bool(self.filter_text) or bool(self.query("#filter-bar.open"))
-        if action not in ("next_layer", "next_sort", "open_filter", "show_program", "show_step"):
-            return True
-        if self.index is None:
-            return False  # no operations at all: hide the keys
-        if self.view is None:
-            return None  # still reading the layer
-        if action == "next_layer":
-            return True
-        if not self.view.rows:
-            return False  # nothing to sort, filter or show in this layer
-        if action == "show_step":
-            row = self.selected_row()
-            return row is not None and row.steps > 0
-        if action == "show_program":
-            return self.selected_row() is not None
-        return True
+    @property
+    def filtering(self) -> bool:
+        return bool(self.filter_text) or bool(self.query("#filter-bar.open"))
+
+    @property
+    def has_operations(self) -> bool:
+        return self.index is not None
+
+    @property
+    def layer_read(self) -> bool:
+        return self.view is not None
+
+    @property
+    def has_rows(self) -> bool:
+        """The layer read has rows to sort, filter or show."""
+        return self.view is not None and bool(self.view.rows)
+
+    @property
+    def row_selected(self) -> bool:
+        return self.selected_row() is not None
+
+    @property
+    def row_has_steps(self) -> bool:
+        row = self.selected_row()
+        return row is not None and row.steps > 0
 
     def action_next_layer(self, delta: int) -> None:
         layers = self.index.layers

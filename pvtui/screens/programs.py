@@ -19,7 +19,7 @@ from pvtui.model.program_search import NameSearch, display_order, in_display_ord
 from pvtui.model.step_types import phase_of
 from pvtui.model.tables import Table
 from pvtui.render.names import CPP_BREAKS, wrap_at_slashes
-from pvtui.screens.base import ReportScreen, Unavailable
+from pvtui.screens.base import Needs, ReportScreen, Unavailable
 from pvtui.widgets.detail_text import DetailText
 from pvtui.widgets.palette import phase_text_styles
 from pvtui.widgets.program_tree import EXPAND_CAP, ProgramTree
@@ -175,6 +175,12 @@ class ProgramsScreen(ReportScreen):
         Binding("escape", "close_search", "Close search", id="programs.close_search"),
         Binding("L", "cycle_names", "Names", key_display="L", id="programs.names"),
     ]
+    KEYS = {
+        **{action: Needs(shown=("has_tree",))
+           for action in ("open_search", "expand_children", "collapse_subtree", "cycle_names")},
+        "step_match": Needs(shown=("has_matches",)),
+        "close_search": Needs(shown=("searching",)),
+    }
 
     def __init__(self) -> None:
         super().__init__()
@@ -341,16 +347,17 @@ class ProgramsScreen(ReportScreen):
         tree.set_name_source((layer, lambda program: name_in_layer(report, program, layer, memo)))
         self.notify(f"Names: {layer} operations", timeout=2)
 
-    def key_state(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "cycle_names":
-            return self.tree is not None
-        if action in ("open_search", "expand_children", "collapse_subtree"):
-            return self.tree is not None
-        if action == "step_match":
-            return len(self.matches) > 0
-        if action == "close_search":
-            return bool(self.query("#search-bar.open"))
-        return True
+    @property
+    def has_tree(self) -> bool:
+        return self.tree is not None
+
+    @property
+    def has_matches(self) -> bool:
+        return len(self.matches) > 0
+
+    @property
+    def searching(self) -> bool:
+        return bool(self.query("#search-bar.open"))
 
     # Export -----------------------------------------------------------------------
 

@@ -15,7 +15,7 @@ from pvtui.model.facts import fact_rows
 from pvtui.model.queries import summary
 from pvtui.model.tables import Table
 from pvtui.render.tables import facts_table, files_row
-from pvtui.screens.base import ReportScreen, Unavailable
+from pvtui.screens.base import Needs, ReportScreen, Unavailable
 from pvtui.units import count_of
 
 JSON_CHUNK = 200  # children added per expansion of a large JSON array or object
@@ -73,6 +73,7 @@ def repr_json(value: Any) -> Text:
 class SummaryScreen(ReportScreen):
     SCREEN_NAME = "Summary"
     BINDINGS = [Binding("f", "focus_next_tree", "Next JSON tree", id="summary.tree")]
+    KEYS = {"focus_next_tree": Needs(shown=("has_json_tree",))}
     DEFAULT_CSS = """
     SummaryScreen #summary { padding: 0 1; }
     SummaryScreen .facts { height: auto; margin-bottom: 1; }
@@ -146,11 +147,11 @@ class SummaryScreen(ReportScreen):
             else:
                 yield Static(repr_json(value))
 
-    def key_state(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "focus_next_tree":  # hidden where no JSON file gives a tree to move to
-            report = self.report
-            return any(isinstance(value, (dict, list)) for value in (report.framework_json, report.app_json))
-        return True
+    @property
+    def has_json_tree(self) -> bool:
+        """A JSON file gives a tree to move to."""
+        report = self.report
+        return any(isinstance(value, (dict, list)) for value in (report.framework_json, report.app_json))
 
     def action_focus_next_tree(self) -> None:
         trees = list(self.query(JsonTree))
