@@ -119,11 +119,11 @@ async def test_an_action_chosen_in_the_palette_runs_on_its_screen(make_app, tiny
         await pilot.press("l", "right", "right")
         await pilot.pause()
         screen = pilot.app.screen
-        assert screen.cursor != tiny_report.liveness.peak_step
+        assert screen.nav.cursor != tiny_report.liveness.peak_step
         hits = [hit async for hit in ScreenActions(screen).search("peak")]
         await hits[0].command()  # was a crash: the screen's node passed where namespaces go
         await pilot.pause()
-        assert screen.cursor == tiny_report.liveness.peak_step
+        assert screen.nav.cursor == tiny_report.liveness.peak_step
         await pilot.press("t")
         await pilot.pause()
         (flame,) = [hit async for hit in ScreenActions(pilot.app.screen).search("Flame")]

@@ -18,7 +18,8 @@ from pvtui.model import flame as fl
 from pvtui.model import trace_views as tv
 from pvtui.model.queries import live_difference
 from pvtui.model.step_stats import step_stats
-from pvtui.screens.liveness import LiveVariables, LivenessScreen
+from pvtui.screens.liveness import LivenessScreen
+from pvtui.widgets.live_variables import LiveVariables
 from pvtui.model.liveness_views import columns_of_step
 from pvtui.screens.programs import ProgramsScreen
 from pvtui.widgets.liveness_chart import LivenessChart
@@ -312,13 +313,13 @@ def test_liveness_a_step_against_itself_says_none_instead_of_empty_tables(capsys
 async def test_marking_a_liveness_step_compares_the_cursor_with_it(make_app, tiny_report):
     async with make_app().run_test(size=(80, 24)) as pilot:
         screen = await open_screen(pilot, "l", LivenessScreen)
-        peak = screen.cursor
+        peak = screen.nav.cursor
         await pilot.press("b")
         for _ in range(6):
             await pilot.press("plus")
         await pilot.press("left")
-        assert screen.marked == peak and screen.cursor < peak
-        added, removed, change = live_difference(tiny_report, peak, screen.cursor)
+        assert screen.nav.marked == peak and screen.nav.cursor < peak
+        added, removed, change = live_difference(tiny_report, peak, screen.nav.cursor)
         panel = screen.query_one(LiveVariables)
         heading = " · ".join(panel.heading)
         assert f"vs {peak:,}: " in heading
@@ -326,11 +327,11 @@ async def test_marking_a_liveness_step_compares_the_cursor_with_it(make_app, tin
         assert len(panel.variables) == min(len(added) + len(removed), 64)
         chart = screen.query_one(LivenessChart)
         marker_row = chart.render_line(0).text
-        marked_columns = columns_of_step(peak, screen.window.start, screen.window.stop, chart.plot_width)
+        marked_columns = columns_of_step(peak, screen.nav.window.start, screen.nav.window.stop, chart.plot_width)
         assert {marker_row[chart.label_width + c] for c in marked_columns} == {"◇"}
         assert f"◇ Marked step {peak:,}" in str(screen.query_one("#step-facts").render())
         await pilot.press("right", "b")  # b on the marked step clears the mark
-        assert screen.marked is None
+        assert screen.nav.marked is None
         assert "◇" not in chart.render_line(0).text
 
 
