@@ -242,7 +242,7 @@ async def test_the_bsp_frame_is_computed_once_per_view(make_app, monkeypatch):
         await pilot.press("b")
         await pilot.pause()
         drawn = len(calls)
-        screen._redraw()
+        screen.redraw()
         screen._draw_bsp()
         assert drawn >= 1 and len(calls) == drawn
         await pilot.press("plus")

@@ -485,6 +485,10 @@ class TraceNavigator:
     def pan(self, fraction: float) -> None:
         self.window = pan(self.window, fraction, self.bounds)
 
+    def page(self, pages: int) -> None:
+        """A window's width PAGES times along."""
+        self.pan(float(pages))
+
     def to_end(self, last: bool) -> None:
         """The lane's first (or LAST) step, and the window at the run's start (or end)."""
         lane = self.current_lane

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar, Mapping
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -123,6 +123,22 @@ class Needs:
         return True if all(getattr(facts, fact) for fact in self.usable) else None
 
 
+_NO_PARAMETER = object()
+
+
+def _move(move: str) -> Callable[..., None]:
+    """The action of a key that makes the navigator's MOVE, with the key's parameter if it has one,
+    then redraws the screen."""
+
+    def action(screen: Any, parameter: object = _NO_PARAMETER) -> None:
+        method = getattr(screen.nav, move)
+        method() if parameter is _NO_PARAMETER else method(parameter)
+        screen.redraw()
+
+    action.__doc__ = f"The navigator's `{move}`, then a redraw."
+    return action
+
+
 class ReportScreen(Screen):
     """A screen over the app's one shared report.
 
@@ -132,6 +148,10 @@ class ReportScreen(Screen):
     their keys needs in `KEYS` (action -> Needs) and `EVERY_KEY`, and refresh in
     `report_changed`, which runs after a reload swaps a new model in; they keep their selection
     across it where it still exists.
+
+    A screen with a NAVIGATOR (a pure class of model/…_views.py) keeps its state in `nav`, an
+    instance of it; the facts its keys need are the navigator's, and the keys in MOVES (action ->
+    the navigator's method) only move it, then `redraw` the screen.
     """
 
     SCREEN_NAME: ClassVar[str] = ""
@@ -149,11 +169,19 @@ class ReportScreen(Screen):
     # several, "name(parameters)" as the binding writes it).
     EVERY_KEY: ClassVar[Needs] = Needs()
     KEYS: ClassVar[Mapping[str, Needs]] = {}
+    NAVIGATOR: ClassVar[type | None] = None
+    MOVES: ClassVar[Mapping[str, str]] = {}
     _has_body = False  # composed, or being composed, over the report
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        for action, move in cls.__dict__.get("MOVES", {}).items():
+            setattr(cls, f"action_{action}", _move(move))
 
     def __init__(self) -> None:
         super().__init__()
         styled_as_now(self, self.app)
+        self.nav = self.NAVIGATOR() if self.NAVIGATOR is not None else None
 
     @property
     def pv_app(self) -> "PvtuiApp":
@@ -225,7 +253,10 @@ class ReportScreen(Screen):
 
     def key_facts(self) -> object:
         """What the facts of `KEYS` are attributes of: the screen's navigator, else the screen."""
-        return self
+        return self if self.nav is None else self.nav
+
+    def redraw(self) -> None:
+        """Draw what the navigator says, after a move."""
 
     def start_typing(self, field: Input) -> None:
         """Give FIELD the focus now, not on the next message as focus() does: the keys that came

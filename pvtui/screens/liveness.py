@@ -66,17 +66,14 @@ class LivenessScreen(ReportScreen):
         Binding("a", "toggle_always_live", "Always-live band", id="liveness.always_live"),
         Binding("b", "mark", "Mark to compare", id="liveness.mark"),
     ]
+    NAVIGATOR = LivenessNavigator
+    nav: LivenessNavigator
     EVERY_KEY = Needs(shown=("has_steps",))
     KEYS = {"next_ipu": Needs(shown=("ipu_view",)), "tile": Needs(shown=("tile_view",))}
+    MOVES = {"page": "page", "move_to_end": "to_end", "zoom": "zoom", "fit": "fit", "next_ipu": "next_ipu",
+             "tile": "next_tile"}
 
     view = var(VIEWS[0], init=False)
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.nav = LivenessNavigator()
-
-    def key_facts(self) -> LivenessNavigator:
-        return self.nav
 
     def compose_body(self) -> ComposeResult:
         yield Unavailable("", id="liveness-missing")
@@ -188,14 +185,6 @@ class LivenessScreen(ReportScreen):
         self.nav.move(columns, self.query_one(LivenessChart).plot_width)
         self.redraw()
 
-    def action_page(self, pages: int) -> None:
-        self.nav.page(pages)
-        self.redraw()
-
-    def action_move_to_end(self, last: bool) -> None:
-        self.nav.to_end(last)
-        self.redraw()
-
     def action_peak(self) -> None:
         self.nav.to_peak(self.report)
         self.redraw()
@@ -203,21 +192,11 @@ class LivenessScreen(ReportScreen):
     def action_next_view(self) -> None:
         self.view = VIEWS[(VIEWS.index(self.view) + 1) % len(VIEWS)]
 
-    def action_next_ipu(self) -> None:
-        self.nav.next_ipu()
-        self.redraw()
 
-    def action_tile(self, delta: int) -> None:
-        self.nav.next_tile(delta)
-        self.redraw()
-
-    def action_zoom(self, direction: int) -> None:
-        self.nav.zoom(direction)
-        self.redraw()
-
-    def action_fit(self) -> None:
-        self.nav.fit()
-        self.redraw()
+    def action_toggle_always_live(self) -> None:
+        chart = self.query_one(LivenessChart)
+        chart.stack_always_live = not chart.stack_always_live
+        chart.refresh()
 
     def action_mark(self) -> None:
         """Mark the cursor's step (or clear the mark on it): the details then compare the cursor's step with it."""
@@ -227,11 +206,6 @@ class LivenessScreen(ReportScreen):
             self.notify(f"Step {self.nav.marked:,} marked ({marked} on the chart): move to another step to compare.",
                         timeout=3)
         self.redraw()
-
-    def action_toggle_always_live(self) -> None:
-        chart = self.query_one(LivenessChart)
-        chart.stack_always_live = not chart.stack_always_live
-        chart.refresh()
 
     def on_liveness_chart_picked(self, message: LivenessChart.Picked) -> None:
         self.go_to(message.step)

@@ -129,6 +129,8 @@ class MemoryScreen(ReportScreen):
         Binding("up", "next_match(-1)", "Previous match", show=False),
         Binding("down", "next_match(1)", "Next match", show=False),
     ]
+    NAVIGATOR = MemoryNavigator
+    nav: MemoryNavigator
     KEYS = {
         **{action: Needs(usable=("has_tiles",)) for action in ("worst", "view", "next_tab", "open_search")},
         "cycle_ipu": Needs(usable=("has_tiles", "has_ipus")),
@@ -142,13 +144,6 @@ class MemoryScreen(ReportScreen):
     }
 
     view = var("bars", init=False)  # "bars" or "map"
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.nav = MemoryNavigator()
-
-    def key_facts(self) -> MemoryNavigator:
-        return self.nav
 
     def compose_body(self) -> ComposeResult:
         yield Unavailable("", id="memory-unavailable")

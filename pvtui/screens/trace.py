@@ -83,21 +83,21 @@ class TraceScreen(ReportScreen):
         *ends("Run start", "Run end"),
         Binding("T", "next_operation_step", "Next op step", key_display="T", id="trace.operation_step"),
     ]
+    NAVIGATOR = TraceNavigator
+    nav: TraceNavigator
     EVERY_KEY = Needs(shown=("traced",))
     KEYS = {"costliest": Needs(shown=("has_flame",)), "next_operation_step": Needs(shown=("following",))}
+    MOVES = {"step": "step", "zoom": "zoom", "pan": "pan", "page": "page", "move_to_end": "to_end", "fit": "fit",
+             "costliest": "costliest"}
 
     view = var("lanes", init=False)
     pane = var("details", init=False)
 
     def __init__(self) -> None:
         super().__init__()
-        self.nav = TraceNavigator()
         self.index: TraceIndex | None = None  # the report's, from the first show on
         self._composed_for: tuple[bool, bool] | None = None  # the layout key the screen was composed for
         self._opened = 0  # counts the runs asked for: the indexing of one asked for since is not shown
-
-    def key_facts(self) -> TraceNavigator:
-        return self.nav
 
     def _layout_key(self) -> tuple[bool, bool]:
         """What decides which widgets compose yields: a trace at all, and a BSP view or its absence."""
@@ -176,7 +176,7 @@ class TraceScreen(ReportScreen):
         nav.flame = index.flames.get(nav.run) if self.view == "flame" else None
         if self.view == "flame" and nav.flame is None and self.available:
             self._nest_run(index, nav.run)
-        self._redraw()
+        self.redraw()
 
     @work(thread=True, exclusive=True, group="trace-flame")
     def _nest_run(self, index: TraceIndex, run: int) -> None:
@@ -186,7 +186,7 @@ class TraceScreen(ReportScreen):
     def _nested(self, index: TraceIndex, run: int) -> None:
         if index is self.index and run == self.nav.run and self.view == "flame":
             self.nav.flame = index.flames[run]
-            self._redraw()
+            self.redraw()
             self.refresh_bindings()
 
     @work(thread=True, exclusive=True, group="trace-stats")
@@ -210,11 +210,11 @@ class TraceScreen(ReportScreen):
 
     def watch_pane(self, pane: str) -> None:
         if self.available:
-            self._redraw()
+            self.redraw()
             if pane == "bsp":  # its size is known after the layout that shows it
                 self.call_after_refresh(self._draw_bsp)
 
-    def _redraw(self) -> None:
+    def redraw(self) -> None:
         nav = self.nav
         state = TraceState(nav.run, nav.lanes, nav.window, nav.cursor_ipu, nav.cursor_pos)
         cursor = nav.flame_cursor if nav.flame is not None else FlameCursor()
@@ -272,11 +272,11 @@ class TraceScreen(ReportScreen):
     def _theme_changed(self) -> None:
         if self.available:
             self._show_legend()
-            self._redraw()
+            self.redraw()
 
     def units_changed(self) -> None:
         if self.available:
-            self._redraw()
+            self.redraw()
 
     def report_changed(self) -> None:
         super().report_changed()
@@ -311,37 +311,9 @@ class TraceScreen(ReportScreen):
 
     # Actions ----------------------------------------------------------------------------
 
-    def action_step(self, delta: int) -> None:
-        if self.nav.step(delta):
-            self._redraw()
-
     def action_lane(self, delta: int) -> None:
         if self.nav.move_row(delta, self.query_one(FlameView).rows):
-            self._redraw()
-
-    def action_zoom(self, direction: int) -> None:
-        self.nav.zoom(direction)
-        self._redraw()
-
-    def action_pan(self, fraction: float) -> None:
-        self.nav.pan(fraction)
-        self._redraw()
-
-    def action_page(self, pages: int) -> None:
-        self.action_pan(float(pages))
-
-    def action_move_to_end(self, last: bool) -> None:
-        self.nav.to_end(last)
-        self._redraw()
-
-    def action_fit(self) -> None:
-        self.nav.fit()
-        self._redraw()
-
-    def action_costliest(self) -> None:
-        """In the flame view, go to the block whose name costs most cycles at this depth (its largest block)."""
-        if self.nav.costliest():
-            self._redraw()
+            self.redraw()
 
     def action_view(self, view: str) -> None:
         self.view = "lanes" if self.view == view else view
@@ -364,7 +336,7 @@ class TraceScreen(ReportScreen):
         elif not self.nav.next_of(bsp_steps):
             self.notify(f"No later step on IPU {self.nav.cursor_ipu} has per-tile cycles.", timeout=3)
         else:
-            self._redraw()
+            self.redraw()
 
     def action_next_operation_step(self) -> None:
         step = self.nav.next_operation_step()
