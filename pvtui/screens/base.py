@@ -92,6 +92,20 @@ class TitleBar(Widget):
                 await self.run_action(f"app.show({name.lower()!r})")
 
 
+def beside_or_under(screen: str, body: str, main: str, details: str, under: int) -> str:
+    """CSS: in BODY, the DETAILS pane beside the MAIN view (two fifths of the width, a rule on its left);
+    on a narrow SCREEN under it, UNDER rows high, or three tenths of a short one. Selectors all."""
+    return f"""
+    {screen} {body} {{ height: 1fr; }}
+    {screen} {main} {{ width: 3fr; height: 1fr; }}
+    {screen} {details} {{ width: 2fr; height: 1fr; border-left: vkey $panel; padding: 0 1; }}
+    {screen}.narrow {body} {{ layout: vertical; }}
+    {screen}.narrow {main} {{ width: 1fr; }}
+    {screen}.narrow {details} {{ width: 1fr; height: {under}; border-left: none; border-top: hkey $panel; }}
+    {screen}.short.narrow {details} {{ height: 30vh; }}
+    """
+
+
 class Unavailable(Static):
     """A plain statement of what the report does not hold, where a view would be."""
 

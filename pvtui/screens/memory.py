@@ -19,7 +19,7 @@ from pvtui.render.memory import header_items, search_status, variable_label
 from pvtui.screens.base import SHORT, Needs, ReportScreen, Unavailable
 from pvtui.widgets.detail_text import DetailText
 from pvtui.widgets.heatmap import TileHeatmap, legend
-from pvtui.widgets.keys import ZOOM
+from pvtui.widgets.keys import ZOOM, close_search, open_search
 from pvtui.widgets.memory_views import MemoryViews
 from pvtui.widgets.tile_map import TileMap
 from pvtui.widgets.tile_map import legend as map_legend
@@ -82,9 +82,6 @@ class MemoryScreen(ReportScreen):
     MemoryScreen TileTablePane .detail {
         text-wrap: wrap;  /* what the report lacks, and the option that would add it, in full */
     }
-    MemoryScreen #variable-bar { height: 1; display: none; background: $panel; }
-    MemoryScreen #variable-bar.open { display: block; }
-    MemoryScreen #variable-bar Label { width: auto; padding: 0 1; }
     MemoryScreen #variable-input { width: 30; }
     MemoryScreen #variable-status { width: 1fr; height: 1; padding: 0 1; color: $text-muted; }
     MemoryScreen.narrow #memory-body {
@@ -123,8 +120,8 @@ class MemoryScreen(ReportScreen):
         Binding("left_square_bracket", "next_tab(-1)", "Previous tab", key_display="[", id="memory.previous_tab",
                 show=False),
         Binding("S", "next_sort", "Sort", key_display="S", id="memory.sort"),
-        Binding("slash", "open_search", "Find variable", key_display="/", id="memory.search"),
-        Binding("escape", "close_search", "No variable", id="memory.close_search"),
+        open_search("Find variable"),
+        close_search("No variable"),
         Binding("enter", "pick_variable", "Where it lives", id="memory.pick"),
         Binding("up", "next_match(-1)", "Previous match", show=False),
         Binding("down", "next_match(1)", "Next match", show=False),

@@ -19,10 +19,12 @@ from pvtui.model.program_search import NameSearch, display_order, in_display_ord
 from pvtui.model.step_types import phase_of
 from pvtui.model.tables import Table
 from pvtui.render.names import CPP_BREAKS, wrap_at_slashes
-from pvtui.screens.base import Needs, ReportScreen, Unavailable
+from pvtui.screens.base import Needs, ReportScreen, Unavailable, beside_or_under
 from pvtui.widgets.detail_text import DetailText
 from pvtui.widgets.palette import phase_text_styles
+from pvtui.widgets.keys import close_search, open_search
 from pvtui.widgets.program_tree import EXPAND_CAP, ProgramTree
+from pvtui.widgets.search_bar import SearchBar
 
 if TYPE_CHECKING:
     from pvtui.model.report import Report
@@ -141,38 +143,18 @@ class ProgramsScreen(ReportScreen):
 
     SCREEN_NAME = "Programs"
 
-    DEFAULT_CSS = """
-    ProgramsScreen #programs-body { height: 1fr; }
-    ProgramsScreen ProgramTree { width: 3fr; height: 1fr; }
-    ProgramsScreen #details-scroll {
-        width: 2fr;
-        height: 1fr;
-        border-left: vkey $panel;
-        padding: 0 1;
-    }
-    ProgramsScreen.narrow #programs-body { layout: vertical; }
-    ProgramsScreen.narrow ProgramTree { width: 1fr; }
-    ProgramsScreen.narrow #details-scroll {
-        width: 1fr;
-        height: 9;
-        border-left: none;
-        border-top: hkey $panel;
-    }
-    ProgramsScreen.short.narrow #details-scroll { height: 30vh; }
-    ProgramsScreen #search-bar { height: 1; display: none; background: $panel; }
-    ProgramsScreen #search-bar.open { display: block; }
-    ProgramsScreen #search-bar Label { width: auto; padding: 0 1; }
+    DEFAULT_CSS = beside_or_under("ProgramsScreen", "#programs-body", "ProgramTree", "#details-scroll", 9) + """
     ProgramsScreen #search-input { width: 1fr; }
     ProgramsScreen #search-status { color: $text-muted; }
     """
 
     BINDINGS = [
-        Binding("slash", "open_search", "Search", key_display="/", id="programs.search"),
+        open_search("Search"),
         Binding("n", "step_match(True)", "Next match", id="programs.next"),
         Binding("N", "step_match(False)", "Prev match", key_display="N", id="programs.previous"),
         Binding("e", "expand_children", "Expand children", id="programs.expand"),
         Binding("c", "collapse_subtree", "Collapse", id="programs.collapse"),
-        Binding("escape", "close_search", "Close search", id="programs.close_search"),
+        close_search("Close search"),
         Binding("L", "cycle_names", "Names", key_display="L", id="programs.names"),
     ]
     KEYS = {
@@ -195,7 +177,7 @@ class ProgramsScreen(ReportScreen):
         if programs is None:
             yield Unavailable(self.report.missing("programs"))
             return
-        with Horizontal(id="search-bar"):
+        with SearchBar(id="search-bar"):
             yield Label("/")
             yield Input(placeholder="part of a program name; Enter finds it", id="search-input", compact=True)
             yield Label("", id="search-status")

@@ -1,7 +1,8 @@
 """Keys that several views share, defined once so that they are the same keys on every screen.
 
 A screen or widget binding ZOOM implements action_zoom(direction), 1 in and -1 out; one binding
-PAGES implements action_page(pages), and ENDS action_move_to_end(last).
+`pages` implements action_page(pages), `ends` action_move_to_end(last), `open_search` and
+`close_search` action_open_search and action_close_search.
 """
 
 from __future__ import annotations
@@ -26,3 +27,13 @@ def ends(first: str = "First tile", last: str = "Last tile") -> list[Binding]:
 
 
 PAGE_AND_ENDS = pages() + ends()  # the tile views'
+
+
+def open_search(description: str) -> Binding:
+    """/ opens the screen's search (action_open_search): DESCRIPTION says what it finds."""
+    return Binding("slash", "open_search", description, key_display="/", id="open_search")
+
+
+def close_search(description: str) -> Binding:
+    """Escape closes the screen's search (action_close_search): DESCRIPTION says what else it undoes."""
+    return Binding("escape", "close_search", description, id="close_search")

@@ -7,18 +7,18 @@ from typing import TYPE_CHECKING, Callable
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
-from textual.containers import Horizontal
 from textual.widgets import Input, Label
 
 from pvtui.textual_private import InputWithoutLayout
 from pvtui.widgets.detail_text import DetailText
+from pvtui.widgets.search_bar import SearchBar
 
 if TYPE_CHECKING:
     from pvtui.model.lowered import Lowered
     from pvtui.model.tile_views import VariableSearch
 
 
-class VariableBar(Horizontal):
+class VariableBar(SearchBar):
     """Each key typed searches SEARCH at once and hands the largest match to ON_FOUND (None: none).
 
     A watcher of the field's value, run within the key: its answer is painted in the same frame
