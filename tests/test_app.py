@@ -350,7 +350,7 @@ async def test_the_summary_offers_f_only_where_there_is_a_json_tree(make_app, ti
 
 
 async def test_units_redraw_the_summary_in_place(make_app):
-    from pvtui.screens.summary import JsonTree
+    from pvtui.widgets.json_tree import JsonTree
 
     async with make_app().run_test(size=(80, 24)) as pilot:
         await wait_until_loaded(pilot)

@@ -15,45 +15,21 @@ from textual.widget import Widget
 from textual.widgets import Static
 from textual.worker import get_current_worker
 
-from pvtui.render.insights import (
-    HISTOGRAM_HEIGHT,
-    SECTIONS,
-    fullest_rows,
-    headline,
-    histogram_text,
-    section_renderables,
-)
+from pvtui.render.insights import SECTIONS, fullest_rows, headline, section_renderables
 from pvtui.render.split import split_renderables
 from pvtui.errors import Cancelled
-from pvtui.model.insights import histogram, insights
+from pvtui.model.insights import insights
 from pvtui.model.splits import DEFAULT_LAYER_PATTERN, split_data
 from pvtui.model.tables import Table
 from pvtui.model.tile_views import TileMemory, tile_memory
 from pvtui.screens.base import Needs, ReportScreen
+from pvtui.widgets.histogram_chart import HistogramChart
 
 SPLITS = "splits"  # the last section, computed apart as its IPU count changes
 NAVIGATION = (*(key for key, _ in SECTIONS), SPLITS)
 MAX_IPUS = 16
 PATTERN_HINT = "; pvtui split PATH --ipus N --layer-pattern REGEX takes another"
 SECTION_KEYS = Binding.Group("Section")
-
-
-class HistogramChart(Widget):
-    """The tiles counted by their bytes, one bin a column at whatever width the chart has."""
-
-    DEFAULT_CSS = """
-    HistogramChart { height: auto; }
-    """
-
-    def __init__(self, report, memory: TileMemory | None, screen: "InsightsScreen") -> None:
-        super().__init__()
-        self.report, self.memory, self.owner = report, memory, screen
-
-    def render(self) -> Text:
-        section = histogram(self.report, self.memory, max(self.size.width, 1))
-        if not section["available"]:
-            return Text(section["reason"], style="italic")
-        return histogram_text(section, self.owner.bytes, HISTOGRAM_HEIGHT)
 
 
 class InsightsScreen(ReportScreen):
@@ -128,7 +104,7 @@ class InsightsScreen(ReportScreen):
         for key, title in SECTIONS:
             widgets.append(Static(title, classes="heading", id=f"heading-{key}"))
             if key == "histogram":
-                widgets.append(HistogramChart(report, memory, self))
+                widgets.append(HistogramChart(report, memory, self.bytes))
             else:
                 widgets.append(Static(self._renderable(data, key), classes=f"body body-{key}"))
         widgets += [Static("Pipeline splits", classes="heading", id=f"heading-{SPLITS}"),

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import json
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
-from rich.style import Style
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -15,10 +13,9 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Input, Label
 
 from pvtui.model.flame import layer_names, name_in_layer
-from pvtui.model.program_search import NameSearch, display_order, in_display_order, no_matches, step_match
-from pvtui.model.step_types import phase_of
+from pvtui.model.program_search import ProgramSearch, programs_table
 from pvtui.model.tables import Table
-from pvtui.render.names import CPP_BREAKS, wrap_at_slashes
+from pvtui.render.programs import match_status, program_details
 from pvtui.screens.base import Needs, ReportScreen, Unavailable, beside_or_under
 from pvtui.widgets.detail_text import DetailText
 from pvtui.widgets.palette import phase_text_styles
@@ -29,113 +26,7 @@ from pvtui.widgets.search_bar import SearchBar
 if TYPE_CHECKING:
     from pvtui.model.report import Report
 
-VERTEX_ROWS = 12  # vertex types listed per compute set
-JSON_LINES = 16  # lines of a debug context's fields
 NO_SELECTION = "Select a program to see its details."
-
-
-def program_details(
-    report: "Report",
-    program: int,
-    fmt: Callable[[int], str],
-    styles: dict[str, Style] | None = None,
-    width: int = 60,
-) -> Text:
-    """What the details pane says about PROGRAM; FMT formats bytes, STYLES colours phases."""
-    programs = report.programs
-    assert programs is not None
-    styles = styles or {}
-    muted = styles.get("muted", Style(dim=True))
-    out = Text()
-
-    def row(label: str, value: str | Text) -> None:
-        out.append(f"{label:<10}", style=muted)
-        out.append(value)
-        out.append("\n")
-
-    type_name = programs.type_name(program)
-    phase = phase_of(type_name)
-    row("Program", str(program))
-    row("Type", Text.assemble((type_name, styles.get(phase, Style())), (f"  {phase}", muted)))
-    row("Name", programs.names[program] or "—")
-    parent = int(programs.parent[program])
-    row("Parent", "— (a root)" if parent < 0 else f"{parent}  {_describe(programs, parent)}")
-    row("Children", f"{programs.num_children(program):,}")
-    code = fmt(int(programs.code_bytes[program]))
-    if programs.num_children(program):  # so that a parent's figure is not added to its children's
-        code = Text.assemble(code, ("  control code, its children's included", muted))
-    row("Code", code)
-    _compute_set(out, row, programs, int(programs.compute_set[program]), fmt, muted, width)
-    _debug(out, row, report, programs.debug_context(program), muted, width)
-    out.rstrip()
-    return out
-
-
-def _describe(programs, program: int) -> str:
-    name = programs.names[program]
-    return f"{programs.type_name(program)} {name}" if name else programs.type_name(program)
-
-
-def _compute_set(out: Text, row, programs, compute_set: int, fmt, muted: Style, width: int) -> None:
-    if compute_set < 0:
-        row("Compute", "none")
-        return
-    row("Compute", f"set {compute_set}  {programs.compute_set_names[compute_set]}")
-    vertices = sorted(programs.compute_set_vertices(compute_set), key=lambda v: -v[1])
-    if not vertices:
-        out.append("  no vertices recorded\n", style=muted)
-        return
-    state = np.asarray(programs.vertex_state_bytes)
-    # the figures first: a vertex type's name takes the rest of the line, and as many lines as it needs
-    out.append(f"  {'instances':>9} {'state':>12}  vertex type\n", style=muted)
-    indent = " " * 26
-    for vertex_type, count in vertices[:VERTEX_ROWS]:
-        name = wrap_at_slashes(programs.vertex_type_names[vertex_type], max(width - len(indent), 12), CPP_BREAKS)
-        out.append(f"  {count:>9,} {fmt(int(state[vertex_type]) * count):>12}  {name[0]}\n")
-        for line in name[1:]:
-            out.append(f"{indent}{line}\n")
-    if len(vertices) > VERTEX_ROWS:
-        out.append(f"  … {len(vertices) - VERTEX_ROWS} more vertex types\n", style=muted)
-
-
-def _debug(out: Text, row, report: "Report", context: int, muted: Style, width: int) -> None:
-    debug = report.debug
-    if debug is None:
-        row("Debug", Text(report.missing("debug"), style=muted))
-        return
-    index = debug.index_of(context) if context >= 0 else -1
-    if index < 0:
-        row("Debug", Text("no debug context linked to this program", style=muted))
-        return
-    layer = debug.layer_names[int(debug.layer[index])]
-    category_index = int(debug.category[index])
-    category = debug.category_names[category_index] if category_index >= 0 else "—"
-    row("Debug", f"context {context}  {layer} · {category}")
-    row("  name", debug.names[index] or "—")
-    for line in _pretty_fields(debug.fields[index], width):
-        out.append(f"  {line}\n")
-
-
-def _pretty_fields(fields: str, width: int) -> list[str]:
-    try:
-        text = json.dumps(json.loads(fields), indent=1, ensure_ascii=False)
-    except ValueError:
-        text = fields
-    lines = [part for line in text.splitlines() for part in _fold(line, width - 2)]
-    if len(lines) > JSON_LINES:
-        lines = lines[:JSON_LINES] + [f"… {len(lines) - JSON_LINES} more lines"]
-    return lines
-
-
-def _fold(line: str, width: int) -> list[str]:
-    """LINE in pieces of at most WIDTH cells, each after the first indented two more than LINE."""
-    indent = " " * (len(line) - len(line.lstrip()) + 2)
-    room = max(width - len(indent), 8)
-    pieces, line = [line[:width]], line[width:]
-    while line:
-        pieces.append(indent + line[:room])
-        line = line[room:]
-    return pieces
 
 
 class ProgramsScreen(ReportScreen):
@@ -166,9 +57,7 @@ class ProgramsScreen(ReportScreen):
 
     def __init__(self) -> None:
         super().__init__()
-        self.matches: np.ndarray  # program ids the search found, in the tree's order; set once the body shows
-        # built on the first search of a report: its name search and each program's position in the tree
-        self._name_search: tuple["Report", NameSearch, np.ndarray] | None = None
+        self.finder = ProgramSearch()
 
     # Composition ------------------------------------------------------------------
 
@@ -187,7 +76,6 @@ class ProgramsScreen(ReportScreen):
                 yield DetailText(id="details")
 
     def show_report(self) -> None:
-        self.matches = no_matches()
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self.show_details())
         self._focus_tree()
         self.show_details()
@@ -230,7 +118,7 @@ class ProgramsScreen(ReportScreen):
 
     def action_close_search(self) -> None:
         self.query_one("#search-bar").remove_class("open")
-        self.matches = no_matches()
+        self.finder.clear()
         if self.tree is not None:
             self.tree.set_highlight("")
         self._focus_tree()
@@ -245,18 +133,13 @@ class ProgramsScreen(ReportScreen):
 
     @work(thread=True, exclusive=True, group="program-search")
     def _search(self, report: "Report", needle: str) -> None:
-        if self._name_search is None or self._name_search[0] is not report:
-            programs = report.programs
-            order = display_order(programs.child_offsets, programs.child_ids, programs.roots, programs.parent)
-            self._name_search = (report, NameSearch(programs.names), order)
-        _, search, order = self._name_search
-        matches = in_display_order(search.matches(needle), order)
+        matches = self.finder.find(report.programs, needle)
         self.app.call_from_thread(self._found, report, needle, matches)
 
     def _found(self, report: "Report", needle: str, matches: np.ndarray) -> None:
         if report is not self.report or self.tree is None:
             return  # a reload came in meanwhile: the matches are of the old report's programs
-        self.matches = matches
+        self.finder.matches = matches
         self.tree.set_highlight(needle)
         self.refresh_bindings()
         if len(matches) == 0:
@@ -266,18 +149,14 @@ class ProgramsScreen(ReportScreen):
         self.tree.focus()
 
     def action_step_match(self, forward: bool) -> None:
-        current = self.selected_program()
-        order = self._name_search[2] if self._name_search is not None else None
-        program = step_match(self.matches, -1 if current is None else current, forward, order)
+        program = self.finder.step(self.selected_program(), forward)
         if program >= 0:
             self.jump_to(program)
 
     def _show_match_status(self, program: int) -> None:
-        found = np.flatnonzero(self.matches == program)
-        if len(found):
-            i = int(found[0])
-            text = f"match {i + 1:,} of {len(self.matches):,}  n/N next/prev"
-            self.query_one("#search-status", Label).update(text)
+        position = self.finder.position(program)
+        if position is not None:
+            self.query_one("#search-status", Label).update(match_status(position, len(self.finder.matches)))
 
     def jump_to(self, program: int) -> bool:
         """Expand the path to PROGRAM, select it and scroll to it."""
@@ -335,7 +214,7 @@ class ProgramsScreen(ReportScreen):
 
     @property
     def has_matches(self) -> bool:
-        return len(self.matches) > 0
+        return len(self.finder.matches) > 0
 
     @property
     def searching(self) -> bool:
@@ -348,22 +227,7 @@ class ProgramsScreen(ReportScreen):
         programs, tree = self.report.programs, self.tree
         if programs is None or tree is None:
             return None
-        needle = tree.highlight_text
-        ids = self.matches.tolist() if needle else range(len(programs))
-        columns = ["program", "name", "type", "parent", "compute_set", "compute_set_name", "code_bytes", "children"]
-
-        def rows():
-            for program in ids:
-                compute_set = int(programs.compute_set[program])
-                parent = int(programs.parent[program])
-                yield [
-                    program, programs.names[program], programs.type_name(program), None if parent < 0 else parent,
-                    None if compute_set < 0 else compute_set,
-                    None if compute_set < 0 else programs.compute_set_names[compute_set],
-                    int(programs.code_bytes[program]), programs.num_children(program),
-                ]
-
-        return Table(f"programs-matching-{needle}" if needle else "programs", columns, rows())
+        return programs_table(programs, self.finder.matches if tree.highlight_text else None, tree.highlight_text)
 
     # Reload -----------------------------------------------------------------------
 
@@ -373,8 +237,7 @@ class ProgramsScreen(ReportScreen):
 
     @work(exclusive=True, group="programs-rebuild")
     async def _rebuild(self, selected: int | None) -> None:
-        self.matches = no_matches()
-        self._name_search = None
+        self.finder = ProgramSearch()
         await self.recompose()
         self._focus_tree()
         programs = self.report.programs
