@@ -90,8 +90,8 @@ class TraceScreen(ReportScreen):
     MOVES = {"step": "step", "zoom": "zoom", "pan": "pan", "page": "page", "move_to_end": "to_end", "fit": "fit",
              "costliest": "costliest"}
 
-    view = var("lanes", init=False)
-    pane = var("details", init=False)
+    view = var(VIEWS[0], init=False)
+    pane = var(PANES[0], init=False)
 
     def __init__(self) -> None:
         super().__init__()
