@@ -5,6 +5,7 @@ one (as root), the same user's planted links always."""
 
 from __future__ import annotations
 
+import grp
 import json
 import os
 import pwd
@@ -220,6 +221,22 @@ def test_a_temporary_directory_other_users_can_change_is_not_used(report, tmp_pa
     assert _names(tmp) == []
 
 
+def test_a_group_that_holds_only_its_owner_counts_as_the_owner(report, expected, tmp_path, private_tmp):
+    try:
+        me = pwd.getpwuid(os.geteuid())
+        group = grp.getgrgid(me.pw_gid)
+    except KeyError:
+        pytest.skip("no passwd or group entry for this user, to name a private group")
+    if group.gr_name != me.pw_name or set(group.gr_mem) - {me.pw_name}:
+        pytest.skip(f"your primary group {group.gr_name} is not a user private group (named as you, only you)")
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    os.chown(cache, -1, me.pw_gid)
+    cache.chmod(0o770)  # as umask 002 makes it
+    done = _summary(report, cache, private_tmp)
+    assert done.stdout == expected and done.stderr == ""
+
+
 # --- a second user ---------------------------------------------------------------------
 
 
@@ -271,6 +288,15 @@ def test_a_cache_another_user_made_is_refused_in_one_line(other_user, shared, re
         done = pvtui(*command, cache=cache, tmp=shared)
         assert done.returncode == 2 and done.stderr.count("\n") == 1 and f"owned by uid {uid}" in done.stderr
     assert _tree(cache) == before and theirs.is_dir() and sorted(_names(shared)) == ["cache", "pvtui-private-theirs"]
+
+
+def test_a_cache_its_group_can_write_to_is_refused(other_user, report, expected, tmp_path, private_tmp):
+    uid, _become = other_user
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    os.chown(cache, -1, uid)  # a group of another's (here without even a name)
+    cache.chmod(0o770)
+    _opened_without_cache(_summary(report, cache, private_tmp), expected, f"{cache}: other users can write to it")
 
 
 # --- modes -------------------------------------------------------------------------------

@@ -35,7 +35,7 @@ from typing import Callable, TypeVar
 
 from pvtui.errors import BundleWriteError, ReportError
 from pvtui.sources.private_fs import (
-    is_own_dir, make_private, mkdir_private, open_own, remove_own_dir, resolved_if_trusted, tree_size,
+    is_own, make_private, mkdir_private, open_own, remove_own_dir, resolved_if_trusted, tree_size,
     write_new,
 )
 from pvtui.sources.private_tmp import PrivateDir, sweep_private_leftovers
@@ -160,7 +160,7 @@ def _same_file(fd: int, path: Path) -> bool:
 
 def is_entry(path: Path) -> bool:
     """True when PATH is a cache entry: a directory of this user's holding pvtui's marker."""
-    if not is_own_dir(path):
+    if not is_own(path):
         return False
     try:
         fd = open_own(path / ENTRY_MARKER, os.O_RDONLY)
@@ -364,9 +364,9 @@ class Cache:
         name = path.name[1:]
         if not path.name.startswith("."):
             return None
-        if TMP_MARK in name and is_own_dir(path):
+        if TMP_MARK in name and is_own(path):
             return name.rsplit(TMP_MARK, 1)[0]
-        if name.endswith(LOCK_SUFFIX) and _is_own_file(path):
+        if name.endswith(LOCK_SUFFIX) and is_own(path, stat.S_IFREG):
             return name[: -len(LOCK_SUFFIX)]
         return None
 
@@ -468,14 +468,6 @@ def _commit(built: Path, entry: Path) -> None:
 
 def glob_escape(text: str) -> str:
     return re.sub(r"([*?\[])", r"[\1]", text)
-
-
-def _is_own_file(path: Path) -> bool:
-    try:
-        st = os.lstat(path)
-    except OSError:
-        return False
-    return stat.S_ISREG(st.st_mode) and st.st_uid == os.geteuid()
 
 
 def _unlink(path: Path) -> None:

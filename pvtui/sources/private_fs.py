@@ -141,18 +141,19 @@ def make_private(tree: Path) -> None:
                 os.chmod(path, FILE_MODE)
 
 
-def is_own_dir(path: Path) -> bool:
-    """True when PATH itself (not a link's target) is a directory of this user's."""
+def is_own(path: Path, kind: int = stat.S_IFDIR) -> bool:
+    """True when PATH itself (not a link's target) is of KIND (a directory, or stat.S_IFREG a
+    plain file) and this user's."""
     try:
         st = os.lstat(path)
     except OSError:
         return False
-    return stat.S_ISDIR(st.st_mode) and st.st_uid == os.geteuid()
+    return stat.S_IFMT(st.st_mode) == kind and st.st_uid == os.geteuid()
 
 
 def remove_own_dir(path: Path) -> None:
     """Remove PATH when it is a directory of this user's (a symbolic link is never followed)."""
-    if is_own_dir(path):
+    if is_own(path):
         shutil.rmtree(path, ignore_errors=True)
 
 

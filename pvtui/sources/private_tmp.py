@@ -14,7 +14,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from pvtui.sources.private_fs import check_parents, is_own_dir, open_own, tree_size
+from pvtui.sources.private_fs import check_parents, is_own, open_own, tree_size
 
 PRIVATE_PREFIX = "pvtui-private-"
 PRIVATE_LOCK = ".pvtui-private.lock"
@@ -59,7 +59,7 @@ def sweep_private_leftovers(tmp: Path | None = None) -> list[tuple[Path, int]]:
         return []  # no $TMPDIR, or one other users can change: nothing of ours to sweep there
     removed = []
     for path in candidates:
-        if not is_own_dir(path):
+        if not is_own(path):
             continue  # another user's, or a symbolic link
         try:
             fd = open_own(path / PRIVATE_LOCK, os.O_RDONLY)
