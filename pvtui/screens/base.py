@@ -145,8 +145,8 @@ def _move(move: str) -> Callable[..., None]:
     then redraws the screen."""
 
     def action(screen: Any, parameter: object = _NO_PARAMETER) -> None:
-        method = getattr(screen.nav, move)
-        method() if parameter is _NO_PARAMETER else method(parameter)
+        parameters = () if parameter is _NO_PARAMETER else (parameter,)
+        getattr(screen.nav, move)(*parameters)
         screen.redraw()
 
     action.__doc__ = f"The navigator's `{move}`, then a redraw."
