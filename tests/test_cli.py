@@ -50,7 +50,7 @@ def test_summary_matches_the_generators_own_figures(capsys, tiny_dir):
     assert data["programs"]["count"] == expected["programs"]
     assert data["programs"]["compute_sets"] == expected["compute_sets"]
     assert data["execution"] == {
-        "runs": expected["runs"], "steps": expected["steps"], "total_cycles": expected["total_cycles"],
+        "runs": expected["runs"], "steps": expected["steps"], "report_total_cycles": expected["total_cycles"],
     }
     assert data["poplar_version"] == expected["poplar_version"]
     assert data["files"] == {

@@ -8,7 +8,11 @@ from pvtui.commands.common import add_report_arguments, emit, load
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from pvtui.render.figures import figures_text
+
     add_report_arguments(parser)
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.epilog = figures_text()
 
 
 def run(args: argparse.Namespace) -> int:

@@ -44,8 +44,8 @@ SUMMARY_ROWS: list[tuple[str, str, str, Callable[[dict], Any]]] = [
     ("Graph", "Compute sets", "count", lambda s: s["programs"]["compute_sets"]),
     ("Graph", "Debug contexts", "count", lambda s: s["debug_contexts"]),
     ("Execution", "Runs", "count", lambda s: (s["execution"] or {}).get("runs")),
-    ("Execution", "Execution steps", "count", lambda s: (s["execution"] or {}).get("steps")),
-    ("Execution", "Total cycles", "cycles", lambda s: (s["execution"] or {}).get("total_cycles")),
+    ("Execution", "Steps", "count", lambda s: (s["execution"] or {}).get("steps")),
+    ("Execution", "Report total", "cycles", lambda s: (s["execution"] or {}).get("report_total_cycles")),
 ]
 
 

@@ -133,7 +133,7 @@ def summary(report: Report) -> dict[str, Any]:
         else {
             "runs": execution.num_runs,
             "steps": execution.num_steps,
-            "total_cycles": execution.total_cycles,
+            "report_total_cycles": execution.total_cycles,
         },
         "debug_contexts": len(report.debug) if report.debug is not None else None,
         "files": {name: report.files.get(name) is not None for name in REPORT_FILES},
@@ -220,18 +220,24 @@ def programs_table(report: Report) -> dict[str, Any] | None:
     }
 
 
+def run_figures(execution, run: int) -> dict[str, int]:
+    """RUN's steps and IPU-steps (step-IPU pairs that ran), its run span (first step's start to last
+    step's end, over all IPUs) and its IPU-cycles (each IPU's cycles, summed)."""
+    lo, hi = execution.run_range(run)
+    starts = np.asarray(execution.cycles_from[lo:hi])
+    ran = starts >= 0
+    span = int(np.asarray(execution.cycles_to[lo:hi])[ran].max() - starts[ran].min()) if ran.any() else 0
+    cycles = np.asarray(execution.cycles[lo:hi], dtype=np.int64)
+    return {"steps": hi - lo, "ipu_steps": int(ran.sum()), "run_span_cycles": span,
+            "ipu_cycles": int(cycles[ran].sum())}
+
+
 def trace_table(report: Report) -> dict[str, Any] | None:
+    """The `pvtui trace --json` object: the report total, each run's figures, IPU-cycles by step type."""
     execution = report.execution
     if execution is None:
         return None
-    runs = []
-    for r in range(execution.num_runs):
-        lo, hi = execution.run_range(r)
-        starts = np.asarray(execution.cycles_from[lo:hi])
-        ends = np.asarray(execution.cycles_to[lo:hi])
-        ran = starts >= 0
-        span = int(ends[ran].max() - starts[ran].min()) if ran.any() else 0
-        runs.append({"name": execution.run_names[r], "steps": hi - lo, "cycles": span})
+    runs = [{"name": execution.run_names[r], **run_figures(execution, r)} for r in range(execution.num_runs)]
     by_type: dict[str, int] = {}
     programs = report.programs
     if programs is not None:
@@ -248,9 +254,10 @@ def trace_table(report: Report) -> dict[str, Any] | None:
         "runs": runs,
         "steps": execution.num_steps,
         "ipus": execution.num_ipus,
-        "total_cycles": execution.total_cycles,
-        "total_seconds": seconds,
-        "cycles_by_type": by_type,
+        "report_total_cycles": execution.total_cycles,
+        "report_total_seconds": seconds,
+        "clock_hz": report.target.clock_hz,
+        "ipu_cycles_by_type": by_type,
         "bsp_steps": int(len(execution.bsp_steps)) if execution.bsp_steps is not None else 0,
     }
 

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from pvtui.model.queries import run_figures
 from pvtui.model.report import Report
 from pvtui.model.step_types import phase_of
 
@@ -32,7 +33,8 @@ def remote_buffer_programs(report: Report) -> np.ndarray:
 
 
 def step_stats(report: Report) -> dict[str, Any] | None:
-    """The `pvtui trace --stats --json` object; None without an execution profile."""
+    """The `pvtui trace --stats --json` object; None without an execution profile. Each run has its
+    figures (queries.run_figures) and, per IPU, the steps and cycles of that IPU."""
     execution, programs = report.execution, report.programs
     if execution is None:
         return None
@@ -73,5 +75,5 @@ def step_stats(report: Report) -> dict[str, Any] | None:
                 table[label] = entry
             ipus.append({"ipu": ipu, "steps": int(ran.sum()), "cycles": int(total),
                          "types": dict(sorted(table.items(), key=lambda kv: -kv[1]["cycles"]))})
-        runs.append({"name": execution.run_names[run], "ipus": ipus})
+        runs.append({"name": execution.run_names[run], **run_figures(execution, run), "ipus": ipus})
     return {"runs": runs}

@@ -9,7 +9,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from pvtui.model.facts import fact_rows, file_entries
+from pvtui.model.facts import clock_time, fact_rows, file_entries, report_total
+from pvtui.render.figures import run_figures_line
 
 from pvtui.units import format_bytes, format_cycles
 
@@ -110,30 +111,35 @@ def render_programs(data: dict[str, Any]) -> None:
 
 def render_trace(data: dict[str, Any]) -> None:
     console = _console()
-    seconds = data["total_seconds"]
     console.print(facts_table("Execution", [
         ("Runs", len(data["runs"])),
         ("Steps", f"{data['steps']:,}"),
         ("IPUs", data["ipus"]),
-        ("Total cycles", format_cycles(data["total_cycles"])),
-        ("Time at the clock", None if seconds is None else f"{seconds * 1e3:.3f} ms"),
+        ("Report total", report_total(data["report_total_cycles"])),
+        ("Time at the clock", clock_time(data["report_total_cycles"], data["clock_hz"])),
         ("Steps with per-tile cycles", data["bsp_steps"]),
     ]))
     runs = Table(title="Runs", title_justify="left")
-    for name in ("run", "steps", "cycles"):
+    for name in ("run", "steps", "IPU-steps", "run span", "IPU-cycles"):
         runs.add_column(name, justify="right" if name != "run" else "left")
     for run in data["runs"]:
-        runs.add_row(run["name"], f"{run['steps']:,}", format_cycles(run["cycles"]))
+        runs.add_row(run["name"], f"{run['steps']:,}", f"{run['ipu_steps']:,}", format_cycles(run["run_span_cycles"]),
+                     format_cycles(run["ipu_cycles"]))
     console.print(runs)
-    console.print(
-        ranked_table("Cycles by step type (all IPUs)", ("type", "cycles"), data["cycles_by_type"], format_cycles)
-    )
+    console.print(Text(RUNS_NOTE, style="dim"))
+    console.print(ranked_table("IPU-cycles by step type", ("type", "IPU-cycles"), data["ipu_cycles_by_type"],
+                               format_cycles))
+
+
+RUNS_NOTE = "run span: first step start to last step end · IPU-: summed over IPUs · see `pvtui trace --help`"
 
 
 def render_step_stats(data: dict[str, Any]) -> None:
-    """Per run and IPU: each step type's steps, cycles and share; stream copies split host / remote buffer."""
+    """Per run, its figures; per run and IPU: each step type's steps, cycles and share; stream copies
+    split host / remote buffer."""
     console = _console()
     for run in data["runs"]:
+        console.print(f"[b]Run {run['name']}[/b]: {run_figures_line(run)}", highlight=False)
         for ipu in run["ipus"]:
             table = Table(title=f"Run {run['name']}, IPU {ipu['ipu']}", title_justify="left", show_footer=True)
             totals = ("all", f"{ipu['steps']:,}", format_cycles(ipu["cycles"]), "100%")

@@ -17,6 +17,7 @@ from textual.widgets import Button, Label, OptionList, ProgressBar, Static
 from textual.widgets.option_list import Option
 
 from pvtui.errors import Cancelled
+from pvtui.render.figures import FIGURE_WORDS, FIGURES_HEADING
 from pvtui.sources.base import CancelToken, ReportFiles
 from pvtui.units import format_bytes
 from pvtui.widgets.key_bar import KeyBar
@@ -248,6 +249,10 @@ class HelpScreen(ModalScreen[None]):
             for keys, description, enabled in rows:
                 text.append(f"{keys:>12}  ", style="bold" if enabled else "dim")
                 text.append(f"{description}\n", style="" if enabled else "dim")
+        text.append(f"\n{FIGURES_HEADING}\n", style="bold underline")
+        for name, meaning in FIGURE_WORDS:
+            text.append(name, style="bold")
+            text.append(f": {meaning}\n")
         text.rstrip()
         return text
 
