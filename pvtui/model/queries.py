@@ -273,7 +273,9 @@ def live_difference(report: Report, a: int, b: int) -> tuple[list[tuple[int, int
 
 
 def liveness_step_diff(report: Report, a: int, b: int) -> dict[str, Any]:
-    """The `pvtui liveness --step A --vs B --json` object; raises ReportError for steps the report lacks."""
+    """The `pvtui liveness --step A --vs B --json` object: the variables that appeared (live at B, not at A),
+    those gone (live at A, not at B), and B's not-always-live bytes minus A's (change_bytes); raises
+    ReportError for steps the report lacks."""
     from pvtui.errors import ReportError
 
     live = report.liveness
@@ -292,5 +294,5 @@ def liveness_step_diff(report: Report, a: int, b: int) -> dict[str, Any]:
         "step": a, "vs": b,
         "step_name": step_program_name(report, int(live.program[a])),
         "vs_name": step_program_name(report, int(live.program[b])),
-        "added": listed(added), "removed": listed(removed), "bytes": change,
+        "appeared": listed(added), "gone": listed(removed), "change_bytes": change,
     }
