@@ -23,7 +23,9 @@ _MIN_DISTANCE = 70.0  # RGB distance below which two colours read as one in a sm
 
 _ANSI_COMMON = {
     **dict(zip(HEAT, ("ansi_blue", "ansi_cyan", "ansi_green", "ansi_yellow", "ansi_magenta"))),
-    **dict(zip(CATEGORIES, ("ansi_blue", "ansi_yellow", "ansi_green", "ansi_magenta", "ansi_cyan", "ansi_red"))),
+    # never the over-the-limit red: a category is memory within the limit
+    **dict(zip(CATEGORIES, ("ansi_blue", "ansi_yellow", "ansi_green", "ansi_magenta", "ansi_cyan",
+                            "ansi_bright_blue"))),
     **dict(zip(PHASES, ("ansi_green", "ansi_blue", "ansi_magenta", "ansi_red", "ansi_cyan", "ansi_yellow"))),
     **dict(zip(LIVENESS, ("ansi_blue", "ansi_magenta", "ansi_red", "ansi_yellow"))),
     "pv-over": "ansi_red",
@@ -45,14 +47,19 @@ def _hue_wheel(start: Color, dark: bool) -> list[Color]:
     return [Color.from_hsl((hue + k / 12) % 1.0, 0.6, lightness) for k in (6, 3, 9, 2, 8, 4, 10, 1, 7, 5, 11)]
 
 
-def _apart(wanted: list[Color], background: Color, spare: list[Color]) -> list[Color]:
-    """WANTED (the most important first), each one too close to the background or to an earlier one
-    swapped for a SPARE hue."""
+def _apart(wanted: list[Color], background: Color, spare: list[Color], avoid: list[Color]) -> list[Color]:
+    """WANTED (the most important first), each one too close to the background, to a colour to AVOID or
+    to an earlier one swapped for a SPARE hue; where no spare is far enough from them all, the one
+    farthest from the nearest (a colour to AVOID is never kept)."""
     chosen: list[Color] = []
     for colour in wanted:
-        taken = [background, *chosen]
-        if any(_distance(colour, other) < _MIN_DISTANCE for other in taken):
-            colour = next((c for c in spare if all(_distance(c, o) >= _MIN_DISTANCE for o in taken)), colour)
+        taken = [background, *avoid, *chosen]
+
+        def nearest(candidate: Color) -> float:
+            return min(_distance(candidate, other) for other in taken)
+
+        if nearest(colour) < _MIN_DISTANCE:
+            colour = next((c for c in spare if nearest(c) >= _MIN_DISTANCE), None) or max(spare, key=nearest)
         chosen.append(colour)
     return chosen
 
@@ -69,16 +76,18 @@ def derived_variables(theme: Theme) -> dict[str, str]:
     spare = _hue_wheel(c["primary"], theme.dark)
     heat = [background.blend(c["primary"], 0.4), c["primary"], c["success"], c["warning"],
             c["error"].blend(c["warning"], 0.4)]  # a ramp, not a set: no swapping
+    over = c["error"]  # memory over the limit: no category takes it (nor one near it), whatever the theme
     groups = {
-        CATEGORIES: [c["primary"], c["warning"], c["success"], c["accent"], c["secondary"], c["error"]],
+        CATEGORIES: [c["primary"], c["warning"], c["success"], c["accent"], c["secondary"], spare[0]],
         PHASES: [c["success"], c["primary"], c["secondary"], c["error"], muted, c["warning"]],
         LIVENESS: [c["primary"], c["secondary"], c["error"], c["accent"]],
     }
     variables = {name: colour.hex for names, wanted in groups.items()
-                 for name, colour in zip(names, _apart(wanted, background, spare))}
+                 for name, colour in zip(names, _apart(wanted, background, spare,
+                                                       [over] if names is CATEGORIES else []))}
     variables.update({name: colour.hex for name, colour in zip(HEAT, heat)})
     variables.update({
-        "pv-over": c["error"].hex, "pv-limit": foreground.hex,
+        "pv-over": over.hex, "pv-limit": foreground.hex,
         "pv-idle": background.blend(foreground, 0.12).hex, "pv-muted": muted.hex,
     })
     return variables

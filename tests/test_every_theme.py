@@ -48,3 +48,18 @@ async def test_every_textual_theme_draws_every_screen(tiny_dir, other_dir, cache
                 await pilot.pause()
                 assert app.screen.SCREEN_NAME.lower() == screen, theme
         assert app.return_code is None  # nothing raised: the app is still running
+
+
+@pytest.mark.parametrize("name", sorted(BUILTIN_THEMES) + [theme.name for theme in builtin_themes()])
+def test_no_category_takes_the_over_the_limit_colour(name):
+    from textual.color import Color
+
+    from pvtui.pv_colours import _MIN_DISTANCE, _distance
+
+    theme = BUILTIN_THEMES.get(name) or next(t for t in builtin_themes() if t.name == name)
+    variables = {**derived_variables(theme), **theme.variables}
+    over = variables["pv-over"]
+    for category in CATEGORIES:
+        assert variables[category] != over, (name, category)
+        if not theme.ansi:
+            assert _distance(Color.parse(variables[category]), Color.parse(over)) >= _MIN_DISTANCE, (name, category)
