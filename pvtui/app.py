@@ -21,8 +21,10 @@ from textual.widgets import Input
 from pvtui.deferred_import import defer_import
 from pvtui.errors import Cancelled, ReportError
 from pvtui.pv_colours import derived_variables
+from pvtui.render.glyphs import basic_console
 from pvtui.textual_private import InstantModeSwitch
 from pvtui.theming import DEFAULT_THEME, builtin_themes, resolve_theme_name, user_theme_dir, user_themes
+from pvtui.widgets.look import AsciiGlyphs
 
 if TYPE_CHECKING:
     from pvtui.model.report import Report
@@ -147,10 +149,16 @@ class PvtuiApp(InstantModeSwitch):
         self.pending_changes: list[tuple[Path, bool]] = []
         self.reload_second = False  # whether the reload prompt shown is about B
         self.units = "binary"  # memory units on every screen: binary, si or bytes
+        self._ascii_glyphs = AsciiGlyphs() if basic_console() else None  # TERM=linux: every glyph ASCII
         extra, self.theme_problems = user_themes()
         for item in builtin_themes() + extra:
             self.register_theme(item)
         self.theme = resolve_theme_name(theme, list(self.available_themes)) or DEFAULT_THEME
+
+    def get_line_filters(self):
+        """Textual's line filters, then on a basic console the one that draws every glyph in ASCII."""
+        filters = super().get_line_filters()
+        return filters if self._ascii_glyphs is None else [*filters, self._ascii_glyphs]
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         """pvtui's pv-* colours for any theme (the palette offers Textual's too); a theme's own win."""

@@ -15,7 +15,11 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from pvtui.render.glyphs import BLOCKS, basic_console
+from rich.segment import Segment
+from textual.color import Color
+from textual.filter import LineFilter
+
+from pvtui.render.glyphs import BLOCKS, ascii_glyphs, basic_console
 from pvtui.units import MINUS
 FEW_COLOURS = ("standard", "windows")  # Rich's names for 16 colours and the legacy Windows console
 
@@ -71,3 +75,13 @@ def look_of(app) -> Look:
         look = Look(ASCII if basic_console(os.environ) else UNICODE, getattr(app, "no_color", False) or few_colours)
         app._pvtui_look = look
     return look
+
+
+class AsciiGlyphs(LineFilter):
+    """On a basic console, every line of every widget in ASCII (render/glyphs.py): the views draw with
+    the ASCII glyph set, and this takes what they and Textual draw besides (tab underlines, borders,
+    scrollbars, separators in text)."""
+
+    def apply(self, segments: list[Segment], background: Color) -> list[Segment]:
+        return [segment if segment.control or segment.text.isascii()
+                else Segment(ascii_glyphs(segment.text), segment.style, segment.control) for segment in segments]
