@@ -118,11 +118,12 @@ def derived_variables(theme: Theme) -> dict[str, str]:
     }
     variables = {}
     for names, (wanted, avoid) in groups.items():
-        if names is not CATEGORIES:  # phases and the peak are written as text, text is written on the cursor
+        spares = spare
+        if names is PHASES:  # written as text too: readable, then kept apart
             wanted, spares = [text(colour) for colour in wanted], [text(colour) for colour in spare]
-        else:
-            spares = spare
         variables.update((name, colour.hex) for name, colour in zip(names, _apart(wanted, background, spares, avoid)))
+    for name in ("pv-peak", "pv-cursor"):  # the peak is written as text, the background's colour on the cursor
+        variables[name] = text(Color.parse(variables[name])).hex
     variables.update({name: colour.hex for name, colour in zip(HEAT, heat)})
     variables.update({
         "pv-over": over.hex, "pv-limit": foreground.hex,
