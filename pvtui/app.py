@@ -493,8 +493,16 @@ def theme_problem(app: PvtuiApp, theme: str | None) -> str | None:
         for problem in app.theme_problems:  # the user's file of that name, and why it was left out
             if problem.startswith(f"{its_file}: "):
                 return f"pvtui: {problem}"
-        return f"pvtui: no theme named {theme!r}; see `themes/` and {Path('~/.config/pvtui/themes')}"
+        return f"pvtui: no theme named {theme!r}; the themes are {theme_names(app)}"
     return None
+
+
+def theme_names(app: PvtuiApp) -> str:
+    """The names --theme takes: pvtui's own (short), the user's, then Textual's; and where the user's live."""
+    ours = {theme.name for theme in builtin_themes()}
+    names = [name.removeprefix("pvtui-") for name in sorted(ours)]
+    names += sorted(name for name in app.available_themes if name not in ours)
+    return f"{', '.join(names)} (add your own in {Path('~/.config/pvtui/themes')}/NAME.json)"
 
 
 def run_app(
