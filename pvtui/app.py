@@ -383,8 +383,15 @@ class PvtuiApp(InstantModeSwitch):
         from pvtui.watch import watch_report
 
         try:
-            async for changed in watch_report(files):
-                self._offer_reload(changed, second)
+            async for seen in watch_report(files):
+                where = ", ".join(str(path) for path in seen.paths)
+                if seen.kind == "gone":
+                    self.notify(f"{where} was removed: the report shown stays; live reload watches for it to come "
+                                "back", severity="warning", timeout=8)
+                elif seen.kind == "back":
+                    self.notify(f"{where} is back: live reload watches it again", timeout=4)
+                else:
+                    self._offer_reload(seen.paths, second)
         except (OSError, UnicodeError) as exc:  # no inotify watch left, a path watchfiles cannot encode
             self.notify(f"Live reload is off: the report files cannot be watched ({exc})",
                         severity="warning", timeout=8)
