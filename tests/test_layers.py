@@ -259,3 +259,30 @@ async def test_opening_closing_and_sorting_by_memory(make_app):
         assert memory == sorted(memory, reverse=True)
         table = screen.export_table()
         assert table.columns[0] == "path" and len(list(table.rows)) == len(screen.nodes)
+
+
+async def test_the_compare_screen_has_a_table_by_model_layer(tiny_dir, other_dir, cache_root):
+    from pvtui.app import PvtuiApp
+    from pvtui.sources.discovery import discover
+    from pvtui.widgets.palette import rich_colour
+
+    app = PvtuiApp(discover(tiny_dir), path=tiny_dir, watch=False, cache=cache_root,
+                   compare_with=discover(other_dir)[0])
+    async with app.run_test(size=(80, 24)) as pilot:
+        for _ in range(300):
+            if getattr(app.screen, "comparison", None) is not None:
+                break
+            await pilot.pause(0.02)
+        screen = app.screen
+        await pilot.press("6")
+        await pilot.pause()
+        table = screen.query_one("#layers-table")
+        assert table.has_focus and screen.export_table().name == "compare-layers"
+        changes = screen.comparison.layers
+        assert table.row_count == len(changes) and changes[-1].host
+        grown = next(i for i, c in enumerate(changes) if (c.delta("cycles") or 0) > 0)
+        shrunk = next(i for i, c in enumerate(changes) if (c.delta("cycles") or 0) < 0)
+        colours = {"error": rich_colour(app.theme_variables, "error"),
+                   "success": rich_colour(app.theme_variables, "success")}
+        assert table.get_row_at(grown)[3].style.color.name == colours["error"].name  # a regression
+        assert table.get_row_at(shrunk)[3].style.color.name == colours["success"].name  # a gain

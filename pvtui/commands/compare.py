@@ -172,29 +172,20 @@ def _changes(changes: dict[str, Any]):
 
 
 def _layers(layers: dict[str, Any]):
-    from pvtui.model.compare import format_delta, format_value
+    from rich import box
+
+    from pvtui.render.layers import CHANGE_HEADINGS, CHANGES_STATEMENT, change_cells
 
     if not layers["available"]:
         yield layers["reason"]
         return
-    yield layers["statement"]
-    from rich import box
-
-    table = _table("model layer", "cycles A", "cycles B", "B − A", "memory A", "memory B", "B − A")
+    yield CHANGES_STATEMENT
+    table = _table(*CHANGE_HEADINGS)
     table.box, table.show_edge, table.collapse_padding = box.SIMPLE_HEAD, False, True  # fits 80 columns
     table.caption = "cycles: IPU-cycles; host waits (dim): never ranked as a layer"
+    table.columns[0].overflow = "fold"
     for column in table.columns[1:]:
         column.no_wrap = True
     for row in layers["layers"]:
-        a, b = row["a"] or {}, row["b"] or {}
-        table.add_row(row["name"],
-                      *_pair(a, b, "cycles", format_value), format_delta(row["cycles_delta"], "cycles"),
-                      *_pair(a, b, "memory", format_value), format_delta(row["memory_delta"], "bytes"),
-                      style="dim" if row["host"] else None)
+        table.add_row(*(text for text, _ in change_cells(row)), style="dim" if row["host"] else None)
     yield table
-
-
-def _pair(a: dict[str, Any], b: dict[str, Any], figure: str, fmt) -> tuple[str, str]:
-    """A's and B's FIGURE as shown: "absent" for a layer one report lacks."""
-    unit = "cycles" if figure == "cycles" else "bytes"
-    return tuple("absent" if not side else fmt(side[figure], unit) for side in (a, b))  # type: ignore[return-value]

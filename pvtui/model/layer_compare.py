@@ -76,7 +76,4 @@ def layer_table(changes: list[LayerChange]) -> Table:
 def layers_json(changes: list[LayerChange] | str) -> dict[str, Any]:
     if isinstance(changes, str):
         return {"available": False, "reason": changes}
-    return {"available": True,
-            "statement": "Top-level model layers matched by name: IPU-cycles over every profiled run, and memory"
-                         " (code and variables); host waits last, never ranked.",
-            "layers": [c.as_dict() for c in changes]}
+    return {"available": True, "layers": [c.as_dict() for c in changes]}

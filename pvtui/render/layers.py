@@ -6,6 +6,7 @@ from typing import Any, Callable, Iterator
 
 from rich.text import Text
 
+from pvtui.model.compare import format_delta, format_value
 from pvtui.model.layer_views import Kept, cycles_note
 from pvtui.model.layers import LayerFigures, LayerTree
 from pvtui.model.report import Report
@@ -151,3 +152,22 @@ def node_details(report: Report, figures: LayerFigures, node: int, fmt: Callable
     if len(programs) > LISTED:
         text.append(f"  … and {len(programs) - LISTED:,} more\n", muted)
     return text
+
+
+# Compare, by model layer -------------------------------------------------------------------------
+
+CHANGE_HEADINGS = ("model layer", "cycles A", "cycles B", "B − A", "memory A", "memory B", "B − A")
+CHANGES_STATEMENT = ("Top-level model layers matched by name: IPU-cycles over every profiled run, and memory"
+                     " (code and variables); host waits last, never ranked.")
+
+
+def change_cells(row: dict[str, Any], units: str = "binary") -> list[tuple[str, int | None]]:
+    """A model layer's row of a comparison (LayerChange.as_dict) as CHANGE_HEADINGS: each cell's text, and
+    for the differences their value (to colour growth and shrinkage), else None."""
+    cells: list[tuple[str, int | None]] = [(row["name"], None)]
+    for figure, unit in (("cycles", "cycles"), ("memory", "bytes")):
+        for side in (row["a"], row["b"]):
+            cells.append(("absent" if side is None else format_value(side[figure], unit, units), None))
+        delta = row[f"{figure}_delta"]
+        cells.append((format_delta(delta, unit, units), delta))
+    return cells
