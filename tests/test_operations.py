@@ -10,8 +10,8 @@ from conftest import open_screen, wait_until_loaded
 
 from pvtui.cli import main
 from pvtui.model.operations import OperationIndex, select_rows, top_program
-from pvtui.render.operations import operation_details
-from pvtui.screens.operations import SORT_COLUMN, OperationsScreen
+from pvtui.render.operations import SORT_COLUMN, operation_details
+from pvtui.screens.operations import OperationsScreen
 
 pytestmark = pytest.mark.anyio
 

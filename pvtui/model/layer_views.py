@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from pvtui.model.layers import LayerFigures, LayerTree, build_tree, layer_figures, linked_operations, unlinked_reason
+from pvtui.model.operations import cycles_note as operation_cycles_note
 from pvtui.model.report import Report
 from pvtui.model.tables import Table
 
@@ -165,12 +166,8 @@ def source_note(report: Report, tree: LayerTree) -> str:
 
 def cycles_note(report: Report) -> str:
     """What a layer's cycles and share count, or why there are none."""
-    execution = report.execution
-    if execution is None:
-        return report.missing("execution")
-    runs = execution.num_runs
-    return (f"cycles: IPU-cycles of its steps over {runs} profiled run{'s' * (runs != 1)}; share: of every step's"
-            " IPU-cycles, host waits included")
+    note = operation_cycles_note(report)
+    return note if report.execution is None else f"{note}; share: of every step's IPU-cycles, host waits included"
 
 
 def node_dict(figures: LayerFigures, node: int, sort: str, depth: int) -> dict[str, Any]:

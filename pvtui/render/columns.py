@@ -10,8 +10,10 @@ its details.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 CELL_PADDING = 2  # a DataTable cell's padding, both sides together
+TOTAL = "total"  # the key of a last row that totals what a filter keeps
 
 
 @dataclass(frozen=True)
@@ -49,3 +51,27 @@ def cut_middle(name: str, width: int) -> str:
     if len(head) > width // 2:
         return name[: width - 1] + "…"
     return head + "…" + name[len(name) - (width - len(head) - 1) :]
+
+
+def cut_end(text: str, width: int) -> str:
+    """TEXT in WIDTH cells, ending in an ellipsis where it is cut."""
+    return text if len(text) <= width else text[: max(width - 1, 0)] + "…"
+
+
+@dataclass(frozen=True)
+class TableRows:
+    """A table of names and figures as a screen shows it, before the columns are fitted to the room."""
+
+    headings: dict[str, str]  # by column key, the names' ("name") first, in display order
+    keys: list[str]  # per row
+    names: list[str]
+    cells: list[dict[str, str]]  # per row, its figures by column key
+    styles: list[str]  # per row
+    priority: list[str | tuple[str, ...]]  # the figures by how much they matter (fit_columns), the sort's first
+    sort: str  # the column the rows are sorted by
+    cut: Callable[[str, int], str] = cut_end  # how a name too long is cut
+    total: tuple[str, str, dict[str, str]] | None = None  # a last row: its key, label and figures
+
+
+def total_label(rows: int) -> str:
+    return f"total of the {rows:,} row{'s' * (rows != 1)} kept"

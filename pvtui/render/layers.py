@@ -7,9 +7,10 @@ from typing import Any, Callable, Iterator
 from rich.text import Text
 
 from pvtui.model.compare import format_delta, format_value
-from pvtui.model.layer_views import Kept, cycles_note
-from pvtui.model.layers import LayerFigures, LayerTree
+from pvtui.model.layer_views import Kept, LayerOutline, cycles_note, source_note
+from pvtui.model.layers import LayerFigures, LayerTree, linked_operations
 from pvtui.model.report import Report
+from pvtui.render.columns import TOTAL, TableRows, total_label
 from pvtui.units import count_of, format_bytes, format_cycles, format_share
 
 INDENT = 2  # cells per level of nesting
@@ -108,6 +109,38 @@ def kept_cells(kept: Kept, fmt: Callable[[int], str]) -> dict[str, str]:
 
 def column_heading(key: str) -> str:
     return {"cycles": "IPU-cycles", "ops": "ops"}.get(key, key.replace("ipu", "IPU"))
+
+
+def layer_header(report: Report, outline: LayerOutline) -> Text:
+    """The line above the model layers: how many, their order, the filter; where they come from when no
+    debug context links the programs."""
+    tree = outline.tree
+    layers = sum(1 for n in tree.children(-1).tolist() if n not in (tree.host, tree.unknown))
+    text = Text(no_wrap=True, overflow="ellipsis")
+    text.append("By model layer", "bold")
+    text.append(f" · {count_of(layers, 'model layer')} · by {SORT_WORDS[outline.sort]}")
+    if outline.text:
+        text.append(f" · path contains {outline.text!r}")
+    if linked_operations(report) is None:
+        return Text.assemble(text, "\n", (source_note(report, tree), "dim"))
+    return text
+
+
+def layer_rows(outline: LayerOutline, fmt: Callable[[int], str], open_mark: str, closed_mark: str) -> TableRows:
+    """The nodes OUTLINE shows as the Operations screen shows them, a filter's total as a last row."""
+    figures, tree = outline.figures, outline.tree
+    nodes = outline.rows()
+    cells = [node_cells(figures, n, fmt) for n in nodes]
+    ipus = 0 if figures.cycles_by_ipu is None else figures.cycles_by_ipu.shape[1]
+    keys = ["cycles", "share", *(f"ipu {i}" for i in range(ipus)), "memory", "ops"]
+    total = outline.total()
+    other = "memory" if outline.sort == "cycles" else "cycles"
+    return TableRows(
+        {"name": "name", **{key: column_heading(key) for key in keys}}, [str(n) for n in nodes],
+        [name_cell(tree, n, n in outline.expanded, outline.has_children(n), open_mark, closed_mark) for n in nodes],
+        cells, ["dim" if tree.is_host(n) else "" for n in nodes],
+        [outline.sort, other, "share", "ops", tuple(k for k in keys if k.startswith("ipu"))], outline.sort,
+        total=None if total is None else (TOTAL, total_label(total.nodes), kept_cells(total, fmt)))
 
 
 def node_kind(report: Report, figures: LayerFigures, node: int) -> str:

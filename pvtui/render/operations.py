@@ -6,13 +6,34 @@ from typing import Callable
 
 from rich.text import Text
 
-from pvtui.model.operations import OperationRow, cycles_note, layer_label
+from pvtui.model.operations import COLUMNS, LayerOperations, OperationRow, cycles_note, layer_label
 from pvtui.model.report import Report
+from pvtui.render.columns import TOTAL, TableRows, cut_middle, total_label
 from pvtui.units import count_of, format_cycles
 
 LISTED = 6  # programs and operations named in the details
 HEADINGS = {"name": "name", "memory bytes": "memory", "code bytes": "code", "variable bytes": "variables",
             "cycles": "IPU-cycles", "programs": "progs", "operations": "ops", "first step": "step"}
+SORT_COLUMN = {"memory": "memory bytes", "code": "code bytes", "variables": "variable bytes", "cycles": "cycles",
+               "programs": "programs", "step": "first step", "name": "name"}
+# the figures of an operation by how much they matter once the sort's is shown: the details give every one
+PRIORITY = ("memory bytes", "cycles", "first step", "programs", "operations", "variable bytes", "code bytes")
+
+
+def operation_rows(rows: list[OperationRow], sort: str, filtered: bool, fmt: Callable[[int], str]) -> TableRows:
+    """ROWS, sorted by SORT, as the Operations screen shows them; FILTERED adds their total as a last row."""
+    cells = [operation_cells(row, fmt) for row in rows]
+    column = SORT_COLUMN[sort]
+    total = None
+    if filtered and rows:
+        cycles = [row.cycles for row in rows if row.cycles is not None]
+        total = (TOTAL, total_label(len(rows)), {
+            "memory bytes": fmt(sum(row.memory for row in rows)), "code bytes": fmt(sum(r.code_bytes for r in rows)),
+            "cycles": f"{sum(cycles):,}" if cycles else "—",
+            "operations": f"{sum(len(row.operations) for row in rows):,}"})
+    return TableRows({key: HEADINGS[key] for key in COLUMNS}, [row.name for row in rows],
+                     [row.name for row in rows], cells, [""] * len(rows),
+                     [column, *(c for c in PRIORITY if c != column)], column, cut_middle, total)
 
 
 def operation_cells(row: OperationRow, fmt: Callable[[int], str]) -> dict[str, str]:
@@ -26,6 +47,18 @@ def operation_cells(row: OperationRow, fmt: Callable[[int], str]) -> dict[str, s
         "operations": f"{len(row.operations):,}",
         "first step": "—" if row.first_step < 0 else f"{row.first_step:,}",
     }
+
+
+def operation_header(view: LayerOperations, shown: int, sort: str, text: str) -> Text:
+    """The line above the operations of a debug layer: how many are shown, their order, the filter."""
+    if view.reason:
+        return Text(f"{view.label}: {view.reason}  (L: next debug layer)")
+    header = Text(no_wrap=True, overflow="ellipsis")
+    header.append(f"{view.label} operations", "bold")
+    header.append(f" · {shown:,} of {len(view.rows):,} · by {sort}")
+    if text:
+        header.append(f" · name contains {text!r}")
+    return header
 
 
 def operation_details(report: Report, row: OperationRow, layer: str, fmt: Callable[[int], str]) -> Text:

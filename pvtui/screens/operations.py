@@ -9,13 +9,11 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.message import Message
 from textual.widgets import DataTable, Input, Label, Static
 
-from pvtui.model.layer_views import SORTS, LayerOutline, layers_table, source_note
-from pvtui.model.layers import build_tree, layer_figures, linked_operations
+from pvtui.model.layer_views import SORTS, LayerOutline, layers_table
+from pvtui.model.layers import build_tree, layer_figures
 from pvtui.model.operations import (
-    COLUMNS,
     SORT_KEYS,
     LayerOperations,
     OperationIndex,
@@ -26,44 +24,16 @@ from pvtui.model.operations import (
     top_program,
 )
 from pvtui.model.tables import Table
-from pvtui.render.columns import CELL_PADDING, cut_middle, fit_columns
-from pvtui.render.layers import column_heading, kept_cells, name_cell, node_cells, node_details
-from pvtui.render.operations import HEADINGS, operation_cells, operation_details
+from pvtui.render.columns import TOTAL, TableRows
+from pvtui.render.layers import layer_header, layer_rows, node_details
+from pvtui.render.operations import operation_details, operation_header, operation_rows
 from pvtui.screens.base import ReportScreen, Unavailable
-from pvtui.units import count_of
+from pvtui.widgets.fitted_table import FittedTable
 from pvtui.widgets.look import look_of
 
 MIN_NAME_WIDTH = 24  # below this, figures other than the sort's give way to the names
 SCROLLBAR = 2
-SORT_COLUMN = {"memory": "memory bytes", "code": "code bytes", "variables": "variable bytes", "cycles": "cycles",
-               "programs": "programs", "step": "first step", "name": "name"}
-# the figures of an operation by how much they matter once the sort's is shown: the details give every one
-OPERATION_PRIORITY = ("memory bytes", "cycles", "first step", "programs", "operations", "variable bytes", "code bytes")
-TOTAL = "total"  # the key of the row that totals what a filter keeps
 CHROME_ROWS = 12  # rows of the screen besides the table's rows (tabs, header, headings, details, keys)
-
-
-class OutlineTable(DataTable):
-    """A DataTable whose rows may open and close (by model layer): right opens, left closes, Space toggles;
-    elsewhere right and left scroll, as a DataTable's do."""
-
-    class Fold(Message):
-        def __init__(self, opened: bool | None) -> None:  # None: toggle
-            super().__init__()
-            self.opened = opened
-
-    BINDINGS = [
-        Binding("right", "fold(True)", "Open / first row under", show=False),
-        Binding("left", "fold(False)", "Close / row above", show=False),
-        Binding("space", "fold(None)", "Open or close", show=False),
-    ]
-    folds = False
-
-    def action_fold(self, opened: bool | None) -> None:
-        if self.folds:
-            self.post_message(self.Fold(opened))
-        elif opened is not None:
-            self.action_scroll_right() if opened else self.action_scroll_left()
 
 
 class OperationsScreen(ReportScreen):
@@ -132,7 +102,7 @@ class OperationsScreen(ReportScreen):
             yield Input(placeholder="part of a name; Enter keeps the rows that contain it", id="filter-input",
                         compact=True)
         with Horizontal(id="operations-body"):
-            yield OutlineTable(id="operations-table", cursor_type="row", zebra_stripes=True)
+            yield FittedTable(id="operations-table", cursor_type="row", zebra_stripes=True)
             with VerticalScroll(id="operation-scroll", can_focus=False):
                 yield Static(id="operation-details")
 
@@ -165,9 +135,9 @@ class OperationsScreen(ReportScreen):
             self._fill(keep=self._selected_key())
 
     @property
-    def table(self) -> OutlineTable | None:
+    def table(self) -> FittedTable | None:
         found = self.query("#operations-table")
-        return found.first(OutlineTable) if found else None
+        return found.first(FittedTable) if found else None
 
     def _ready(self) -> bool:
         return self.outline is not None if self.group == "layer" else self.view is not None
@@ -216,114 +186,35 @@ class OperationsScreen(ReportScreen):
         table = self.table
         if table is None:
             return
-        table.clear(columns=True)
         table.folds = self.group == "layer"
         self.filled_width = table.size.width
         room = (table.size.width or self.app.size.width) - SCROLLBAR
-        keys = self._fill_layers(table, room) if self.group == "layer" else self._fill_operations(table, room)
+        keys = table.show_rows(self._rows(), room, MIN_NAME_WIDTH)
         self._show_header()
         if keep is not None and keep in keys:
             table.move_cursor(row=keys.index(keep))
         self._show_details()
         table.focus()
 
-    def _add_columns(self, table: DataTable, cells: list[dict[str, str]], names: list[str],
-                     priority: list[str | tuple[str, ...]], room: int, sort_column: str) -> list[str]:
-        """The columns that fit ROOM, names first (render.columns); return the figure columns added."""
-        keys = list(cells[0]) if cells else [k for k in priority if isinstance(k, str)]
-
-        def heading(key: str) -> str:
-            return column_heading(key) if self.group == "layer" else HEADINGS[key]
-
-        widths = {key: max([len(heading(key)) + 1, *(len(c.get(key, "")) for c in cells)]) for key in keys}
-        longest = max([len(heading("name")) + 1, *map(len, names)])
-        fit = fit_columns(room, longest, widths, priority, 2, MIN_NAME_WIDTH)
-        for key in ["name", *fit.columns]:
-            label = heading(key) + ("▼" if key == sort_column else "")
-            table.add_column(Text(label, justify="left" if key == "name" else "right"), key=key,
-                             width=fit.name_width if key == "name" else widths[key])
-        self._name_width = fit.name_width
-        return fit.columns
-
-    def _fill_layers(self, table: DataTable, room: int) -> list[str]:
-        outline = self.outline
-        if outline is None:
-            return []
-        figures, tree = outline.figures, outline.tree
-        self.nodes = outline.rows()
-        glyphs = look_of(self.app).glyphs
-        names = [name_cell(tree, n, n in outline.expanded, outline.has_children(n), glyphs.marker, glyphs.pointer)
-                 for n in self.nodes]
-        cells = [node_cells(figures, n, self.bytes) for n in self.nodes]
-        total = outline.total()
-        total_cells = [kept_cells(total, self.bytes)] if total is not None else []
-        other = "memory" if outline.sort == "cycles" else "cycles"
-        priority = [outline.sort, other, "share", "ops", tuple(k for k in (cells or [{}])[0] if k.startswith("ipu"))]
-        columns = self._add_columns(table, cells + total_cells, names, priority, room, outline.sort)
-        for node, name, row in zip(self.nodes, names, cells):
-            style = "dim" if tree.is_host(node) else ""
-            table.add_row(Text(_cut_end(name, self._name_width), style),
-                          *(Text(row[c], style, justify="right") for c in columns), key=str(node))
-        if total is not None:
-            label = f"total of the {count_of(total.nodes, 'row')} kept"
-            table.add_row(Text(_cut_end(label, self._name_width), "bold"),
-                          *(Text(total_cells[0][c], "bold", justify="right") for c in columns), key=TOTAL)
-        return [str(n) for n in self.nodes] + ([TOTAL] if total is not None else [])
-
-    def _fill_operations(self, table: DataTable, room: int) -> list[str]:
+    def _rows(self) -> TableRows:
+        """The rows of the grouping chosen, as the table shows them."""
+        if self.group == "layer" and self.outline is not None:
+            self.nodes = self.outline.rows()
+            glyphs = look_of(self.app).glyphs
+            return layer_rows(self.outline, self.bytes, glyphs.marker, glyphs.pointer)
         view = self.view
         self.shown = select_rows(view.rows, self.sort, self.filter_text) if view is not None else []
-        cells = [operation_cells(row, self.bytes) for row in self.shown]
-        names = [row.name for row in self.shown]
-        sort_column = SORT_COLUMN[self.sort]
-        priority = [sort_column, *(c for c in OPERATION_PRIORITY if c != sort_column)]
-        columns = self._add_columns(table, cells, names, priority, room, sort_column)
-        for row, figures in zip(self.shown, cells):
-            table.add_row(cut_middle(row.name, self._name_width),
-                          *(Text(figures[c], justify="right") for c in columns), key=row.name)
-        if self.filter_text and self.shown:
-            total = self._operations_total()
-            table.add_row(Text(_cut_end(f"total of the {count_of(len(self.shown), 'row')} kept",
-                                        self._name_width), "bold"),
-                          *(Text(total.get(c, ""), "bold", justify="right") for c in columns), key=TOTAL)
-            return names + [TOTAL]
-        return names
-
-    def _operations_total(self) -> dict[str, str]:
-        """The memory and cycles of the operations the filter keeps, summed."""
-        cycles = [row.cycles for row in self.shown if row.cycles is not None]
-        return {"memory bytes": self.bytes(sum(row.memory for row in self.shown)),
-                "code bytes": self.bytes(sum(row.code_bytes for row in self.shown)),
-                "cycles": f"{sum(cycles):,}" if cycles else "—",
-                "operations": f"{sum(len(row.operations) for row in self.shown):,}"}
+        return operation_rows(self.shown, self.sort, bool(self.filter_text), self.bytes)
 
     def _show_header(self) -> None:
         header = self.query_one("#operations-header", Static)
-        text = Text(no_wrap=True, overflow="ellipsis")
         if self.group == "layer":
-            outline = self.outline
-            if outline is None:
-                return
-            tree = outline.tree
-            layers = sum(1 for n in tree.children(-1).tolist() if n not in (tree.host, tree.unknown))
-            text.append("By model layer", "bold")
-            text.append(f" · {count_of(layers, 'model layer')} · by "
-                        f"{'IPU-cycles' if outline.sort == 'cycles' else 'memory'}")
-            if self.filter_text:
-                text.append(f" · path contains {self.filter_text!r}")
-            if linked_operations(self.report) is None:
-                text = Text.assemble(text, "\n", (source_note(self.report, outline.tree), "dim"))
-            header.update(text)
-            return
-        view = self.view
-        if view is None:
+            if self.outline is not None:
+                header.update(layer_header(self.report, self.outline))
+        elif self.view is None:
             header.update("No debug context of this report belongs to an operation.")
-            return
-        text.append(f"{view.label} operations", "bold")
-        text.append(f" · {len(self.shown):,} of {len(view.rows):,} · by {self.sort}")
-        if self.filter_text:
-            text.append(f" · name contains {self.filter_text!r}")
-        header.update(Text(f"{view.label}: {view.reason}  (L: next debug layer)") if view.reason else text)
+        else:
+            header.update(operation_header(self.view, len(self.shown), self.sort, self.filter_text))
 
     # Details -----------------------------------------------------------------------
 
@@ -412,8 +303,8 @@ class OperationsScreen(ReportScreen):
             self.sort = SORT_KEYS[(SORT_KEYS.index(self.sort) + 1) % len(SORT_KEYS)]
         self._fill(keep=keep)
 
-    @on(OutlineTable.Fold)
-    def _fold(self, event: OutlineTable.Fold) -> None:
+    @on(FittedTable.Fold)
+    def _fold(self, event: FittedTable.Fold) -> None:
         self._fold_node(event.opened)
 
     @on(DataTable.RowSelected, "#operations-table")
@@ -518,7 +409,3 @@ class OperationsScreen(ReportScreen):
         if self.index is not None:
             self._load()
 
-
-def _cut_end(text: str, width: int) -> str:
-    """TEXT in WIDTH cells, ending in an ellipsis where it is cut."""
-    return text if len(text) <= width else text[: max(width - 1, 0)] + "…"
