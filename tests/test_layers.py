@@ -286,3 +286,32 @@ async def test_the_compare_screen_has_a_table_by_model_layer(tiny_dir, other_dir
                    "success": rich_colour(app.theme_variables, "success")}
         assert table.get_row_at(grown)[3].style.color.name == colours["error"].name  # a regression
         assert table.get_row_at(shrunk)[3].style.color.name == colours["success"].name  # a gain
+
+
+async def test_T_and_P_from_a_model_layer(make_app, tiny_report):
+    from pvtui.model.operations import program_steps
+    from pvtui.screens.programs import ProgramsScreen
+    from pvtui.screens.trace import TraceScreen
+
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        screen = await open_screen(pilot, "o", OperationsScreen)
+        for _ in range(200):
+            if screen.outline is not None:
+                break
+            await pilot.pause(0.02)
+        node = screen.selected_node()
+        tree = screen.outline.tree
+        steps = program_steps(tiny_report, tree.programs_under(node)).tolist()
+        assert len(steps) == screen.outline.figures.steps[node] > 1
+        await pilot.press("T")
+        trace = pilot.app.screen
+        assert isinstance(trace, TraceScreen)
+        for _ in range(200):
+            if trace.selected_step == steps[0]:
+                break
+            await pilot.pause(0.02)
+        assert trace.selected_step == steps[0]
+        await pilot.press("o", "P")
+        await pilot.pause()
+        programs = pilot.app.screen
+        assert isinstance(programs, ProgramsScreen) and programs.selected_program() == tree.first_program[node]
