@@ -141,7 +141,8 @@ def test_a_filter_keeps_whole_parts_and_totals_them(capsys, tiny_dir, tiny_repor
     outline = LayerOutline(layer_figures(tiny_report, build_tree(tiny_report)))
     outline.filter("attention/qkv")
     shown = [outline.tree.paths[n] for n in outline.rows()]
-    assert shown[:3] == ["layer1", "layer1/attention", "layer1/attention/qkv"]  # the costliest layer first, opened
+    first = data["groups"][0]["path"]  # the costliest kept, under its layer opened down to it
+    assert shown[:3] == [first.split("/")[0], first.rsplit("/", 1)[0], first]
     assert outline.total().cycles == data["kept"]["cycles"]
 
 
@@ -315,3 +316,15 @@ async def test_T_and_P_from_a_model_layer(make_app, tiny_report):
         await pilot.pause()
         programs = pilot.app.screen
         assert isinstance(programs, ProgramsScreen) and programs.selected_program() == tree.first_program[node]
+
+
+def test_with_a_filter_the_rows_above_what_it_keeps_give_the_sum_of_what_it_keeps(tiny_report):
+    outline = LayerOutline(layer_figures(tiny_report, build_tree(tiny_report)))
+    outline.filter("MatMul")
+    tree, shown, full = outline.tree, outline.shown, outline.figures
+    layer = outline.rows()[0]
+    assert outline.partial(layer) and tree.parent[layer] < 0
+    under = [n for n in outline.kept.tolist() if tree.top[n] == layer]
+    assert int(shown.cycles[layer]) == sum(int(full.cycles[n]) for n in under) < int(full.cycles[layer])
+    assert all(int(shown.cycles[n]) == int(full.cycles[n]) and not outline.partial(n) for n in under)
+    assert sum(int(shown.cycles[n]) for n in tree.children(-1).tolist()) == outline.total().cycles

@@ -4,6 +4,7 @@ total of what the filter keeps."""
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,9 +38,10 @@ def matching(tree: LayerTree, text: str) -> np.ndarray:
     return np.array([needle in path.lower() for path in tree.paths], dtype=bool)
 
 
-def kept_nodes(tree: LayerTree, text: str) -> tuple[np.ndarray, np.ndarray]:
-    """The nodes a filter on TEXT keeps (those matching, with no matching node above them), and per
-    node whether it shows under the filter (it leads to one of them, or lies within one)."""
+def kept_nodes(tree: LayerTree, text: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The nodes a filter on TEXT keeps (those matching, with no matching node above them); per node,
+    whether it lies within one of them; and whether it shows under the filter (it leads to one of them,
+    or lies within one)."""
     matched = matching(tree, text)
     within = matched.copy()  # it or a node above it matches
     below = np.zeros(len(tree), dtype=bool)  # a node above it matches
@@ -53,7 +55,23 @@ def kept_nodes(tree: LayerTree, text: str) -> tuple[np.ndarray, np.ndarray]:
         while node >= 0 and not shows[node]:
             shows[node] = True
             node = int(tree.parent[node])
-    return kept, shows
+    return kept, within, shows
+
+
+def restricted(figures: LayerFigures, kept: np.ndarray, within: np.ndarray) -> LayerFigures:
+    """FIGURES of what a filter keeps: a node within a kept one keeps its own, one above them the sum of
+    the kept nodes under it."""
+
+    def part(values: np.ndarray) -> np.ndarray:
+        at = np.zeros_like(values)
+        at[kept] = values[kept]
+        inside = within.reshape(-1, *([1] * (values.ndim - 1)))
+        return np.where(inside, values, figures.tree.subtree_sums(at))
+
+    by_ipu = None if figures.cycles_by_ipu is None else part(figures.cycles_by_ipu)
+    return dataclasses.replace(figures, cycles_by_ipu=by_ipu, steps=part(figures.steps),
+                               code_bytes=part(figures.code_bytes), variable_bytes=part(figures.variable_bytes),
+                               operations=part(figures.operations))
 
 
 @dataclass(frozen=True)
@@ -92,6 +110,11 @@ class LayerOutline:
     text: str = ""
     kept: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))  # with a filter: the nodes it keeps
     shows: np.ndarray | None = None  # with a filter: per node, whether it shows (kept_nodes)
+    within: np.ndarray | None = None  # with a filter: per node, whether it lies within a node kept
+    shown: LayerFigures | None = None  # the figures the rows show: with a filter, those of what it keeps
+
+    def __post_init__(self) -> None:
+        self.shown = self.shown or self.figures
 
     @property
     def tree(self) -> LayerTree:
@@ -101,9 +124,10 @@ class LayerOutline:
         """Keep the nodes whose path contains TEXT, shown under their layers opened down to them."""
         self.text = text
         if not text:
-            self.kept, self.shows = np.zeros(0, np.int64), None
+            self.kept, self.shows, self.within, self.shown = np.zeros(0, np.int64), None, None, self.figures
             return
-        self.kept, self.shows = kept_nodes(self.tree, text)
+        self.kept, self.within, self.shows = kept_nodes(self.tree, text)
+        self.shown = restricted(self.figures, self.kept, self.within)
         for node in self.kept.tolist():
             parent = int(self.tree.parent[node])
             while parent >= 0:
@@ -115,7 +139,7 @@ class LayerOutline:
         nodes = self.tree.children(node)
         if self.shows is not None:
             nodes = nodes[self.shows[nodes]]
-        return ranked(self.figures, nodes, self.sort)
+        return ranked(self.shown, nodes, self.sort)
 
     def rows(self) -> list[int]:
         """The nodes shown, in order: each expanded node followed by its children."""
@@ -127,6 +151,10 @@ class LayerOutline:
             if node in self.expanded:
                 stack.extend(self.children(node)[::-1])
         return shown
+
+    def partial(self, node: int) -> bool:
+        """Whether NODE's figures as shown are only those of what the filter keeps under it."""
+        return self.within is not None and not self.within[node]
 
     def has_children(self, node: int) -> bool:
         return len(self.tree.children(node)) > 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterator
 
+import numpy as np
 from rich.text import Text
 
 from pvtui.model.compare import format_delta, format_value
@@ -128,7 +129,7 @@ def layer_header(report: Report, outline: LayerOutline) -> Text:
 
 def layer_rows(outline: LayerOutline, fmt: Callable[[int], str], open_mark: str, closed_mark: str) -> TableRows:
     """The nodes OUTLINE shows as the Operations screen shows them, a filter's total as a last row."""
-    figures, tree = outline.figures, outline.tree
+    figures, tree = outline.shown, outline.tree
     nodes = outline.rows()
     cells = [node_cells(figures, n, fmt) for n in nodes]
     ipus = 0 if figures.cycles_by_ipu is None else figures.cycles_by_ipu.shape[1]
@@ -149,7 +150,7 @@ def node_kind(report: Report, figures: LayerFigures, node: int) -> str:
         return HOST_NOTE[0].upper() + HOST_NOTE[1:]
     if node == tree.unknown:
         return "Steps that name no program of the program table"
-    here = int(figures.operations[node]) - sum(int(figures.operations[c]) for c in tree.children(node))
+    here = int(np.count_nonzero(tree.operation_node == node))  # operations whose name ends here
     if here:
         return "Operation" if here == 1 else f"{here:,} operations of this name"
     programs = tree.programs_under(node)
@@ -158,12 +159,16 @@ def node_kind(report: Report, figures: LayerFigures, node: int) -> str:
     return "Model layer" if tree.parent[node] < 0 else "Part of a model layer"
 
 
-def node_details(report: Report, figures: LayerFigures, node: int, fmt: Callable[[int], str]) -> Text:
-    """What the details pane says of NODE: its whole path, figures, and the programs under it."""
+def node_details(report: Report, figures: LayerFigures, node: int, fmt: Callable[[int], str],
+                 partial: bool = False) -> Text:
+    """What the details pane says of NODE: its whole path, figures (PARTIAL: only those of what a filter
+    keeps under it), and the programs under it."""
     tree, muted = figures.tree, "dim"
     text = Text()
     text.append(tree.paths[node] + "\n", "bold")
     text.append(node_kind(report, figures, node) + "\n", muted)
+    if partial:
+        text.append("Its figures here: those of what the filter keeps under it\n", muted)
     if figures.cycles is not None:
         share = figures.share(node)
         text.append(f"IPU-cycles  {int(figures.cycles[node]):,}")

@@ -252,7 +252,7 @@ class OperationsScreen(ReportScreen):
                         " counted once (the rows under a kept row are within it).")
         node, row = self.selected_node(), self.selected_row()
         if node is not None:
-            return node_details(self.report, self.outline.figures, node, self.bytes)
+            return node_details(self.report, self.outline.shown, node, self.bytes, self.outline.partial(node))
         if row is not None:
             return operation_details(self.report, row, self.layer_name or "", self.bytes)
         empty = self.filter_text and (self.group == "layer" or (self.view is not None and self.view.rows))
@@ -390,7 +390,7 @@ class OperationsScreen(ReportScreen):
 
     def export_table(self) -> Table | None:
         if self.group == "layer":
-            return None if self.outline is None else layers_table(self.outline.figures, self.nodes)
+            return None if self.outline is None else layers_table(self.outline.shown, self.nodes)
         if self.view is None or not self.view.rows:
             return None
         return operations_table(self.view, self.shown)
