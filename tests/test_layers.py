@@ -223,15 +223,21 @@ def test_compare_by_layer(capsys, tiny_dir, other_dir):
     assert all(row["cycles_delta"] == 0 and row["memory_delta"] == 0 for row in same)
 
 
+async def open_by_layer(pilot) -> OperationsScreen:
+    """Press o and wait for the model layers."""
+    screen = await open_screen(pilot, "o", OperationsScreen)
+    for _ in range(200):
+        if screen.outline is not None:
+            break
+        await pilot.pause(0.02)
+    await pilot.pause()
+    return screen
+
+
 async def test_three_keys_from_the_summary_show_the_costliest_layer_and_its_share(make_app, tiny_report):
     expected = layers_data(tiny_report)["groups"][0]
     async with make_app().run_test(size=(80, 24)) as pilot:
-        screen = await open_screen(pilot, "o", OperationsScreen)  # one key
-        for _ in range(200):
-            if screen.outline is not None:
-                break
-            await pilot.pause(0.02)
-        await pilot.pause()
+        screen = await open_by_layer(pilot)  # one key
         row = [str(cell) for cell in screen.table.get_row_at(0)]
         assert row[0].strip(" ▶") == expected["name"]
         assert row[1] == f"{expected['cycles']:,}" and row[2] == f"{expected['share']:.1%}"
@@ -239,11 +245,7 @@ async def test_three_keys_from_the_summary_show_the_costliest_layer_and_its_shar
 
 async def test_opening_closing_and_sorting_by_memory(make_app):
     async with make_app().run_test(size=(100, 30)) as pilot:
-        screen = await open_screen(pilot, "o", OperationsScreen)
-        for _ in range(200):
-            if screen.outline is not None:
-                break
-            await pilot.pause(0.02)
+        screen = await open_by_layer(pilot)
         first = screen.selected_node()
         await pilot.press("right")  # opens
         assert first in screen.outline.expanded
@@ -295,11 +297,7 @@ async def test_T_and_P_from_a_model_layer(make_app, tiny_report):
     from pvtui.screens.trace import TraceScreen
 
     async with make_app().run_test(size=(80, 24)) as pilot:
-        screen = await open_screen(pilot, "o", OperationsScreen)
-        for _ in range(200):
-            if screen.outline is not None:
-                break
-            await pilot.pause(0.02)
+        screen = await open_by_layer(pilot)
         node = screen.selected_node()
         tree = screen.outline.tree
         steps = program_steps(tiny_report, tree.programs_under(node)).tolist()
