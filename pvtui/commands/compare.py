@@ -19,11 +19,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--engine-a", help="which report in A, where it holds several")
     parser.add_argument("--engine-b", help="which report in B, where it holds several")
     parser.add_argument("--theme", help="theme name, for the explorer")
+    parser.add_argument("--group", choices=("layer",),
+                        help="layer: only the model layers, their IPU-cycles and memory in A and B (as text or --json)")
     add_units_argument(parser)
 
 
 def run(args: argparse.Namespace) -> int:
 
+    if args.group == "layer":
+        return run_layers(args)
     if not args.json and sys.stdout.isatty():
         from pvtui.app import run_app
 
@@ -41,6 +45,36 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_layers(args: argparse.Namespace) -> int:
+    """`pvtui compare A B --group layer`: the model layers of A and B, B - A."""
+    from pvtui.model.layer_compare import layer_changes, layers_json
+    from pvtui.render.glyphs import text_minus
+    from pvtui.units import UNIT_NAMES
+
+    data = {"a": {"name": None, "path": str(args.a)}, "b": {"name": None, "path": str(args.b)},
+            "difference": "B - A", "group": "layer"}
+    a, b = load(args.a, args.engine_a), load(args.b, args.engine_b)
+    data["a"]["name"], data["b"]["name"] = a.name, b.name
+    data["layers"] = layers_json(layer_changes(a, b))
+    if args.json:
+        print(json.dumps(data, indent=2))
+        return 0
+    from rich.console import Console
+
+    console = Console()
+    console.print(_heading(data, text_minus()))
+    for renderable in _layers(data["layers"], UNIT_NAMES[args.units], text_minus()):
+        console.print(renderable)
+    return 0
+
+
+def _heading(data: dict[str, Any], minus: str):
+    from rich.text import Text
+
+    return Text.assemble(("Compare", "bold"), f" · A {data['a']['name']} ({data['a']['path']}) · "
+                         f"B {data['b']['name']} ({data['b']['path']}) · differences are B {minus} A")
+
+
 def render(data: dict[str, Any], units: str = "binary") -> None:
     """The comparison as text, bytes in UNITS (a mode of pvtui.units): as wide as its longest name needs,
     since a file has no width."""
@@ -54,8 +88,7 @@ def render(data: dict[str, Any], units: str = "binary") -> None:
     names = [row["name"] for key in ("programs", "operations") if data[key]["available"]
              for row in data[key]["grown"] + data[key]["shrunk"]]
     console = Console(width=max([80] + [len(name) + NAME_ROOM for name in names]))
-    console.print(Text.assemble(("Compare", "bold"), f" · A {data['a']['name']} ({data['a']['path']}) · "
-                                f"B {data['b']['name']} ({data['b']['path']}) · differences are B {minus} A"))
+    console.print(_heading(data, minus))
     if data["identical"]:  # a table of zeros would only hide that
         from pvtui.model.compare import IDENTICAL
 
@@ -63,7 +96,7 @@ def render(data: dict[str, Any], units: str = "binary") -> None:
         return
     sections = (("Summary", _summary(data["summary"], units, minus)), ("Tiles", _tiles(data["tiles"], units, minus)),
                 ("Liveness", _liveness(data["liveness"], units)), ("Programs", _changes(data["programs"], units, minus)),
-                ("Operations", _changes(data["operations"], units, minus)))
+                ("Operations", _changes(data["operations"], units, minus)), ("Model layers", _layers(data["layers"], units, minus)))
     for title, renderables in sections:
         console.print()
         console.print(Text(title, style="bold underline"))
@@ -145,3 +178,23 @@ def _changes(changes: dict[str, Any], units: str, minus: str):
                           format_delta(row["delta"], "bytes", units, minus))
         if changes[key]:
             yield table
+
+
+def _layers(layers: dict[str, Any], units: str, minus: str):
+    from rich import box
+
+    from pvtui.render.layers import CHANGE_HEADINGS, CHANGES_STATEMENT, change_cells
+
+    if not layers["available"]:
+        yield layers["reason"]
+        return
+    yield CHANGES_STATEMENT
+    table = _table(*(heading.replace("−", minus) for heading in CHANGE_HEADINGS))
+    table.box, table.show_edge, table.collapse_padding = box.SIMPLE_HEAD, False, True  # fits 80 columns
+    table.caption = "cycles: IPU-cycles; host waits (dim): never ranked as a layer"
+    table.columns[0].overflow = "fold"
+    for column in table.columns[1:]:
+        column.no_wrap = True
+    for row in layers["layers"]:
+        table.add_row(*(text for text, _ in change_cells(row, units, minus)), style="dim" if row["host"] else None)
+    yield table

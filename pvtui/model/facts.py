@@ -58,6 +58,7 @@ def fact_rows(data: dict[str, Any], fmt: Callable[[int], str]) -> FactRows:
             ("Steps", _str(e["steps"]) if e else None),
             ("Report total", report_total(e["report_total_cycles"]) if e else None),
             ("Time at the clock", clock_time(e["report_total_cycles"] if e else None, t["clock_hz"])),
+            ("Device time", device_time(e["device_cycles"], e["runs"]) if e else None),
         ]),
     ]
 
@@ -86,6 +87,14 @@ def _str(value: Any) -> str | None:
 def report_total(cycles: int | None) -> str | None:
     """The report total (the total cycles the report states) as shown: `80,118,787 cycles`."""
     return None if cycles is None else f"{cycles:,} cycles"
+
+
+def device_time(cycles: int | None, runs: int) -> str | None:
+    """Device time (the run spans without the host waits at their ends) as shown, saying what it leaves out."""
+    if cycles is None:
+        return None
+    ends = "the run's ends" if runs == 1 else "runs' ends"
+    return f"{cycles:,} cycles, less host waits at {ends}"
 
 
 def clock_time(cycles: int | None, clock_hz: float | None) -> str | None:

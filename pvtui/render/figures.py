@@ -16,6 +16,10 @@ FIGURE_WORDS = (
     ("IPU-cycles", "cycles summed over IPUs: a step that ran on 4 IPUs for 1,000 cycles each counts "
                    "4,000; what step statistics and IPU-cycles by step type add up, more than the run "
                    "span when IPUs work at once."),
+    ("device time", "a run's span without the host waits at its ends: from the start of its first step that "
+                    "is not a host wait to the end of its last (Summary, `pvtui trace`)."),
+    ("host wait", "a step that waits on the host (a stream copy to or from the host, a sync with the host); "
+                  "never ranked as a model layer or an operation."),
     ("steps", "the steps of the program, each counted once whichever IPUs it ran on."),
     ("IPU-steps", "step-IPU pairs that ran: a step that ran on 4 IPUs counts 4."),
 )

@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from pvtui.model.facts import clock_time, fact_rows, file_entries, report_total
+from pvtui.model.facts import clock_time, device_time, fact_rows, file_entries, report_total
 from pvtui.render.figures import run_figures_line
 from pvtui.render.step_change import changed_variables, step_change_line
 
@@ -111,20 +111,22 @@ def render_programs(data: dict[str, Any], fmt: Fmt = format_bytes) -> None:
 
 def render_trace(data: dict[str, Any]) -> None:
     console = _console()
+    spans = [run["device_cycles"] for run in data["runs"] if run["device_cycles"] is not None]
     console.print(facts_table("Execution", [
         ("Runs", len(data["runs"])),
         ("Steps", f"{data['steps']:,}"),
         ("IPUs", data["ipus"]),
         ("Report total", report_total(data["report_total_cycles"])),
         ("Time at the clock", clock_time(data["report_total_cycles"], data["clock_hz"])),
+        ("Device time", device_time(sum(spans) if spans else None, len(data["runs"]))),
         ("Steps with per-tile cycles", data["bsp_steps"]),
     ]))
     runs = Table(title="Runs", title_justify="left")
-    for name in ("run", "steps", "IPU-steps", "run span", "IPU-cycles"):
+    for name in ("run", "steps", "IPU-steps", "run span", "device time", "IPU-cycles"):
         runs.add_column(name, justify="right" if name != "run" else "left")
     for run in data["runs"]:
         runs.add_row(run["name"], f"{run['steps']:,}", f"{run['ipu_steps']:,}", format_cycles(run["run_span_cycles"]),
-                     format_cycles(run["ipu_cycles"]))
+                     format_cycles(run["device_cycles"]), format_cycles(run["ipu_cycles"]))
     console.print(runs)
     console.print(Text(RUNS_NOTE, style="dim"))
     console.print(ranked_table("IPU-cycles by step type", ("type", "IPU-cycles"), data["ipu_cycles_by_type"],
