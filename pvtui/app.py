@@ -149,7 +149,7 @@ class PvtuiApp(InstantModeSwitch):
         self.pending_changes: list[tuple[Path, bool]] = []
         self.reload_second = False  # whether the reload prompt shown is about B
         self.units = "binary"  # memory units on every screen: binary, si or bytes
-        self._ascii_glyphs = AsciiGlyphs() if basic_console() else None  # TERM=linux: every glyph ASCII
+        self._ascii_glyphs = [AsciiGlyphs()] if basic_console() else []  # TERM=linux: every glyph in ASCII
         extra, self.theme_problems = user_themes()
         for item in builtin_themes() + extra:
             self.register_theme(item)
@@ -157,8 +157,7 @@ class PvtuiApp(InstantModeSwitch):
 
     def get_line_filters(self):
         """Textual's line filters, then on a basic console the one that draws every glyph in ASCII."""
-        filters = super().get_line_filters()
-        return filters if self._ascii_glyphs is None else [*filters, self._ascii_glyphs]
+        return [*super().get_line_filters(), *self._ascii_glyphs]
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         """pvtui's pv-* colours for any theme (the palette offers Textual's too); a theme's own win."""
@@ -384,14 +383,10 @@ class PvtuiApp(InstantModeSwitch):
 
         try:
             async for seen in watch_report(files):
-                where = ", ".join(str(path) for path in seen.paths)
-                if seen.kind == "gone":
-                    self.notify(f"{where} was removed: the report shown stays; live reload watches for it to come "
-                                "back", severity="warning", timeout=8)
-                elif seen.kind == "back":
-                    self.notify(f"{where} is back: live reload watches it again", timeout=4)
-                else:
+                if seen.kind == "changed":
                     self._offer_reload(seen.paths, second)
+                else:  # a report directory removed, or made again
+                    self.notify(seen.said(), severity="warning" if seen.kind == "gone" else "information", timeout=8)
         except (OSError, UnicodeError) as exc:  # no inotify watch left, a path watchfiles cannot encode
             self.notify(f"Live reload is off: the report files cannot be watched ({exc})",
                         severity="warning", timeout=8)

@@ -42,6 +42,13 @@ class Seen:
     kind: str  # "changed", "gone" or "back"
     paths: list[Path]
 
+    def said(self) -> str:
+        """What the app tells the user of a directory gone or back."""
+        where = ", ".join(str(path) for path in self.paths)
+        if self.kind == "gone":
+            return f"{where} was removed: the report shown stays; live reload watches for it to come back"
+        return f"{where} is back: live reload watches it again"
+
 
 async def watch_report(
     files: ReportFiles, stop: asyncio.Event | None = None, settle: float = SETTLE_SECONDS

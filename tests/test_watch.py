@@ -39,3 +39,9 @@ async def test_a_report_directory_removed_and_made_again_is_said_and_watched_aga
     stop.set()
     with pytest.raises(StopAsyncIteration):
         await _next(events)
+
+
+def test_a_directory_gone_or_back_is_said_by_its_path(tmp_path):
+    assert Seen("gone", [tmp_path]).said() == f"{tmp_path} was removed: the report shown stays; live reload" \
+        " watches for it to come back"
+    assert Seen("back", [tmp_path]).said() == f"{tmp_path} is back: live reload watches it again"
