@@ -84,15 +84,16 @@ def test_an_interrupted_ingest_may_leave_nothing_or_a_whole_bundle_never_half_of
     import shutil
 
     from bench.cancel import left_whole
+    from pvtui.sources.cache import LOCK_SUFFIX, TMP_MARK
 
     cache = tmp_path / "cache"
     cache.mkdir()
-    (cache / ".key.lock").write_text("")
+    (cache / f".key{LOCK_SUFFIX}").write_text("")
     assert left_whole(cache)  # nothing but a lock
     shutil.copytree(tiny_dir / "profile.pvtui", cache / "key")
     assert left_whole(cache)  # committed whole: the ingest won the race
-    (cache / ".other.tmp-1234").mkdir()
+    (cache / f".other{TMP_MARK}1234").mkdir()
     assert not left_whole(cache)  # a build under way
-    shutil.rmtree(cache / ".other.tmp-1234")
+    shutil.rmtree(cache / f".other{TMP_MARK}1234")
     (cache / "half").mkdir()
     assert not left_whole(cache)  # an entry without its meta.json
