@@ -75,14 +75,15 @@ def tile_facts(memory: "TileMemory", tile: int, fmt: Callable[[int], str], label
 
 
 def categories_text(memory: "TileMemory", tile: int, fmt: Callable[[int], str],
-                    swatch: Callable[[int], Style]) -> Text:
-    """TILE's bytes by category, largest first, each after its SWATCH (by the category's index)."""
+                    swatch: Callable[[int], tuple[str, Style]]) -> Text:
+    """TILE's bytes by category, largest first, each after its SWATCH (cells and their style, by the
+    category's index)."""
     text = Text("Categories\n", "bold")
     index = {name: i for i, name in enumerate(memory.categories)}
     rows = [(name, fmt(value)) for name, value in memory.tile_categories(tile)]
     width = max((len(shown) for _, shown in rows), default=0)  # the names get the rest
     for name, shown in rows:
-        text.append("  ", swatch(index[name]))
+        text.append(*swatch(index[name]))
         text.append(f" {shown:>{width}}  {name}\n")
     return text
 

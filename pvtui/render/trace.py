@@ -10,6 +10,7 @@ from rich.text import Text
 
 from pvtui.model.queries import unknown_program
 from pvtui.model.step_types import phase_of
+from pvtui.render.figures import run_figures_line
 from pvtui.render.item_lines import item_lines
 from pvtui.units import count_of, format_cycles
 
@@ -184,6 +185,7 @@ def stats_text(stats: dict | None, run: int, styles: dict[str, Style], first_ipu
     out.append(f"Step statistics, run {run + 1} {data['name']}", style="bold")
     more = f" · IPUs {first}–{first + len(shown) - 1} of {len(ipus)}, up/down for others" if len(shown) < len(ipus) else ""
     out.append(f"{more}\n", style=muted)
+    out.append(f"{run_figures_line(data)}\n", style=muted)
     out.append(" " * STATS_TYPE_WIDTH)
     for ipu in shown:
         out.append(f"{'IPU ' + str(ipu['ipu']):>{STATS_IPU_WIDTH}}", style="bold")

@@ -13,7 +13,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Input, Label
 
 from pvtui.model.flame import layer_names, name_in_layer
-from pvtui.model.program_search import ProgramSearch, programs_table
+from pvtui.model.program_search import ProgramSearch, in_display_order, programs_in_layer, programs_table
 from pvtui.model.tables import Table
 from pvtui.render.programs import match_status, program_details
 from pvtui.screens.base import Needs, ReportScreen, Unavailable, beside_or_under
@@ -189,7 +189,8 @@ class ProgramsScreen(ReportScreen):
             self.tree.collapse_subtree()
 
     def action_cycle_names(self) -> None:
-        """Name the tree's rows by Poplar program names, then by each debug layer's operations, in turn."""
+        """Name the tree's rows by Poplar program names, then by each debug layer's operations, in turn;
+        with a layer's names, say how many programs have one and put the cursor on the first."""
         tree = self.tree
         layers = layer_names(self.report)
         if tree is None:
@@ -206,7 +207,25 @@ class ProgramsScreen(ReportScreen):
             return
         report, memo = self.report, {}
         tree.set_name_source((layer, lambda program: name_in_layer(report, program, layer, memo)))
-        self.notify(f"Names: {layer} operations", timeout=2)
+        self._find_named(report, layer)
+
+    @work(thread=True, exclusive=True, group="program-names")
+    def _find_named(self, report: "Report", layer: str) -> None:
+        named = in_display_order(programs_in_layer(report, layer), self.finder.order(report.programs))
+        self.app.call_from_thread(self._named_found, report, layer, named)
+
+    def _named_found(self, report: "Report", layer: str, named: np.ndarray) -> None:
+        tree = self.tree
+        if report is not self.report or tree is None or not tree.name_source or tree.name_source[0] != layer:
+            return  # a reload, or another L, came in meanwhile
+        total = len(report.programs)
+        if not len(named):
+            self.notify(f"Names: {layer} operations · none of the {total:,} programs has one; rows keep their "
+                        "Poplar names (muted)", timeout=4)
+            return
+        self.jump_to(int(named[0]))
+        self.notify(f"Names: {layer} operations · {len(named):,} of {total:,} programs have one; the cursor is "
+                    "on the first, the others keep their Poplar names (muted)", timeout=4)
 
     @property
     def has_tree(self) -> bool:

@@ -192,7 +192,7 @@ class TileDetails(TabbedContent):
         """TILE's details, and its table where one is shown; FMT shows bytes, PALETTE colours the categories."""
         facts = tile_facts(memory, tile, fmt, palette.label, palette.over_label, report.missing("memory"))
         self.query_one("#detail-facts", DetailText).show(facts)
-        self.query_one("#detail-categories", DetailText).show(categories_text(memory, tile, fmt, palette.category))
+        self.query_one("#detail-categories", DetailText).show(categories_text(memory, tile, fmt, palette.category_swatch))
         self.query_one("#detail-vertices", DetailText).show(vertices_text(tile_vertices(report, tile), fmt))
         self.show_table(report, tile, fmt)
 
