@@ -22,9 +22,11 @@ from textual.widgets import Input
 from pvtui.deferred_import import defer_import
 from pvtui.errors import Cancelled, ReportError
 from pvtui.pv_colours import derived_variables
+from pvtui.render.glyphs import basic_console
 from pvtui.safe_text import visible
 from pvtui.textual_private import InstantModeSwitch
 from pvtui.theming import DEFAULT_THEME, builtin_themes, resolve_theme_name, user_theme_dir, user_themes
+from pvtui.widgets.look import AsciiGlyphs
 
 if TYPE_CHECKING:
     from pvtui.model.report import Report
@@ -88,7 +90,18 @@ class ScreenActions(Provider):
                 yield Hit(score, matcher.highlight(text), run, help=help_text)
 
 
-class PvtuiApp(InstantModeSwitch):
+class VisibleNotifications(App):
+    """Notifications made visible and never markup, whatever the caller asks (a widget's notify asks
+    for markup): pvtui's quote names from reports, paths and what the user typed."""
+
+    def notify(
+        self, message: str, *, title: str = "", severity: SeverityLevel = "information", timeout: float | None = None,
+        markup: bool = False,
+    ) -> None:
+        super().notify(visible(message), title=visible(title), severity=severity, timeout=timeout, markup=False)
+
+
+class PvtuiApp(VisibleNotifications, InstantModeSwitch):
     """pvtui: every screen reads `app.report`, the one shared model."""
 
     TITLE = "pvtui"
@@ -149,18 +162,15 @@ class PvtuiApp(InstantModeSwitch):
         self.pending_changes: list[tuple[Path, bool]] = []
         self.reload_second = False  # whether the reload prompt shown is about B
         self.units = "binary"  # memory units on every screen: binary, si or bytes
+        self._ascii_glyphs = [AsciiGlyphs()] if basic_console() else []  # TERM=linux: every glyph in ASCII
         extra, self.theme_problems = user_themes()
         for item in builtin_themes() + extra:
             self.register_theme(item)
         self.theme = resolve_theme_name(theme, list(self.available_themes)) or DEFAULT_THEME
 
-    def notify(
-        self, message: str, *, title: str = "", severity: SeverityLevel = "information", timeout: float | None = None,
-        markup: bool = False,
-    ) -> None:
-        """A notification, made visible and never markup, whatever the caller asks (a screen's notify
-        asks for markup): pvtui's quote names from reports, paths and what the user typed."""
-        super().notify(visible(message), title=visible(title), severity=severity, timeout=timeout, markup=False)
+    def get_line_filters(self):
+        """Textual's line filters, then on a basic console the one that draws every glyph in ASCII."""
+        return [*super().get_line_filters(), *self._ascii_glyphs]
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         """pvtui's pv-* colours for any theme (the palette offers Textual's too); a theme's own win."""
@@ -385,8 +395,11 @@ class PvtuiApp(InstantModeSwitch):
         from pvtui.watch import watch_report
 
         try:
-            async for changed in watch_report(files):
-                self._offer_reload(changed, second)
+            async for seen in watch_report(files):
+                if seen.kind == "changed":
+                    self._offer_reload(seen.paths, second)
+                else:  # a report directory removed, or made again
+                    self.notify(seen.said(), severity="warning" if seen.kind == "gone" else "information", timeout=8)
         except (OSError, UnicodeError) as exc:  # no inotify watch left, a path watchfiles cannot encode
             self.notify(f"Live reload is off: the report files cannot be watched ({exc})",
                         severity="warning", timeout=8)
@@ -495,8 +508,16 @@ def theme_problem(app: PvtuiApp, theme: str | None) -> str | None:
         for problem in app.theme_problems:  # the user's file of that name, and why it was left out
             if problem.startswith(f"{its_file}: "):
                 return f"pvtui: {problem}"
-        return f"pvtui: no theme named {theme!r}; see `themes/` and {Path('~/.config/pvtui/themes')}"
+        return f"pvtui: no theme named {theme!r}; the themes are {theme_names(app)}"
     return None
+
+
+def theme_names(app: PvtuiApp) -> str:
+    """The names --theme takes: pvtui's own (short), the user's, then Textual's; and where the user's live."""
+    ours = {theme.name for theme in builtin_themes()}
+    names = [name.removeprefix("pvtui-") for name in sorted(ours)]
+    names += sorted(name for name in app.available_themes if name not in ours)
+    return f"{', '.join(names)} (add your own in {Path('~/.config/pvtui/themes')}/NAME.json)"
 
 
 def run_app(

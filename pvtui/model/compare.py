@@ -13,13 +13,14 @@ from typing import Any, Callable
 
 import numpy as np
 
+from pvtui.model.layer_compare import LayerChange, layer_changes, layers_json
 from pvtui.model.liveness_views import StepSeries
 from pvtui.model.operations import OperationIndex, layer_label
 from pvtui.model.queries import summary
 from pvtui.model.report import Report
 from pvtui.model.tables import Table
 from pvtui.model.tile_views import TileMemory, tile_memory
-from pvtui.units import format_bytes
+from pvtui.units import MINUS, format_bytes, sign
 
 TOP_CHANGES = 10  # grown and shrunk entries in the JSON
 LIVENESS_POINTS = 100  # samples of each liveness curve in the JSON
@@ -44,8 +45,9 @@ SUMMARY_ROWS: list[tuple[str, str, str, Callable[[dict], Any]]] = [
     ("Graph", "Compute sets", "count", lambda s: s["programs"]["compute_sets"]),
     ("Graph", "Debug contexts", "count", lambda s: s["debug_contexts"]),
     ("Execution", "Runs", "count", lambda s: (s["execution"] or {}).get("runs")),
-    ("Execution", "Execution steps", "count", lambda s: (s["execution"] or {}).get("steps")),
-    ("Execution", "Total cycles", "cycles", lambda s: (s["execution"] or {}).get("total_cycles")),
+    ("Execution", "Steps", "count", lambda s: (s["execution"] or {}).get("steps")),
+    ("Execution", "Report total", "cycles", lambda s: (s["execution"] or {}).get("report_total_cycles")),
+    ("Execution", "Device time", "cycles", lambda s: (s["execution"] or {}).get("device_cycles")),
 ]
 
 
@@ -83,7 +85,8 @@ def summary_deltas(a: Report, b: Report) -> list[SummaryDelta]:
     sa, sb = summary(a), summary(b)
     rows = [SummaryDelta(section, label, unit, read(sa), read(sb)) for section, label, unit, read in SUMMARY_ROWS]
     steps = [None if r.liveness is None else len(r.liveness) for r in (a, b)]
-    rows.insert(len(rows) - 3, SummaryDelta("Graph", "Liveness steps", "count", *steps))
+    execution = next(i for i, row in enumerate(rows) if row.section == "Execution")
+    rows.insert(execution, SummaryDelta("Graph", "Liveness steps", "count", *steps))
     return rows
 
 
@@ -464,6 +467,7 @@ class Comparison:
     liveness: LivenessPair | str
     programs: Changes | str
     operations: Changes | str
+    layers: list[LayerChange] | str
 
     @cached_property
     def identical(self) -> bool:
@@ -476,6 +480,8 @@ class Comparison:
         if not isinstance(live, str) and (live.a.always_live != live.b.always_live
                                           or not np.array_equal(live.a.not_always_live, live.b.not_always_live)):
             return False
+        if not isinstance(self.layers, str) and any(c.a != c.b for c in self.layers):
+            return False
         return all(isinstance(changes, str) or not changes.rows for changes in (self.programs, self.operations))
 
 
@@ -484,7 +490,7 @@ IDENTICAL = "A and B are identical: no figure compared differs."
 
 def compare(a: Report, b: Report) -> Comparison:
     return Comparison(a, b, summary_deltas(a, b), tile_diff(a, b), liveness_pair(a, b),
-                      program_changes(a, b), operation_changes(a, b))
+                      program_changes(a, b), operation_changes(a, b), layer_changes(a, b))
 
 
 def comparison_json(c: Comparison) -> dict[str, Any]:
@@ -499,6 +505,7 @@ def comparison_json(c: Comparison) -> dict[str, Any]:
         "liveness": liveness_json(c.liveness),
         "programs": changes_json(c.programs),
         "operations": changes_json(c.operations),
+        "layers": layers_json(c.layers),
     }
 
 
@@ -516,13 +523,13 @@ def format_value(value: Any, unit: str, units: str = "binary") -> str:
     return str(value)
 
 
-def format_delta(value: int | None, unit: str, units: str = "binary") -> str:
-    """B - A with its sign: +1.5 KiB, -3, 0."""
+def format_delta(value: int | None, unit: str, units: str = "binary", minus: str = MINUS) -> str:
+    """B - A with its sign: +1.5 KiB, −3 (MINUS), 0."""
     if value is None:
         return "—"
-    sign = "+" if value > 0 else "-" if value < 0 else ""
-    return sign + format_value(abs(value), unit, units)
+    return sign(value, minus) + format_value(abs(value), unit, units)
 
 
-def format_change(change: float | None) -> str:
-    return "—" if change is None else f"{change:+.1%}"
+def format_change(change: float | None, minus: str = MINUS) -> str:
+    """B - A as a share of A, with its sign: +12.5%, −0.4% (MINUS)."""
+    return "—" if change is None else f"{sign(change, minus) or '+'}{abs(change):.1%}"

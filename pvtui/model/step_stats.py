@@ -11,6 +11,8 @@ from typing import Any
 
 import numpy as np
 
+from pvtui.model.host_waits import remote_buffer_programs
+from pvtui.model.queries import run_figures
 from pvtui.model.report import Report
 from pvtui.model.step_types import phase_of
 
@@ -18,21 +20,9 @@ UNKNOWN = "unknown program"
 HOST, REMOTE = "host", "remote_buffer"
 
 
-def remote_buffer_programs(report: Report) -> np.ndarray:
-    """Per program, whether it is a stream copy whose name says it copies a remote buffer."""
-    programs = report.programs
-    remote = np.zeros(len(programs), dtype=bool)
-    stream_types = [i for i, name in enumerate(programs.type_names) if phase_of(name) == "stream"]
-    if not stream_types:
-        return remote
-    for program in np.flatnonzero(np.isin(np.asarray(programs.type), stream_types)).tolist():
-        name = programs.names[program].lower()
-        remote[program] = "remote" in name
-    return remote
-
-
 def step_stats(report: Report) -> dict[str, Any] | None:
-    """The `pvtui trace --stats --json` object; None without an execution profile."""
+    """The `pvtui trace --stats --json` object; None without an execution profile. Each run has its
+    figures (queries.run_figures) and, per IPU, the steps and cycles of that IPU."""
     execution, programs = report.execution, report.programs
     if execution is None:
         return None
@@ -73,5 +63,5 @@ def step_stats(report: Report) -> dict[str, Any] | None:
                 table[label] = entry
             ipus.append({"ipu": ipu, "steps": int(ran.sum()), "cycles": int(total),
                          "types": dict(sorted(table.items(), key=lambda kv: -kv[1]["cycles"]))})
-        runs.append({"name": execution.run_names[run], "ipus": ipus})
+        runs.append({"name": execution.run_names[run], **run_figures(execution, run), "ipus": ipus})
     return {"runs": runs}

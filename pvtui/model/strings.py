@@ -49,7 +49,7 @@ class StringTable:
         start, end = int(self.offsets[index]), int(self.offsets[index + 1])
         return bytes(self.blob[start:end]).decode("utf-8", "replace")
 
-    def take(self, indices: list[int]) -> list[str]:
+    def take(self, indices: Iterable[int]) -> list[str]:
         """The strings at INDICES, reading the blob once (not one memory-map read each)."""
         blob, offsets = bytes(self.blob), np.asarray(self.offsets).tolist()
         texts = [blob[offsets[i] : offsets[i + 1]].decode("utf-8", "replace") for i in indices]
