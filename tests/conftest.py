@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
+from typing import Callable
 
 import pytest
 
@@ -91,6 +93,15 @@ def make_app(tiny_dir, cache_root):
         return PvtuiApp(discover(path), path=path, theme=theme, watch=watch, cache=cache_root)
 
     return make
+
+
+async def wait_for(pilot, condition: Callable[[], object], timeout: float = 10.0) -> None:
+    """Let the app run until CONDITION holds; fail if it does not within TIMEOUT seconds."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"not so after {timeout} s: {condition.__doc__ or condition} ({pilot.app.screen!r})")
+        await pilot.pause(0.02)
 
 
 async def wait_until_loaded(pilot) -> None:

@@ -240,7 +240,7 @@ async def test_dismissing_a_reload_keeps_the_model(make_app, tiny_dir):
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_until_loaded(pilot)
         old = app.report
-        app._offer_reload([tiny_dir / "archive.a"])
+        app.reloads.offer([tiny_dir / "archive.a"], app.a)
         await pilot.pause()
         assert isinstance(app.screen, ReloadPrompt)
         await pilot.press("escape")

@@ -264,7 +264,7 @@ async def test_the_app_says_which_file_is_wrong_where_it_matters(corpus, make_ap
         await pilot.press("m")  # the archive still gives the memory view
         await pilot.pause()
         assert app.screen.query_one("#memory-view").display
-        app.open_report(app._rediscover(), reload=True)
+        app.open_report(app.a.files_now(app.path))
         await wait_until_loaded(pilot)
         await pilot.pause(0.2)
         assert app.screen.SCREEN_NAME == "Memory"

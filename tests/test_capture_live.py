@@ -52,7 +52,7 @@ async def test_it_waits_with_the_programs_output_then_shows_the_report(tmp_path,
         shutil.copy(tiny_dir / "profile.pvtui" / "meta.json", bundle / "meta.json")
         await until(pilot, lambda: app.report is not None)
         await wait_until_loaded(pilot)
-        assert app.files.name == "training"
+        assert app.a.files.name == "training"
         assert app.screen.SCREEN_NAME == "Summary"
 
 
@@ -63,7 +63,7 @@ async def test_several_engines_are_offered_or_the_one_named(tmp_path, tiny_dir, 
     app = live_app(out, cache_root, engine="inference")
     async with app.run_test(size=(80, 24)) as pilot:
         await until(pilot, lambda: app.report is not None)
-        assert app.files.name == "inference"
+        assert app.a.files.name == "inference"
 
 
 async def test_an_engine_that_writes_its_report_later_is_offered_and_picked_with_e(tmp_path, tiny_dir, cache_root):
@@ -82,11 +82,11 @@ async def test_an_engine_that_writes_its_report_later_is_offered_and_picked_with
                               for n in app._notifications)
         await until(pilot, offered)  # the notification is a message of its own: it may land a frame later
         assert offered()
-        assert app.screen is shown and app.files.name == "training"  # the report viewed stays
+        assert app.screen is shown and app.a.files.name == "training"  # the report viewed stays
         await pilot.press("E")
         await pilot.pause()
         await pilot.press("down", "enter")
-        await until(pilot, lambda: app.files.name == "inference" and not app.load_running)
+        await until(pilot, lambda: app.a.files.name == "inference" and not app.load_running)
         await wait_until_loaded(pilot)
         assert app.report.name != "" and app.screen.SCREEN_NAME == "Summary"
         await pilot.pause(2.5)  # a later look finds nothing new to offer

@@ -375,7 +375,7 @@ async def test_a_failed_reload_shows_the_check_and_keeps_the_report(tiny_dir, ma
 
         monkeypatch.setattr(ingest, "open_current", lambda files, cache=None: None)
         monkeypatch.setattr(ingest, "load_report", fail)
-        app.open_report(app.files, reload=True)
+        app.open_report(app.a.files)
         await wait_for(pilot, lambda: isinstance(app.screen, OpenFailed) and "✓ usable" in findings(app.screen))
         assert "Reload failed" in str(app.screen.query_one("Label").content)
         await pilot.press("escape")

@@ -6,7 +6,7 @@ import json
 
 import numpy as np
 import pytest
-from conftest import wait_until_loaded
+from conftest import wait_for, wait_until_loaded
 
 from pvtui.cli import main
 from pvtui.model.bundle import BundleWriter
@@ -291,6 +291,38 @@ async def test_reload_and_units_redraw_the_comparison(compare_app):
         assert " kB" in str(screen.query_one("#tile-detail").render())
 
 
+async def test_a_reload_of_b_is_offered_on_its_own_after_a_prompt_or_load_of_a(compare_app):
+    """One prompt speaks for one report: B's changes wait while A's prompt is up or A loads, and a
+    reload of B replaces B alone, and the comparison with it."""
+    from pvtui.screens.dialogs import ReloadPrompt
+
+    app = compare_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await wait_compared(pilot)
+        a, b = app.report, app.b.report
+        app.reloads.offer([app.a.files.directory / "archive.a"], app.a)
+        await pilot.pause()
+        prompt = app.screen
+        assert isinstance(prompt, ReloadPrompt)
+        app.reloads.offer([app.b.files.directory / "debug.cbor"], app.b)
+        await pilot.pause()
+        assert app.screen is prompt and [path.name for path in prompt.changed] == ["archive.a"]
+        await pilot.press("escape")  # A stays as it is; B's changes are offered next
+        await wait_for(pilot, lambda: isinstance(app.screen, ReloadPrompt) and app.screen is not prompt)
+        assert [path.name for path in app.screen.changed] == ["debug.cbor"]
+        await pilot.press("r")
+        await wait_for(pilot, lambda: app.b.report is not b and not app.load_running)
+        assert app.report is a and app.b.report.name == "other"
+        await wait_for(pilot, lambda: screen.comparison.b is app.b.report)
+        assert screen.comparison.a is a
+
+        app.open_report(app.a.files)  # a reload of A: B's changes meanwhile wait for it
+        app.reloads.offer([app.b.files.directory / "archive.a"], app.b)
+        assert not isinstance(app.screen, ReloadPrompt)
+        await wait_for(pilot, lambda: isinstance(app.screen, ReloadPrompt))
+        assert app.report is not a and app.reloads.prompted is app.b
+
+
 async def test_diff_key_only_with_a_second_report(make_app, compare_app):
     async with make_app().run_test(size=(80, 24)) as pilot:
         await wait_until_loaded(pilot)
@@ -347,7 +379,7 @@ async def test_the_single_report_screens_name_their_report_and_B_switches_it(com
         assert "B A/B" in screen.query_one(KeyBar).render().plain  # shown, however many keys the screen has
         await pilot.press("B")
         await pilot.pause()
-        assert screen.report is pilot.app.compare_report
+        assert screen.report is pilot.app.b.report
         assert str(screen.query_one(TitleBar).render()).startswith("B: other")
         assert screen.memory.num_tiles == other_report.memory.num_tiles
         await pilot.press("s")

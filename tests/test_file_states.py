@@ -96,7 +96,7 @@ async def test_a_reload_that_reads_less_says_so(tiny_dir, tmp_path, cache_root):
         await wait_until_loaded(pilot)
         old = app.report
         _truncate(folder / "archive.a")
-        app._offer_reload([folder / "archive.a"])
+        app.reloads.offer([folder / "archive.a"], app.a)
         await pilot.pause()
         assert isinstance(app.screen, ReloadPrompt)
         await pilot.press("r")

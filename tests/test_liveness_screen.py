@@ -150,7 +150,7 @@ async def test_a_reload_keeps_the_cursor_step(make_app, tiny_report):
         screen = await open_liveness(pilot)
         await pilot.press("home", "right", "right")
         kept = screen.cursor
-        pilot.app.report = Report(pilot.app.report.path)
+        pilot.app.a.report = Report(pilot.app.report.path)
         screen.report_changed()
         await pilot.pause()
         assert screen.cursor == kept

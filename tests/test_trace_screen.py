@@ -124,7 +124,7 @@ async def test_reload_keeps_run_window_and_step(make_app, tiny_dir):
         screen = await open_trace(pilot)
         await pilot.press("plus", "plus", "right", "right")
         kept = (screen.run, screen.window, screen.selected_step)
-        pilot.app.report = load_report(discover(tiny_dir)[0], cache=pilot.app.cache)
+        pilot.app.a.report = load_report(discover(tiny_dir)[0], cache=pilot.app.cache)
         screen.report_changed()
         for _ in range(100):
             await pilot.pause(0.02)
@@ -222,11 +222,11 @@ async def test_a_reload_that_gains_or_loses_per_tile_cycles_recomposes(make_app,
         await pilot.press("b")
         report = load_report(discover(tiny_dir)[0], cache=pilot.app.cache)
         report.execution.__dict__.update(bsp_steps=None, bsp_cycles=None)
-        pilot.app.report = report
+        pilot.app.a.report = report
         screen.report_changed()
         await wait_available(pilot, screen)
         assert not screen.query(BspView) and screen.query_one("#bsp").query(Unavailable)
-        pilot.app.report = load_report(discover(tiny_dir)[0], cache=pilot.app.cache)
+        pilot.app.a.report = load_report(discover(tiny_dir)[0], cache=pilot.app.cache)
         screen.report_changed()
         await wait_available(pilot, screen)
         assert screen.query_one(BspView).frame is not None

@@ -136,7 +136,7 @@ class ReportScreen(Screen):
 
     @property
     def report(self) -> "Report":
-        return self.pv_app.shown_report
+        return self.pv_app.shown_slot.report
 
     def compose(self) -> ComposeResult:
         self._has_body = self.pv_app.ready
@@ -205,13 +205,13 @@ class ReportScreen(Screen):
     def title_label(self) -> str:
         """What the title bar names: the report, and in a comparison which of the two it is."""
         app = self.pv_app
-        files = app.shown_files
+        files = app.shown_slot.files
         name = files.name if files is not None else ""
-        return name if app.compare_files is None else f"{'B' if app.showing_b else 'A'}: {name}"
+        return name if app.b is None else f"{app.shown.value}: {name}"
 
     def title_tabs(self) -> tuple[tuple[str, str], ...]:
         """The screens the user can switch to, with their keys."""
-        if self.pv_app.compare_files is None:
+        if self.pv_app.b is None:
             return SCREEN_KEYS
         return SCREEN_KEYS + (("d", "Compare"),)
 

@@ -120,14 +120,19 @@ class CompareScreen(ReportScreen):
     def show_report(self) -> None:
         self.watch(self.app, "theme", self._theme_changed, init=False)
         self._show_names("comparing…")
-        self._compare(self.report, self.pv_app.compare_report)
+        self._compare(self.report, self.report_b)
 
     @property
     def report(self) -> "Report":
-        return self.pv_app.report  # A, whichever report the other screens show
+        return self.pv_app.a.report  # A, whichever report the other screens show
+
+    @property
+    def report_b(self) -> "Report | None":
+        b = self.pv_app.b
+        return b.report if b is not None else None
 
     def title_label(self) -> str:
-        a, b = self.pv_app.files, self.pv_app.compare_files
+        a, b = (slot.files if slot is not None else None for slot in (self.pv_app.a, self.pv_app.b))
         return f"A {a.name if a is not None else '—'} · B {b.name if b is not None else '—'}"
 
     @work(thread=True, exclusive=True, group="compare")
@@ -137,7 +142,7 @@ class CompareScreen(ReportScreen):
         self.app.call_from_thread(self._compared, comparison)
 
     def _compared(self, comparison: Comparison) -> None:
-        if comparison.a is not self.report or comparison.b is not self.pv_app.compare_report:
+        if comparison.a is not self.report or comparison.b is not self.report_b:
             return  # a reload came in meanwhile; its own comparison follows
         self.comparison = comparison
         self._show_all()
@@ -147,7 +152,7 @@ class CompareScreen(ReportScreen):
 
     def report_changed(self) -> None:
         super().report_changed()
-        self._compare(self.report, self.pv_app.compare_report)
+        self._compare(self.report, self.report_b)
 
     def _theme_changed(self) -> None:
         if self.comparison is not None:
@@ -192,7 +197,7 @@ class CompareScreen(ReportScreen):
             widget.focus()
 
     def _show_names(self, what: str) -> None:
-        b = self.pv_app.compare_report
+        b = self.report_b
         self.query_one("#names", Static).update(
             f"A [b]{escape(self.report.name)}[/b] · B [b]{escape(b.name if b is not None else '—')}[/b] · {what}"
         )

@@ -212,8 +212,8 @@ def name_and_folder(path: Path) -> str:
 
 def report_folders(app: "PvtuiApp") -> list[Path]:
     folders = []
-    for files in (app.files, app.compare_files):  # nothing is written beside either report compared
-        if files is not None:
+    for slot in app.slots:  # nothing is written beside either report compared
+        if (files := slot.files) is not None:
             folders += [files.directory, *(path.parent for path in files.existing())]
     return folders
 
