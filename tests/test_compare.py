@@ -12,7 +12,9 @@ from pvtui.cli import main
 from pvtui.model.bundle import BundleWriter
 from pvtui.model.compare import (
     LIVENESS_X,
+    Unavailable,
     compare,
+    comparison_json,
     liveness_pair,
     program_changes,
     summary_table,
@@ -154,14 +156,17 @@ def test_piped_output_prints_tables(capsys, tiny_dir, other_dir):
 
 def test_missing_parts_are_said_plainly(tiny_report, empty_report):
     comparison = compare(tiny_report, empty_report)
-    assert comparison.tiles.startswith("Report B has no per-tile memory") and "profile.pop" in comparison.tiles
-    assert comparison.liveness.startswith("Report B:")
-    assert comparison.programs.startswith("Report B has no programs")
+    tiles, liveness, programs = comparison.tiles, comparison.liveness, comparison.programs
+    assert all(isinstance(part, Unavailable) for part in (tiles, liveness, programs))
+    assert tiles.reason.startswith("Report B has no per-tile memory") and "profile.pop" in tiles.reason
+    assert liveness.reason.startswith("Report B:")
+    assert programs.reason.startswith("Report B has no programs")
+    assert comparison_json(comparison)["programs"] == {"available": False, "reason": programs.reason}
     table = summary_table(comparison.summary)
     assert table.columns == ["section", "quantity", "A", "B", "B - A", "change"]
     rows = {row[1]: row for row in table.rows}
     assert rows["Programs"][3] is None and rows["Programs"][4] is None
-    assert liveness_pair(empty_report, tiny_report).startswith("Report A:")
+    assert liveness_pair(empty_report, tiny_report).reason.startswith("Report A:")
 
 
 def test_a_missing_report_is_one_line_on_stderr(capsys, tiny_dir, tmp_path):
@@ -289,6 +294,27 @@ async def test_reload_and_units_redraw_the_comparison(compare_app):
         assert screen.query_one(DiffHeatmap).selected == selected
         await pilot.press("u")
         assert " kB" in str(screen.query_one("#tile-detail").render())
+
+
+async def test_a_section_the_reports_cannot_compare_says_why_in_place_of_its_view(tiny_dir, tmp_path, cache_root):
+    import shutil
+
+    from pvtui.app import PvtuiApp
+    from pvtui.sources.discovery import discover
+
+    folder = tmp_path / "archive-only"  # tile memory from archive.a, and no liveness
+    shutil.copytree(tiny_dir, folder, ignore=shutil.ignore_patterns("profile.pvtui"))
+    app = PvtuiApp(discover(tiny_dir), path=tiny_dir, watch=False, cache=cache_root,
+                   compare_with=discover(folder)[0])
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await wait_compared(pilot)
+        await pilot.press("3")
+        notice = screen.query_one("#liveness-missing")
+        assert notice.display and not screen.query_one(CompareChart).display
+        assert str(notice.render()) == screen.comparison.liveness.reason and "Report B:" in str(notice.render())
+        assert not screen.check_action("peak", ("a",))
+        await pilot.press("2")
+        assert not screen.query_one("#tiles-missing").display and screen.query_one(DiffHeatmap).display
 
 
 async def test_a_reload_of_b_is_offered_on_its_own_after_a_prompt_or_load_of_a(compare_app):

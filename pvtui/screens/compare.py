@@ -18,6 +18,7 @@ from pvtui.model.compare import (
     Comparison,
     LivenessPair,
     TileDiff,
+    Unavailable,
     compare,
     format_change,
     format_delta,
@@ -26,7 +27,8 @@ from pvtui.model.compare import (
     summary_table,
     tiles_table,
 )
-from pvtui.screens.base import ReportScreen, Unavailable
+from pvtui.screens.base import ReportScreen
+from pvtui.screens.base import Unavailable as UnavailableNotice
 from pvtui.units import count_of
 from pvtui.widgets.compare_chart import CompareChart
 from pvtui.widgets.diff_heatmap import DiffHeatmap
@@ -102,18 +104,18 @@ class CompareScreen(ReportScreen):
                 yield Static(IDENTICAL, classes="statement", id="deltas-statement")
                 yield DataTable(id="deltas-table", cursor_type="row", zebra_stripes=True)
             with TabPane(f"2 {SECTIONS[1][1]}", id="tiles"):
-                yield Unavailable("", id="tiles-missing")
+                yield UnavailableNotice("", id="tiles-missing")
                 yield Static(classes="statement", id="tiles-statement")
                 yield DiffHeatmap(on_select=lambda _tile: self._show_tile(), id="diff-heatmap")
                 yield Static(classes="detail", id="tile-detail")
             with TabPane(f"3 {SECTIONS[2][1]}", id="liveness"):
-                yield Unavailable("", id="liveness-missing")
+                yield UnavailableNotice("", id="liveness-missing")
                 yield Static(classes="statement", id="liveness-statement")
                 yield CompareChart(on_move=lambda _fraction: self._show_column(), id="compare-chart")
                 yield Static(classes="detail", id="liveness-detail")
             for index, section in ((4, "programs"), (5, "operations")):
                 with TabPane(f"{index} {SECTIONS[index - 1][1]}", id=section):
-                    yield Unavailable("", id=f"{section}-missing")
+                    yield UnavailableNotice("", id=f"{section}-missing")
                     yield Static(classes="statement", id=f"{section}-statement")
                     yield DataTable(id=f"{section}-table", cursor_type="row", zebra_stripes=True)
 
@@ -230,10 +232,9 @@ class CompareScreen(ReportScreen):
             table.add_row(row.label, _cut(a, width), _cut(b, width), delta, change)
         table.move_cursor(row=cursor)
 
-    def _show_tiles(self, diff: TileDiff | str) -> None:
-        available = not isinstance(diff, str)
-        self._available("tiles", None if available else diff, ("#tiles-statement", DiffHeatmap, "#tile-detail"))
-        if isinstance(diff, str):
+    def _show_tiles(self, diff: TileDiff | Unavailable) -> None:
+        self._available("tiles", diff, ("#tiles-statement", DiffHeatmap, "#tile-detail"))
+        if isinstance(diff, Unavailable):
             return
         heatmap = self.query_one(DiffHeatmap)
         statement = Text(diff.statement + "\n")
@@ -244,7 +245,7 @@ class CompareScreen(ReportScreen):
 
     def _show_tile(self) -> None:
         c = self.comparison
-        if c is None or isinstance(c.tiles, str):
+        if c is None or isinstance(c.tiles, Unavailable):
             return
         diff, tile = c.tiles, self.query_one(DiffHeatmap).selected
         a, b = diff.bytes_of(tile)
@@ -263,12 +264,10 @@ class CompareScreen(ReportScreen):
             detail.append(f" ({change})")
         self.query_one("#tile-detail", Static).update(detail)
 
-    def _show_liveness(self, pair: LivenessPair | str) -> None:
-        available = not isinstance(pair, str)
-        self._available("liveness", None if available else pair,
-                        ("#liveness-statement", CompareChart, "#liveness-detail"))
+    def _show_liveness(self, pair: LivenessPair | Unavailable) -> None:
+        self._available("liveness", pair, ("#liveness-statement", CompareChart, "#liveness-detail"))
         chart = self.query_one(CompareChart)
-        if isinstance(pair, str):
+        if isinstance(pair, Unavailable):
             chart.show(None)
             return
         statement = Text(pair.statement + "\n")
@@ -280,7 +279,7 @@ class CompareScreen(ReportScreen):
 
     def _show_column(self) -> None:
         c = self.comparison
-        if c is None or isinstance(c.liveness, str):
+        if c is None or isinstance(c.liveness, Unavailable):
             return
         chart, pair = self.query_one(CompareChart), c.liveness
         frame = chart.frame()
@@ -299,10 +298,9 @@ class CompareScreen(ReportScreen):
             f"A {self.bytes(a)} ({steps(pair.a)})   B {self.bytes(b)} ({steps(pair.b)})",
         ))
 
-    def _show_changes(self, section: str, changes: Changes | str) -> None:
-        available = not isinstance(changes, str)
-        self._available(section, None if available else changes, (f"#{section}-statement", f"#{section}-table"))
-        if isinstance(changes, str):
+    def _show_changes(self, section: str, changes: Changes | Unavailable) -> None:
+        self._available(section, changes, (f"#{section}-statement", f"#{section}-table"))
+        if isinstance(changes, Unavailable):
             return
         shown = min(LISTED, len(changes.rows))
         counts = (f"{len(changes.rows):,} changed ({shown:,} listed, largest change first); "
@@ -323,12 +321,14 @@ class CompareScreen(ReportScreen):
             table.add_row(*row, _cut(change.name, name_width))
         table.move_cursor(row=cursor)
 
-    def _available(self, section: str, missing: str | None, shown: tuple) -> None:
-        notice = self.query_one(f"#{section}-missing", Unavailable)
-        notice.display = missing is not None
-        notice.update(missing or "")
+    def _available(self, section: str, value: object, shown: tuple) -> None:
+        """Show SECTION's VALUE in the widgets SHOWN, or in their place why the comparison is Unavailable."""
+        missing = isinstance(value, Unavailable)
+        notice = self.query_one(f"#{section}-missing", UnavailableNotice)
+        notice.display = missing
+        notice.update(value.reason if isinstance(value, Unavailable) else "")
         for selector in shown:
-            self.query_one(selector).display = missing is None
+            self.query_one(selector).display = not missing
 
     def _absent_or_bytes(self, value: int | None) -> Text:
         return Text("absent", style="dim") if value is None else Text(self.bytes(value))
@@ -349,7 +349,7 @@ class CompareScreen(ReportScreen):
         section = self.section
         value = {"tiles": c.tiles, "liveness": c.liveness, "programs": c.programs,
                  "operations": c.operations}.get(section)
-        if value is None or isinstance(value, str):
+        if value is None or isinstance(value, Unavailable):
             return summary_table(c.summary)
         if isinstance(value, TileDiff):
             return tiles_table(value)
@@ -362,9 +362,9 @@ class CompareScreen(ReportScreen):
     def key_state(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         c = self.comparison
         if action == "tile":
-            return self.section == "tiles" and c is not None and not isinstance(c.tiles, str)
+            return self.section == "tiles" and c is not None and isinstance(c.tiles, TileDiff)
         if action == "peak":
-            return self.section == "liveness" and c is not None and not isinstance(c.liveness, str)
+            return self.section == "liveness" and c is not None and isinstance(c.liveness, LivenessPair)
         return True
 
     def action_section(self, section: str) -> None:
