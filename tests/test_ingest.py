@@ -13,6 +13,7 @@ from pvtui.model.report import Report
 from pvtui.sources.base import CancelToken, ReportFiles
 from pvtui.sources.discovery import discover
 from pvtui.sources.ingest import build_bundle, load_report
+from pvtui.synth import standin
 
 
 @pytest.fixture(scope="module")
@@ -27,8 +28,8 @@ def adapted(synthetic, tmp_path_factory):
     """The stand-in pva report read by the adapter alone (no other files)."""
     folder = tmp_path_factory.mktemp("adapted")
     files = ReportFiles(directory=folder, name="adapted")
-    path = build_bundle(files, folder / "bundle", pva_report=synthetic.as_pva(),
-                        operations=synthetic.operations())
+    path = build_bundle(files, folder / "bundle", pva_report=standin.PvaReport(synthetic),
+                        operations=standin.operations(synthetic))
     return Report(path)
 
 
@@ -43,7 +44,7 @@ def test_adapter_reads_target_and_memory(adapted, synthetic):
 
 
 def test_adapter_keeps_the_program_tree_and_unknown_types(adapted, synthetic):
-    pva = synthetic.as_pva()
+    pva = standin.PvaReport(synthetic)
     programs = adapted.programs
     assert len(programs) == len(pva.compilation.programs)
     known = {"OnTileExecute", "DoExchange", "GlobalExchange", "StreamCopyBegin", "StreamCopyMid",
@@ -55,7 +56,7 @@ def test_adapter_keeps_the_program_tree_and_unknown_types(adapted, synthetic):
 
 
 def test_adapter_liveness_matches_the_stand_in(adapted, synthetic):
-    pva = synthetic.as_pva()
+    pva = standin.PvaReport(synthetic)
     steps = pva.compilation.livenessProgramSteps
     live = adapted.liveness
     assert len(live) == len(steps)
@@ -72,7 +73,7 @@ def test_adapter_liveness_matches_the_stand_in(adapted, synthetic):
 
 
 def test_adapter_execution_matches_the_stand_in(adapted, synthetic):
-    pva = synthetic.as_pva()
+    pva = standin.PvaReport(synthetic)
     steps = pva.execution.steps
     ex = adapted.execution
     assert ex.num_steps == len(steps)
@@ -139,7 +140,8 @@ def test_a_bug_in_a_part_reader_raises_instead_of_reading_as_missing_data(part, 
     monkeypatch.setattr(getattr(libpva, owner) if owner else libpva, name, bug)
     files = ReportFiles(directory=tmp_path, name="buggy")
     with pytest.raises(error, match=f"a bug in the {part} reader"):
-        build_bundle(files, tmp_path / "b", pva_report=synthetic.as_pva(), operations=synthetic.operations())
+        build_bundle(files, tmp_path / "b", pva_report=standin.PvaReport(synthetic),
+                     operations=standin.operations(synthetic))
     assert not (tmp_path / "b").exists()
 
 
@@ -180,10 +182,10 @@ class FailingItems(list):
      "execution steps: RuntimeError: profile.pop: cannot read item 3"),
 ])
 def test_what_libpva_cannot_read_is_noted_and_the_rest_opens(part, damage, why, synthetic, tmp_path):
-    pva = synthetic.as_pva()
+    pva = standin.PvaReport(synthetic)
     damage(pva)
     files = ReportFiles(directory=tmp_path, name="damaged")
-    report = Report(build_bundle(files, tmp_path / "b", pva_report=pva, operations=synthetic.operations()))
+    report = Report(build_bundle(files, tmp_path / "b", pva_report=pva, operations=standin.operations(synthetic)))
     assert report.missing(part) == f"profile.pop: the {part} data could not be read ({why})"
     assert part not in report.parts
     assert {"programs", "memory", "liveness", "execution", "operations"} - {part} <= report.parts

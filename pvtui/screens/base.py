@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, Protocol
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -18,9 +18,11 @@ from pvtui.units import format_bytes
 from pvtui.widgets.key_bar import KeyBar
 
 if TYPE_CHECKING:
-    from pvtui.app import PvtuiApp
+    from weakref import WeakSet
+
     from pvtui.model.report import Report
     from pvtui.model.tables import Table
+    from pvtui.slots import ReportSlot, Slot
 
 
 WIDE = 120  # columns from which a screen's details sit beside its main view
@@ -91,6 +93,29 @@ class TitleBar(Widget):
                 await self.run_action(f"app.show({name.lower()!r})")
 
 
+class ReportsShown(Protocol):
+    """What a report screen reads of its app (pvtui.app.PvtuiApp, which imports the screens and so is
+    not imported by them): the reports, which one is shown, the units of bytes."""
+
+    a: ReportSlot
+    b: ReportSlot | None  # in a comparison
+    shown: Slot
+    units: str
+    report_screens: WeakSet[ReportScreen]
+
+    @property
+    def slots(self) -> list[ReportSlot]: ...
+
+    @property
+    def shown_slot(self) -> ReportSlot: ...
+
+    @property
+    def ready(self) -> bool: ...
+
+    @property
+    def report_shown(self) -> bool: ...
+
+
 class Unavailable(Static):
     """A plain statement of what the report does not hold, where a view would be."""
 
@@ -131,7 +156,7 @@ class ReportScreen(Screen):
         styled_as_now(self, self.app)
 
     @property
-    def pv_app(self) -> "PvtuiApp":
+    def pv_app(self) -> ReportsShown:
         return self.app  # type: ignore[return-value]
 
     @property
