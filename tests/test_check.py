@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from bad_inputs import WHOLE, build_corpus
+from conftest import wait_for
 from pvtui.cli import main
 from pvtui.errors import Cancelled
 from pvtui.sources import check as check_module
@@ -317,14 +318,6 @@ def test_every_damaged_report_is_found_unusable_and_left_as_it_was(tiny_dir, tmp
 
 
 # --- in the app: a report that fails to open shows the check of its files -------------------
-
-
-async def wait_for(pilot, condition) -> None:
-    for _ in range(300):
-        await pilot.pause(0.02)
-        if condition():
-            return
-    raise AssertionError(f"never happened: {pilot.app.screen!r}")
 
 
 def findings(screen) -> str:

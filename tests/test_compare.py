@@ -199,10 +199,7 @@ def compare_app(tiny_dir, other_dir, cache_root):
 
 async def wait_compared(pilot):
     await wait_until_loaded(pilot)
-    for _ in range(200):
-        if getattr(pilot.app.screen, "comparison", None) is not None:
-            break
-        await pilot.pause(0.02)
+    await wait_for(pilot, lambda: getattr(pilot.app.screen, "comparison", None) is not None)
     await pilot.pause()
     await pilot.pause()  # the tables and the heatmap paint after the comparison lands
     return pilot.app.screen
@@ -286,11 +283,7 @@ async def test_reload_and_units_redraw_the_comparison(compare_app):
         selected = screen.query_one(DiffHeatmap).selected
         first = screen.comparison
         screen.report_changed()
-        for _ in range(100):
-            await pilot.pause(0.02)
-            if screen.comparison is not first:
-                break
-        assert screen.comparison is not first
+        await wait_for(pilot, lambda: screen.comparison is not first)
         assert screen.query_one(DiffHeatmap).selected == selected
         await pilot.press("u")
         assert " kB" in str(screen.query_one("#tile-detail").render())

@@ -9,7 +9,7 @@ import re
 import numpy as np
 import pytest
 from textual.widgets import Static
-from conftest import open_screen
+from conftest import open_screen, wait_for
 from test_trace_screen import open_trace
 
 from pvtui.cli import main
@@ -111,10 +111,7 @@ def test_depth_rows_fit_the_room_shallowest_first_and_leave_out_those_empty_in_t
 async def open_flame(pilot):
     screen = await open_trace(pilot)
     await pilot.press("f")
-    for _ in range(200):
-        if screen.flame is not None:
-            break
-        await pilot.pause(0.02)
+    await wait_for(pilot, lambda: screen.flame is not None)
     await pilot.pause()
     return screen
 
@@ -218,9 +215,8 @@ async def test_c_finds_the_costliest_name_and_p_opens_its_program(make_app):
         assert lo <= row.lane.starts[block] and row.lane.ends[block] <= hi
         program = screen.selected_program()
         await pilot.press("P")
-        await pilot.pause(0.2)
-        programs = pilot.app.screen
-        assert isinstance(programs, ProgramsScreen) and programs.selected_program() == program
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, ProgramsScreen) and not pilot.app.screen.opening)
+        assert pilot.app.screen.selected_program() == program
 
 
 # Step statistics ----------------------------------------------------------------------
@@ -273,12 +269,9 @@ async def test_the_statistics_panel_shows_the_runs_types(make_app, monkeypatch):
     async with make_app().run_test(size=(80, 24)) as pilot:
         screen = await open_trace(pilot)
         await pilot.press("S")
-        for _ in range(100):  # counted in a worker: a large report's take longer than a frame
-            await pilot.pause(0.02)
-            text = str(screen.query_one("#stats-text").render())
-            if "Step statistics" in text:
-                break
-        assert "Step statistics" in text and "OnTileExecute" in text and "IPU 1" in text
+        await wait_for(pilot, lambda: stats_shown(screen))  # counted in a worker: a large report's take longer
+        text = str(screen.query_one("#stats-text").render())
+        assert "OnTileExecute" in text and "IPU 1" in text
         assert threads and threading.main_thread() not in threads
         await pilot.press("S")
         assert not screen.show_stats
@@ -401,23 +394,22 @@ async def test_the_trace_header_keeps_the_run_name_apart_from_the_cycles(make_ap
 async def _flame_costliest(pilot) -> None:
     await open_flame(pilot)
     await pilot.press("down", "c")
-    await pilot.pause(0.1)
+
+
+def stats_shown(screen) -> bool:
+    """the step statistics are counted and shown"""
+    return "Step statistics" in str(screen.query_one("#stats-text").render())
 
 
 async def _stats_shown(pilot) -> None:
     screen = await open_trace(pilot)
     await pilot.press("S")
-    for _ in range(100):  # counted in a worker
-        await pilot.pause(0.02)
-        if "Step statistics" in str(screen.query_one("#stats-text").render()):
-            break
-    await pilot.pause(0.1)
+    await wait_for(pilot, lambda: stats_shown(screen))  # counted in a worker
 
 
 async def _peak_against_the_step_before(pilot) -> None:
     await open_screen(pilot, "l", LivenessScreen)
     await pilot.press("b", *["plus"] * 6, "left")
-    await pilot.pause(0.1)
 
 
 def test_snapshot_trace_flame_80x24(snap_compare, make_app):
