@@ -12,7 +12,6 @@ from pvtui.cli import main
 from pvtui.model.bundle import BundleWriter
 from pvtui.model.compare import (
     LIVENESS_X,
-    Unavailable,
     compare,
     comparison_json,
     liveness_pair,
@@ -21,6 +20,7 @@ from pvtui.model.compare import (
     tile_diff,
 )
 from pvtui.model.report import Report
+from pvtui.model.unavailable import Unavailable
 from pvtui.widgets.compare_chart import CompareChart
 from pvtui.widgets.diff_heatmap import DiffHeatmap, change_levels, grid_rows
 

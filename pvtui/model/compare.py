@@ -13,12 +13,14 @@ from typing import Any, Callable
 
 import numpy as np
 
+from pvtui.model.layer_compare import LayerChange, layer_changes, layers_json
 from pvtui.model.liveness_views import StepSeries
 from pvtui.model.operations import OperationIndex, layer_label
 from pvtui.model.queries import summary
 from pvtui.model.report import Report
 from pvtui.model.tables import Table
 from pvtui.model.tile_views import TileMemory, tile_memory
+from pvtui.model.unavailable import Unavailable
 from pvtui.units import format_bytes
 
 TOP_CHANGES = 10  # grown and shrunk entries in the JSON
@@ -46,17 +48,8 @@ SUMMARY_ROWS: list[tuple[str, str, str, Callable[[dict], Any]]] = [
     ("Execution", "Runs", "count", lambda s: (s["execution"] or {}).get("runs")),
     ("Execution", "Execution steps", "count", lambda s: (s["execution"] or {}).get("steps")),
     ("Execution", "Total cycles", "cycles", lambda s: (s["execution"] or {}).get("total_cycles")),
+    ("Execution", "Device time", "cycles", lambda s: (s["execution"] or {}).get("device_cycles")),
 ]
-
-
-@dataclass(frozen=True)
-class Unavailable:
-    """A comparison the two reports cannot give (a figure one of them lacks), and why, in one sentence."""
-
-    reason: str
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"available": False, "reason": self.reason}
 
 
 # Summary -------------------------------------------------------------------------------
@@ -93,7 +86,8 @@ def summary_deltas(a: Report, b: Report) -> list[SummaryDelta]:
     sa, sb = summary(a), summary(b)
     rows = [SummaryDelta(section, label, unit, read(sa), read(sb)) for section, label, unit, read in SUMMARY_ROWS]
     steps = [None if r.liveness is None else len(r.liveness) for r in (a, b)]
-    rows.insert(len(rows) - 3, SummaryDelta("Graph", "Liveness steps", "count", *steps))
+    execution = next(i for i, row in enumerate(rows) if row.section == "Execution")
+    rows.insert(execution, SummaryDelta("Graph", "Liveness steps", "count", *steps))
     return rows
 
 
@@ -475,6 +469,7 @@ class Comparison:
     liveness: LivenessPair | Unavailable
     programs: Changes | Unavailable
     operations: Changes | Unavailable
+    layers: list[LayerChange] | Unavailable
 
     @cached_property
     def identical(self) -> bool:
@@ -487,6 +482,8 @@ class Comparison:
         if isinstance(live, LivenessPair) and (live.a.always_live != live.b.always_live
                                                or not np.array_equal(live.a.not_always_live, live.b.not_always_live)):
             return False
+        if not isinstance(self.layers, Unavailable) and any(c.a != c.b for c in self.layers):
+            return False
         return all(isinstance(changes, Unavailable) or not changes.rows
                    for changes in (self.programs, self.operations))
 
@@ -496,7 +493,7 @@ IDENTICAL = "A and B are identical: no figure compared differs."
 
 def compare(a: Report, b: Report) -> Comparison:
     return Comparison(a, b, summary_deltas(a, b), tile_diff(a, b), liveness_pair(a, b),
-                      program_changes(a, b), operation_changes(a, b))
+                      program_changes(a, b), operation_changes(a, b), layer_changes(a, b))
 
 
 def comparison_json(c: Comparison) -> dict[str, Any]:
@@ -511,6 +508,7 @@ def comparison_json(c: Comparison) -> dict[str, Any]:
         "liveness": liveness_json(c.liveness),
         "programs": changes_json(c.programs),
         "operations": changes_json(c.operations),
+        "layers": layers_json(c.layers),
     }
 
 
