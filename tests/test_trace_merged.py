@@ -11,7 +11,7 @@ import threading
 
 import numpy as np
 import pytest
-from conftest import wait_until_loaded
+from conftest import wait_for, wait_until_loaded
 from test_trace_depth import drawn_text, open_flame
 from test_trace_screen import open_trace
 
@@ -46,13 +46,13 @@ def adapted_dir(tmp_path_factory, tiny_dir, cache_root):
     libpva's objects), beside its debug.cbor."""
     from pvtui.sources.base import ReportFiles
     from pvtui.sources.ingest import build_bundle
-    from pvtui.synth import generate
+    from pvtui.synth import generate, standin
 
     truth = generate("tiny", seed=0)
     folder = tmp_path_factory.mktemp("adapted")
     shutil.copy(tiny_dir / "debug.cbor", folder / "debug.cbor")
     build_bundle(ReportFiles(directory=folder, name="adapted", debug=folder / "debug.cbor"),
-                 folder / "profile.pvtui", pva_report=truth.as_pva(), operations=truth.operations())
+                 folder / "profile.pvtui", pva_report=standin.PvaReport(truth), operations=standin.operations(truth))
     return folder
 
 
@@ -70,18 +70,11 @@ def app_over(path, cache):
     return PvtuiApp(discover(path), path=path, watch=False, cache=cache)
 
 
-async def until(pilot, ready, tries: int = 300) -> None:
-    for _ in range(tries):
-        if ready():
-            break
-        await pilot.pause(0.02)
-    await pilot.pause()
-
-
 async def open_merged(pilot) -> TraceScreen:
     screen = await open_trace(pilot)
     await pilot.press("M")
-    await until(pilot, lambda: screen.nav.merged is not None)
+    await wait_for(pilot, lambda: screen.nav.merged is not None)
+    await pilot.pause()
     return screen
 
 
@@ -149,7 +142,7 @@ async def test_the_merged_view_moves_like_the_flame_view_and_gives_the_lanes_bac
         await pilot.press("right", "right")
         lanes_place = (screen.nav.window, screen.nav.selected_step)
         await pilot.press("M")
-        await until(pilot, lambda: screen.nav.merged is not None)
+        await wait_for(pilot, lambda: screen.nav.merged is not None)
         nav, merged = screen.nav, screen.nav.merged
         tree = merged.tree
         assert nav.selected_step == -1 and nav.window == nav.bounds == (0, merged.total)
@@ -183,9 +176,8 @@ async def test_P_in_the_merged_view_shows_the_blocks_first_program(make_app):
         node = screen.nav.selected_node
         expected = int(screen.nav.merged.tree.first_program[node])
         await pilot.press("P")
-        await pilot.pause(0.2)
-        programs = pilot.app.screen
-        assert isinstance(programs, ProgramsScreen) and programs.selected_program() == expected
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, ProgramsScreen)
+                       and pilot.app.screen.selected_program() == expected)
 
 
 async def test_a_runs_merged_flame_is_built_once_in_a_worker(make_app, monkeypatch):
@@ -200,12 +192,12 @@ async def test_a_runs_merged_flame_is_built_once_in_a_worker(make_app, monkeypat
     async with make_app().run_test(size=(80, 24)) as pilot:
         screen = await open_merged(pilot)
         await pilot.press("down", "right", "plus", "minus", "c", "h", "M", "M", "f", "M")
-        await until(pilot, lambda: screen.nav.merged is not None)
+        await wait_for(pilot, lambda: screen.nav.merged is not None)
         assert len(threads) == 1 and threading.main_thread() not in threads
         await pilot.press("r")  # the next run: its own, once
-        await until(pilot, lambda: screen.nav.run == 1 and screen.nav.merged is not None)
+        await wait_for(pilot, lambda: screen.nav.run == 1 and screen.nav.merged is not None)
         await pilot.press("r")
-        await until(pilot, lambda: screen.nav.run == 0 and screen.nav.merged is not None)
+        await wait_for(pilot, lambda: screen.nav.run == 0 and screen.nav.merged is not None)
         assert len(threads) == 2
 
 
@@ -215,12 +207,12 @@ async def test_keys_that_need_steps_give_way_in_the_merged_view(make_app):
         await pilot.press("b")
         assert screen.pane == "bsp" and screen.key_state("next_bsp_step", ())
         await pilot.press("M")
-        await until(pilot, lambda: screen.nav.merged is not None)
+        await wait_for(pilot, lambda: screen.nav.merged is not None)
         assert screen.pane == "details"  # the BSP view draws one IPU's steps
         assert not screen.key_state("pane", ("bsp",)) and not screen.key_state("next_bsp_step", ())
         step = int(screen.report.execution.run_step_offsets[1]) + 5
         assert screen.show_step(step)  # a step to show (Operations' T): the flame view shows it
-        await until(pilot, lambda: screen.nav.selected_step == step)
+        await wait_for(pilot, lambda: screen.nav.selected_step == step)
         assert screen.view == "flame" and screen.nav.merged is None
 
 
@@ -229,10 +221,10 @@ async def test_without_a_program_table_the_merged_view_says_what_is_missing(make
         screen = await open_trace(pilot)
         pilot.app.report.programs = None
         screen.report_changed()
-        await until(pilot, lambda: screen.available)
+        await wait_for(pilot, lambda: screen.available)
         await pilot.press("M")
-        await pilot.pause(0.2)
-        assert screen.nav.merged is None and screen.report.missing("programs") in status(screen)
+        await wait_for(pilot, lambda: screen.report.missing("programs") in status(screen))
+        assert screen.nav.merged is None
 
 
 # Host waits ----------------------------------------------------------------------------------
@@ -274,7 +266,7 @@ async def test_the_step_statistics_give_device_time_beside_run_span_and_report_t
     async with make_app().run_test(size=(120, 40)) as pilot:
         screen = await open_trace(pilot)
         await pilot.press("S")
-        await until(pilot, lambda: "Step statistics" in str(screen.query_one("#stats-text").render()))
+        await wait_for(pilot, lambda: "Step statistics" in str(screen.query_one("#stats-text").render()))
         text = " ".join(str(screen.query_one("#stats-text").render()).split())
         span = step_stats(tiny_report)["runs"][0]["run_span_cycles"]
         assert f"run span {span:,}, device time {device[0]:,}," in text
@@ -325,7 +317,7 @@ async def test_the_flame_view_opens_with_its_blocks_named(make_app, size):
 async def _merged_second_depth(pilot) -> None:
     await open_merged(pilot)
     await pilot.press("down")
-    await pilot.pause(0.1)
+    await pilot.pause()
 
 
 def test_snapshot_trace_merged_80x24(snap_compare, make_app):

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from pvtui.model import flame as fl
-from pvtui.model import trace_views as tv
 from pvtui.model.host_waits import host_wait_programs
+from pvtui.model.lanes import Lane, build_lanes, step_phases
 from pvtui.model.layers import LayerTree, build_tree, split_name
 from pvtui.model.queries import unknown_program
 from pvtui.model.step_types import phase_of
@@ -38,7 +38,7 @@ class TraceIndex:
 
     def __init__(self, report: "Report") -> None:
         self.report = report
-        self.lanes: dict[int, tuple[tv.Lane, ...]] = {}  # per run
+        self.lanes: dict[int, tuple[Lane, ...]] = {}  # per run
         self.openings: dict[int, tuple[int, int, int] | None] = {}  # per run, where it opens (first_layer)
         self.merged: dict[int, fl.MergedFlame] = {}  # per run
         self.tree: LayerTree | None = None  # the model layers, shared by every run
@@ -61,19 +61,19 @@ class TraceIndex:
         """The names of the nesting's nodes (none before the flame view is first built)."""
         return self.nesting.names if self.nesting is not None else []
 
-    def index_run(self, run: int) -> tuple[tv.Lane, ...]:
+    def index_run(self, run: int) -> tuple[Lane, ...]:
         """RUN's lanes, each IPU's steps sorted by start (none where there are no runs): reads the
         run's columns."""
         execution, programs = self.report.execution, self.report.programs
-        lanes: tuple[tv.Lane, ...] = ()
+        lanes: tuple[Lane, ...] = ()
         if execution.num_runs:
             lo, hi = execution.run_range(run)
-            phases = tv.step_phases(
+            phases = step_phases(
                 execution.program[lo:hi],
                 None if programs is None else programs.type,
                 [] if programs is None else programs.type_names,
             )
-            lanes = tuple(tv.build_lanes(execution.cycles_from[lo:hi], execution.cycles_to[lo:hi], phases, lo))
+            lanes = tuple(build_lanes(execution.cycles_from[lo:hi], execution.cycles_to[lo:hi], phases, lo))
         self.openings[run] = first_layer(self.report, lanes, self.waits) if lanes else None
         self.lanes[run] = lanes
         return lanes
@@ -100,7 +100,7 @@ class TraceIndex:
         return self.merged[run]
 
 
-def first_layer(report: "Report", lanes: tuple[tv.Lane, ...], waits: np.ndarray) -> tuple[int, int, int] | None:
+def first_layer(report: "Report", lanes: tuple[Lane, ...], waits: np.ndarray) -> tuple[int, int, int] | None:
     """Where a run opens, a stretch whose flame blocks can be named: (IPU, first lane position, stop)
     of its first model layer's first steps. On the IPU whose first step that is not a host wait
     starts first, from that step to the last after it whose program's name starts with the same part
@@ -120,7 +120,7 @@ def first_layer(report: "Report", lanes: tuple[tv.Lane, ...], waits: np.ndarray)
     return ipu, first, _layer_stop(report, lanes[ipu], waits, first)
 
 
-def _layer_stop(report: "Report", lane: tv.Lane, waits: np.ndarray, first: int) -> int:
+def _layer_stop(report: "Report", lane: Lane, waits: np.ndarray, first: int) -> int:
     """The lane position after the last step, from FIRST on, of FIRST's model layer (by program name)."""
     programs = report.programs
     layer_of: dict[int, str | None] = {}  # program -> the first part of its name; None for a host wait
