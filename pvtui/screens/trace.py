@@ -207,7 +207,7 @@ class TraceScreen(ReportScreen):
             self.redraw()
             self.refresh_bindings()
 
-    @work(thread=True, exclusive=True, group="trace-flame")
+    @work(thread=True, exclusive=True, group="trace-merge")
     def _merge_run(self, index: TraceIndex, run: int) -> None:
         merged = index.merge_run(run)
         self.app.call_from_thread(self._merged, index, run, merged)
