@@ -21,6 +21,7 @@ from textual.widgets import Input
 from pvtui.deferred_import import defer_import
 from pvtui.errors import Cancelled, ReportError
 from pvtui.pv_colours import derived_variables
+from pvtui.streams import NEEDS_TERMINAL, on_a_terminal
 from pvtui.textual_private import InstantModeSwitch
 from pvtui.theming import DEFAULT_THEME, builtin_themes, resolve_theme_name, user_theme_dir, user_themes
 
@@ -493,7 +494,11 @@ def run_app(
     path: Path, engine: str | None = None, theme: str | None = None, compare_with: ReportFiles | None = None,
     screen: str = "summary",
 ) -> int:
-    """Discover the reports at PATH and run the explorer on SCREEN (comparing with COMPARE_WITH); 2 on bad input."""
+    """Discover the reports at PATH and run the explorer on SCREEN (comparing with COMPARE_WITH); 2 on bad input,
+    or where there is no terminal to run it on."""
+    if not on_a_terminal():
+        print(NEEDS_TERMINAL, file=sys.stderr)
+        return 2
     start_lightly()
     from pvtui.sources.discovery import discover
 
