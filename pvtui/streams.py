@@ -2,8 +2,10 @@
 
 `pvtui CMD >&-` starts with no standard output, `>/dev/full` with one every write to which fails.
 Either ends the command with one line on stderr (where there is one) and status 2, never a
-traceback. The explorer draws on stderr and reads stdin: without a terminal on all three streams it
-could not be seen or stopped, and says so in one line before drawing anything.
+traceback. The explorer draws on stderr and reads its keys from stdin: without a terminal there it
+could be neither seen nor stopped. It also wants one on stdout, so that `pvtui PATH > file` gets the
+same one line (naming the commands that print) rather than an app drawn for nobody: one rule for the
+three streams, said before anything is drawn.
 """
 
 from __future__ import annotations
