@@ -496,9 +496,6 @@ def run_app(
 ) -> int:
     """Discover the reports at PATH and run the explorer on SCREEN (comparing with COMPARE_WITH); 2 on bad input,
     or where there is no terminal to run it on."""
-    if not on_a_terminal():
-        print(NEEDS_TERMINAL, file=sys.stderr)
-        return 2
     start_lightly()
     from pvtui.sources.discovery import discover
 
@@ -515,6 +512,9 @@ def run_app(
     app = PvtuiApp(reports, path=path, theme=theme, compare_with=compare_with, first_screen=screen)
     if problem := theme_problem(app, theme):
         print(problem, file=sys.stderr)
+        return 2
+    if not on_a_terminal():  # said after what is wrong with the arguments, before anything is drawn
+        print(NEEDS_TERMINAL, file=sys.stderr)
         return 2
     app.run()
     return app.return_code or 0
