@@ -17,6 +17,7 @@ from pvtui.render.insights import column_eighths
 from pvtui.model import flame as fl
 from pvtui.model import trace_views as tv
 from pvtui.model.queries import live_difference
+from pvtui.model.program_search import display_order, in_display_order, programs_in_layer
 from pvtui.model.step_stats import step_stats
 from pvtui.screens.liveness import LiveVariables, LivenessScreen
 from pvtui.model.liveness_views import columns_of_step
@@ -294,19 +295,12 @@ def test_liveness_step_against_step_json(capsys, tiny_dir, tiny_report):
     data = json.loads(capsys.readouterr().out)
     at_a, at_b = dict(live.live_variables(a)), dict(live.live_variables(b))
     names = live.variable_names
-    assert {v["name"] for v in data["added"]} == {names[v] for v in at_b.keys() - at_a.keys()}
-    assert {v["name"] for v in data["removed"]} == {names[v] for v in at_a.keys() - at_b.keys()}
-    assert data["bytes"] == int(live.not_always_live[b]) - int(live.not_always_live[a])
-    assert all(set(v) == {"name", "bytes"} for v in data["added"] + data["removed"])
+    assert {v["name"] for v in data["appeared"]} == {names[v] for v in at_b.keys() - at_a.keys()}
+    assert {v["name"] for v in data["gone"]} == {names[v] for v in at_a.keys() - at_b.keys()}
+    assert data["change_bytes"] == int(live.not_always_live[b]) - int(live.not_always_live[a])
+    assert all(set(v) == {"name", "bytes"} for v in data["appeared"] + data["gone"])
     assert main(["liveness", str(tiny_dir), "--step", "0", "--vs", str(len(live) + 5)]) == 2
     assert f"no liveness step {len(live) + 5:,}: the report has steps 0 to {len(live) - 1:,}" in capsys.readouterr().err
-
-
-def test_liveness_a_step_against_itself_says_none_instead_of_empty_tables(capsys, tiny_dir, tiny_report):
-    step = tiny_report.liveness.peak_step
-    assert main(["liveness", str(tiny_dir), "--step", str(step), "--vs", str(step)]) == 0
-    out = capsys.readouterr().out
-    assert "Appeared: none" in out and "Went away: none" in out and "variable" not in out
 
 
 async def test_marking_a_liveness_step_compares_the_cursor_with_it(make_app, tiny_report):
@@ -370,6 +364,33 @@ async def test_l_names_the_tree_by_each_debug_layer_in_turn(make_app, tiny_repor
         assert operation == tiny_report.debug.names[popart[-1]]
         row_text = "".join(s.text for s in tree._render_row(program, "", "", False, 80))
         assert operation in row_text
+
+
+def test_programs_in_a_layer_are_those_named_by_it(tiny_report):
+    for layer in fl.layer_names(tiny_report):
+        memo: dict = {}
+        expected = [p for p in range(len(tiny_report.programs))
+                    if fl.name_in_layer(tiny_report, p, layer, memo) is not None]
+        assert programs_in_layer(tiny_report, layer).tolist() == expected
+
+
+async def test_l_says_how_many_programs_have_a_name_and_goes_to_the_first(make_app, tiny_report):
+    async with make_app().run_test(size=(100, 30)) as pilot:
+        screen = await open_screen(pilot, "p", ProgramsScreen)
+        tree = screen.tree
+        layer = fl.layer_names(tiny_report)[0]
+        named = programs_in_layer(tiny_report, layer)
+        await pilot.press("L")
+        for _ in range(100):  # found in a worker
+            await pilot.pause(0.02)
+            if tree.cursor_program in set(named.tolist()):
+                break
+        programs = tiny_report.programs
+        order = display_order(programs.child_offsets, programs.child_ids, programs.roots, programs.parent)
+        assert tree.cursor_program == int(in_display_order(named, order)[0])
+        assert tree.name_source[1](tree.cursor_program) is not None
+        said = [n.message for n in pilot.app._notifications]
+        assert any(f"{len(named):,} of {len(programs):,} programs have one" in m for m in said), said
 
 
 # Small things -------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from textual.widgets import Input, Static
 from pvtui.textual_private import styled_as_now
 from pvtui.units import format_bytes
 from pvtui.widgets.key_bar import KeyBar
+from pvtui.widgets.look import look_of
 
 if TYPE_CHECKING:
     from pvtui.app import PvtuiApp
@@ -218,6 +219,11 @@ class ReportScreen(Screen):
     def bytes(self, value: int | None) -> str:
         """VALUE in the units the user chose (u cycles binary, SI and bytes)."""
         return format_bytes(value, self.pv_app.units)
+
+    @property
+    def minus(self) -> str:
+        """The sign of a negative change: U+2212, ASCII where the look is (a basic console)."""
+        return look_of(self.app).glyphs.minus
 
     def units_changed(self) -> None:
         """Called when the user switches units; redraw what shows bytes."""

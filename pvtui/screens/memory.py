@@ -610,7 +610,7 @@ class MemoryScreen(ReportScreen):
         rows = [(name, self.bytes(value)) for name, value in memory.tile_categories(tile)]
         width = max((len(shown) for _, shown in rows), default=0)  # the names get the rest
         for name, shown in rows:
-            text.append("  ", palette.category(index[name]))
+            text.append(*palette.category_swatch(index[name]))
             text.append(f" {shown:>{width}}  {name}\n")
         return text
 

@@ -15,7 +15,9 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Input, Label
 
 from pvtui.model.flame import layer_names, name_in_layer
-from pvtui.model.program_search import NameSearch, display_order, in_display_order, no_matches, step_match
+from pvtui.model.program_search import (
+    NameSearch, display_order, in_display_order, no_matches, programs_in_layer, step_match,
+)
 from pvtui.model.step_types import phase_of
 from pvtui.model.tables import Table
 from pvtui.render.names import CPP_BREAKS, wrap_at_slashes
@@ -179,8 +181,9 @@ class ProgramsScreen(ReportScreen):
     def __init__(self) -> None:
         super().__init__()
         self.matches: np.ndarray  # program ids the search found, in the tree's order; set once the body shows
-        # built on the first search of a report: its name search and each program's position in the tree
-        self._name_search: tuple["Report", NameSearch, np.ndarray] | None = None
+        # built once a report needs them: its name search, each program's position in the tree
+        self._name_search: tuple["Report", NameSearch] | None = None
+        self._order: tuple["Report", np.ndarray] | None = None
 
     # Composition ------------------------------------------------------------------
 
@@ -258,11 +261,8 @@ class ProgramsScreen(ReportScreen):
     @work(thread=True, exclusive=True, group="program-search")
     def _search(self, report: "Report", needle: str) -> None:
         if self._name_search is None or self._name_search[0] is not report:
-            programs = report.programs
-            order = display_order(programs.child_offsets, programs.child_ids, programs.roots, programs.parent)
-            self._name_search = (report, NameSearch(programs.names), order)
-        _, search, order = self._name_search
-        matches = in_display_order(search.matches(needle), order)
+            self._name_search = (report, NameSearch(report.programs.names))
+        matches = in_display_order(self._name_search[1].matches(needle), self._display_order(report))
         self.app.call_from_thread(self._found, report, needle, matches)
 
     def _found(self, report: "Report", needle: str, matches: np.ndarray) -> None:
@@ -279,7 +279,7 @@ class ProgramsScreen(ReportScreen):
 
     def action_step_match(self, forward: bool) -> None:
         current = self.selected_program()
-        order = self._name_search[2] if self._name_search is not None else None
+        order = self._order[1] if self._order is not None else None
         program = step_match(self.matches, -1 if current is None else current, forward, order)
         if program >= 0:
             self.jump_to(program)
@@ -322,7 +322,8 @@ class ProgramsScreen(ReportScreen):
             self.tree.collapse_subtree()
 
     def action_cycle_names(self) -> None:
-        """Name the tree's rows by Poplar program names, then by each debug layer's operations, in turn."""
+        """Name the tree's rows by Poplar program names, then by each debug layer's operations, in turn;
+        with a layer's names, say how many programs have one and put the cursor on the first."""
         tree = self.tree
         layers = layer_names(self.report)
         if tree is None:
@@ -339,7 +340,33 @@ class ProgramsScreen(ReportScreen):
             return
         report, memo = self.report, {}
         tree.set_name_source((layer, lambda program: name_in_layer(report, program, layer, memo)))
-        self.notify(f"Names: {layer} operations", timeout=2)
+        self._find_named(report, layer)
+
+    @work(thread=True, exclusive=True, group="program-names")
+    def _find_named(self, report: "Report", layer: str) -> None:
+        named = in_display_order(programs_in_layer(report, layer), self._display_order(report))
+        self.app.call_from_thread(self._named_found, report, layer, named)
+
+    def _named_found(self, report: "Report", layer: str, named: np.ndarray) -> None:
+        tree = self.tree
+        if report is not self.report or tree is None or not tree.name_source or tree.name_source[0] != layer:
+            return  # a reload, or another L, came in meanwhile
+        total = len(report.programs)
+        if not len(named):
+            self.notify(f"Names: {layer} operations · none of the {total:,} programs has one; rows keep their "
+                        "Poplar names (muted)", timeout=4)
+            return
+        self.jump_to(int(named[0]))
+        self.notify(f"Names: {layer} operations · {len(named):,} of {total:,} programs have one; the cursor is "
+                    "on the first, the others keep their Poplar names (muted)", timeout=4)
+
+    def _display_order(self, report: "Report") -> np.ndarray:
+        """Each program's position in the tree (program_search.display_order), built once per report."""
+        if self._order is None or self._order[0] is not report:
+            programs = report.programs
+            self._order = (report, display_order(programs.child_offsets, programs.child_ids, programs.roots,
+                                                 programs.parent))
+        return self._order[1]
 
     def key_state(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "cycle_names":
@@ -385,7 +412,7 @@ class ProgramsScreen(ReportScreen):
     @work(exclusive=True, group="programs-rebuild")
     async def _rebuild(self, selected: int | None) -> None:
         self.matches = no_matches()
-        self._name_search = None
+        self._name_search = self._order = None
         await self.recompose()
         self._focus_tree()
         programs = self.report.programs

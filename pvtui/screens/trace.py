@@ -19,6 +19,7 @@ from pvtui.model.queries import unknown_program
 from pvtui.model.step_stats import step_stats
 from pvtui.model.step_types import PHASES, phase_of
 from pvtui.model.tables import Table
+from pvtui.render.figures import run_figures_line
 from pvtui.screens.base import ReportScreen, Unavailable
 from pvtui.units import count_of, format_cycles
 from pvtui.widgets.bsp_view import LEVELS, BspView, bsp_cell_table
@@ -168,6 +169,7 @@ def stats_text(stats: dict | None, run: int, styles: dict[str, Style], first_ipu
     out.append(f"Step statistics, run {run + 1} {data['name']}", style="bold")
     more = f" · IPUs {first}–{first + len(shown) - 1} of {len(ipus)}, up/down for others" if len(shown) < len(ipus) else ""
     out.append(f"{more}\n", style=muted)
+    out.append(f"{run_figures_line(data)}\n", style=muted)
     out.append(" " * STATS_TYPE_WIDTH)
     for ipu in shown:
         out.append(f"{'IPU ' + str(ipu['ipu']):>{STATS_IPU_WIDTH}}", style="bold")
