@@ -10,6 +10,7 @@ import argparse
 import difflib
 import importlib
 import io
+import os
 import sys
 from types import ModuleType
 
