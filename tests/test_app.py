@@ -119,17 +119,17 @@ async def test_an_action_chosen_in_the_palette_runs_on_its_screen(make_app, tiny
         await pilot.press("l", "right", "right")
         await pilot.pause()
         screen = pilot.app.screen
-        assert screen.cursor != tiny_report.liveness.peak_step
+        assert screen.nav.cursor != tiny_report.liveness.peak_step
         hits = [hit async for hit in ScreenActions(screen).search("peak")]
         await hits[0].command()  # was a crash: the screen's node passed where namespaces go
         await pilot.pause()
-        assert screen.cursor == tiny_report.liveness.peak_step
+        assert screen.nav.cursor == tiny_report.liveness.peak_step
         await pilot.press("t")
         await pilot.pause()
         (flame,) = [hit async for hit in ScreenActions(pilot.app.screen).search("Flame")]
         await flame.command()
         await pilot.pause()
-        assert pilot.app.screen.flame_on
+        assert pilot.app.screen.view == "flame"
 
 
 async def test_themes_from_files_and_the_theme_option(make_app):
@@ -376,7 +376,7 @@ async def test_the_summary_offers_f_only_where_there_is_a_json_tree(make_app, ti
 
 
 async def test_units_redraw_the_summary_in_place(make_app):
-    from pvtui.screens.summary import JsonTree
+    from pvtui.widgets.json_tree import JsonTree
 
     async with make_app().run_test(size=(80, 24)) as pilot:
         await wait_until_loaded(pilot)

@@ -349,7 +349,7 @@ async def test_the_single_report_screens_name_their_report_and_B_switches_it(com
         await pilot.pause()
         assert screen.report is pilot.app.compare_report
         assert str(screen.query_one(TitleBar).render()).startswith("B: other")
-        assert screen.memory.num_tiles == other_report.memory.num_tiles
+        assert screen.nav.memory.num_tiles == other_report.memory.num_tiles
         await pilot.press("s")
         await pilot.pause()
         assert pilot.app.screen.report.name == "other"

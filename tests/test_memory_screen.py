@@ -153,7 +153,7 @@ async def test_the_header_explains_every_mark_within_the_width(make_app, width):
 def test_item_lines_break_between_items_and_count_the_rest():
     from rich.text import Text
 
-    from pvtui.widgets.item_lines import item_lines
+    from pvtui.render.item_lines import item_lines
 
     items = [Text(word) for word in ("alpha", "beta", "gamma", "delta", "epsilon")]
     assert [line.plain for line in item_lines(items, 80)] == ["alpha  beta  gamma  delta  epsilon"]

@@ -1,4 +1,4 @@
-"""Searching program names, and stepping through the matches.
+"""Searching program names, stepping through the matches, and the table of the programs found.
 
 Pure helpers for the program tree: no decoding of every name, no textual.
 """
@@ -11,6 +11,7 @@ import numpy as np
 
 from pvtui.model import schema as s
 from pvtui.model.strings import StringTable
+from pvtui.model.tables import Table
 
 if TYPE_CHECKING:
     from pvtui.model.report import Report
@@ -93,6 +94,63 @@ def step_match(matches: np.ndarray, current: int, forward: bool, order: np.ndarr
         return int(matches[i % len(matches)])
     i = int(np.searchsorted(keys, at, side="left")) - 1
     return int(matches[i % len(matches)])
+
+
+class ProgramSearch:
+    """The Programs screen's search: the programs whose names contain what was asked, in the tree's
+    order, and the next or previous of them. Its index (the names lowered, each program's place in
+    the tree) is built on the first search of a report's programs."""
+
+    def __init__(self) -> None:
+        # program ids found, in the tree's order; none yet (without numpy: a screen makes one for its first frame)
+        self.matches: np.ndarray | tuple = ()
+        self._names: tuple[object, NameSearch] | None = None
+        self._order: tuple[object, np.ndarray] | None = None
+
+    def order(self, programs) -> np.ndarray:
+        """Each program's position in the tree (display_order), built once per table of PROGRAMS."""
+        if self._order is None or self._order[0] is not programs:
+            self._order = (programs, display_order(programs.child_offsets, programs.child_ids, programs.roots,
+                                                   programs.parent))
+        return self._order[1]
+
+    def find(self, programs, needle: str) -> np.ndarray:
+        """The programs whose names contain NEEDLE, in the tree's order (to become `matches`)."""
+        if self._names is None or self._names[0] is not programs:
+            self._names = (programs, NameSearch(programs.names))
+        return in_display_order(self._names[1].matches(needle), self.order(programs))
+
+    def step(self, current: int | None, forward: bool) -> int:
+        """The match after (FORWARD) or before program CURRENT, round the ends; -1 when none."""
+        order = self._order[1] if self._order is not None else None
+        return step_match(self.matches, -1 if current is None else current, forward, order)
+
+    def position(self, program: int) -> int | None:
+        """Where PROGRAM is among the matches, if it is one."""
+        found = np.flatnonzero(np.asarray(self.matches) == program)
+        return int(found[0]) if len(found) else None
+
+    def clear(self) -> None:
+        self.matches = ()
+
+
+def programs_table(programs, found: np.ndarray | None, needle: str = "") -> Table:
+    """Every program, or those FOUND by a search for NEEDLE: name, type, parent, compute set, code, children."""
+    ids = found.tolist() if found is not None else range(len(programs))
+    columns = ["program", "name", "type", "parent", "compute_set", "compute_set_name", "code_bytes", "children"]
+
+    def rows():
+        for program in ids:
+            compute_set = int(programs.compute_set[program])
+            parent = int(programs.parent[program])
+            yield [
+                program, programs.names[program], programs.type_name(program), None if parent < 0 else parent,
+                None if compute_set < 0 else compute_set,
+                None if compute_set < 0 else programs.compute_set_names[compute_set],
+                int(programs.code_bytes[program]), programs.num_children(program),
+            ]
+
+    return Table(f"programs-matching-{needle}" if needle else "programs", columns, rows())
 
 
 def programs_in_layer(report: "Report", layer: str) -> np.ndarray:

@@ -28,7 +28,7 @@ from pvtui.model.compare import (
 )
 from pvtui.model.layer_compare import LayerChange, layer_table
 from pvtui.render.layers import CHANGE_HEADINGS, CHANGES_STATEMENT, change_cells
-from pvtui.screens.base import ReportScreen, Unavailable
+from pvtui.screens.base import Needs, ReportScreen, Unavailable
 from pvtui.units import count_of
 from pvtui.widgets.compare_chart import CompareChart
 from pvtui.widgets.diff_heatmap import DiffHeatmap
@@ -92,6 +92,7 @@ class CompareScreen(ReportScreen):
         Binding("a", "peak('a')", "A's peak", id="compare.peak_a"),
         Binding("b", "peak('b')", "B's peak", id="compare.peak_b"),
     ]
+    KEYS = {"tile": Needs(shown=("on_tiles",)), "peak": Needs(shown=("on_liveness",))}
 
     def __init__(self) -> None:
         super().__init__()
@@ -383,13 +384,17 @@ class CompareScreen(ReportScreen):
 
     # Actions --------------------------------------------------------------------------
 
-    def key_state(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+    @property
+    def on_tiles(self) -> bool:
+        """The Tiles section shows, and the two reports' tiles compare."""
         c = self.comparison
-        if action == "tile":
-            return self.section == "tiles" and c is not None and not isinstance(c.tiles, str)
-        if action == "peak":
-            return self.section == "liveness" and c is not None and not isinstance(c.liveness, str)
-        return True
+        return self.section == "tiles" and c is not None and not isinstance(c.tiles, str)
+
+    @property
+    def on_liveness(self) -> bool:
+        """The Liveness section shows, and the two reports' liveness compares."""
+        c = self.comparison
+        return self.section == "liveness" and c is not None and not isinstance(c.liveness, str)
 
     def action_section(self, section: str) -> None:
         self.query_one(TabbedContent).active = section
