@@ -1,4 +1,4 @@
-"""Themes from theme files: the built-in ones in themes/, then the user's own.
+"""Themes from theme files: the built-in ones in pvtui/themes/, then the user's own.
 
 A theme file is JSON with Textual's Theme fields (name, primary, background, ...)
 and `variables`, the pv-* colours every view draws with. A theme may leave them

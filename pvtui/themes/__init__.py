@@ -1,0 +1,1 @@
+"""The built-in theme files: copy one to ~/.config/pvtui/themes/ to make a theme of your own."""

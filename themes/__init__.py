@@ -1,1 +1,0 @@
-"""Built-in theme files (installed as pvtui.themes)."""
