@@ -122,6 +122,7 @@ class PvtuiApp(InstantModeSwitch):
         compare_with: ReportFiles | None = None,
         first_screen: str = "summary",
         waiting: Screen | None = None,
+        reader: str = "auto",
     ) -> None:
         self.first_screen = "compare" if compare_with is not None else first_screen
         if len(reports) == 1:
@@ -137,6 +138,7 @@ class PvtuiApp(InstantModeSwitch):
         self.compare_report: Report | None = None
         self.showing_b = False  # whether the single-report screens show B (switched with B)
         self.cache = cache
+        self.reader = reader  # which reader reads profile.pop (sources/readers.py)
         self.watch = watch
         self.waiting = waiting  # a screen that waits for the reports to be written (pvtui capture --live)
         self.report_screens: "weakref.WeakSet[ReportScreen]" = weakref.WeakSet()
@@ -280,12 +282,13 @@ class PvtuiApp(InstantModeSwitch):
         token = self.cancel_token
         try:
             try:
-                report = open_current(files, self.cache)
+                report = open_current(files, self.cache, reader=self.reader)
             except ReportError:
                 report = None  # reading the files below reports the problem
             if report is None:
                 self.call_from_thread(self._show_loading, files.name, token)
-                report = load_report(files, progress=self._progress, cancel=token, cache=self.cache)
+                report = load_report(files, progress=self._progress, cancel=token, cache=self.cache,
+                                     reader=self.reader)
         except Cancelled:
             self.call_from_thread(self._load_cancelled, reload)
         except ReportError as exc:
@@ -491,9 +494,10 @@ def theme_problem(app: PvtuiApp, theme: str | None) -> str | None:
 
 def run_app(
     path: Path, engine: str | None = None, theme: str | None = None, compare_with: ReportFiles | None = None,
-    screen: str = "summary",
+    screen: str = "summary", reader: str = "auto",
 ) -> int:
-    """Discover the reports at PATH and run the explorer on SCREEN (comparing with COMPARE_WITH); 2 on bad input."""
+    """Discover the reports at PATH and run the explorer on SCREEN (comparing with COMPARE_WITH), profile.pop
+    read by READER; 2 on bad input."""
     start_lightly()
     from pvtui.sources.discovery import discover
 
@@ -507,7 +511,7 @@ def run_app(
         if not reports:
             print(f"pvtui: {path}: no report named {engine!r} here", file=sys.stderr)
             return 2
-    app = PvtuiApp(reports, path=path, theme=theme, compare_with=compare_with, first_screen=screen)
+    app = PvtuiApp(reports, path=path, theme=theme, compare_with=compare_with, first_screen=screen, reader=reader)
     if problem := theme_problem(app, theme):
         print(problem, file=sys.stderr)
         return 2

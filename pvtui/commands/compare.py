@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pvtui.commands.common import find_report, load
+from pvtui.commands.common import add_reader_argument, find_report, load
 
 NAME_ROOM = 44  # columns of a changes table besides its names
 
@@ -19,6 +19,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--engine-a", help="which report in A, where it holds several")
     parser.add_argument("--engine-b", help="which report in B, where it holds several")
     parser.add_argument("--theme", help="theme name, for the explorer")
+    add_reader_argument(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -26,11 +27,11 @@ def run(args: argparse.Namespace) -> int:
     if not args.json and sys.stdout.isatty():
         from pvtui.app import run_app
 
-        return run_app(args.a, engine=args.engine_a, theme=args.theme,
+        return run_app(args.a, engine=args.engine_a, theme=args.theme, reader=args.reader,
                        compare_with=find_report(args.b, args.engine_b))
     from pvtui.model.compare import compare, comparison_json
 
-    data = comparison_json(compare(load(args.a, args.engine_a), load(args.b, args.engine_b)))
+    data = comparison_json(compare(load(args.a, args.engine_a, args.reader), load(args.b, args.engine_b, args.reader)))
     data["a"]["path"], data["b"]["path"] = str(args.a), str(args.b)
     if args.json:
         print(json.dumps(data, indent=2))

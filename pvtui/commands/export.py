@@ -17,7 +17,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from pvtui.model.bundle import BundleWriter
 
-    report = load(args.path, args.engine)
+    report = load(args.path, args.engine, args.reader)
     out: Path = args.out
     if out.exists() and any(out.iterdir()):
         raise ReportError(out, "already exists and is not empty; choose a new directory")

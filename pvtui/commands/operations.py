@@ -38,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
     if args.sort not in SORT_KEYS:
         say(f"pvtui: --sort {args.sort!r}: choose one of {', '.join(SORT_KEYS)}")
         return EXIT_BAD_INPUT
-    report = load(args.path, args.engine)
+    report = load(args.path, args.engine, args.reader)
     top = args.top if args.top is not None else (None if args.json else 20)
     try:
         data = operations_data(report, args.layer, args.sort, args.filter, top)

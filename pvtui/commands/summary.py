@@ -15,5 +15,5 @@ def run(args: argparse.Namespace) -> int:
     from pvtui.model.queries import summary
     from pvtui.render.tables import render_summary
 
-    emit(args, summary(load(args.path, args.engine)), render_summary)
+    emit(args, summary(load(args.path, args.engine, args.reader)), render_summary)
     return 0

@@ -395,6 +395,8 @@ def program_changes(a: Report, b: Report) -> Changes | str:
     for name, report in (("A", a), ("B", b)):
         if report.programs is None:
             return f"Report {name} has no programs: {report.missing('programs')}"
+        if report.programs.code_bytes is None:
+            return f"Report {name} has no code bytes of its programs: {report.missing('program_tree')}"
     return match_by_name(
         "programs", "code bytes of leaf programs",
         "Leaf programs matched by name by code bytes, those of one name summed (parents are left out: "

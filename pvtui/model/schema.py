@@ -99,10 +99,11 @@ STEP_PROGRAM = "steps.program"  # int32 [X]
 STEP_FROM = "steps.from"  # int64 [X, I], -1 where the step did not run on the IPU
 STEP_TO = "steps.to"  # int64 [X, I]
 STEP_CYCLES = "steps.cycles"  # int64 [X, I]
-STEP_TILE_BALANCE = "steps.tile_balance"  # float32 [X, I]
-STEP_ACTIVE_TILE_BALANCE = "steps.active_tile_balance"  # float32 [X, I]
-STEP_DATA_IN = "steps.data_in"  # int64 [X, I]
-STEP_DATA_OUT = "steps.data_out"  # int64 [X, I]
+STEP_TILE_BALANCE = "steps.tile_balance"  # float32 [X, I] (optional: libpva)
+STEP_ACTIVE_TILE_BALANCE = "steps.active_tile_balance"  # float32 [X, I] (optional: libpva)
+STEP_DATA_IN = "steps.data_in"  # int64 [X, I] (optional: libpva)
+STEP_DATA_OUT = "steps.data_out"  # int64 [X, I] (optional: libpva)
+STEP_ACTIVE_TILES = "steps.active_tiles"  # int32 [X, I] (optional: profile.pop's steps_by_ipu)
 BSP_STEP = "bsp.step"  # int64 [B] indices into steps (part "bsp")
 BSP_CYCLES = "bsp.cycles"  # int32 [B, T]
 
@@ -129,6 +130,9 @@ DEBUG_FIELDS = "debug.fields"  # str [D]: JSON object text of all the context's 
 FRAMEWORK_JSON = "framework.json"
 APP_JSON = "app.json"
 
+# meta readers{part: reader}: who read each profile part: one of PROFILE_READERS from profile.pop itself,
+# "stand-in" (the synthetic generator's libpva stand-in, through the libpva adapter) or "profile.pvtui"
+PROFILE_READERS = ("libpva", "native")
 PROFILE_PARTS = ("memory", "programs", "liveness", "liveness_tiles", "lowered", "execution", "bsp", "operations")
 REPORT_FILES = ("profile.pop", "debug.cbor", "archive.a", "framework.json", "app.json")
 

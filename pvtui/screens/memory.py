@@ -553,8 +553,10 @@ class MemoryScreen(ReportScreen):
             parts.append(per_row)
             if self.variable is not None:
                 parts.append(f"swatch: {self._variable_label(self._variable_bytes())}")
-        if not memory.has_gaps:
+        if memory.source == "archive":
             parts.append("from archive.a")
+        elif not memory.has_gaps:
+            parts.append("incl. gaps")
         elif not self.map_shown:
             parts.append("incl. gaps" if heatmap.gaps else "excl. gaps")
         if memory.limit:
@@ -595,7 +597,7 @@ class MemoryScreen(ReportScreen):
             facts.append(f"Always live      {self.bytes(int(memory.always_live[tile]))}\n")
             facts.append(f"Not always live  {self.bytes(int(memory.not_always_live[tile]))}\n")
         else:
-            facts.append(self.report.missing("memory") + "\n", "dim")
+            facts.append(self.report.missing("memory" if memory.source == "archive" else "tile_split") + "\n", "dim")
         self.query_one("#detail-facts", DetailText).show(facts)
         self.query_one("#detail-categories", DetailText).show(self._categories_text(tile))
         self.query_one("#detail-vertices", DetailText).show(self._vertices_text(tile))
