@@ -104,7 +104,8 @@ class BundleWriter:
         with _writing(path):
             arr = np.lib.format.open_memmap(path, mode="w+", dtype=dtype, shape=shape)
             _reserve(path)
-        self.columns.append(name)
+        if name not in self.columns:  # opened again: written anew
+            self.columns.append(name)
         return arr
 
     @contextmanager

@@ -107,12 +107,13 @@ class Lowered(Part):
     def tile_variables(self, tile: int) -> list[TileVariable]:
         """The variables on TILE, largest first."""
         window = self.tile_pieces(tile)
-        names, sizes = self.name[window].tolist(), self.bytes[window].tolist()
+        order = np.argsort(-np.asarray(self.bytes[window]), kind="stable")
+        names, sizes = self.name[window][order].tolist(), self.bytes[window][order].tolist()
         if not self.has_liveness:
             return [TileVariable(self.names[n], n, size, None, None, None, self.debug_context(n))
                     for n, size in zip(names, sizes)]
         out = []
-        for name_id, size, cls in zip(names, sizes, self.cls[window].tolist()):
+        for name_id, size, cls in zip(names, sizes, self.cls[window][order].tolist()):
             out.append(TileVariable(self.names[name_id], name_id, size, self.always_live(cls),
                                     int(self.class_steps[cls]), self.intervals(cls), self.debug_context(name_id)))
         return out

@@ -74,13 +74,14 @@ INTERVAL_START = "intervals.start"  # int32 [K] first live step
 INTERVAL_END = "intervals.end"  # int32 [K] exclusive
 INTERVAL_MAX_LENGTH = "intervals.max_length"  # int64 [1]: longest interval, bounds lookups
 
-# part "lowered" (profile.pop written with autoReport.outputLoweredVars): pieces sorted by
-# tile, largest first within a tile; meta lowered{steps} = the liveness steps the intervals index
+# part "lowered" (profile.pop written with autoReport.outputLoweredVars): pieces grouped by
+# tile (through libpva, largest first within a tile); meta lowered{steps} = the liveness steps the
+# intervals index; the class columns only where the reader gave liveness (libpva)
 LOWERED_TILE_OFFSETS = "lowered.tile_offsets"  # int64 [T+1]: the pieces of each tile (CSR)
 LOWERED_TILE = "lowered.tile"  # int32 [L]
 LOWERED_NAME = "lowered.name"  # int32 [L] index into lowered.names
 LOWERED_BYTES = "lowered.bytes"  # int64 [L]
-LOWERED_CLASS = "lowered.class"  # int32 [L] equivalence class: the steps the piece is live
+LOWERED_CLASS = "lowered.class"  # int32 [L] equivalence class: the steps the piece is live (optional)
 LOWERED_NAMES = "lowered.names"  # str [LN]: the (unlowered) variable's name
 LOWERED_NAME_OFFSETS = "lowered.name_offsets"  # int64 [LN+1]: the pieces of each name (CSR over name_pieces)
 LOWERED_NAME_PIECES = "lowered.name_pieces"  # int64 [L] piece indices grouped by name, in tile order

@@ -24,6 +24,7 @@ from pvtui.sources.sqlite_file import NotIntegers, connect, integer_batches, int
 
 READER = "native"
 ROWIDS_PER_QUERY = 500
+BYTES_PER_BATCH = 4 << 20
 LIBPVA = "libpva (Poplar SDK)"
 # One line for every part the tables leave out or give in part: shown once, and by each view that lacks it.
 LIMITS = (f"{PROFILE} read by the native reader: liveness, the program tree, runs, tile balance, per-tile cycles,"
@@ -40,9 +41,10 @@ class ProfileTables:
 
     def __init__(self, db: sqlite3.Connection, path: Path, ctx: IngestContext) -> None:
         self.db, self.path, self.ctx = db, path, ctx
-        self.all = tables(db)
+        self.all = tables(db, count=False)  # SQLite counts a table by reading all of it: counted where needed
         self._found: dict[str, Found | None] = {}
         self.program_ids: np.ndarray | None = None  # programs.id of each program index, ascending
+        self.steps_read: tuple[np.ndarray, np.ndarray] | None = None  # step ids ascending, their programs
         self.num_ipus: int | None = None
         self.num_tiles: int | None = None
 
@@ -64,10 +66,20 @@ class ProfileTables:
         return self._found[name]
 
     def batches(self, found: Found, roles: list[str], rowid: bool = False) -> Iterator[np.ndarray]:
-        """ROLES' columns of FOUND a batch at a time ([len(ROLES), n]), after the rowid with ROWID."""
-        for batch in integer_batches(self.db, self.path, found.table, [found[role] for role in roles]):
+        """ROLES' columns of FOUND, BYTES_PER_BATCH at a time ([len(ROLES), n]), after the rowid with ROWID:
+        decoded in smaller batches, handed on in larger ones (each costs its consumer per call), never so
+        large that the consumer's copies of them cost much memory."""
+        rows = BYTES_PER_BATCH // (8 * (len(roles) + 1))
+        held, count = [], 0
+        for batch in integer_batches(self.db, self.path, found.table, [found[role] for role in roles], rowid):
             self.ctx.cancel.check()
-            yield batch if rowid else batch[1:]
+            held.append(batch if rowid else batch[1:])
+            count += batch.shape[1]
+            if count >= rows:
+                yield np.concatenate(held, axis=1)
+                held, count = [], 0
+        if held:
+            yield np.concatenate(held, axis=1)
 
     def column(self, found: Found, role: str) -> np.ndarray:
         """One whole integer column (for tables of a row per program, step or tile)."""
@@ -87,21 +99,47 @@ class ProfileTables:
 
     def program_index(self, ids: np.ndarray) -> np.ndarray:
         """The program index of each program id, -1 where the programs table has no such id."""
-        known = self.program_ids
-        if known is None or len(known) == 0:
-            return np.full(len(ids), -1, np.int64)
-        index = np.minimum(np.searchsorted(known, ids), len(known) - 1)
-        return np.where(known[index] == ids, index, -1)
+        return Lookup(self.program_ids if self.program_ids is not None else np.zeros(0, np.int64), -1)(ids)
+
+    def count(self, found: Found) -> int:
+        return int(self.db.execute(f"SELECT count(*) FROM {quote(found.table.name)}").fetchone()[0])
+
+    def empty(self, found: Found) -> bool:
+        return self.db.execute(f"SELECT 1 FROM {quote(found.table.name)} LIMIT 1").fetchone() is None
 
     def texts(self, found: Found, key: str | None, text: str) -> tuple[np.ndarray, list[str]]:
         """(keys, texts) of a small table; KEY None means the rowid."""
         return text_column(self.db, found.table, found[key] if key else "rowid", found[text])
 
 
+class Lookup:
+    """The position of each of some keys in KEYS (ascending), MISSING for a key not among them: a table
+    indexed by key where the keys are dense enough, else a binary search."""
+
+    def __init__(self, keys: np.ndarray, missing: int) -> None:
+        self.keys, self.missing = keys, missing
+        self.low = int(keys[0]) if len(keys) else 0
+        span = int(keys[-1]) - self.low + 1 if len(keys) else 0
+        self.table = None
+        if 0 < span <= 4 * len(keys) + 4096:
+            self.table = np.full(span + 1, missing, np.int64)  # the last: every key out of range
+            self.table[keys - self.low] = np.arange(len(keys))
+
+    def __call__(self, ids: np.ndarray) -> np.ndarray:
+        if not len(self.keys):
+            return np.full(len(ids), self.missing, np.int64)
+        if self.table is not None:
+            offset = ids - self.low
+            offset[(offset < 0) | (offset >= len(self.table))] = len(self.table) - 1
+            return self.table[offset]
+        index = np.minimum(np.searchsorted(self.keys, ids), len(self.keys) - 1)
+        return np.where(self.keys[index] == ids, index, self.missing)
+
+
 def read_native_profile(path: Path, ctx: IngestContext) -> None:
     """Fill the bundle's profile parts from what profile.pop's known tables give; note the rest."""
-    from pvtui.sources.native_memory import read_memory
-    from pvtui.sources.native_steps import read_execution, read_programs
+    from pvtui.sources import native_memory
+    from pvtui.sources import native_steps
 
     readers = ctx.meta.setdefault("readers", {})
     try:
@@ -111,7 +149,8 @@ def read_native_profile(path: Path, ctx: IngestContext) -> None:
                 _note_unread(ctx, f"{PROFILE}: not read: none of its {len(profile.all):,} tables is one the"
                                   f" native reader knows (an unknown schema); {LIBPVA} is needed")
                 return
-            for part, read in (("programs", read_programs), ("execution", read_execution), ("memory", read_memory)):
+            for part, read in (("programs", native_steps.read_programs), ("execution", native_steps.read_execution),
+                               ("memory", native_memory.read_memory)):
                 try:
                     readers.update(dict.fromkeys(read(profile), READER))
                 except NotIntegers as exc:

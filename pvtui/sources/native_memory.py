@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from pvtui.model import schema as s
-from pvtui.sources.native import LIBPVA, PROFILE, ProfileTables
+from pvtui.sources.native import LIBPVA, PROFILE, Lookup, ProfileTables
 from pvtui.sources.native_pieces import PieceSorter
 from pvtui.sources.sqlite_file import NULL, quote
 
@@ -88,16 +88,14 @@ class Categories:
             order = np.argsort(ids, kind="stable")
             self.ids, self.names = ids[order], [names[i] for i in order.tolist()]
         self.width = len(self.names) + 1  # the last column: ids var_categories does not name
+        self.index = Lookup(self.ids, len(self.names))
         self.sums = np.zeros(num_tiles * self.width, np.int64)
         self.seen = False
 
     def add(self, tile: np.ndarray, category: np.ndarray, size: np.ndarray) -> None:
-        index = np.searchsorted(self.ids, category)
-        index[index >= len(self.ids)] = len(self.ids)
-        named = index < len(self.ids)
-        index[named] = np.where(self.ids[index[named]] == category[named], index[named], len(self.ids))
-        self.sums += np.bincount(tile * self.width + index, weights=size, minlength=len(self.sums)).astype(np.int64)
-        self.seen = True
+        cell = tile * self.width + self.index(category)
+        self.sums += np.bincount(cell, weights=size, minlength=len(self.sums)).astype(np.int64)
+        self.seen = self.seen or len(tile) > 0
 
     def table(self) -> tuple[list[str], np.ndarray]:
         """(names, bytes [tiles, categories]), without a column no piece is in."""
@@ -118,16 +116,14 @@ class Pieces:
             keys, names = profile.texts(found, "id" if found.has("id") else None, "string")
             order = np.argsort(keys, kind="stable")
             self.keys, self.names = keys[order], [names[i] for i in order.tolist()] + [NO_NAME]
+        self.index = Lookup(self.keys, len(self.keys))
         self.sorter: PieceSorter | None = None
 
-    def start(self, rows: int) -> None:
-        self.sorter = PieceSorter(self.num_tiles, len(self.names), rows)
+    def start(self) -> None:
+        self.sorter = PieceSorter(self.num_tiles, len(self.names))
 
     def add(self, tile: np.ndarray, name_id: np.ndarray, size: np.ndarray) -> None:
-        index = np.minimum(np.searchsorted(self.keys, name_id), len(self.keys))
-        known = index < len(self.keys)
-        index[known] = np.where(self.keys[index[known]] == name_id[known], index[known], len(self.keys))
-        self.sorter.add(tile, index, size)
+        self.sorter.add(tile, self.index(name_id), size)
 
     def write(self) -> bool:
         if self.sorter is None:
@@ -146,7 +142,7 @@ def _scan_vars_info(profile: ProfileTables, found, num_tiles: int, categories: C
     if not named:
         ctx.note("lowered", f"{PROFILE}: vars_info has no column naming its piece in vars_string_table:"
                             " variables are not named")
-    pieces.start(found.rows)
+    pieces.start()
     stray = 0
     roles = ["tile", "category", "size_bytes"] + (["name"] if named else [])
     for batch in profile.batches(found, roles):

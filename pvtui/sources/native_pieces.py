@@ -1,6 +1,6 @@
-"""vars_info's variable pieces into the bundle's `lowered` columns (by tile, largest first; by name, in tile
-order) in memory bounded by a batch: rows are spooled to scratch files by block of tiles, each block
-sorted alone, then spooled again by block of names.
+"""vars_info's variable pieces into the bundle's `lowered` columns (by tile, in their rows' order; by name,
+in tile order) in memory bounded by a block: rows are spooled to scratch files by block of tiles, each
+block sorted alone, then spooled again by block of names.
 
 The tables give no liveness, so the pieces have no live steps: the lowered part is written without its
 equivalence-class columns, and the views say where the live steps would come from.
@@ -15,10 +15,13 @@ import numpy as np
 from pvtui.model import schema as s
 from pvtui.model.bundle import BundleWriter
 
-ROWS_PER_BUCKET = 250_000  # the rows sorted at once, on average
-MAX_BUCKETS = 256
-PIECE = np.dtype([("tile", "<i4"), ("name", "<i4"), ("bytes", "<i8")])
-BY_NAME = np.dtype([("name", "<i4"), ("piece", "<i8")])
+TILES_PER_BUCKET = 64
+MAX_BUCKETS = 255  # bucket numbers are bytes: numpy sorts those by radix
+
+
+def _index_dtype(count: int) -> np.dtype:
+    """The smallest integer type for indices below COUNT: numpy sorts 16-bit ones by radix."""
+    return np.dtype("<u2") if count <= np.iinfo(np.uint16).max else np.dtype("<i4")
 
 
 class Buckets:
@@ -29,9 +32,9 @@ class Buckets:
         self.files = [tempfile.TemporaryFile() for _ in range(count)]
 
     def add(self, bucket: np.ndarray, records: np.ndarray) -> None:
-        order = np.argsort(bucket, kind="stable")
-        bucket, records = bucket[order], records[order]
-        edges = np.searchsorted(bucket, np.arange(len(self.files) + 1))
+        order = np.argsort(bucket.astype(np.uint8), kind="stable")
+        records = records[order]
+        edges = np.searchsorted(bucket[order], np.arange(len(self.files) + 1))
         for b in np.flatnonzero(np.diff(edges)).tolist():
             self.files[b].write(records[edges[b] : edges[b + 1]].tobytes())
 
@@ -49,16 +52,17 @@ class Buckets:
 class PieceSorter:
     """Takes vars_info's rows a batch at a time (tile, name index, bytes); writes the lowered columns."""
 
-    def __init__(self, num_tiles: int, num_names: int, rows: int) -> None:
+    def __init__(self, num_tiles: int, num_names: int) -> None:
         self.num_tiles, self.num_names = num_tiles, num_names
-        self.count = min(MAX_BUCKETS, rows // ROWS_PER_BUCKET + 1)
+        self.count = int(np.clip(-(-num_tiles // TILES_PER_BUCKET), 1, MAX_BUCKETS))
         self.tiles_per_bucket = -(-max(num_tiles, 1) // self.count)
-        self.by_tile = Buckets(self.count, PIECE)
+        self.piece = np.dtype([("tile", _index_dtype(num_tiles)), ("name", _index_dtype(num_names)), ("bytes", "<i8")])
+        self.by_tile = Buckets(self.count, self.piece)
         self.tile_counts = np.zeros(num_tiles, np.int64)
         self.name_counts = np.zeros(num_names, np.int64)
 
     def add(self, tile: np.ndarray, name: np.ndarray, size: np.ndarray) -> None:
-        records = np.empty(len(tile), PIECE)
+        records = np.empty(len(tile), self.piece)
         records["tile"], records["name"], records["bytes"] = tile, name, size
         self.by_tile.add(tile // self.tiles_per_bucket, records)
         self.tile_counts += np.bincount(tile, minlength=self.num_tiles)
@@ -67,11 +71,11 @@ class PieceSorter:
     def write(self, writer: BundleWriter, names: list[str]) -> None:
         """The lowered columns, names keeping only those some piece has."""
         used = self.name_counts > 0
-        dense = np.cumsum(used) - 1
-        total = int(self.tile_counts.sum())
         kept = int(used.sum())
+        dense = (np.cumsum(used) - 1).astype(_index_dtype(kept))
         names_per_bucket = -(-max(kept, 1) // self.count)
-        by_name = Buckets(self.count, BY_NAME)
+        by_name = Buckets(self.count, np.dtype([("name", dense.dtype), ("piece", "<u4")]))
+        total = int(self.tile_counts.sum())
         try:
             with writer.column_file(s.LOWERED_TILE, (total,), np.int32) as tiles, \
                     writer.column_file(s.LOWERED_NAME, (total,), np.int32) as name_col, \
@@ -79,19 +83,19 @@ class PieceSorter:
                 done = 0
                 for b in range(self.count):
                     block = self.by_tile.take(b)
-                    block = block[np.lexsort((-block["bytes"], block["tile"]))]
-                    name = dense[block["name"]].astype(np.int32)
-                    tiles.write(block["tile"].tobytes())
-                    name_col.write(name.tobytes())
+                    block = block[np.argsort(block["tile"], kind="stable")]  # in row order within a tile
+                    name = dense[block["name"]]
+                    tiles.write(block["tile"].astype(np.int32).tobytes())
+                    name_col.write(name.astype(np.int32).tobytes())
                     sizes.write(block["bytes"].tobytes())
-                    pieces = np.empty(len(block), BY_NAME)
+                    pieces = np.empty(len(block), by_name.dtype)
                     pieces["name"], pieces["piece"] = name, done + np.arange(len(block))
                     by_name.add(name // names_per_bucket, pieces)
                     done += len(block)
             with writer.column_file(s.LOWERED_NAME_PIECES, (total,), np.int64) as out:
                 for b in range(self.count):
                     block = by_name.take(b)
-                    out.write(block["piece"][np.argsort(block["name"], kind="stable")].tobytes())
+                    out.write(block["piece"][np.argsort(block["name"], kind="stable")].astype(np.int64).tobytes())
         finally:
             by_name.close()
             self.by_tile.close()

@@ -13,10 +13,11 @@ import numpy as np
 from pvtui.model import schema as s
 from pvtui.model.bundle import release_pages
 from pvtui.sources.native import LIBPVA, PROFILE, ProfileTables
-from pvtui.sources.sqlite_file import NULL, quote
+from pvtui.sources.sqlite_file import NULL
 
 UNKNOWN_TYPE = "Unknown"
 MAX_IPUS = 4096  # an IPU column whose values reach this is not one
+FILL_SLICE = 1 << 20
 ONE_RUN = "all runs"
 
 
@@ -50,26 +51,44 @@ def read_programs(profile: ProfileTables) -> list[str]:
 
 def _program_types(profile: ProfileTables, n: int) -> tuple[list[str], np.ndarray, np.ndarray]:
     """(type names, each program's type, each program's compute set) from the steps that run it: the
-    type of a program's first step (a step's type is its program's)."""
+    type of a program's first step (a step's type is its program's). Keeps the steps' programs for the
+    execution part (profile.steps_read)."""
     type_of = np.zeros(n, np.int64)
     compute_set_of = np.full(n, -1, np.int64)
     steps = profile.get("steps", "programs")
     if steps is None:
         return [UNKNOWN_TYPE], type_of, compute_set_of
     first_row = np.full(n, -1, np.int64)
-    for rowid, program_id, compute_set in profile.batches(steps, ["program", "compute_set"], rowid=True):
+    ids, programs = [], []
+    for rowid, step_id, program_id, compute_set in profile.batches(steps, ["id", "program", "compute_set"],
+                                                                   rowid=True):
         program = profile.program_index(program_id)
+        ids.append(step_id.copy())  # a copy: the slice would keep the whole batch
+        programs.append(program.astype(np.int32))
         known = program >= 0
         with_set = known & (compute_set != NULL)
         compute_set_of[program[with_set]] = compute_set[with_set]
-        fresh, at = np.unique(program[known], return_index=True)
-        unseen = first_row[fresh] < 0
-        first_row[fresh[unseen]] = rowid[known][at[unseen]]
+        earliest = np.full(n, -1, np.int64)
+        earliest[program[known][::-1]] = rowid[known][::-1]  # of repeated programs, the last write: the first row
+        first_row = np.where(first_row < 0, earliest, first_row)
+    profile.steps_read = _in_step_order(ids, programs)
     stepped = np.flatnonzero(first_row >= 0)
     texts = profile.texts_at(steps, "type", first_row[stepped])
     types = list(dict.fromkeys([UNKNOWN_TYPE, *texts]))
     type_of[stepped] = [types.index(t or UNKNOWN_TYPE) for t in texts]
     return types, type_of, compute_set_of
+
+
+def _in_step_order(ids: list[np.ndarray], programs: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """(step ids ascending, each one's program index) from batches of both in row order (mostly that order)."""
+    step_ids = np.concatenate(ids) if ids else np.zeros(0, np.int64)
+    ids.clear()
+    program = np.concatenate(programs) if programs else np.zeros(0, np.int32)
+    programs.clear()
+    if len(step_ids) and (np.diff(step_ids) < 0).any():
+        order = np.argsort(step_ids, kind="stable")
+        step_ids, program = step_ids[order], program[order]
+    return step_ids, program
 
 
 def _compute_sets(profile: ProfileTables) -> int | None:
@@ -98,13 +117,15 @@ def read_execution(profile: ProfileTables) -> list[str]:
         ctx.note("execution", f"{PROFILE}: has no {missing} table the native reader can use: no execution"
                               f" profile read ({LIBPVA} reads it, where the report has one)")
         return []
-    step_ids, program = _step_programs(profile, steps)
-    x = len(step_ids)
-    ipus, by_column = _ipu_count(profile, by_ipu, step_ids)
-    if x == 0 or ipus == 0:
+    if profile.empty(steps) or profile.empty(by_ipu):
         ctx.note("execution", f"{PROFILE}: the steps tables are empty: no execution profile")
         return []
-    StepColumns(profile, by_ipu, step_ids, ipus, by_column).read()
+    step_ids, program = _step_programs(profile, steps)
+    x = len(step_ids)
+    if not by_ipu.has("ipu"):
+        ctx.note("execution", f"{PROFILE}: steps_by_ipu has no column for the IPU: a step's rows are taken as"
+                              " IPUs 0, 1, … in their order")
+    ipus = StepColumns(profile, by_ipu, step_ids).read()
     w = ctx.writer
     w.array(s.STEP_PROGRAM, program, np.int32)
     w.strings(s.RUN_NAME, [ONE_RUN])
@@ -116,36 +137,15 @@ def read_execution(profile: ProfileTables) -> list[str]:
 
 
 def _step_programs(profile: ProfileTables, steps) -> tuple[np.ndarray, np.ndarray]:
-    """(step ids ascending, the program index of each step, -1 where the program table lacks it)."""
+    """(step ids ascending, the program index of each step, -1 where the program table lacks it): as the
+    programs part read them, else read now."""
+    if profile.steps_read is not None:
+        return profile.steps_read
     ids, programs = [], []
-    for batch in profile.batches(steps, ["id", "program"]):
-        ids.append(batch[0])
-        programs.append(batch[1])
-    step_ids = np.concatenate(ids) if ids else np.zeros(0, np.int64)
-    program = np.concatenate(programs) if programs else np.zeros(0, np.int64)
-    order = np.argsort(step_ids, kind="stable")
-    return step_ids[order], profile.program_index(program[order])
-
-
-def _ipu_count(profile: ProfileTables, by_ipu, step_ids: np.ndarray) -> tuple[int, bool]:
-    """How many IPUs, and whether the IPU column says each row's: one more than its largest value, else
-    the most rows a step has."""
-    ctx = profile.ctx
-    if by_ipu.has("ipu"):
-        column = quote(by_ipu["ipu"])
-        low, high = profile.db.execute(f"SELECT min({column}), max({column}) FROM {quote(by_ipu.table.name)}").fetchone()
-        if isinstance(low, int) and isinstance(high, int) and 0 <= low <= high < MAX_IPUS:
-            return high + 1, True
-        ctx.note("execution", f"{PROFILE}: steps_by_ipu.{by_ipu['ipu']} runs from {low} to {high}, not IPU"
-                              " numbers: a step's rows are taken as its IPUs in order")
-    else:
-        ctx.note("execution", f"{PROFILE}: steps_by_ipu has no column for the IPU: a step's rows are taken as"
-                              " IPUs 0, 1, … in their order")
-    counts = np.zeros(len(step_ids), np.int64)
-    for batch in profile.batches(by_ipu, ["step_id"]):
-        step = np.searchsorted(step_ids, batch[0])
-        np.add.at(counts, step[(step < len(step_ids))], 1)
-    return (int(counts.max()) if len(counts) else 0), False
+    for step_id, program_id in profile.batches(steps, ["id", "program"]):
+        ids.append(step_id.copy())  # a copy: the slice would keep the whole batch
+        programs.append(profile.program_index(program_id).astype(np.int32))
+    return _in_step_order(ids, programs)
 
 
 def _total_cycles(profile: ProfileTables) -> int | None:
@@ -153,9 +153,10 @@ def _total_cycles(profile: ProfileTables) -> int | None:
     found = profile.get("execution_cycle_totals", "execution")
     if found is None:
         return None
-    if not found.has("total") or found.rows != 1:
+    rows = profile.count(found)
+    if not found.has("total") or rows != 1:
         have = ", ".join(c.name for c in found.table.columns)
-        profile.ctx.note("execution", f"{PROFILE}: execution_cycle_totals ({found.rows:,} rows; columns {have})"
+        profile.ctx.note("execution", f"{PROFILE}: execution_cycle_totals ({rows:,} rows; columns {have})"
                                       " does not say which is the report total: it is not shown")
         return None
     total = int(profile.column(found, "total")[0])
@@ -164,63 +165,85 @@ def _total_cycles(profile: ProfileTables) -> int | None:
 
 class StepColumns:
     """steps_by_ipu into the [steps, IPUs] columns: start, end, cycles and active tiles, written a batch at a
-    time into memory-mapped columns whose pages are let go after each batch."""
+    time into memory-mapped columns whose pages are let go after each batch.
 
-    def __init__(self, profile: ProfileTables, by_ipu, step_ids: np.ndarray, ipus: int, by_column: bool) -> None:
-        self.profile, self.by_ipu, self.step_ids, self.ipus = profile, by_ipu, step_ids, ipus
-        self.by_column = by_column
-        self.seen = np.zeros(len(step_ids), np.int64)  # rows of each step so far, without an IPU column
+    There are as many IPUs as the first batch names (one more than its largest IPU number, or the most
+    rows a step has, without an IPU column): a later row of another IPU has the columns made again."""
 
-    def read(self) -> None:
-        w = self.profile.ctx.writer
-        shape = (len(self.step_ids), self.ipus)
-        cols = {
-            s.STEP_FROM: w.open_array(s.STEP_FROM, shape, np.int64),
-            s.STEP_TO: w.open_array(s.STEP_TO, shape, np.int64),
-            s.STEP_CYCLES: w.open_array(s.STEP_CYCLES, shape, np.int64),
-            s.STEP_ACTIVE_TILES: w.open_array(s.STEP_ACTIVE_TILES, shape, np.int32),
-        }
-        cols[s.STEP_FROM][:] = -1
-        cols[s.STEP_TO][:] = -1
-        for arr in cols.values():
-            release_pages(arr)
-        roles = ["step_id", "cycles", "active_tiles", "cycles_base", "active_cycles_from_min", "active_cycles_to_max"]
-        if self.by_column:
-            roles.append("ipu")
-        stray = 0
-        for batch in self.profile.batches(self.by_ipu, roles):
-            stray += self._place(cols, batch)
-            for arr in cols.values():
-                release_pages(arr)
-        for arr in cols.values():
-            arr.flush()
+    ROLES = ["step_id", "cycles", "active_tiles", "cycles_base", "active_cycles_from_min", "active_cycles_to_max"]
+
+    def __init__(self, profile: ProfileTables, by_ipu, step_ids: np.ndarray) -> None:
+        self.profile, self.by_ipu, self.step_ids = profile, by_ipu, step_ids
+        self.roles = self.ROLES + (["ipu"] if by_ipu.has("ipu") else [])
+
+    def read(self) -> int:
+        """Fill the columns; the number of IPUs."""
+        ipus, wanted = 0, 1
+        while wanted > ipus:
+            ipus = wanted
+            wanted, stray = self._fill(ipus)
         if stray:
             self.profile.ctx.note("execution", f"{PROFILE}: {stray:,} rows of steps_by_ipu name no step of the"
-                                               " steps table, or no IPU: not shown")
+                                               f" steps table, or no IPU from 0 to {MAX_IPUS - 1}: not shown")
+        return ipus
 
-    def _place(self, cols: dict, batch: np.ndarray) -> int:
-        """Write one batch; the number of its rows that name no known step or IPU."""
-        step_id, cycles, active, base, lo, hi = batch[:6]
+    def _fill(self, ipus: int) -> tuple[int, int]:
+        """One pass into columns of IPUS IPUs: (the IPUs the rows name, at least IPUS; stray rows)."""
+        w = self.profile.ctx.writer
+        shape = (len(self.step_ids), ipus)
+        cols = {name: w.open_array(name, shape, np.int64) for name in (s.STEP_FROM, s.STEP_TO, s.STEP_CYCLES)}
+        cols[s.STEP_ACTIVE_TILES] = w.open_array(s.STEP_ACTIVE_TILES, shape, np.int32)
+        for name in (s.STEP_FROM, s.STEP_TO):
+            flat = cols[name].reshape(-1)
+            for lo in range(0, len(flat), FILL_SLICE):  # a slice at a time, let go: no column whole in memory
+                flat[lo : lo + FILL_SLICE] = -1
+                release_pages(cols[name])
+        seen = np.zeros(len(self.step_ids) if len(self.roles) == len(self.ROLES) else 0, np.int64)
+        named, stray = ipus, 0
+        for i, batch in enumerate(self.profile.batches(self.by_ipu, self.roles)):
+            step, ipu, ok = self._where(batch, seen)
+            if i == 0 and ok.any():
+                named = max(named, int(ipu[ok].max()) + 1)
+                if named > ipus:  # the first batch says how many IPUs there are
+                    return named, 0
+            named = max(named, int(ipu[ok].max()) + 1) if ok.any() else named
+            stray += self._place(cols, batch, step, ipu, ok & (ipu < ipus))
+        for arr in cols.values():
+            arr.flush()
+        return named, stray
+
+    def _where(self, batch: np.ndarray, seen: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(step index, IPU, whether the row names a known step and a plausible IPU) of each row of BATCH."""
+        step_id = batch[0]
         step = np.searchsorted(self.step_ids, step_id)
         step[step >= len(self.step_ids)] = 0
         ok = self.step_ids[step] == step_id if len(self.step_ids) else np.zeros(len(step_id), bool)
-        ipu = batch[6] if len(batch) > 6 else self._in_order(step, ok)
-        ok &= (ipu >= 0) & (ipu < self.ipus)
-        step, ipu = step[ok], ipu[ok]
-        ran = (base[ok] != NULL) & (lo[ok] != NULL) & (hi[ok] != NULL)
-        cols[s.STEP_FROM][step, ipu] = np.where(ran, base[ok] + lo[ok], -1)
-        cols[s.STEP_TO][step, ipu] = np.where(ran, base[ok] + hi[ok], -1)
-        cols[s.STEP_CYCLES][step, ipu] = np.where(cycles[ok] == NULL, 0, cycles[ok])
-        cols[s.STEP_ACTIVE_TILES][step, ipu] = np.where(active[ok] == NULL, 0, active[ok])
-        return int((~ok).sum())
+        ipu = batch[6] if len(batch) > 6 else self._in_order(step, ok, seen)
+        return step, ipu, ok & (ipu >= 0) & (ipu < MAX_IPUS)
 
-    def _in_order(self, step: np.ndarray, ok: np.ndarray) -> np.ndarray:
+    @staticmethod
+    def _place(cols: dict, batch: np.ndarray, step: np.ndarray, ipu: np.ndarray, ok: np.ndarray) -> int:
+        """Write the rows OK of one batch; the number of the others."""
+        _, cycles, active, base, lo, hi = (column[ok] for column in batch[:6])
+        ipus = cols[s.STEP_FROM].shape[1]
+        flat = step[ok] * ipus + ipu[ok]
+        ran = (base != NULL) & (lo != NULL) & (hi != NULL)
+        cols[s.STEP_FROM].reshape(-1)[flat] = np.where(ran, base + lo, -1)
+        cols[s.STEP_TO].reshape(-1)[flat] = np.where(ran, base + hi, -1)
+        cols[s.STEP_CYCLES].reshape(-1)[flat] = np.where(cycles == NULL, 0, cycles)
+        cols[s.STEP_ACTIVE_TILES].reshape(-1)[flat] = np.where(active == NULL, 0, active)
+        for arr in cols.values():
+            release_pages(arr)
+        return int(len(ok) - ok.sum())
+
+    @staticmethod
+    def _in_order(step: np.ndarray, ok: np.ndarray, seen: np.ndarray) -> np.ndarray:
         """Without an IPU column: each row's place among its step's rows so far, in rowid order."""
         ipu = np.full(len(step), -1, np.int64)
         rows = np.flatnonzero(ok)
         order = rows[np.argsort(step[rows], kind="stable")]
         sorted_steps = step[order]
         first = np.searchsorted(sorted_steps, sorted_steps, side="left")
-        ipu[order] = self.seen[sorted_steps] + np.arange(len(order)) - first
-        np.add.at(self.seen, step[rows], 1)
+        ipu[order] = seen[sorted_steps] + np.arange(len(order)) - first
+        np.add.at(seen, step[rows], 1)
         return ipu

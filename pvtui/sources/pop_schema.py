@@ -68,10 +68,6 @@ class Found:
     def __getitem__(self, role: str) -> str:
         return self.columns[role]
 
-    @property
-    def rows(self) -> int:
-        return self.table.rows or 0
-
 
 def find(tables: dict[str, Table], name: str) -> Found | None:
     """Known table NAME as the file has it, None when the file has no such table.

@@ -129,11 +129,12 @@ class NotIntegers(ValueError):
 
 
 def integer_batches(
-    db: sqlite3.Connection, path: Path, table: Table, columns: list[str], rows: int = ROWS_PER_BATCH
+    db: sqlite3.Connection, path: Path, table: Table, columns: list[str], rowid: bool = False,
+    rows: int = ROWS_PER_BATCH,
 ) -> Iterator[np.ndarray]:
     """COLUMNS (names) of TABLE in rowid order, a batch at a time: int64 arrays [1 + len(COLUMNS), n],
-    the rowid first; NULL reads as NULL. Raises NotIntegers naming the first column with another kind
-    of value, sqlite3.DatabaseError where the file is damaged.
+    the rowid first (with ROWID; else -1 but for the last row's); NULL reads as NULL. Raises NotIntegers
+    naming the first column with another kind of value, sqlite3.DatabaseError where the file is damaged.
 
     Read from the table's pages with numpy (sqlite_pages) as far as that reader goes, the rest
     through SQLite: no Python object per row either way.
@@ -141,7 +142,7 @@ def integer_batches(
     last = NULL
     if table.rowid and table.root > 0:
         try:
-            for batch in _page_batches(path, table, columns):
+            for batch in _page_batches(path, table, columns, rowid):
                 last = int(batch[0, -1]) if batch.shape[1] else last
                 yield batch
             return
@@ -153,13 +154,12 @@ def integer_batches(
     yield from _sql_batches(db, table, columns, rows, last)
 
 
-def _page_batches(path: Path, table: Table, columns: list[str]) -> Iterator[np.ndarray]:
+def _page_batches(path: Path, table: Table, columns: list[str], rowid: bool = False) -> Iterator[np.ndarray]:
     alias = table.alias
     positions = [table.column(c).position for c in columns]
     file = PageFile(path)
     try:
-        for batch in LeafBatches(file, table.root, positions, alias.position if alias else -1):
-            yield batch
+        yield from LeafBatches(file, table.root, positions, alias.position if alias else -1, rowid)
     finally:
         file.close()
 
@@ -185,8 +185,11 @@ def _sql_batches(db: sqlite3.Connection, table: Table, columns: list[str], rows:
 def _parse(text: str | bytes | None, count: int, label: str) -> np.ndarray:
     if isinstance(text, str):
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # numpy warns where the text stops parsing: told below
-            values = np.fromstring(text, np.int64, sep=",")
+            warnings.simplefilter("ignore")  # numpy warns, or raises, where the text stops parsing: told below
+            try:
+                values = np.fromstring(text, np.int64, sep=",")
+            except ValueError:
+                values = np.zeros(0, np.int64)
         if len(values) == count:
             return values
     raise NotIntegers(f"{label} holds values that are not whole numbers")

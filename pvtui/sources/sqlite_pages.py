@@ -20,10 +20,10 @@ import numpy as np
 
 NULL = np.iinfo(np.int64).min
 LEAF, INTERIOR = 0x0D, 0x05  # table b-tree page types
-PAGES_PER_READ = 2048
+PAGES_PER_READ = 256  # a read: small enough that each batch's arrays stay in the processor's caches
 VARINT_MAX = 9
-# bytes of a value by serial type 0..11 (10 and 11 are reserved); 12 and up: (type - 12) // 2
-SIZE = np.array([0, 1, 2, 3, 4, 6, 8, 8, 0, 0, 0, 0], np.int64)
+# bytes of a value by serial type: 0..11 (10 and 11 are reserved), then (type - 12) // 2
+SIZE = np.array([0, 1, 2, 3, 4, 6, 8, 8, 0, 0, 0, 0, *((np.arange(12, 256) - 12) >> 1)], np.int32)
 
 
 class Unreadable(Exception):
@@ -62,23 +62,29 @@ class PageFile:
         return np.frombuffer(data, np.uint8)
 
     def leaves(self, root: int) -> list[int]:
-        """The leaf pages of the table b-tree at ROOT, in key (rowid) order."""
-        out, stack, seen = [], [root], set()
-        while stack:
-            page = stack.pop()
-            if page in seen:
-                raise Unreadable(f"page {page} is reached twice")
-            seen.add(page)
-            data = self.read(page, 1)
-            start = 100 if page == 1 else 0
-            kind = int(data[start])
+        """The leaf pages of the table b-tree at ROOT, in key (rowid) order.
+
+        A b-tree's leaves are all at one depth: where an interior page's first child is a leaf, so
+        are the others (each is checked when it is decoded), and they are not read here."""
+        level, seen = [root], {root}
+        while True:
+            first = self.read(level[0], 1)
+            kind = int(first[100 if level[0] == 1 else 0])
             if kind == LEAF:
-                out.append(page)
-            elif kind == INTERIOR:
-                stack.extend(reversed(self._children(data, start)))
-            else:
-                raise Unreadable(f"page {page} is not a table b-tree page")
-        return out
+                return level
+            if kind != INTERIOR:
+                raise Unreadable(f"page {level[0]} is not a table b-tree page")
+            below = []
+            for page in level:
+                data = first if page == level[0] else self.read(page, 1)
+                start = 100 if page == 1 else 0
+                if data[start] != INTERIOR:
+                    raise Unreadable(f"page {page} is not an interior table b-tree page")
+                below.extend(self._children(data, start))
+            if seen & set(below) or len(set(below)) != len(below):
+                raise Unreadable("a page is reached twice")
+            seen.update(below)
+            level = below
 
     def _children(self, data: np.ndarray, start: int) -> list[int]:
         cells = int(data[start + 3]) << 8 | int(data[start + 4])
@@ -95,37 +101,59 @@ def _be16(data: np.ndarray, at: np.ndarray) -> np.ndarray:
 
 
 def _be32(data: np.ndarray, at: np.ndarray) -> np.ndarray:
-    return (data[at].astype(np.int64) << 24 | data[at + 1].astype(np.int64) << 16
-            | data[at + 2].astype(np.int64) << 8 | data[at + 3])
+    return _be16(data, at) << 16 | _be16(data, at + 2)
 
 
-def _varint(data: np.ndarray, at: np.ndarray, value: bool = True) -> tuple[np.ndarray, np.ndarray]:
-    """(values, lengths) of the varints at AT (values 0 unless VALUE); DATA is padded by VARINT_MAX."""
+def _signed(data: np.ndarray, at: np.ndarray, width: int) -> np.ndarray:
+    """The big-endian two's complement integers of WIDTH (1 to 8) bytes at AT."""
+    values = data.view(np.int8)[at].astype(np.int64)  # the first byte carries the sign
+    for k in range(1, width):
+        values <<= 8
+        values |= data[at + k]
+    return values
+
+
+def _varint_length(data: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """The bytes of each varint at AT: one, and one more for each byte with its top bit set (nine at most)."""
     length = np.ones(len(at), np.int64)
-    going = data[at] >= 0x80
-    v = (data[at] & 0x7F).astype(np.uint64) if value else None
-    for i in range(1, VARINT_MAX):
-        if not going.any():
+    going = np.flatnonzero(data[at] >= 0x80)
+    for k in range(1, VARINT_MAX):
+        if not len(going):
             break
-        byte = data[at + i]
-        if value:
-            last = i == VARINT_MAX - 1
-            part = byte.astype(np.uint64) if last else (byte & 0x7F).astype(np.uint64)
-            v = np.where(going, (v << np.uint64(8 if last else 7)) | part, v)
-        length += going
-        going = going & (byte >= 0x80)
-    return (v.view(np.int64) if value else np.zeros(len(at), np.int64)), length
+        length[going] += 1
+        if k < VARINT_MAX - 1:
+            going = going[data[at[going] + k] >= 0x80]
+    return length
+
+
+def _varint(data: np.ndarray, at: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(values, lengths) of the varints at AT; DATA is padded by VARINT_MAX. Those of one length are
+    decoded together (most varints of a table have one or two lengths)."""
+    length = _varint_length(data, at)
+    values = np.zeros(len(at), np.uint64)
+    for size in np.flatnonzero(np.bincount(length, minlength=VARINT_MAX + 1)).tolist():
+        rows = np.flatnonzero(length == size)
+        where = at[rows]
+        v = np.zeros(len(rows), np.uint64)
+        for k in range(size):
+            byte = data[where + k].astype(np.uint64)
+            v = v << np.uint64(8) | byte if k == VARINT_MAX - 1 else v << np.uint64(7) | byte & np.uint64(0x7F)
+        values[rows] = v
+    return values.view(np.int64), length
 
 
 class LeafBatches:
     """Integer columns of a rowid table from its leaf pages, a read of pages at a time.
 
     COLUMNS are positions in the table's record; ALIAS the position of its INTEGER PRIMARY KEY (whose
-    value is the rowid), or -1. Each batch is [1 + len(COLUMNS), n]: the rowid, then each column.
+    value is the rowid), or -1. Each batch is [1 + len(COLUMNS), n]: the rowid, then each column; the
+    rowids are decoded only WITH_ROWID (else -1, but for the last row's).
     """
 
-    def __init__(self, file: PageFile, root: int, columns: list[int], alias: int) -> None:
+    def __init__(self, file: PageFile, root: int, columns: list[int], alias: int, with_rowid: bool) -> None:
         self.file, self.columns, self.alias = file, columns, alias
+        self.with_rowid = with_rowid or alias in columns
+        self.needed = max(columns) + 1 if columns else 0  # serial types read from each record's header
         self.leaves = file.leaves(root)
         self.local_max = file.usable - 35  # a longer payload spills to overflow pages
 
@@ -135,9 +163,9 @@ class LeafBatches:
             yield self._decode(self._read(pages), len(pages), pages[0] == 1)
 
     def _read(self, pages: list[int]) -> np.ndarray:
-        """The pages, in order, then VARINT_MAX zeros (so that no read past a cell leaves the buffer)."""
+        """The pages, in order, then zeros (so that no read of a value near the end leaves the buffer)."""
         size = self.file.page_size
-        out = np.zeros(len(pages) * size + VARINT_MAX, np.uint8)
+        out = np.zeros(len(pages) * size + max(VARINT_MAX, self.needed + 2), np.uint8)
         start = 0
         while start < len(pages):
             end = start + 1
@@ -160,38 +188,50 @@ class LeafBatches:
         if len(pointer) and (pointer.min() < 8 or pointer.max() > usable - 4):
             raise Unreadable("a cell pointer leaves its page")
         cell = base[page] + pointer
-        cell_end = base[page] + usable
-        payload, n1 = _varint(data, cell)
-        rowid, n2 = _varint(data, cell + n1)
+        payload, n1 = _varint(data, cell) if (data[cell] >= 0x80).any() else (data[cell].astype(np.int64), 1)
+        out = np.empty((1 + len(self.columns), len(cell)), np.int64)
+        if self.with_rowid:
+            out[0], n2 = _varint(data, cell + n1)
+        else:
+            n2 = _varint_length(data, cell + n1)
+            out[0] = -1
+            if len(cell):
+                last = cell[-1:] + (n1 if np.ndim(n1) == 0 else n1[-1:])
+                out[0, -1:] = _varint(data, last)[0]
         record = cell + n1 + n2
-        if ((payload < 0) | (payload > self.local_max) | (record + payload > cell_end)).any():
+        if ((payload > self.local_max) | (record + payload > base[page] + usable)).any():
             raise Unreadable("a record spills to overflow pages or leaves its page")
-        values = self._values(data, record, record + payload)
-        if self.alias in self.columns:
-            values[self.columns.index(self.alias)] = rowid
-        return np.vstack([rowid, *values])
+        self._values(data, record, record + payload, out)
+        return out
 
-    def _values(self, data: np.ndarray, record: np.ndarray, end: np.ndarray) -> list[np.ndarray]:
-        """The wanted columns of each record: the usual record (a header of one-byte serial types) all at
-        once, any other one serial type at a time."""
-        needed = max(self.columns) + 1 if self.columns else 0
-        head = data[record].astype(np.int64)
+    def _values(self, data: np.ndarray, record: np.ndarray, end: np.ndarray, out: np.ndarray) -> None:
+        """The wanted columns of each record into OUT's rows 1.. : the usual record (a header of one-byte
+        serial types) all at once, any other one serial type at a time."""
+        needed = self.needed
+        head = data[record]
+        kinds = np.empty((needed, len(record)), np.uint8)
         simple = (head >= 1 + needed) & (head < 0x80)
-        kinds = np.zeros((needed, len(record)), np.int64)
         for j in range(needed):
             kinds[j] = data[record + 1 + j]
             simple &= kinds[j] < 0x80
+        at = record + head
         if not simple.all():
             rest = np.flatnonzero(~simple)
-            kinds[:, rest], head[rest] = self._serial_types(data, record[rest], needed)
-        widths = SIZE[np.minimum(kinds, len(SIZE) - 1)]
-        big = kinds >= len(SIZE)
-        widths[big] = (kinds[big] - 12) >> 1
-        starts = record + head + np.vstack([np.zeros(len(record), np.int64), np.cumsum(widths, axis=0)[:-1]]) \
-            if needed else np.zeros((0, len(record)), np.int64)
-        if needed and (starts[-1] + widths[-1] > end).any():
+            rest_kinds, rest_head = self._serial_types(data, record[rest], needed)
+            at[rest] = record[rest] + rest_head
+        for j in range(needed):
+            kind = kinds[j]
+            width = SIZE[kind]
+            if not simple.all():  # serial types of two bytes or more: long texts and blobs
+                kind = kind.astype(np.int64)
+                kind[rest] = rest_kinds[j]
+                width = np.where(kind < len(SIZE), SIZE[np.minimum(kind, len(SIZE) - 1)], (kind - 12) >> 1)
+            if j in self.columns:
+                row = 1 + self.columns.index(j)
+                out[row] = out[0] if j == self.alias else self._integers(data, kind, at, width)
+            at = at + width
+        if (at > end).any():
             raise Unreadable("a record's values leave it")
-        return [self._integers(data, kinds[c], starts[c], widths[c], c) for c in self.columns]
 
     @staticmethod
     def _serial_types(data: np.ndarray, record: np.ndarray, needed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -207,16 +247,24 @@ class LeafBatches:
             at = at + np.where(present, n, 0)
         return kinds, head
 
-    def _integers(self, data: np.ndarray, kind: np.ndarray, at: np.ndarray, width: np.ndarray,
-                  column: int) -> np.ndarray:
-        """Big-endian two's complement integers of WIDTH bytes at AT (serial types 1-6, 8, 9; 0 is NULL)."""
-        if column != self.alias and ((kind == 7) | (kind >= 10)).any():
+    @staticmethod
+    def _integers(data: np.ndarray, kind: np.ndarray, at: np.ndarray, width: np.ndarray) -> np.ndarray:
+        """Big-endian two's complement integers of WIDTH bytes at AT (serial types 1-6, 8, 9; 0 is NULL),
+        those of one width read together."""
+        if ((kind == 7) | (kind >= 10)).any():
             raise Unreadable("a value is not an integer")
-        values = np.zeros(len(at), np.int64)
-        widest = int(width.max()) if len(width) else 0
-        for k in range(widest):
-            values = np.where(k < width, values << 8 | data[at + k], values)
-        negative = (width > 0) & (width < 8) & (data[at] >= 0x80)
-        values[negative] -= np.left_shift(1, 8 * width[negative])
-        values = np.where(kind == 8, 0, np.where(kind == 9, 1, values))
-        return np.where(kind == 0, NULL, values)
+        first = int(width[0]) if len(width) else 0
+        if (width == first).all():
+            values = _signed(data, at, first) if first else np.zeros(len(at), np.int64)
+        else:
+            values = np.zeros(len(at), np.int64)
+            for size in np.flatnonzero(np.bincount(width, minlength=9)[1:]).tolist():
+                rows = np.flatnonzero(width == size + 1)
+                values[rows] = _signed(data, at[rows], size + 1)
+        special = kind > 7
+        if special.any():
+            values[special] = kind[special] - 8  # serial types 8 and 9: the integers 0 and 1
+            values[kind == 0] = NULL
+        elif (kind == 0).any():
+            values[kind == 0] = NULL
+        return values
