@@ -4,6 +4,7 @@ profile.pop, and the choice of reader."""
 
 from __future__ import annotations
 
+import io
 import json
 import shutil
 import sqlite3
@@ -170,6 +171,20 @@ def test_the_commands_show_what_profile_pop_holds(tiny_dir, tmp_path, truth, cap
     stats = run("trace", "--stats")
     by_ipu = [ipu["cycles"] for run_ in stats["runs"] for ipu in run_["ipus"]]
     assert by_ipu == truth.execution.cycles.sum(axis=0).tolist()
+
+
+def test_the_synthetic_profile_pop_has_the_records_tables_and_is_deterministic(tiny_dir, tmp_path, truth):
+    from pvtui.sources.pop_schema import KNOWN
+    from pvtui.synth.profile_pop import write_profile_pop
+
+    db = sqlite3.connect(tiny_dir / "profile.pop")
+    for table, known in KNOWN.items():
+        columns = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
+        assert set(known.evidence) <= columns, table
+    assert db.execute("SELECT count(*) FROM memory_by_tile").fetchone()[0] == truth.num_tiles
+    db.close()
+    write_profile_pop(truth, tmp_path / "again.pop")
+    assert (tmp_path / "again.pop").read_bytes() == (tiny_dir / "profile.pop").read_bytes()
 
 
 # --- tables that differ from the record ---------------------------------------------------------
@@ -393,3 +408,38 @@ def test_check_lists_every_table_with_its_columns_and_rows(tiny_dir, capsys):
     assert facts["known_tables"] == "all 9 tables the public record shows"
     assert main(["check", str(tiny_dir)]) == 0
     assert "all 9 tables the public record shows" in capsys.readouterr().out
+
+
+# --- the screens -------------------------------------------------------------------------------
+
+
+@pytest.mark.anyio
+async def test_the_memory_and_trace_screens_show_what_profile_pop_holds(tiny_dir, tmp_path, truth, no_libpva):
+    from conftest import open_screen
+    from rich.console import Console
+
+    from pvtui.app import PvtuiApp
+    from pvtui.screens.memory import MemoryScreen
+    from pvtui.screens.summary import SummaryScreen
+    from pvtui.screens.trace import TraceScreen
+    from pvtui.widgets.heatmap import TileHeatmap
+
+    folder = report_without_bundle(tiny_dir, tmp_path / "report")
+    app = PvtuiApp(discover(folder), path=folder, watch=False, cache=tmp_path / "cache", reader="native")
+    async with app.run_test(size=(80, 24)) as pilot:
+        summary = await open_screen(pilot, "s", SummaryScreen)
+        console = Console(width=78, record=True, file=io.StringIO())
+        for widget in summary.query(".facts"):
+            console.print(widget.content)
+        assert "profile.pop (native reader)" in console.export_text()
+        screen = await open_screen(pilot, "m", MemoryScreen)
+        await pilot.press("w")
+        await pilot.pause()
+        worst = int(np.argmax(truth.memory.including_gaps))
+        assert screen.query_one(TileHeatmap).selected == worst
+        details = "\n".join(w.text.plain for w in screen.query("DetailText"))
+        assert f"Tile {worst} · IPU {worst // truth.scale.tiles_per_ipu}" in details
+        trace = await open_screen(pilot, "t", TraceScreen)
+        await pilot.pause()
+        text = str(trace.query_one("#details-text").content)
+        assert "active tiles" in text and "balance, data: profile.pop read by libpva" in text

@@ -101,7 +101,7 @@ class TileDiff:
 
     a: TileMemory
     b: TileMemory
-    gaps: bool  # both from profile.pop: including gaps; else excluding gaps (archive.a has none)
+    gaps: bool  # both from profile.pop: including gaps; else each side's own (archive.a has no gaps)
 
     @property
     def compared(self) -> int:
@@ -151,7 +151,9 @@ class TileDiff:
         sources = {self.a.source, self.b.source}
         if sources == {"archive"}:
             return "allocated bytes (archive.a)"
-        return "bytes excluding gaps from the graph profile against allocated bytes from archive.a"
+        profile = self.a if self.a.source == "profile" else self.b
+        which = "excluding gaps" if profile.has_gaps else "including gaps (profile.pop read without libpva)"
+        return f"bytes {which} from the graph profile against allocated bytes from archive.a"
 
     @property
     def statement(self) -> str:
@@ -208,7 +210,7 @@ def tile_diff(a: Report, b: Report) -> TileDiff | str:
         if memory is None or memory.num_tiles == 0:
             return f"Report {name} has no per-tile memory: {report.missing('memory')}"
     assert ma is not None and mb is not None
-    return TileDiff(ma, mb, gaps=ma.has_gaps and mb.has_gaps)
+    return TileDiff(ma, mb, gaps=ma.source == mb.source == "profile")  # either reader gives the total with gaps
 
 
 def tiles_json(diff: TileDiff | str, top: int = TOP_CHANGES) -> dict[str, Any]:

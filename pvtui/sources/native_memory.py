@@ -12,8 +12,9 @@ from __future__ import annotations
 import numpy as np
 
 from pvtui.model import schema as s
-from pvtui.sources.native import LIBPVA, PROFILE, Lookup, ProfileTables
 from pvtui.sources.native_pieces import PieceSorter
+from pvtui.sources.native_tables import LIBPVA, Lookup, ProfileTables
+from pvtui.sources.pop_schema import PROFILE
 from pvtui.sources.sqlite_file import NULL, quote
 
 MAX_TILES = 1 << 22  # a tile column whose values reach this is not one
@@ -168,9 +169,8 @@ def _write_memory(profile: ProfileTables, totals: np.ndarray, categories: Catego
     ctx.meta["memory"] = {"categories": names}
     over = int((by_category.sum(axis=1) > totals).sum())
     if over:
-        ctx.note("categories", f"{PROFILE}: on {over:,} of {num_tiles:,} tiles the pieces vars_info lists add up to"
-                           " more than memory_by_tile's total (pieces live at different times share memory):"
-                           " categories show the pieces' bytes")
+        ctx.note("categories", f"{PROFILE}: on {over:,} of {num_tiles:,} tiles, vars_info's pieces add up to more than"
+                               " the tile's total (pieces live at different times share memory)")
     if not categories.seen:
         ctx.note("memory", f"{PROFILE}: without a usable vars_info, tiles have no memory categories")
     ctx.add_part("memory")

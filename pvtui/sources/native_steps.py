@@ -12,7 +12,8 @@ import numpy as np
 
 from pvtui.model import schema as s
 from pvtui.model.bundle import release_pages
-from pvtui.sources.native import LIBPVA, PROFILE, ProfileTables
+from pvtui.sources.native_tables import LIBPVA, ProfileTables
+from pvtui.sources.pop_schema import PROFILE
 from pvtui.sources.sqlite_file import NULL
 
 UNKNOWN_TYPE = "Unknown"

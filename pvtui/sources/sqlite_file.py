@@ -11,7 +11,7 @@ import sqlite3
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 import numpy as np
 
@@ -130,11 +130,12 @@ class NotIntegers(ValueError):
 
 def integer_batches(
     db: sqlite3.Connection, path: Path, table: Table, columns: list[str], rowid: bool = False,
-    rows: int = ROWS_PER_BATCH,
+    rows: int = ROWS_PER_BATCH, progress: Callable[[int, int], None] = lambda done, total: None,
 ) -> Iterator[np.ndarray]:
     """COLUMNS (names) of TABLE in rowid order, a batch at a time: int64 arrays [1 + len(COLUMNS), n],
     the rowid first (with ROWID; else -1 but for the last row's); NULL reads as NULL. Raises NotIntegers
     naming the first column with another kind of value, sqlite3.DatabaseError where the file is damaged.
+    PROGRESS(pages done, pages) follows the pages read.
 
     Read from the table's pages with numpy (sqlite_pages) as far as that reader goes, the rest
     through SQLite: no Python object per row either way.
@@ -142,7 +143,7 @@ def integer_batches(
     last = NULL
     if table.rowid and table.root > 0:
         try:
-            for batch in _page_batches(path, table, columns, rowid):
+            for batch in _page_batches(path, table, columns, rowid, progress):
                 last = int(batch[0, -1]) if batch.shape[1] else last
                 yield batch
             return
@@ -154,12 +155,16 @@ def integer_batches(
     yield from _sql_batches(db, table, columns, rows, last)
 
 
-def _page_batches(path: Path, table: Table, columns: list[str], rowid: bool = False) -> Iterator[np.ndarray]:
+def _page_batches(path: Path, table: Table, columns: list[str], rowid: bool = False,
+                  progress: Callable[[int, int], None] = lambda done, total: None) -> Iterator[np.ndarray]:
     alias = table.alias
     positions = [table.column(c).position for c in columns]
     file = PageFile(path)
     try:
-        yield from LeafBatches(file, table.root, positions, alias.position if alias else -1, rowid)
+        leaves = LeafBatches(file, table.root, positions, alias.position if alias else -1, rowid)
+        for done, batch in leaves:
+            progress(done, len(leaves.leaves))
+            yield batch
     finally:
         file.close()
 

@@ -24,6 +24,8 @@ PAGES_PER_READ = 256  # a read: small enough that each batch's arrays stay in th
 VARINT_MAX = 9
 # bytes of a value by serial type: 0..11 (10 and 11 are reserved), then (type - 12) // 2
 SIZE = np.array([0, 1, 2, 3, 4, 6, 8, 8, 0, 0, 0, 0, *((np.arange(12, 256) - 12) >> 1)], np.int32)
+NOT_AN_INTEGER = 10  # the class of reserved serial types, texts and blobs; 7 (a float) is its own
+KIND_CLASS = np.minimum(np.arange(256), NOT_AN_INTEGER).astype(np.uint8)
 
 
 class Unreadable(Exception):
@@ -157,10 +159,11 @@ class LeafBatches:
         self.leaves = file.leaves(root)
         self.local_max = file.usable - 35  # a longer payload spills to overflow pages
 
-    def __iter__(self) -> Iterator[np.ndarray]:
+    def __iter__(self) -> Iterator[tuple[int, np.ndarray]]:
+        """(leaves read so far, the batch of their rows), a read of pages at a time."""
         for lo in range(0, len(self.leaves), PAGES_PER_READ):
             pages = self.leaves[lo : lo + PAGES_PER_READ]
-            yield self._decode(self._read(pages), len(pages), pages[0] == 1)
+            yield lo + len(pages), self._decode(self._read(pages), len(pages), pages[0] == 1)
 
     def _read(self, pages: list[int]) -> np.ndarray:
         """The pages, in order, then zeros (so that no read of a value near the end leaves the buffer)."""
@@ -190,19 +193,35 @@ class LeafBatches:
         cell = base[page] + pointer
         payload, n1 = _varint(data, cell) if (data[cell] >= 0x80).any() else (data[cell].astype(np.int64), 1)
         out = np.empty((1 + len(self.columns), len(cell)), np.int64)
-        if self.with_rowid:
-            out[0], n2 = _varint(data, cell + n1)
-        else:
-            n2 = _varint_length(data, cell + n1)
-            out[0] = -1
-            if len(cell):
-                last = cell[-1:] + (n1 if np.ndim(n1) == 0 else n1[-1:])
-                out[0, -1:] = _varint(data, last)[0]
+        out[0], n2 = self._rowids(data, cell + n1)
         record = cell + n1 + n2
         if ((payload > self.local_max) | (record + payload > base[page] + usable)).any():
             raise Unreadable("a record spills to overflow pages or leaves its page")
         self._values(data, record, record + payload, out)
         return out
+
+    def _rowids(self, data: np.ndarray, at: np.ndarray) -> tuple[np.ndarray, np.ndarray | int]:
+        """(rowids, their varints' lengths) at AT; without WITH_ROWID, -1 but for the last.
+
+        Leaves hold their rows in rowid order, and a varint is no shorter for a larger non-negative
+        number: where the batch's first and last rowids take as many bytes, every one does."""
+        if not len(at):
+            return np.zeros(0, np.int64), 0
+        ends, end_lengths = _varint(data, at[[0, -1]])
+        if end_lengths[0] != end_lengths[1] or (ends[0] < 0) != (ends[1] < 0):
+            values, lengths = _varint(data, at)
+            return (values if self.with_rowid else np.where(np.arange(len(at)) == len(at) - 1, values, -1)), lengths
+        size = int(end_lengths[0])
+        if not self.with_rowid:
+            values = np.full(len(at), -1, np.int64)
+            values[-1] = ends[1]
+            return values, size
+        values = np.zeros(len(at), np.uint64)
+        for k in range(size):
+            byte = data[at + k].astype(np.uint64)
+            last = k == VARINT_MAX - 1
+            values = values << np.uint64(8 if last else 7) | (byte if last else byte & np.uint64(0x7F))
+        return values.view(np.int64), size
 
     def _values(self, data: np.ndarray, record: np.ndarray, end: np.ndarray, out: np.ndarray) -> None:
         """The wanted columns of each record into OUT's rows 1.. : the usual record (a header of one-byte
@@ -215,21 +234,22 @@ class LeafBatches:
             kinds[j] = data[record + 1 + j]
             simple &= kinds[j] < 0x80
         at = record + head
-        if not simple.all():
+        all_simple = bool(simple.all())
+        if not all_simple:
             rest = np.flatnonzero(~simple)
             rest_kinds, rest_head = self._serial_types(data, record[rest], needed)
             at[rest] = record[rest] + rest_head
         for j in range(needed):
             kind = kinds[j]
             width = SIZE[kind]
-            if not simple.all():  # serial types of two bytes or more: long texts and blobs
+            if not all_simple:  # serial types of two bytes or more: long texts and blobs
                 kind = kind.astype(np.int64)
                 kind[rest] = rest_kinds[j]
                 width = np.where(kind < len(SIZE), SIZE[np.minimum(kind, len(SIZE) - 1)], (kind - 12) >> 1)
             if j in self.columns:
                 row = 1 + self.columns.index(j)
-                out[row] = out[0] if j == self.alias else self._integers(data, kind, at, width)
-            at = at + width
+                out[row] = out[0] if j == self.alias else self._integers(data, kind, at)
+            at += width
         if (at > end).any():
             raise Unreadable("a record's values leave it")
 
@@ -248,23 +268,24 @@ class LeafBatches:
         return kinds, head
 
     @staticmethod
-    def _integers(data: np.ndarray, kind: np.ndarray, at: np.ndarray, width: np.ndarray) -> np.ndarray:
-        """Big-endian two's complement integers of WIDTH bytes at AT (serial types 1-6, 8, 9; 0 is NULL),
-        those of one width read together."""
-        if ((kind == 7) | (kind >= 10)).any():
+    def _integers(data: np.ndarray, kind: np.ndarray, at: np.ndarray) -> np.ndarray:
+        """The integers of serial types KIND at AT (1-6: big-endian two's complement of 1 to 8 bytes; 8 and 9:
+        0 and 1; 0: NULL), those of one width read together."""
+        sort = KIND_CLASS[np.minimum(kind, 255)] if kind.dtype != np.uint8 else KIND_CLASS[kind]
+        counts = np.bincount(sort, minlength=NOT_AN_INTEGER + 1)
+        if counts[7] or counts[NOT_AN_INTEGER]:
             raise Unreadable("a value is not an integer")
-        first = int(width[0]) if len(width) else 0
-        if (width == first).all():
-            values = _signed(data, at, first) if first else np.zeros(len(at), np.int64)
+        sized = np.flatnonzero(counts[1:7]) + 1  # the serial types of 1 to 8 bytes present
+        if len(sized) == 1:  # the rows of other types (NULL, 0, 1) are set below
+            values = _signed(data, at, int(SIZE[sized[0]]))
         else:
             values = np.zeros(len(at), np.int64)
-            for size in np.flatnonzero(np.bincount(width, minlength=9)[1:]).tolist():
-                rows = np.flatnonzero(width == size + 1)
-                values[rows] = _signed(data, at[rows], size + 1)
-        special = kind > 7
-        if special.any():
-            values[special] = kind[special] - 8  # serial types 8 and 9: the integers 0 and 1
-            values[kind == 0] = NULL
-        elif (kind == 0).any():
-            values[kind == 0] = NULL
+            for serial in sized.tolist():
+                rows = np.flatnonzero(sort == serial)
+                values[rows] = _signed(data, at[rows], int(SIZE[serial]))
+        if counts[8] or counts[9]:
+            values[sort == 8] = 0
+            values[sort == 9] = 1
+        if counts[0]:
+            values[sort == 0] = NULL
         return values
