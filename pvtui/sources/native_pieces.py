@@ -72,11 +72,14 @@ class PieceSorter:
         self.by_tile = Buckets(self.count, [_index_dtype(num_tiles), _index_dtype(num_names), np.dtype("<i8")])
         self.tile_counts = np.zeros(num_tiles, np.int64)
         self.name_counts = np.zeros(num_names, np.int64)
+        self.largest = 0  # the largest piece's bytes, for the narrowest column that holds them
 
     def add(self, tile: np.ndarray, name: np.ndarray, size: np.ndarray) -> None:
         self.by_tile.add(tile // self.tiles_per_bucket, [tile, name, size])
         self.tile_counts += np.bincount(tile, minlength=self.num_tiles)
         self.name_counts += np.bincount(name, minlength=self.num_names)
+        if len(size):
+            self.largest = max(self.largest, int(np.abs(size).max()))
 
     def write(self, writer: BundleWriter, names: list[str]) -> None:
         """The lowered columns, names keeping only those some piece has."""
@@ -86,10 +89,12 @@ class PieceSorter:
         names_per_bucket = -(-max(kept, 1) // self.count)
         by_name = Buckets(self.count, [dense.dtype, np.dtype("<u4")])
         total = int(self.tile_counts.sum())
+        size_type = np.dtype(np.int32 if self.largest <= np.iinfo(np.int32).max else np.int64)
+        piece_type = np.dtype(np.int32 if total <= np.iinfo(np.int32).max else np.int64)
         try:
             with writer.column_file(s.LOWERED_TILE, (total,), np.int32) as tiles, \
                     writer.column_file(s.LOWERED_NAME, (total,), np.int32) as name_col, \
-                    writer.column_file(s.LOWERED_BYTES, (total,), np.int64) as sizes:
+                    writer.column_file(s.LOWERED_BYTES, (total,), size_type) as sizes:
                 done = 0
                 for b in range(self.count):
                     tile, name, size = self.by_tile.take(b)
@@ -97,13 +102,13 @@ class PieceSorter:
                     name = dense[name[order]]
                     tiles.write(tile[order].astype(np.int32).tobytes())
                     name_col.write(name.astype(np.int32).tobytes())
-                    sizes.write(size[order].tobytes())
+                    sizes.write(size[order].astype(size_type).tobytes())
                     by_name.add(name // names_per_bucket, [name, done + np.arange(len(name))])
                     done += len(name)
-            with writer.column_file(s.LOWERED_NAME_PIECES, (total,), np.int64) as out:
+            with writer.column_file(s.LOWERED_NAME_PIECES, (total,), piece_type) as out:
                 for b in range(self.count):
                     name, piece = by_name.take(b)
-                    out.write(piece[np.argsort(name, kind="stable")].astype(np.int64).tobytes())
+                    out.write(piece[np.argsort(name, kind="stable")].astype(piece_type).tobytes())
         finally:
             by_name.close()
             self.by_tile.close()

@@ -141,7 +141,8 @@ def _step_programs(profile: ProfileTables, steps) -> tuple[np.ndarray, np.ndarra
     """(step ids ascending, the program index of each step, -1 where the program table lacks it): as the
     programs part read them, else read now."""
     if profile.steps_read is not None:
-        return profile.steps_read
+        read, profile.steps_read = profile.steps_read, None
+        return read
     ids, programs = [], []
     for step_id, program_id in profile.batches(steps, ["id", "program"]):
         ids.append(step_id.copy())  # a copy: the slice would keep the whole batch
