@@ -30,6 +30,11 @@ def format_cycles(value: int | None) -> str:
     return "—" if value is None else f"{int(value):,}"
 
 
+def format_share(share: float | None) -> str:
+    """A share of a whole as a percentage, `15.6%`; None is a dash."""
+    return "—" if share is None else f"{share:.1%}"
+
+
 def count_of(number: int, noun: str, plural: str | None = None) -> str:
     """`1 tile`, `2,944 tiles`: NUMBER with NOUN, plural (NOUN + s unless given) but for exactly one."""
     return f"{number:,} {noun if number == 1 else plural or noun + 's'}"

@@ -167,11 +167,15 @@ def test_a_shared_cache_not_ours_to_write_is_still_read(report, expected, tmp_pa
 
 def _in_a_mount_namespace(mount: str) -> tuple[str, ...]:
     """A command prefix: MOUNT (a shell command on "$0", the cache) in a private mount namespace,
-    then the command; what is left in the cache is listed in CACHE.left."""
-    if shutil.which("unshare") is None or subprocess.run(["unshare", "-m", "true"]).returncode != 0:
-        pytest.skip("no private mount namespaces here")
+    then the command; what is left in the cache is listed in CACHE.left. The namespace is a
+    user namespace's (`unshare -rm`), so no root is needed: any user where the kernel allows them."""
+    if shutil.which("unshare") is None:
+        pytest.skip("no unshare command here (util-linux)")
+    probe = subprocess.run(["unshare", "-rm", "true"], capture_output=True, text=True)
+    if probe.returncode != 0:
+        pytest.skip(f"user namespaces are off here: `unshare -rm true` says {probe.stderr.strip()!r}")
     script = f'{mount} || exit 99; "$@"; status=$?; ls -A "$0" > "$0.left"; exit $status'
-    return ("unshare", "-m", "sh", "-c", script)
+    return ("unshare", "-rm", "sh", "-c", script)
 
 
 def test_a_read_only_file_system_is_passed_by(report, expected, tmp_path, private_tmp):
@@ -186,7 +190,7 @@ def test_a_read_only_file_system_is_passed_by(report, expected, tmp_path, privat
 def test_a_full_disk_is_passed_by(report, expected, tmp_path, private_tmp):
     cache = tmp_path / "cache"
     cache.mkdir()
-    wrap = (*_in_a_mount_namespace('mount -t tmpfs -o size=64k tmpfs "$0"'), str(cache))  # smaller than the bundle
+    wrap = (*_in_a_mount_namespace('mount -t tmpfs -o size=64k,mode=0700 tmpfs "$0"'), str(cache))  # < the bundle
     done = _summary(report, cache, private_tmp, wrap=wrap)
     _opened_without_cache(done, expected, str(cache), "No space left on device")
     assert (tmp_path / "cache.left").read_text() == ""  # nothing left on the full disk
@@ -299,7 +303,7 @@ def test_concurrent_cold_opens_all_succeed_alike(report, expected, tmp_path, pri
         answers = [(run.communicate(timeout=300), run.returncode) for run in runs]
         assert all(code == 0 and out == expected and err == "" for (out, err), code in answers)
         (entry,) = [name for name in _names(cache) if not name.startswith(".")]
-        assert _names(cache) == [f".{entry}.lock", entry]  # no second copy, no temporary left
+        assert _names(cache) == [f".{entry}.pvtui-lock", entry]  # no second copy, no temporary left
 
 
 def _start(script: str, *args: str, cache: Path, tmp: Path, **extra: str) -> subprocess.Popen:
@@ -326,7 +330,7 @@ def test_a_killed_build_is_cleaned_up_once_no_process_owns_it(report, expected, 
         while not marker.exists():
             assert builder.poll() is None, builder.stderr.read()
             time.sleep(0.05)
-        (temporary,) = [name for name in _names(cache) if ".tmp-" in name]
+        (temporary,) = [name for name in _names(cache) if ".pvtui-tmp-" in name]
         assert pvtui("cache", "clear", cache=cache, tmp=private_tmp).returncode == 0
         assert (cache / temporary).is_dir()  # its builder is alive: not touched
         waiter = subprocess.Popen([sys.executable, "-m", "pvtui.cli", "summary", "--json", str(report)],
@@ -338,7 +342,7 @@ def test_a_killed_build_is_cleaned_up_once_no_process_owns_it(report, expected, 
     out, err = waiter.communicate(timeout=300)  # waited for the build, then did it itself
     assert waiter.returncode == 0 and out == expected and err == ""
     (entry,) = [name for name in _names(cache) if not name.startswith(".")]
-    assert _names(cache) == [f".{entry}.lock", entry]
+    assert _names(cache) == [f".{entry}.pvtui-lock", entry]
 
 
 def test_a_bundle_in_use_is_never_removed(report, expected, tmp_path, private_tmp):
@@ -363,7 +367,7 @@ def _entry_of(cache: Path, report: Path) -> str:
 
 def _used_ago(cache: Path, key: str, seconds: float) -> None:
     when = time.time() - seconds
-    os.utime(cache / f".{key}.lock", (when, when))
+    os.utime(cache / f".{key}.pvtui-lock", (when, when))
 
 
 def test_the_cap_evicts_the_least_recently_used_bundle_no_process_holds(tiny_dir, tmp_path, private_tmp):

@@ -168,4 +168,4 @@ def test_a_file_written_during_ingest_is_read_again_once_settled(tiny_dir, tmp_p
     assert calls.count("framework") == 2
     assert report.framework_json == {"framework": "popart", "final": True}
     left = sorted(p.name for p in (tmp_path / "cache").iterdir())
-    assert left == [f".{report.path.name}.lock", report.path.name]  # the half-read bundle was never kept
+    assert left == [f".{report.path.name}.pvtui-lock", report.path.name]  # the half-read bundle was never kept

@@ -10,7 +10,8 @@ from conftest import open_screen, wait_until_loaded
 
 from pvtui.cli import main
 from pvtui.model.operations import OperationIndex, select_rows, top_program
-from pvtui.screens.operations import SORT_COLUMN, OperationsScreen
+from pvtui.render.operations import SORT_COLUMN, operation_details
+from pvtui.screens.operations import OperationsScreen
 
 pytestmark = pytest.mark.anyio
 
@@ -142,8 +143,13 @@ async def wait_for(pilot, condition) -> None:
 
 
 async def open_operations(pilot) -> OperationsScreen:
+    """The Operations screen by operation (the tiny report's 131 operations open by model layer)."""
     screen = await open_screen(pilot, "o", OperationsScreen)
+    await wait_for(pilot, lambda: screen.outline is not None)
+    assert screen.group == "layer"
+    await pilot.press("g")
     await wait_for(pilot, lambda: screen.view is not None)
+    await pilot.pause()
     return screen
 
 
@@ -171,20 +177,19 @@ async def test_layer_sort_and_filter_keys(make_app):
         assert screen.filter_text == "" and len(screen.shown) == len(screen.view.rows)
 
 
-async def test_names_and_useful_columns_fit_80_columns(make_app):
-    async with make_app().run_test(size=(80, 24)) as pilot:
-        screen = await open_operations(pilot)
-        await pilot.press("S")  # by code: the code column comes back, the names get less room
-        await pilot.pause()
-        table = screen.table
-        keys = [column.key.value for column in table.ordered_columns]
-        assert keys == ["name", "memory bytes", "code bytes", "cycles", "programs", "operations", "first step"]
-        assert sum(column.get_render_width(table) for column in table.ordered_columns) <= table.size.width
-        width = table.ordered_columns[0].width
-        shown = [str(table.get_row_at(i)[0]) for i in range(len(screen.shown))]
-        cut = [(cell, row.name) for cell, row in zip(shown, screen.shown) if cell != row.name]
-        assert cut and all(len(cell) == width and "…" in cell for cell, _ in cut)
-        assert all(name.startswith(cell.split("…")[0]) and name.endswith(cell.split("…")[1]) for cell, name in cut)
+async def test_names_first_then_the_figures_that_fit(make_app):
+    """Issue 24: at 80 columns the names were cut with room to spare, at 160 they were still 27 cells."""
+    for width in (80, 160):
+        async with make_app().run_test(size=(width, 24 if width == 80 else 48)) as pilot:
+            screen = await open_operations(pilot)
+            table = screen.table
+            keys = [column.key.value for column in table.ordered_columns]
+            longest = max(len(row.name) for row in screen.shown)
+            assert table.ordered_columns[0].width == longest  # every name whole
+            assert {"memory bytes", "cycles"} <= set(keys)
+            assert sum(column.get_render_width(table) for column in table.ordered_columns) <= table.size.width
+            if width == 160:
+                assert {"first step", "programs"} <= set(keys)
 
 
 async def test_T_steps_through_the_operations_steps(make_app):
@@ -235,7 +240,7 @@ async def test_jump_to_programs_and_trace(make_app):
         assert trace.selected_step == row.first_step
 
 
-async def test_without_operations_says_why(make_app, tmp_path):
+async def test_without_operations_model_layers_come_from_program_names(make_app, tmp_path):
     from pvtui.synth import write_report
 
     out = tmp_path / "nodebug"
@@ -243,16 +248,24 @@ async def test_without_operations_says_why(make_app, tmp_path):
     (out / "debug.cbor").unlink()
     async with make_app(out).run_test(size=(80, 24)) as pilot:
         screen = await open_screen(pilot, "o", OperationsScreen)
-        assert screen.index is None
-        assert "debug.cbor" in str(screen.query_one("Unavailable").render())
+        await wait_for(pilot, lambda: screen.outline is not None)
+        assert screen.group == "layer" and screen.operations_reason is not None
+        header = str(screen.query_one("#operations-header").render())
+        assert "programs' names" in header and "debug.cbor" in header
+        tree = screen.outline.tree
+        assert tree.by_name[tree.program_node >= 0].sum() > 0
         shown = {binding.binding.key for binding in screen.active_bindings.values()}
-        assert not shown & {"L", "S", "slash", "P", "T"}  # the key bar offers no dead keys
-        await pilot.press("L", "S", "P", "T")  # harmless
+        assert not shown & {"g", "L"}  # by operation is not to be had: the key bar offers no dead key
+        assert {"S", "slash", "P", "T"} <= shown
+        await pilot.press("g", "L")  # harmless
+        assert screen.group == "layer"
 
 
 async def _open_operations_sorted(pilot):
     await wait_until_loaded(pilot)
     await pilot.press("o")
+    await wait_for(pilot, lambda: getattr(pilot.app.screen, "outline", None) is not None)
+    await pilot.press("g")
     await wait_for(pilot, lambda: getattr(pilot.app.screen, "view", None) is not None)
     await pilot.press("S", "S", "S")  # by cycles
     await pilot.pause()
@@ -262,11 +275,23 @@ def test_snapshot_operations_80x24(snap_compare, make_app):
     assert snap_compare(make_app(), terminal_size=(80, 24), run_before=_open_operations_sorted)
 
 
+async def _open_model_layers(pilot):
+    await wait_until_loaded(pilot)
+    await pilot.press("o")
+    await wait_for(pilot, lambda: getattr(pilot.app.screen, "outline", None) is not None)
+    await pilot.press("right", "right", "right", "down")  # layer1 open, its first part open, the cursor in it
+    await pilot.pause()
+
+
+def test_snapshot_model_layers_80x24(snap_compare, make_app):
+    assert snap_compare(make_app(), terminal_size=(80, 24), run_before=_open_model_layers)
+
+
 async def test_details_give_the_first_step_not_as_a_share_of_the_steps(make_app):
     async with make_app().run_test(size=(80, 24)) as pilot:
         screen = await open_operations(pilot)
         row = next(r for r in screen.shown if r.steps > 1 and r.first_step >= r.steps)
-        details = screen._details_text(row).plain
+        details = operation_details(screen.report, row, screen.layer_name, screen.bytes).plain
         assert f"{row.first_step:,} of {row.steps:,}" not in details
         assert f"First step    {row.first_step:,}, the first of its {row.steps:,}" in details
 

@@ -29,7 +29,7 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backg
 WAIT = 60  # seconds any one wait may take before the test fails: the machine may be loaded
 # a footer entry only each screen shows, and the key that opens it
 SCREENS = {"m": "Worst tile", "l": "Go to peak", "p": "Expand children", "t": "BSP/details",
-           "i": "More IPUs", "o": "Next layer", "s": "Next JSON tree"}
+           "i": "More IPUs", "o": "Group", "s": "Next JSON tree"}
 
 
 class Served:

@@ -19,11 +19,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--engine-a", help="which report in A, where it holds several")
     parser.add_argument("--engine-b", help="which report in B, where it holds several")
     parser.add_argument("--theme", help="theme name, for the explorer")
+    parser.add_argument("--group", choices=("layer",),
+                        help="layer: only the model layers, their IPU-cycles and memory in A and B (as text or --json)")
     add_reader_argument(parser)
 
 
 def run(args: argparse.Namespace) -> int:
 
+    if args.group == "layer":
+        return run_layers(args)
     if not args.json and sys.stdout.isatty():
         from pvtui.app import run_app
 
@@ -40,6 +44,34 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_layers(args: argparse.Namespace) -> int:
+    """`pvtui compare A B --group layer`: the model layers of A and B, B - A."""
+    from pvtui.model.layer_compare import layer_changes, layers_json
+
+    data = {"a": {"name": None, "path": str(args.a)}, "b": {"name": None, "path": str(args.b)},
+            "difference": "B - A", "group": "layer"}
+    a, b = load(args.a, args.engine_a), load(args.b, args.engine_b)
+    data["a"]["name"], data["b"]["name"] = a.name, b.name
+    data["layers"] = layers_json(layer_changes(a, b))
+    if args.json:
+        print(json.dumps(data, indent=2))
+        return 0
+    from rich.console import Console
+
+    console = Console()
+    console.print(_heading(data))
+    for renderable in _layers(data["layers"]):
+        console.print(renderable)
+    return 0
+
+
+def _heading(data: dict[str, Any]):
+    from rich.text import Text
+
+    return Text.assemble(("Compare", "bold"), f" · A {data['a']['name']} ({data['a']['path']}) · "
+                         f"B {data['b']['name']} ({data['b']['path']}) · differences are B − A")
+
+
 def render(data: dict[str, Any]) -> None:
     """The comparison as text: as wide as its longest name needs, since a file has no width."""
     from rich.console import Console
@@ -48,8 +80,7 @@ def render(data: dict[str, Any]) -> None:
     names = [row["name"] for key in ("programs", "operations") if data[key]["available"]
              for row in data[key]["grown"] + data[key]["shrunk"]]
     console = Console(width=max([80] + [len(name) + NAME_ROOM for name in names]))
-    console.print(Text.assemble(("Compare", "bold"), f" · A {data['a']['name']} ({data['a']['path']}) · "
-                                f"B {data['b']['name']} ({data['b']['path']}) · differences are B − A"))
+    console.print(_heading(data))
     if data["identical"]:  # a table of zeros would only hide that
         from pvtui.model.compare import IDENTICAL
 
@@ -57,7 +88,8 @@ def render(data: dict[str, Any]) -> None:
         return
     for title, renderables in (("Summary", _summary(data["summary"])), ("Tiles", _tiles(data["tiles"])),
                                ("Liveness", _liveness(data["liveness"])),
-                               ("Programs", _changes(data["programs"])), ("Operations", _changes(data["operations"]))):
+                               ("Programs", _changes(data["programs"])), ("Operations", _changes(data["operations"])),
+                               ("Model layers", _layers(data["layers"]))):
         console.print()
         console.print(Text(title, style="bold underline"))
         for renderable in renderables:
@@ -138,3 +170,23 @@ def _changes(changes: dict[str, Any]):
                           format_delta(row["delta"], "bytes"))
         if changes[key]:
             yield table
+
+
+def _layers(layers: dict[str, Any]):
+    from rich import box
+
+    from pvtui.render.layers import CHANGE_HEADINGS, CHANGES_STATEMENT, change_cells
+
+    if not layers["available"]:
+        yield layers["reason"]
+        return
+    yield CHANGES_STATEMENT
+    table = _table(*CHANGE_HEADINGS)
+    table.box, table.show_edge, table.collapse_padding = box.SIMPLE_HEAD, False, True  # fits 80 columns
+    table.caption = "cycles: IPU-cycles; host waits (dim): never ranked as a layer"
+    table.columns[0].overflow = "fold"
+    for column in table.columns[1:]:
+        column.no_wrap = True
+    for row in layers["layers"]:
+        table.add_row(*(text for text, _ in change_cells(row)), style="dim" if row["host"] else None)
+    yield table

@@ -14,7 +14,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def demo_report_dir() -> Path:
     """The demo report, written once into the cache and reused (privately if the cache is unusable)."""
-    from pvtui.sources.cache import cached_or_private
+    from pvtui.sources.cache import ENTRY_FORMAT, cached_or_private
     from pvtui.synth import is_current, write_report
 
     def write(out: Path) -> None:
@@ -25,7 +25,7 @@ def demo_report_dir() -> Path:
     def whole(out: Path) -> Path | None:
         return out if is_current(out) else None  # absent, or written by a pvtui of another bundle schema
 
-    out, unused = cached_or_private(None, "demo-small-seed0", write, whole)
+    out, unused = cached_or_private(None, f"demo-small-seed0-v{ENTRY_FORMAT}", write, whole)
     if unused:
         say(f"warning: {unused}")
     return out

@@ -1,11 +1,12 @@
-"""`pvtui operations PATH`: the operations of one debug layer, with programs, memory and cycles."""
+"""`pvtui operations PATH`: the operations of one debug layer, with programs, memory and cycles; or,
+with `--group layer`, the model layers they make up, with their IPU-cycles and memory."""
 
 from __future__ import annotations
 
 import argparse
 from typing import Any
 
-from pvtui.commands.common import EXIT_BAD_INPUT, add_report_arguments, emit_available, load, say
+from pvtui.commands.common import EXIT_BAD_INPUT, add_report_arguments, at_least_one, emit_available, load, say
 
 FIGURES = ("memory", "code", "variables", "cycles")
 MIN_NAME_WIDTH = 8  # below this, names fold within their parts
@@ -13,10 +14,15 @@ MIN_NAME_WIDTH = 8  # below this, names fold within their parts
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_report_arguments(parser)
+    parser.add_argument("--group", choices=("operation", "layer"), default="operation",
+                        help="operation: the operations of one debug layer (default); layer: the model layers"
+                             " (the outer parts of the operations' names), costliest first, host waits last")
+    parser.add_argument("--depth", type=at_least_one("levels"), default=1,
+                        help="with --group layer: the levels of names to nest (default 1: the top model layers)")
     parser.add_argument("--layer", help="debug layer, by name or label, any case: popart, onnx, poptorch, xla..."
                                         " (default: the operations' own)")
-    parser.add_argument("--sort", default="memory",
-                        help="order of the rows: memory (default), code, variables, cycles, programs, step or name")
+    parser.add_argument("--sort", help="order of the rows: memory (the default by operation), code, variables,"
+                                       " cycles (the default by model layer), programs, step or name")
     parser.add_argument("--filter", default="", help="keep rows whose name contains this text")
     parser.add_argument("--top", type=row_count, default=None, metavar="N", help="keep the first N rows (20 in tables)")
 
@@ -33,19 +39,30 @@ def row_count(text: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    from pvtui.model.layer_views import SORTS, layers_data
     from pvtui.model.operations import SORT_KEYS, operations_data
+    from pvtui.render.layers import render_layers
 
-    if args.sort not in SORT_KEYS:
-        say(f"pvtui: --sort {args.sort!r}: choose one of {', '.join(SORT_KEYS)}")
+    by_layer = args.group == "layer"
+    sorts = SORTS if by_layer else SORT_KEYS
+    sort = args.sort or sorts[0]
+    if sort not in sorts:
+        say(f"pvtui: --sort {sort!r}{' by model layer' if by_layer else ''}: choose one of {', '.join(sorts)}")
+        return EXIT_BAD_INPUT
+    if by_layer and args.layer:
+        say("pvtui: --layer names a debug layer, which only --group operation shows")
         return EXIT_BAD_INPUT
     report = load(args.path, args.engine, args.reader)
     top = args.top if args.top is not None else (None if args.json else 20)
     try:
-        data = operations_data(report, args.layer, args.sort, args.filter, top)
+        if by_layer:
+            data = layers_data(report, sort, args.filter, args.depth, top)
+        else:
+            data = operations_data(report, args.layer, sort, args.filter, top)
     except ValueError as exc:
         say(f"pvtui: {args.path}: {exc}")
         return EXIT_BAD_INPUT
-    return emit_available(args, data, render)
+    return emit_available(args, data, render_layers if by_layer else render)
 
 
 def render(data: dict[str, Any]) -> None:

@@ -18,6 +18,7 @@ import math
 import mmap
 import os
 import shutil
+import stat
 import tempfile
 import tokenize
 from pathlib import Path
@@ -135,13 +136,13 @@ class BundleWriter:
         self.array(f"{name}.offsets", offsets)
 
     def link_from(self, source: "Bundle", names: Sequence[str]) -> None:
-        """Take columns unchanged from another bundle: hard links where possible."""
+        """Take columns unchanged from another bundle: hard links where the file is this user's
+        and has the mode a new one would (a link shares it: a private cache entry's column
+        exported is copied, to get the user's umask), else copies."""
         for name in names:
             src = source.path / f"{name}.npy"
             dst = self._path(name)
-            try:
-                os.link(src, dst)
-            except OSError:
+            if not _linked(src, dst):
                 with _writing(dst):
                     shutil.copyfile(src, dst)
             self.columns.append(name)
@@ -231,8 +232,29 @@ class SpooledBytes:
             self.path.unlink(missing_ok=True)
 
 
+def _linked(src: Path, dst: Path) -> bool:
+    """True when DST is now a hard link to SRC: a file of this user's with the mode DST would have."""
+    try:
+        st = os.stat(src)
+        if st.st_uid != os.geteuid() or stat.S_IMODE(st.st_mode) != 0o666 & ~_umask():
+            return False
+        os.link(src, dst)
+    except OSError:
+        return False
+    return True
+
+
 def _umask() -> int:
-    umask = os.umask(0)
+    """The process's umask, read where Linux shows it: setting it to read it back would, for a
+    moment, make files other threads create writable by everyone."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    umask = os.umask(0o077)
     os.umask(umask)
     return umask
 

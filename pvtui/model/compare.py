@@ -13,6 +13,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from pvtui.model.layer_compare import LayerChange, layer_changes, layers_json
 from pvtui.model.liveness_views import StepSeries
 from pvtui.model.operations import OperationIndex, layer_label
 from pvtui.model.queries import summary
@@ -46,6 +47,7 @@ SUMMARY_ROWS: list[tuple[str, str, str, Callable[[dict], Any]]] = [
     ("Execution", "Runs", "count", lambda s: (s["execution"] or {}).get("runs")),
     ("Execution", "Execution steps", "count", lambda s: (s["execution"] or {}).get("steps")),
     ("Execution", "Total cycles", "cycles", lambda s: (s["execution"] or {}).get("total_cycles")),
+    ("Execution", "Device time", "cycles", lambda s: (s["execution"] or {}).get("device_cycles")),
 ]
 
 
@@ -83,7 +85,8 @@ def summary_deltas(a: Report, b: Report) -> list[SummaryDelta]:
     sa, sb = summary(a), summary(b)
     rows = [SummaryDelta(section, label, unit, read(sa), read(sb)) for section, label, unit, read in SUMMARY_ROWS]
     steps = [None if r.liveness is None else len(r.liveness) for r in (a, b)]
-    rows.insert(len(rows) - 3, SummaryDelta("Graph", "Liveness steps", "count", *steps))
+    execution = next(i for i, row in enumerate(rows) if row.section == "Execution")
+    rows.insert(execution, SummaryDelta("Graph", "Liveness steps", "count", *steps))
     return rows
 
 
@@ -468,6 +471,7 @@ class Comparison:
     liveness: LivenessPair | str
     programs: Changes | str
     operations: Changes | str
+    layers: list[LayerChange] | str
 
     @cached_property
     def identical(self) -> bool:
@@ -480,6 +484,8 @@ class Comparison:
         if not isinstance(live, str) and (live.a.always_live != live.b.always_live
                                           or not np.array_equal(live.a.not_always_live, live.b.not_always_live)):
             return False
+        if not isinstance(self.layers, str) and any(c.a != c.b for c in self.layers):
+            return False
         return all(isinstance(changes, str) or not changes.rows for changes in (self.programs, self.operations))
 
 
@@ -488,7 +494,7 @@ IDENTICAL = "A and B are identical: no figure compared differs."
 
 def compare(a: Report, b: Report) -> Comparison:
     return Comparison(a, b, summary_deltas(a, b), tile_diff(a, b), liveness_pair(a, b),
-                      program_changes(a, b), operation_changes(a, b))
+                      program_changes(a, b), operation_changes(a, b), layer_changes(a, b))
 
 
 def comparison_json(c: Comparison) -> dict[str, Any]:
@@ -503,6 +509,7 @@ def comparison_json(c: Comparison) -> dict[str, Any]:
         "liveness": liveness_json(c.liveness),
         "programs": changes_json(c.programs),
         "operations": changes_json(c.operations),
+        "layers": layers_json(c.layers),
     }
 
 

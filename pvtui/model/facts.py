@@ -58,6 +58,7 @@ def fact_rows(data: dict[str, Any], fmt: Callable[[int], str]) -> FactRows:
             ("Execution steps", _str(e["steps"]) if e else None),
             ("Total cycles", f"{e['total_cycles']:,}" if e and e["total_cycles"] is not None else None),
             ("Time at the clock", _time(e, t)),
+            ("Device time", device_time(e["device_cycles"], e["runs"]) if e else None),
         ]),
     ]
 
@@ -88,6 +89,14 @@ def file_entries(states: dict[str, str], readers: dict[str, str] | None = None) 
 
 def _str(value: Any) -> str | None:
     return None if value is None else f"{value:,}" if isinstance(value, int) else str(value)
+
+
+def device_time(cycles: int | None, runs: int) -> str | None:
+    """Device time (the run spans without the host waits at their ends) as shown, saying what it leaves out."""
+    if cycles is None:
+        return None
+    ends = "the run's ends" if runs == 1 else "runs' ends"
+    return f"{cycles:,} cycles, less host waits at {ends}"
 
 
 def _time(execution: dict | None, target: dict) -> str | None:

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from pvtui.model import schema as s
+from pvtui.model.layers import LayerTree, capped, common_length, program_cycles, split_name
 from pvtui.model.report import Report
-from pvtui.model.strings import StringTable
-from pvtui.model.trace_views import Lane
+from pvtui.model.trace_views import Lane, step_phases
 
 MAX_DEPTH = 8  # deeper names are joined into the last level
 NONE = -1
@@ -58,10 +58,6 @@ def context_chain(report: Report, context_id: int) -> list[int]:
     return chain[::-1]
 
 
-def split_name(name: str) -> list[str]:
-    return [part for part in name.split("/") if part]
-
-
 def context_names(report: Report, chain: list[int]) -> tuple[list[str], list[str]]:
     """The outermost context's name split at `/` (the model's layers), and the operation's names:
     the innermost context that is not a PopLibs call, then the PopLibs calls inside it."""
@@ -75,13 +71,6 @@ def context_names(report: Report, chain: list[int]) -> tuple[list[str], list[str
         if name and "/" not in name and name not in ops:
             ops.append(name)
     return split_name(names[chain[0]]), ops
-
-
-def common_length(a: list[str], b: list[str]) -> int:
-    n = 0
-    while n < min(len(a), len(b)) and a[n] == b[n]:
-        n += 1
-    return n
 
 
 def program_path(
@@ -105,16 +94,6 @@ def program_path(
     return parts[:shared] + ops + ["/".join(parts[shared:])], True
 
 
-def decode(table: StringTable, indices: list[int]) -> list[str]:
-    """The strings at INDICES of TABLE, reading its blob once (not one memory-map read each)."""
-    blob, offsets = bytes(table.blob), np.asarray(table.offsets).tolist()
-    return [blob[offsets[i] : offsets[i + 1]].decode("utf-8", "replace") for i in indices]
-
-
-def capped(path: list[str]) -> list[str]:
-    return path if len(path) <= MAX_DEPTH else path[: MAX_DEPTH - 1] + ["/".join(path[MAX_DEPTH - 1 :])]
-
-
 def build_nesting(report: Report, step_programs: np.ndarray) -> Nesting:
     """The paths of the programs STEP_PROGRAMS names (one loop over distinct programs, not steps)."""
     programs = report.programs
@@ -123,13 +102,13 @@ def build_nesting(report: Report, step_programs: np.ndarray) -> Nesting:
     wanted = wanted[(wanted >= 0) & (wanted < count)].tolist()
     memo: dict[int, tuple[list[str], list[str]]] = {}
     paths, linked = {}, np.zeros(count, dtype=bool)
-    names = decode(programs.names, wanted) if programs is not None else []
+    names = programs.names.take(wanted) if programs is not None else []
     contexts = programs.opt(s.PROGRAM_DEBUG_CONTEXT) if programs is not None else None
     contexts = np.full(count, -1, np.int64) if contexts is None else np.asarray(contexts)
     for program, name in zip(wanted, names):
         name = name or programs.type_name(program)
         path, from_debug = program_path(report, name, int(contexts[program]), memo)
-        paths[program] = capped(path)
+        paths[program] = capped(path, MAX_DEPTH)
         linked[program] = from_debug
     depth = max((len(p) for p in paths.values()), default=1)
     node_of = np.full((count, depth), NONE, dtype=np.int32)
@@ -156,6 +135,7 @@ class FlameRow:
     stop: np.ndarray  # int64 lane position after its last
     cycles: np.ndarray  # int64 sum of its steps' cycles on the lane's IPU
     leaf: np.ndarray  # bool: its steps' paths end at this depth
+    host: np.ndarray | None = None  # bool: its steps wait on the host (merged rows)
 
     def __len__(self) -> int:
         return len(self.node)
@@ -206,6 +186,55 @@ def lane_flame(report: Report, lane: Lane, ipu: int, nesting: Nesting) -> list[F
     execution = report.execution
     steps = lane.steps
     return flame_rows(lane, np.asarray(execution.program)[steps], np.asarray(execution.cycles[:, ipu])[steps], nesting)
+
+
+def merged_flame(report: Report, tree: LayerTree, run: int, include_host: bool = True) -> tuple[list[FlameRow], ...]:
+    """Per IPU, the run's steps merged by model-layer path (one block per node of TREE, its cycles summed
+    over every step of the run on that IPU), a FlameRow per depth, laid out left heavy: the costliest
+    node first under its parent, the host waits last at the top (left out unless INCLUDE_HOST).
+
+    A block's lane position is its index, its start and end are cycles from the left edge.
+    """
+    lo, hi = report.execution.run_range(run)
+    per_program, unknown = program_cycles(report, lo, hi)
+    phases = step_phases(tree.first_program, report.programs.type, report.programs.type_names)
+    return tuple(merged_rows(tree, tree.at_nodes(per_program[:, ipu], unknown[ipu]), phases, include_host)
+                 for ipu in range(per_program.shape[1]))
+
+
+def merged_rows(tree: LayerTree, cycles: np.ndarray, phases: np.ndarray, include_host: bool) -> list[FlameRow]:
+    """The depth rows of the nodes with CYCLES (per node, its subtree's), each node within its parent."""
+    shown = cycles > 0
+    if not include_host and tree.host >= 0:
+        shown &= tree.top != tree.host
+    depth, start = tree.depth, np.zeros(len(tree), np.int64)
+    rows = []
+    for d in range(int(depth[shown].max(initial=-1)) + 1):
+        nodes = np.flatnonzero(shown & (depth == d))
+        parents = tree.parent[nodes]
+        last = tree.top[nodes] == tree.host if d == 0 else np.zeros(len(nodes), bool)
+        nodes = nodes[np.lexsort((nodes, -cycles[nodes], last, parents))]  # by parent, then costliest first
+        parents, widths = tree.parent[nodes], cycles[nodes]
+        before = np.cumsum(widths) - widths
+        first = np.r_[True, parents[1:] != parents[:-1]] if len(nodes) else np.zeros(0, bool)
+        start[nodes] = np.where(parents >= 0, start[np.maximum(parents, 0)], 0) + before - before[first][
+            np.cumsum(first) - 1]
+        nodes = nodes[np.argsort(start[nodes], kind="stable")]
+        rows.append(_merged_row(tree, nodes, start[nodes], cycles[nodes], phases, shown))
+    return rows
+
+
+def _merged_row(tree: LayerTree, nodes: np.ndarray, starts: np.ndarray, widths: np.ndarray, phases: np.ndarray,
+                shown: np.ndarray) -> FlameRow:
+    below = np.flatnonzero(shown & (tree.parent >= 0))
+    parent_of_shown = np.bincount(tree.parent[below], minlength=len(tree)) > 0
+    leaf = ~parent_of_shown[nodes]
+    ends = starts + widths
+    blocks = np.arange(len(nodes), dtype=np.int64)
+    lane = Lane(blocks, starts, ends, np.where(leaf, phases[nodes], NONE).astype(np.int8),
+                np.maximum.accumulate(ends) if len(ends) else ends)
+    return FlameRow(lane, nodes.astype(np.int32), blocks, blocks + 1, widths.astype(np.int64), leaf,
+                    tree.top[nodes] == tree.host)
 
 
 def layer_names(report: Report) -> list[str]:

@@ -175,10 +175,7 @@ class OperationIndex:
 
     def execution_steps(self, row: OperationRow) -> np.ndarray:
         """The execution steps that ran the row's programs, in order (all runs); empty without a profile."""
-        execution = self.report.execution
-        if execution is None:
-            return np.zeros(0, np.int64)
-        return np.flatnonzero(np.isin(np.asarray(execution.program), row.programs))
+        return program_steps(self.report, row.programs)
 
     def resolve_layer(self, text: str) -> str:
         """The layer that TEXT names, as stored or as labelled (`xla`, `XLA`, `xla_op`); ValueError if none."""
@@ -242,6 +239,14 @@ class OperationIndex:
         return LayerOperations(layer, rows, None)
 
 
+def program_steps(report: Report, programs: np.ndarray) -> np.ndarray:
+    """The execution steps that ran PROGRAMS, in order (all runs); empty without an execution profile."""
+    execution = report.execution
+    if execution is None:
+        return np.zeros(0, np.int64)
+    return np.flatnonzero(np.isin(np.asarray(execution.program), programs))
+
+
 def top_program(report: Report, row: OperationRow) -> int:
     """The row's first program whose parent is not one of its programs (where to show it in the tree), or -1."""
     if len(row.programs) == 0:
@@ -285,7 +290,8 @@ def cycles_note(report: Report) -> str:
     if execution is None:
         return report.missing("execution")
     runs = execution.num_runs
-    return f"cycles: every execution step of its programs, all IPUs, over {runs} profiled run{'s' * (runs != 1)}"
+    return (f"IPU-cycles: every execution step of its programs on every IPU, over {runs} profiled"
+            f" run{'s' * (runs != 1)}")
 
 
 def operations_data(report: Report, layer: str | None = None, sort: str = "memory", text: str = "",

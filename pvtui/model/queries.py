@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from pvtui.model.host_waits import device_cycles
 from pvtui.model.report import Report
 from pvtui.model.schema import PROFILE_PARTS, PROFILE_READERS, REPORT_FILES
 
@@ -139,6 +140,7 @@ def summary(report: Report) -> dict[str, Any]:
             "runs": execution.num_runs,
             "steps": execution.num_steps,
             "total_cycles": execution.total_cycles,
+            "device_cycles": total_device_cycles(report),
         },
         "debug_contexts": len(report.debug) if report.debug is not None else None,
         "files": {name: report.files.get(name) is not None for name in REPORT_FILES},
@@ -146,6 +148,12 @@ def summary(report: Report) -> dict[str, Any]:
         "readers": report.readers,
         "notes": report.notes,
     }
+
+
+def total_device_cycles(report: Report) -> int | None:
+    """The device time of every run, summed; None where no run has a step that is not a host wait."""
+    spans = [cycles for cycles in device_cycles(report) if cycles is not None]
+    return sum(spans) if spans else None
 
 
 def file_states(report: Report) -> dict[str, str]:
@@ -234,13 +242,13 @@ def trace_table(report: Report) -> dict[str, Any] | None:
     if execution is None:
         return None
     runs = []
-    for r in range(execution.num_runs):
+    for r, device in enumerate(device_cycles(report)):
         lo, hi = execution.run_range(r)
         starts = np.asarray(execution.cycles_from[lo:hi])
         ends = np.asarray(execution.cycles_to[lo:hi])
         ran = starts >= 0
         span = int(ends[ran].max() - starts[ran].min()) if ran.any() else 0
-        runs.append({"name": execution.run_names[r], "steps": hi - lo, "cycles": span})
+        runs.append({"name": execution.run_names[r], "steps": hi - lo, "cycles": span, "device_cycles": device})
     by_type: dict[str, int] = {}
     programs = report.programs
     if programs is not None:

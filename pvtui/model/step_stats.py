@@ -11,24 +11,12 @@ from typing import Any
 
 import numpy as np
 
+from pvtui.model.host_waits import remote_buffer_programs
 from pvtui.model.report import Report
 from pvtui.model.step_types import phase_of
 
 UNKNOWN = "unknown program"
 HOST, REMOTE = "host", "remote_buffer"
-
-
-def remote_buffer_programs(report: Report) -> np.ndarray:
-    """Per program, whether it is a stream copy whose name says it copies a remote buffer."""
-    programs = report.programs
-    remote = np.zeros(len(programs), dtype=bool)
-    stream_types = [i for i, name in enumerate(programs.type_names) if phase_of(name) == "stream"]
-    if not stream_types:
-        return remote
-    for program in np.flatnonzero(np.isin(np.asarray(programs.type), stream_types)).tolist():
-        name = programs.names[program].lower()
-        remote[program] = "remote" in name
-    return remote
 
 
 def step_stats(report: Report) -> dict[str, Any] | None:

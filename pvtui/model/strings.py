@@ -35,6 +35,11 @@ class StringTable:
         start, end = int(self.offsets[index]), int(self.offsets[index + 1])
         return bytes(self.blob[start:end]).decode("utf-8", "replace")
 
+    def take(self, indices: Iterable[int]) -> list[str]:
+        """The strings at INDICES, reading the blob once (not one memory-map read each)."""
+        blob, offsets = bytes(self.blob), np.asarray(self.offsets).tolist()
+        return [blob[offsets[i] : offsets[i + 1]].decode("utf-8", "replace") for i in indices]
+
     def __iter__(self) -> Iterator[str]:
         for i in range(len(self)):
             yield self[i]

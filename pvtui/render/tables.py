@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from pvtui.model.facts import fact_rows, file_entries
+from pvtui.model.facts import device_time, fact_rows, file_entries
 
 from pvtui.units import format_bytes, format_cycles
 
@@ -112,19 +112,21 @@ def render_programs(data: dict[str, Any]) -> None:
 def render_trace(data: dict[str, Any]) -> None:
     console = _console()
     seconds = data["total_seconds"]
+    spans = [run["device_cycles"] for run in data["runs"] if run["device_cycles"] is not None]
     console.print(facts_table("Execution", [
         ("Runs", len(data["runs"])),
         ("Steps", f"{data['steps']:,}"),
         ("IPUs", data["ipus"]),
         ("Total cycles", format_cycles(data["total_cycles"])),
         ("Time at the clock", None if seconds is None else f"{seconds * 1e3:.3f} ms"),
+        ("Device time", device_time(sum(spans) if spans else None, len(data["runs"]))),
         ("Steps with per-tile cycles", data["bsp_steps"]),
     ]))
     runs = Table(title="Runs", title_justify="left")
-    for name in ("run", "steps", "cycles"):
+    for name in ("run", "steps", "cycles", "device time"):
         runs.add_column(name, justify="right" if name != "run" else "left")
     for run in data["runs"]:
-        runs.add_row(run["name"], f"{run['steps']:,}", format_cycles(run["cycles"]))
+        runs.add_row(run["name"], f"{run['steps']:,}", format_cycles(run["cycles"]), format_cycles(run["device_cycles"]))
     console.print(runs)
     console.print(
         ranked_table("Cycles by step type (all IPUs)", ("type", "cycles"), data["cycles_by_type"], format_cycles)

@@ -26,6 +26,8 @@ from pvtui.model.compare import (
     summary_table,
     tiles_table,
 )
+from pvtui.model.layer_compare import LayerChange, layer_table
+from pvtui.render.layers import CHANGE_HEADINGS, CHANGES_STATEMENT, change_cells
 from pvtui.screens.base import ReportScreen, Unavailable
 from pvtui.units import count_of
 from pvtui.widgets.compare_chart import CompareChart
@@ -37,7 +39,7 @@ if TYPE_CHECKING:
 
 SECTIONS = (
     ("deltas", "Summary"), ("tiles", "Tiles"), ("liveness", "Liveness"),
-    ("programs", "Programs"), ("operations", "Operations"),
+    ("programs", "Programs"), ("operations", "Operations"), ("layers", "Model layers"),
 )
 MIN_WIDTH = 8  # the narrowest a cut column gets: A and B of the summary, the names of a changes table
 LISTED = 500  # changed programs or operations listed, largest change first
@@ -111,7 +113,7 @@ class CompareScreen(ReportScreen):
                 yield Static(classes="statement", id="liveness-statement")
                 yield CompareChart(on_move=lambda _fraction: self._show_column(), id="compare-chart")
                 yield Static(classes="detail", id="liveness-detail")
-            for index, section in ((4, "programs"), (5, "operations")):
+            for index, section in ((4, "programs"), (5, "operations"), (6, "layers")):
                 with TabPane(f"{index} {SECTIONS[index - 1][1]}", id=section):
                     yield Unavailable("", id=f"{section}-missing")
                     yield Static(classes="statement", id=f"{section}-statement")
@@ -163,6 +165,7 @@ class CompareScreen(ReportScreen):
             self._show_deltas(self.comparison)
             self._show_changes("programs", self.comparison.programs)
             self._show_changes("operations", self.comparison.operations)
+            self._show_layers(self.comparison.layers)
 
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
         self._focus_section()
@@ -182,11 +185,13 @@ class CompareScreen(ReportScreen):
         self._show_liveness(c.liveness)
         self._show_changes("programs", c.programs)
         self._show_changes("operations", c.operations)
+        self._show_layers(c.layers)
         self._focus_section()
 
     def _focus_section(self) -> None:
         target = {"deltas": "#deltas-table", "tiles": DiffHeatmap, "liveness": CompareChart,
-                  "programs": "#programs-table", "operations": "#operations-table"}[self.section]
+                  "programs": "#programs-table", "operations": "#operations-table",
+                  "layers": "#layers-table"}[self.section]
         widget = self.query_one(target)  # type: ignore[call-overload]
         if widget.display:
             widget.focus()
@@ -318,6 +323,26 @@ class CompareScreen(ReportScreen):
             table.add_row(*row, _cut(change.name, name_width))
         table.move_cursor(row=cursor)
 
+    def _show_layers(self, layers: list[LayerChange] | str) -> None:
+        self._available("layers", layers if isinstance(layers, str) else None, ("#layers-statement", "#layers-table"))
+        if isinstance(layers, str):
+            return
+        self.query_one("#layers-statement", Static).update(
+            f"{CHANGES_STATEMENT} Growth reads as a regression, shrinkage as a gain.")
+        rows = [[self._signed(text, delta) if delta is not None else Text(text, "dim" if change.host else "")
+                 for text, delta in change_cells(change.as_dict(), self.pv_app.units)] for change in layers]
+        table = self.query_one("#layers-table", DataTable)
+        widths = [max([len(title)] + [row[i].cell_len for row in rows]) for i, title in enumerate(CHANGE_HEADINGS)]
+        widths[0] = max(MIN_WIDTH, min(widths[0], self._room(table, len(widths), *widths[1:])))
+        cursor = table.cursor_row
+        table.clear(columns=True)
+        for title, width in zip(CHANGE_HEADINGS, widths):
+            table.add_column(title, width=width)
+        for row in rows:
+            row[0].truncate(widths[0], overflow="ellipsis")
+            table.add_row(*row)
+        table.move_cursor(row=cursor)
+
     def _available(self, section: str, missing: str | None, shown: tuple) -> None:
         notice = self.query_one(f"#{section}-missing", Unavailable)
         notice.display = missing is not None
@@ -343,9 +368,11 @@ class CompareScreen(ReportScreen):
             return None
         section = self.section
         value = {"tiles": c.tiles, "liveness": c.liveness, "programs": c.programs,
-                 "operations": c.operations}.get(section)
+                 "operations": c.operations, "layers": c.layers}.get(section)
         if value is None or isinstance(value, str):
             return summary_table(c.summary)
+        if isinstance(value, list):
+            return layer_table(value)
         if isinstance(value, TileDiff):
             return tiles_table(value)
         if isinstance(value, LivenessPair):

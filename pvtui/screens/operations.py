@@ -1,5 +1,6 @@
-"""The Operations screen: the operations of one debug layer, sortable and filterable,
-with the selected one's programs, memory and cycles, and jumps to the tree and the trace."""
+"""The Operations screen: where cycles and memory go, by model layer (a tree of the operations' names:
+layer, operation, PopLibs calls) or by the operations of one debug layer; sortable and filterable,
+with the selected row's figures, and jumps to the program tree and the trace."""
 
 from __future__ import annotations
 
@@ -10,50 +11,36 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import DataTable, Input, Label, Static
 
+from pvtui.model.layer_views import SORTS, LayerOutline, layers_table
+from pvtui.model.layers import build_tree, layer_figures
 from pvtui.model.operations import (
-    COLUMNS,
     SORT_KEYS,
     LayerOperations,
     OperationIndex,
     OperationRow,
-    cycles_note,
-    layer_label,
     operations_table,
+    program_steps,
     select_rows,
     top_program,
 )
 from pvtui.model.tables import Table
+from pvtui.render.columns import TOTAL, TableRows
+from pvtui.render.layers import layer_header, layer_rows, node_details
+from pvtui.render.operations import operation_details, operation_header, operation_rows
 from pvtui.screens.base import ReportScreen, Unavailable
-from pvtui.units import count_of, format_cycles
+from pvtui.widgets.fitted_table import FittedTable
+from pvtui.widgets.look import look_of
 
-LISTED = 6  # programs and operations named in the details
-MIN_NAME_WIDTH = 24  # below this, the columns the details also give make room for the names
-# dropped in this order (never the sort's) until the names get MIN_NAME_WIDTH: memory is the sum of
-# code and variables, and the details give every figure
-DROP_ORDER = ("code bytes", "variable bytes", "operations", "programs", "first step", "cycles", "memory bytes")
-CELL_PADDING = 2  # a DataTable cell's padding, both sides
+MIN_NAME_WIDTH = 24  # below this, figures other than the sort's give way to the names
 SCROLLBAR = 2
-HEADINGS = {"name": "name", "memory bytes": "memory", "code bytes": "code", "variable bytes": "variables",
-            "cycles": "cycles", "programs": "progs", "operations": "ops", "first step": "step"}
-SORT_COLUMN = {"memory": "memory bytes", "code": "code bytes", "variables": "variable bytes", "cycles": "cycles",
-               "programs": "programs", "step": "first step", "name": "name"}
-
-
-def shorten(name: str, width: int) -> str:
-    """NAME in WIDTH characters: its first part, an ellipsis and as much of its end as fits."""
-    if len(name) <= width:
-        return name
-    head = name.split("/", 1)[0] + "/"
-    if len(head) > width // 2:
-        return name[: width - 1] + "…"
-    return head + "…" + name[len(name) - (width - len(head) - 1):]
+CHROME_ROWS = 12  # rows of the screen besides the table's rows (tabs, header, headings, details, keys)
 
 
 class OperationsScreen(ReportScreen):
     SCREEN_NAME = "Operations"
 
     DEFAULT_CSS = """
-    OperationsScreen #operations-header { height: 1; padding: 0 1; background: $surface; }
+    OperationsScreen #operations-header { height: auto; max-height: 3; padding: 0 1; background: $surface; }
     OperationsScreen #operations-body { height: 1fr; }
     OperationsScreen #operations-table { width: 3fr; height: 1fr; }
     OperationsScreen #operation-scroll {
@@ -78,7 +65,8 @@ class OperationsScreen(ReportScreen):
     """
 
     BINDINGS = [
-        Binding("L", "next_layer(1)", "Next layer", key_display="L", id="operations.layer"),
+        Binding("g", "toggle_group", "Group", key_display="g", id="operations.group"),
+        Binding("L", "next_layer(1)", "Debug layer", key_display="L", id="operations.layer"),
         Binding("S", "next_sort", "Sort", key_display="S", id="operations.sort"),
         Binding("slash", "open_filter", "Filter", key_display="/", id="operations.filter"),
         Binding("escape", "clear_filter", "Clear filter", id="operations.clear_filter"),
@@ -89,34 +77,53 @@ class OperationsScreen(ReportScreen):
     def __init__(self) -> None:
         super().__init__()
         self.index: OperationIndex | None = None
+        self.operations_reason: str | None = None  # why there are no operations of a debug layer
+        self.group: str | None = None  # "layer" or "operation", once chosen
+        self.outline: LayerOutline | None = None  # by model layer, once read
+        self.nodes: list[int] = []  # by model layer: the nodes shown, in order
         self.layer_name: str | None = None
-        self.view: LayerOperations | None = None
+        self.view: LayerOperations | None = None  # by operation, once read
         self.sort = SORT_KEYS[0]
         self.filter_text = ""
         self.shown: list[OperationRow] = []
         self.filled_width = 0  # of the table when it was last filled
+        self._name_width = MIN_NAME_WIDTH  # of the name column when it was last filled
+        self._reopen: set[str] = set()  # after a reload: the paths of the model layers that were open
 
     def compose_body(self) -> ComposeResult:
-        index = OperationIndex(self.report)
-        reason = index.unavailable()
-        if reason is not None:
-            yield Unavailable(reason)
+        if self.report.programs is None:
+            yield Unavailable(self.report.missing("programs"))
             return
-        self.index = index
+        self.index = OperationIndex(self.report)
+        self.operations_reason = self.index.unavailable()
         yield Static("Reading the operations…", id="operations-header")
         with Horizontal(id="filter-bar"):
             yield Label("/")
             yield Input(placeholder="part of a name; Enter keeps the rows that contain it", id="filter-input",
                         compact=True)
         with Horizontal(id="operations-body"):
-            yield DataTable(id="operations-table", cursor_type="row", zebra_stripes=True)
+            yield FittedTable(id="operations-table", cursor_type="row", zebra_stripes=True)
             with VerticalScroll(id="operation-scroll", can_focus=False):
                 yield Static(id="operation-details")
 
     def show_report(self) -> None:
         self.on_resize()
-        if self.index is not None:
+        if self.index is None:
+            return
+        if self.group is None:  # by model layer where the operations would not fit on a screen
+            many = (self.operations_reason is not None
+                    or len(self.report.operations) > self.app.size.height - CHROME_ROWS)
+            self.group = "layer" if many else "operation"
+        self._load()
+
+    def _load(self) -> None:
+        """Read the rows of the grouping chosen, unless they are read already."""
+        if self.group == "layer" and self.outline is None:
+            self._load_layers()
+        elif self.group == "operation" and self.view is None:
             self._load_layer(self.layer_name)
+        else:
+            self._shown_again()
 
     def on_resize(self) -> None:
         self.call_after_refresh(self._fit_width)
@@ -124,21 +131,38 @@ class OperationsScreen(ReportScreen):
     def _fit_width(self) -> None:
         """Fill the table again when its width changed: the names and columns shown depend on it."""
         table = self.table
-        if table is not None and self.view is not None and table.size.width != self.filled_width:
-            selected = self.selected_row()
-            self._fill(keep=selected.name if selected else None)
+        if table is not None and self._ready() and table.size.width != self.filled_width:
+            self._fill(keep=self._selected_key())
 
     @property
-    def table(self) -> DataTable | None:
+    def table(self) -> FittedTable | None:
         found = self.query("#operations-table")
-        return found.first(DataTable) if found else None
+        return found.first(FittedTable) if found else None
+
+    def _ready(self) -> bool:
+        return self.outline is not None if self.group == "layer" else self.view is not None
 
     # Loading ----------------------------------------------------------------------
+
+    @work(thread=True, exclusive=True, group="operations-layers")
+    def _load_layers(self) -> None:
+        report = self.report
+        figures = layer_figures(report, build_tree(report))
+        self.app.call_from_thread(self._layers_loaded, report, figures)
+
+    def _layers_loaded(self, report, figures) -> None:
+        if report is not self.report or self.index is None:
+            return  # a reload came in meanwhile
+        self.outline = LayerOutline(figures)
+        if self._reopen:
+            self.outline.expanded = {n for n, path in enumerate(figures.tree.paths) if path in self._reopen}
+        self.outline.filter(self.filter_text)
+        self._shown_again()
 
     @work(thread=True, exclusive=True, group="operations-layer")
     def _load_layer(self, layer: str | None) -> None:
         index = self.index
-        if index is None:
+        if index is None or self.operations_reason is not None:
             return
         chosen = layer if layer in index.layers else index.default_layer
         view = index.layer(chosen) if chosen is not None else None
@@ -149,81 +173,66 @@ class OperationsScreen(ReportScreen):
             return  # a reload came in meanwhile
         self.view = view
         self.layer_name = view.layer if view is not None else None
+        self._shown_again()
+
+    def _shown_again(self) -> None:
         self._fill()
         self.refresh_bindings()
 
+    # Filling the table ----------------------------------------------------------------
+
     def _fill(self, keep: str | None = None) -> None:
-        """Show the rows of the layer, sorted and filtered; keep the row named KEEP selected."""
+        """Show the rows of the grouping chosen, sorted and filtered; keep the row keyed KEEP selected."""
         table = self.table
         if table is None:
             return
-        table.clear(columns=True)
-        view = self.view
-        self.shown = select_rows(view.rows, self.sort, self.filter_text) if view is not None else []
+        table.folds = self.group == "layer"
         self.filled_width = table.size.width
-        figures = [self._figures(row) for row in self.shown]
-        columns, name_width = self._columns(figures, (table.size.width or self.app.size.width) - SCROLLBAR)
-        for column in columns:
-            label = HEADINGS[column] + ("▼" if SORT_COLUMN[self.sort] == column else "")
-            table.add_column(Text(label, justify="left" if column == "name" else "right"), key=column,
-                             width=name_width if column == "name" else None)
-        for row, cells in zip(self.shown, figures):
-            table.add_row(shorten(row.name, name_width), *(Text(cells[c], justify="right") for c in columns[1:]))
+        room = (table.size.width or self.app.size.width) - SCROLLBAR
+        keys = table.show_rows(self._rows(), room, MIN_NAME_WIDTH)
         self._show_header()
-        if keep is not None:
-            position = next((i for i, row in enumerate(self.shown) if row.name == keep), 0)
-            table.move_cursor(row=position)
+        if keep is not None and keep in keys:
+            table.move_cursor(row=keys.index(keep))
         self._show_details()
         table.focus()
 
-    def _columns(self, figures: list[dict[str, str]], width: int) -> tuple[list[str], int]:
-        """The columns that fit in WIDTH with names of at least MIN_NAME_WIDTH, and the names' width."""
-        def cell_width(column: str) -> int:
-            heading = len(HEADINGS[column]) + 1  # room for the sort mark
-            return max([heading, *(len(cells[column]) for cells in figures)]) + CELL_PADDING
-
-        columns = COLUMNS[1:]
-        for dropped in DROP_ORDER:
-            if width - sum(map(cell_width, columns)) - CELL_PADDING >= MIN_NAME_WIDTH:
-                break
-            if dropped != SORT_COLUMN[self.sort]:
-                columns = [c for c in columns if c != dropped]
-        longest = max([len(HEADINGS["name"]) + 1, *(len(row.name) for row in self.shown)])
-        name_width = min(longest, max(width - sum(map(cell_width, columns)) - CELL_PADDING, MIN_NAME_WIDTH))
-        return ["name", *columns], name_width
-
-    def _figures(self, row: OperationRow) -> dict[str, str]:
-        """The row's figures as shown, by column."""
-        return {
-            "memory bytes": self.bytes(row.memory),
-            "code bytes": self.bytes(row.code_bytes),
-            "variable bytes": "not found" if row.variable_bytes is None else self.bytes(row.variable_bytes),
-            "cycles": format_cycles(row.cycles),
-            "programs": f"{len(row.programs):,}",
-            "operations": f"{len(row.operations):,}",
-            "first step": "—" if row.first_step < 0 else f"{row.first_step:,}",
-        }
+    def _rows(self) -> TableRows:
+        """The rows of the grouping chosen, as the table shows them."""
+        if self.group == "layer" and self.outline is not None:
+            self.nodes = self.outline.rows()
+            glyphs = look_of(self.app).glyphs
+            return layer_rows(self.outline, self.bytes, glyphs.marker, glyphs.pointer)
+        view = self.view
+        self.shown = select_rows(view.rows, self.sort, self.filter_text) if view is not None else []
+        return operation_rows(self.shown, self.sort, bool(self.filter_text), self.bytes)
 
     def _show_header(self) -> None:
-        view, header = self.view, self.query_one("#operations-header", Static)
-        if view is None:
+        header = self.query_one("#operations-header", Static)
+        if self.group == "layer":
+            if self.outline is not None:
+                header.update(layer_header(self.report, self.outline))
+        elif self.view is None:
             header.update("No debug context of this report belongs to an operation.")
-            return
-        text = Text(no_wrap=True, overflow="ellipsis")
-        text.append(f"{view.label}", "bold")
-        text.append(f" · {len(self.shown):,} of {len(view.rows):,} · by {self.sort}")
-        if self.filter_text:
-            text.append(f" · name contains {self.filter_text!r}")
-        if view.reason:
-            text = Text(f"{view.label}: {view.reason}  (L: next layer)")
-        header.update(text)
-        header.styles.height = "auto" if view.reason else 1
+        else:
+            header.update(operation_header(self.view, len(self.shown), self.sort, self.filter_text))
 
     # Details -----------------------------------------------------------------------
 
-    def selected_row(self) -> OperationRow | None:
+    def _selected_key(self) -> str | None:
         table = self.table
-        if table is None or not self.shown or not 0 <= table.cursor_row < len(self.shown):
+        if table is None or not table.row_count or not 0 <= table.cursor_row < table.row_count:
+            return None
+        return table.coordinate_to_cell_key((table.cursor_row, 0)).row_key.value
+
+    def selected_node(self) -> int | None:
+        """By model layer: the node under the cursor (None on the total row)."""
+        key = self._selected_key() if self.group == "layer" else None
+        return int(key) if key is not None and key != TOTAL else None
+
+    def selected_row(self) -> OperationRow | None:
+        """By operation: the row under the cursor (None on the total row)."""
+        table = self.table
+        if self.group != "operation" or table is None or not 0 <= table.cursor_row < len(self.shown):
             return None
         return self.shown[table.cursor_row]
 
@@ -235,75 +244,51 @@ class OperationsScreen(ReportScreen):
         details = self.query("#operation-details")
         if not details:
             return
-        row = self.selected_row()
-        if row is None:
-            empty = "No operation matches the filter." if self.view is not None and self.view.rows else ""
-            details.first(Static).update(Text(empty, "dim"))
-            return
-        details.first(Static).update(self._details_text(row))
+        details.first(Static).update(self._details())
 
-    def _details_text(self, row: OperationRow) -> Text:
-        report, muted = self.report, "dim"
-        text = Text()
-        text.append(row.name + "\n", "bold")
-        if row.context >= 0:
-            text.append(f"{layer_label(self.layer_name or '')} debug context {row.context}\n", muted)
-        if len(row.operations) > 1:
-            names = ", ".join(report.operations.names[op] for op in row.operations[:LISTED])
-            more = f" and {len(row.operations) - LISTED} more" if len(row.operations) > LISTED else ""
-            text.append(f"{count_of(len(row.operations), 'operation')}: {names}{more}\n")
-        text.append(f"Code          {self.bytes(row.code_bytes)}  (leaf programs)\n")
-        if row.variable_bytes is None:
-            text.append("Variables     not found by name in the liveness data\n")
-        else:
-            text.append(f"Variables     {self.bytes(row.variable_bytes)}")
-            text.append(f"  ({row.unmatched_variables} not found)\n" if row.unmatched_variables else "\n")
-        text.append(f"Memory        {self.bytes(row.memory)}\n")
-        if row.cycles is None:
-            text.append(cycles_note(report) + "\n", muted)
-        else:
-            text.append(f"Cycles        {format_cycles(row.cycles)} in {count_of(row.steps, 'step')}\n")
-            text.append(cycles_note(report) + "\n", muted)
-        if row.foreign_calls:
-            text.append("It calls code another operation owns: those steps, cycles and code count there.\n", muted)
-        if row.first_step >= 0:
-            text.append(f"First step    {row.first_step:,}, the first of its {row.steps:,}"
-                        "  (T: in the trace; T again: the next)\n")
-        if row.liveness_steps is not None:
-            text.append(f"Liveness      steps {row.liveness_steps[0]:,}–{row.liveness_steps[1]:,}\n")
-        programs = report.programs
-        text.append(f"Programs ({len(row.programs):,})  P shows the first in the tree\n", "bold")
-        for program in row.programs[:LISTED].tolist():
-            text.append(f"  {program:>6} {programs.type_name(program):<14} {programs.names[program]}\n")
-        if len(row.programs) > LISTED:
-            text.append(f"  … and {len(row.programs) - LISTED:,} more\n", muted)
-        return text
+    def _details(self) -> Text:
+        if self._selected_key() == TOTAL:
+            return Text(f"The total of what the filter {self.filter_text!r} keeps: every row it matches, each"
+                        " counted once (the rows under a kept row are within it).")
+        node, row = self.selected_node(), self.selected_row()
+        if node is not None:
+            return node_details(self.report, self.outline.shown, node, self.bytes, self.outline.partial(node))
+        if row is not None:
+            return operation_details(self.report, row, self.layer_name or "", self.bytes)
+        empty = self.filter_text and (self.group == "layer" or (self.view is not None and self.view.rows))
+        return Text("Nothing matches the filter." if empty else "", "dim")
 
     def units_changed(self) -> None:
-        selected = self.selected_row()
-        self._fill(keep=selected.name if selected else None)
+        self._fill(keep=self._selected_key())
 
     # Actions -----------------------------------------------------------------------
 
     def key_state(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "clear_filter":
             return bool(self.filter_text) or bool(self.query("#filter-bar.open"))
-        if action not in ("next_layer", "next_sort", "open_filter", "show_program", "show_step"):
+        if action not in ("toggle_group", "next_layer", "next_sort", "open_filter", "show_program", "show_step"):
             return True
         if self.index is None:
-            return False  # no operations at all: hide the keys
-        if self.view is None:
-            return None  # still reading the layer
+            return False  # no program table: hide the keys
+        if action == "toggle_group":
+            return self.operations_reason is None
+        if action == "next_layer" and self.group != "operation":
+            return False
+        if not self._ready():
+            return None  # still reading
         if action == "next_layer":
             return True
-        if not self.view.rows:
-            return False  # nothing to sort, filter or show in this layer
+        if self.group == "operation" and not self.view.rows:
+            return False  # nothing to sort, filter or show in this debug layer
         if action == "show_step":
-            row = self.selected_row()
-            return row is not None and row.steps > 0
+            return bool(self._selected_steps())
         if action == "show_program":
-            return self.selected_row() is not None
+            return self._selected_program() >= 0
         return True
+
+    def action_toggle_group(self) -> None:
+        self.group = "operation" if self.group == "layer" else "layer"
+        self._load()
 
     def action_next_layer(self, delta: int) -> None:
         layers = self.index.layers
@@ -311,9 +296,37 @@ class OperationsScreen(ReportScreen):
         self._load_layer(layers[(position + delta) % len(layers)])
 
     def action_next_sort(self) -> None:
-        selected = self.selected_row()
-        self.sort = SORT_KEYS[(SORT_KEYS.index(self.sort) + 1) % len(SORT_KEYS)]
-        self._fill(keep=selected.name if selected else None)
+        keep = self._selected_key()
+        if self.group == "layer":
+            self.outline.sort = SORTS[(SORTS.index(self.outline.sort) + 1) % len(SORTS)]
+        else:
+            self.sort = SORT_KEYS[(SORT_KEYS.index(self.sort) + 1) % len(SORT_KEYS)]
+        self._fill(keep=keep)
+
+    @on(FittedTable.Fold)
+    def _fold(self, event: FittedTable.Fold) -> None:
+        self._fold_node(event.opened)
+
+    @on(DataTable.RowSelected, "#operations-table")
+    def _selected(self) -> None:
+        if self.group == "layer":
+            self._fold_node(None)
+
+    def _fold_node(self, opened: bool | None) -> None:
+        """Open (OPENED), close or toggle (None) the node under the cursor; right on an open node goes to its
+        first row, left on a closed one to the row above it, as in the program tree."""
+        node, outline = self.selected_node(), self.outline
+        if node is None or outline is None:
+            return
+        target, is_open = node, node in outline.expanded
+        if opened is None or opened != is_open:
+            if outline.has_children(node):
+                outline.expanded ^= {node}
+        elif opened:
+            target = (outline.children(node) or [node])[0]
+        elif outline.tree.parent[node] >= 0:
+            target = int(outline.tree.parent[node])
+        self._fill(keep=str(target))
 
     def action_open_filter(self) -> None:
         self.query_one("#filter-bar").add_class("open")
@@ -322,23 +335,39 @@ class OperationsScreen(ReportScreen):
 
     @on(Input.Submitted, "#filter-input")
     def _filter_submitted(self, event: Input.Submitted) -> None:
-        self.filter_text = event.value.strip()
-        if not self.filter_text:
-            self.query_one("#filter-bar").remove_class("open")
-        self._fill()
-        self.refresh_bindings()
+        self._filter(event.value.strip(), keep=None)
 
     def action_clear_filter(self) -> None:
-        selected = self.selected_row()
-        self.filter_text = ""
         self.query_one("#filter-input", Input).value = ""
-        self.query_one("#filter-bar").remove_class("open")
-        self._fill(keep=selected.name if selected else None)
+        self._filter("", keep=self._selected_key())
+
+    def _filter(self, text: str, keep: str | None) -> None:
+        self.filter_text = text
+        if not text:
+            self.query_one("#filter-bar").remove_class("open")
+        if self.outline is not None:
+            self.outline.filter(text)
+        self._fill(keep=keep)
         self.refresh_bindings()
 
+    def _selected_program(self) -> int:
+        node, row = self.selected_node(), self.selected_row()
+        if node is not None:
+            return int(self.outline.tree.first_program[node])
+        return top_program(self.report, row) if row is not None else -1
+
+    def _selected_steps(self) -> tuple[str, list[int]]:
+        """The name of the row under the cursor and the execution steps of its programs, in order."""
+        node, row = self.selected_node(), self.selected_row()
+        if node is not None and self.outline.figures.steps[node]:
+            steps = program_steps(self.report, self.outline.tree.programs_under(node))
+            return self.outline.tree.paths[node], steps.tolist()
+        if row is not None and row.steps:
+            return row.name, self.index.execution_steps(row).tolist()
+        return "", []
+
     async def action_show_program(self) -> None:
-        row = self.selected_row()
-        program = top_program(self.report, row) if row is not None else -1
+        program = self._selected_program()
         if program < 0:
             self.notify("This row has no programs.", severity="warning")
             return
@@ -349,18 +378,19 @@ class OperationsScreen(ReportScreen):
 
     async def action_show_step(self) -> None:
         """Show the row's first execution step in the trace; T again (here or there) shows its next."""
-        row = self.selected_row()
-        steps = self.index.execution_steps(row).tolist() if row is not None else []
+        name, steps = self._selected_steps()
         if not steps:
             return
         await self.app.switch_mode("trace")
         screen = self.app.screen
         if hasattr(screen, "follow_operation"):
-            screen.follow_operation(row.name, steps)
+            screen.follow_operation(name, steps)
 
     # Export and reload ---------------------------------------------------------------
 
     def export_table(self) -> Table | None:
+        if self.group == "layer":
+            return None if self.outline is None else layers_table(self.outline.shown, self.nodes)
         if self.view is None or not self.view.rows:
             return None
         return operations_table(self.view, self.shown)
@@ -371,8 +401,11 @@ class OperationsScreen(ReportScreen):
 
     @work(exclusive=True, group="operations-rebuild")
     async def _rebuild(self) -> None:
-        self.index, self.view = None, None
+        if self.outline is not None:
+            self._reopen = {self.outline.tree.paths[n] for n in self.outline.expanded}
+        self.index, self.view, self.outline = None, None, None
         await self.recompose()
         self.on_resize()
         if self.index is not None:
-            self._load_layer(self.layer_name)
+            self._load()
+

@@ -1,29 +1,31 @@
-"""The cache of bundles: immutable entries shared safely by any number of pvtui processes.
+"""The cache of bundles: immutable entries shared safely by any number of this user's pvtui processes.
 
-In the cache directory:
-  KEY/            an entry (a report's bundle, or the demo report): built in a temporary
-                  directory and renamed into place whole, never changed afterwards
-  .KEY.lock       its lock (fcntl.flock): held exclusively by the one process that builds or
-                  removes KEY, shared by every process that uses KEY, so an entry in use is
-                  never removed and a build is waited for, then shared
-  .KEY.tmp-XXXX   a build under way, or one a killed process left: removed by the next
-                  process that holds .KEY.lock exclusively (the kernel frees a dead process's
-                  locks, so holding it proves no live process owns the directory)
+The cache directory must be this user's alone (`private_fs.resolved_if_trusted`); in it:
+  KEY/                   an entry (a report's bundle, or the demo report): built in a temporary
+                         directory, marked by the file KEY/.pvtui-entry, made 0700/0600 and
+                         renamed into place whole, never changed afterwards
+  .KEY.pvtui-lock        its lock (fcntl.flock): held exclusively by the one process that builds
+                         or removes KEY, shared by every process that uses KEY, so an entry in
+                         use is never removed and a build is waited for, then shared
+  .KEY.pvtui-tmp-XXXX    a build under way, or one a killed process left: removed by the next
+                         process that holds the lock exclusively (the kernel frees a dead
+                         process's locks, so holding it proves no live process owns the directory)
+Anything else there is not pvtui's: it is never used, listed as an entry, or removed, and no
+symbolic link there is followed; `Cache.scan` names it as skipped. Entries of a pvtui before the
+marker have none: they are skipped too, and their keys (ENTRY_FORMAT) are never this pvtui's.
 The cache is an optimisation, never a requirement: where it cannot be used, `cached_or_private`
-builds into a private temporary directory, removed on exit, and says why. Such a directory
-($TMPDIR/pvtui-private-XXXX) holds a lock file, locked for as long as its process lives: what a
-killed process left is swept by a later one (and by `pvtui cache clear`).
+builds into a private temporary directory (`private_tmp`), removed on exit, and says why.
 """
 
 from __future__ import annotations
 
-import atexit
 import errno
 import fcntl
 import json
 import os
 import re
 import shutil
+import stat
 import tempfile
 import time
 import weakref
@@ -32,12 +34,20 @@ from pathlib import Path
 from typing import Callable, TypeVar
 
 from pvtui.errors import BundleWriteError, ReportError
+from pvtui.sources.private_fs import (
+    is_own, make_private, mkdir_private, open_own, remove_own_dir, resolved_if_trusted, tree_size,
+    write_new,
+)
+from pvtui.sources.private_tmp import PrivateDir, sweep_private_leftovers
 
 T = TypeVar("T")
 DEFAULT_MAX_BYTES = 10 * 2**30
 SIZE_UNITS = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
-LOCK_SUFFIX = ".lock"
-TMP_MARK = ".tmp-"
+LOCK_SUFFIX = ".pvtui-lock"
+TMP_MARK = ".pvtui-tmp-"
+ENTRY_MARKER = ".pvtui-entry"
+MARKER_TEXT = b"A pvtui cache entry: `pvtui cache` lists it, `pvtui cache clear` removes it.\n"
+ENTRY_FORMAT = 2  # part of every key: 2, marked entries (the unmarked of format 1 are never taken for ours)
 BUILD_ATTEMPTS = 3  # an entry evicted between its build and its use is built again, not forever
 # Polls of a lock that others hold shared while the entry is missing or damaged: they hold it
 # for a moment (checking it), unless a process still uses a damaged entry (then give up).
@@ -79,9 +89,12 @@ def max_bytes() -> int:
 
 
 def _why(path: Path, exc: OSError) -> str:
+    where = exc.filename or path
     if isinstance(exc, (FileExistsError, NotADirectoryError)):
-        return f"{path}: a file is in the way"
-    return f"{path}: {exc.strerror or exc}"
+        return f"{where}: a file is in the way"
+    if exc.errno == errno.ELOOP:
+        return f"{where}: a symbolic link is in the way (never followed)"
+    return f"{where}: {exc.strerror or exc}"
 
 
 class EntryLock:
@@ -94,10 +107,11 @@ class EntryLock:
     @classmethod
     def take(cls, path: Path, mode: int, wait: Callable[[], None] | None = None) -> "EntryLock | None":
         """The lock (LOCK_SH or LOCK_EX); None when others hold it and WAIT is None, else WAIT()
-        is called between polls (it may raise, e.g. Cancelled)."""
+        is called between polls (it may raise, e.g. Cancelled). The lock file is opened or
+        created as this user's plain file, never through a symbolic link planted in its place."""
         delay = 0.01
         while True:
-            fd = os.open(path, os.O_RDONLY | os.O_CREAT | os.O_CLOEXEC, 0o666)
+            fd = open_own(path, os.O_RDONLY | os.O_CREAT)  # shared by every process: O_EXCL cannot be
             try:
                 fcntl.flock(fd, mode | fcntl.LOCK_NB)
             except BlockingIOError:
@@ -116,7 +130,7 @@ class EntryLock:
             os.close(fd)
 
     def touch(self) -> None:
-        """Mark the entry used now (its lock's mtime); a lock file of another user stays as it is."""
+        """Mark the entry used now (its lock's mtime)."""
         try:
             os.utime(self.fd)
         except OSError:
@@ -137,11 +151,40 @@ class EntryLock:
 
 def _same_file(fd: int, path: Path) -> bool:
     try:
-        now = os.stat(path)
+        now = os.lstat(path)
     except FileNotFoundError:
         return False
     held = os.fstat(fd)
     return (held.st_dev, held.st_ino) == (now.st_dev, now.st_ino)
+
+
+def is_entry(path: Path) -> bool:
+    """True when PATH is a cache entry: a directory of this user's holding pvtui's marker."""
+    if not is_own(path):
+        return False
+    try:
+        fd = open_own(path / ENTRY_MARKER, os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        return os.read(fd, len(MARKER_TEXT) + 1) == MARKER_TEXT
+    finally:
+        os.close(fd)
+
+
+def _why_not_an_entry(path: Path) -> str:
+    """Why PATH, in the cache directory, is not pvtui's to list, use or remove."""
+    try:
+        st = os.lstat(path)
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    if stat.S_ISLNK(st.st_mode):
+        return "a symbolic link (never followed)"
+    if st.st_uid != os.geteuid():
+        return f"owned by uid {st.st_uid}"
+    if not stat.S_ISDIR(st.st_mode) or path.name.startswith("."):
+        return "not pvtui's"
+    return f"no {ENTRY_MARKER} marker"
 
 
 @dataclass(frozen=True)
@@ -156,6 +199,14 @@ class Entry:
     in_use: bool
 
 
+@dataclass(frozen=True)
+class Skipped:
+    """Something in the cache directory that is not pvtui's, left as it is."""
+
+    path: Path
+    reason: str
+
+
 class Cache:
     """The cache directory ROOT (default: `cache_dir()`)."""
 
@@ -167,6 +218,16 @@ class Cache:
                 raise CacheUnusable(f"no cache directory ({exc}): set PVTUI_CACHE_DIR") from None
         self.root = Path(root)
 
+    def _trust(self, create: bool = False) -> None:
+        """Make ROOT the directory resolved, once it is seen to be this user's alone (created
+        0700 where missing, with CREATE); CacheUnusable says why not."""
+        try:
+            if create:
+                mkdir_private(self.root)
+            self.root = resolved_if_trusted(self.root)
+        except OSError as exc:
+            raise CacheUnusable(_why(self.root, exc)) from None
+
     def _lock(self, key: str) -> Path:
         return self.root / f".{key}{LOCK_SUFFIX}"
 
@@ -176,8 +237,9 @@ class Cache:
         """The entry KEY opened by OPEN_ENTRY and held while its result lives; None when it is
         missing, being built, unusable, or the cache cannot be used. Never waits, never builds."""
         try:
-            lock = EntryLock.take(self._lock(key), fcntl.LOCK_SH) if (self.root / key).is_dir() else None
-        except OSError:
+            self._trust()
+            lock = EntryLock.take(self._lock(key), fcntl.LOCK_SH) if is_entry(self.root / key) else None
+        except (OSError, CacheUnusable):
             return None
         return None if lock is None else self._use(lock, key, open_entry)
 
@@ -192,13 +254,10 @@ class Cache:
         first where needed; held while the result lives.
 
         One process builds a key while the others wait (calling WAIT between polls) and then
-        share it. Raises CacheUnusable when the cache cannot be created or written; what BUILD
-        raises otherwise (a report that cannot be read, Cancelled) leaves nothing behind.
+        share it. Raises CacheUnusable when the cache cannot be created, trusted or written;
+        what BUILD raises otherwise (a report that cannot be read, Cancelled) leaves nothing behind.
         """
-        try:
-            self.root.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise CacheUnusable(_why(self.root, exc)) from None
+        self._trust(create=True)
         cap = max_bytes()
         builds = busy = 0
         while True:
@@ -229,7 +288,7 @@ class Cache:
     def _use(self, lock: EntryLock, key: str, open_entry: Callable[[Path], T | None]) -> T | None:
         """OPEN_ENTRY's result with LOCK kept while it lives, or None (lock released)."""
         try:
-            found = open_entry(self.root / key) if (self.root / key).is_dir() else None
+            found = open_entry(self.root / key) if is_entry(self.root / key) else None
         except BaseException:
             lock.release()
             raise
@@ -245,13 +304,16 @@ class Cache:
         entry = self.root / key
         try:
             self._remove_temporaries(key)
-            if entry.is_dir():
+            if is_entry(entry):
                 if open_entry(entry) is not None:  # built while we waited for the lock
                     return 0
                 self._discard(entry)  # damaged, and no process holds it
+            elif os.path.lexists(entry):
+                raise CacheUnusable(f"{entry}: in the way of a cache entry, left as it is ({_why_not_an_entry(entry)})")
             tmp = Path(tempfile.mkdtemp(prefix=f".{key}{TMP_MARK}", dir=self.root))
             try:
                 build(tmp / key)  # named as it will be: a report directory (the demo) takes its name
+                _seal(tmp / key)
                 _commit(tmp / key, entry)
             finally:
                 shutil.rmtree(tmp, ignore_errors=True)
@@ -260,7 +322,7 @@ class Cache:
         except OSError as exc:
             raise CacheUnusable(_why(self.root, exc)) from None
         finally:
-            if not entry.is_dir():
+            if not is_entry(entry):
                 _unlink(self._lock(key))  # nothing to lock: leave no trace of a failed build
         return 1
 
@@ -273,23 +335,40 @@ class Cache:
     def _remove_temporaries(self, key: str) -> None:
         """KEY's temporary directories: with its lock held exclusively, no live process owns them."""
         for path in self.root.glob(f".{glob_escape(key)}{TMP_MARK}*"):
-            shutil.rmtree(path, ignore_errors=True)
+            remove_own_dir(path)
 
     # Growth -------------------------------------------------------------------------
 
-    def entries(self) -> list[Entry]:
-        """Every entry, least recently used first."""
+    def scan(self) -> tuple[list[Entry], list[Skipped]]:
+        """Every entry, least recently used first, and what else is in the directory (never touched).
+        Raises CacheUnusable when the directory is not this user's alone."""
+        if not os.path.lexists(self.root):
+            return [], []
+        self._trust()
         try:
-            paths = [p for p in self.root.iterdir() if not p.name.startswith(".") and p.is_dir()]
-        except FileNotFoundError:
-            return []
+            names = sorted(os.listdir(self.root))
         except OSError as exc:
             raise ReportError(self.root, exc.strerror or str(exc)) from None
-        found = [
-            Entry(path.name, path, _report_of(path), tree_size(path), self._last_used(path), self._in_use(path.name))
-            for path in paths
-        ]
-        return sorted(found, key=lambda e: e.last_used)
+        entries, skipped = [], []
+        for name in names:
+            path = self.root / name
+            if is_entry(path):
+                entries.append(Entry(name, path, _report_of(path), tree_size(path), self._last_used(path),
+                                     self._in_use(name)))
+            elif self._key_of_own(path) is None:
+                skipped.append(Skipped(path, _why_not_an_entry(path)))
+        return sorted(entries, key=lambda e: e.last_used), skipped
+
+    def _key_of_own(self, path: Path) -> str | None:
+        """The key of PATH when it is one of pvtui's lock files or temporary directories."""
+        name = path.name[1:]
+        if not path.name.startswith("."):
+            return None
+        if TMP_MARK in name and is_own(path):
+            return name.rsplit(TMP_MARK, 1)[0]
+        if name.endswith(LOCK_SUFFIX) and is_own(path, stat.S_IFREG):
+            return name[: -len(LOCK_SUFFIX)]
+        return None
 
     def _exclusive(self, key: str) -> EntryLock | None:
         """KEY's lock held exclusively; None when a process holds it, or it cannot be created."""
@@ -301,14 +380,14 @@ class Cache:
     def _in_use(self, key: str) -> bool:
         lock = self._exclusive(key)
         if lock is None:
-            return self._lock(key).exists()
+            return os.path.lexists(self._lock(key))
         lock.release()
         return False
 
     def _last_used(self, entry: Path) -> float:
         for path in (self._lock(entry.name), entry):
             try:
-                return path.stat().st_mtime
+                return os.lstat(path).st_mtime
             except OSError:
                 continue
         return 0.0
@@ -320,32 +399,34 @@ class Cache:
             return False
         try:
             entry = self.root / key
-            if entry.is_dir():
+            if is_entry(entry):
                 self._discard(entry)
             self._remove_temporaries(key)
             _unlink(self._lock(key))  # under the lock: a process that opened it will open it again
         except OSError:
-            return False  # another user's entry, in a cache shared read-only
+            return False
         finally:
             lock.release()
         return True
 
-    def clear(self, older_than: float | None = None) -> tuple[list[Entry], list[Entry]]:
+    def clear(self, older_than: float | None = None) -> tuple[list[Entry], list[Entry], list[Skipped]]:
         """Remove the entries not used for OLDER_THAN seconds (all by default) that no process
-        holds, and what killed builds left; the entries (removed, kept because in use)."""
+        holds, and what killed builds left; the entries (removed, kept because in use), and
+        what is not pvtui's (left as it is)."""
         removed, kept = [], []
         now = time.time()
-        for entry in self.entries():
+        entries, skipped = self.scan()
+        for entry in entries:
             if older_than is not None and now - entry.last_used < older_than:
                 continue
             (removed if self.remove(entry.key) else kept).append(entry)
         self.remove_leftovers()
-        return removed, kept
+        return removed, kept, skipped
 
     def evict(self, cap: int) -> None:
         """Remove least recently used entries that no process holds until the cache fits in CAP bytes."""
         try:
-            entries = self.entries()
+            entries, _skipped = self.scan()
             total = sum(e.size for e in entries)
             for entry in entries:
                 if total <= cap:
@@ -353,26 +434,26 @@ class Cache:
                 if not entry.in_use and self.remove(entry.key):
                     total -= entry.size
             self.remove_leftovers()
-        except (OSError, ReportError):
+        except (OSError, ReportError, CacheUnusable):
             pass  # eviction is housekeeping: the entry in hand is open either way
 
     def remove_leftovers(self) -> None:
         """Temporary directories that no live process owns, and locks of entries that are gone."""
-        keys = set()
-        for path in self.root.glob(".*"):
-            name = path.name[1:]
-            if TMP_MARK in name:
-                keys.add(name.rsplit(TMP_MARK, 1)[0])
-            elif name.endswith(LOCK_SUFFIX) and not (self.root / name[: -len(LOCK_SUFFIX)]).exists():
-                keys.add(name[: -len(LOCK_SUFFIX)])
+        keys = {self._key_of_own(path) for path in self.root.glob(".*")} - {None}
         for key in keys:
-            if not (self.root / key).exists():
+            if not is_entry(self.root / key):
                 self.remove(key)
             else:
                 lock = self._exclusive(key)
                 if lock is not None:
                     self._remove_temporaries(key)
                     lock.release()
+
+
+def _seal(built: Path) -> None:
+    """Mark BUILT as an entry of the cache, and make it the user's alone."""
+    write_new(built / ENTRY_MARKER, MARKER_TEXT)
+    make_private(built)
 
 
 def _commit(built: Path, entry: Path) -> None:
@@ -394,18 +475,6 @@ def _unlink(path: Path) -> None:
         os.unlink(path)
     except OSError:
         pass
-
-
-def tree_size(path: Path) -> int:
-    """The bytes of the files under PATH; a file gone while it is walked counts nothing."""
-    total = 0
-    for folder, _dirs, names in os.walk(path):
-        for name in names:
-            try:
-                total += os.lstat(os.path.join(folder, name)).st_size
-            except OSError:
-                pass
-    return total
 
 
 def _report_of(entry: Path) -> str:
@@ -439,9 +508,10 @@ def cached_or_private(
     try:
         private = PrivateDir()
     except OSError as exc:
-        raise ReportError(tempfile.gettempdir(), f"{exc.strerror or exc}, and {unused}") from None
+        raise ReportError(exc.filename or tempfile.gettempdir(), f"{exc.strerror or exc}, and {unused}") from None
     try:
         build(private.path / key)
+        _made_private(private.path / key)
         found = open_entry(private.path / key)
     except BaseException as exc:
         private.remove()
@@ -454,57 +524,8 @@ def cached_or_private(
     return found, f"{unused}; read into a temporary directory, removed on exit"
 
 
-PRIVATE_PREFIX = "pvtui-private-"
-PRIVATE_LOCK = ".pvtui-private.lock"
-
-
-class PrivateDir:
-    """A new directory under $TMPDIR, removed on exit, its lock file held exclusively until then."""
-
-    def __init__(self) -> None:
-        self.path = Path(tempfile.mkdtemp(prefix=PRIVATE_PREFIX))
-        pending = self.path / f"{PRIVATE_LOCK}.new"
-        try:
-            self._fd: int | None = os.open(pending, os.O_RDONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
-            fcntl.flock(self._fd, fcntl.LOCK_EX)
-            os.rename(pending, self.path / PRIVATE_LOCK)  # named once held: a sweep never finds it free while we live
-        except BaseException:
-            self.remove()
-            raise
-        atexit.register(self.remove)
-
-    def remove(self) -> None:
-        shutil.rmtree(self.path, ignore_errors=True)
-        if getattr(self, "_fd", None) is not None:
-            os.close(self._fd)
-            self._fd = None
-
-
-def sweep_private_leftovers(tmp: Path | None = None) -> list[tuple[Path, int]]:
-    """Remove the private directories killed pvtui processes left under TMP ($TMPDIR): named as
-    ours, holding our lock file, this user's, and locked by no live process; (path, bytes) of each."""
-    root = Path(tmp or tempfile.gettempdir())
+def _made_private(built: Path) -> None:
     try:
-        candidates = [entry for entry in os.scandir(root) if entry.name.startswith(PRIVATE_PREFIX)]
-    except OSError:
-        return []
-    removed = []
-    for entry in candidates:
-        try:
-            if not entry.is_dir(follow_symlinks=False) or entry.stat(follow_symlinks=False).st_uid != os.getuid():
-                continue
-            fd = os.open(os.path.join(entry.path, PRIVATE_LOCK), os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
-        except OSError:
-            continue  # no lock file: not pvtui's, or one still being made
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            os.close(fd)
-            continue  # its process is alive
-        try:
-            size = tree_size(Path(entry.path))
-            shutil.rmtree(entry.path, ignore_errors=True)
-        finally:
-            os.close(fd)
-        removed.append((Path(entry.path), size))
-    return removed
+        make_private(built)
+    except OSError as exc:
+        raise BundleWriteError(built, exc) from None

@@ -14,7 +14,7 @@ from pvtui.model import schema as s
 from pvtui.model.bundle import SCHEMA_VERSION, Bundle, BundleWriter
 from pvtui.model.report import Report, column_damage, note_messages
 from pvtui.sources.base import CancelToken, IngestContext, Progress, ReportFiles, Settling, no_progress
-from pvtui.sources.cache import Cache, CacheUnusable, cached_or_private
+from pvtui.sources.cache import ENTRY_FORMAT, Cache, CacheUnusable, cached_or_private
 from pvtui.sources.readers import LIBPVA, libpva, resolve
 
 # Columns and meta keys of a bundle that come from profile.pop.
@@ -54,7 +54,7 @@ def file_stamps(files: ReportFiles) -> dict[str, Any]:
 
 def cache_key(files: ReportFiles, reader: str = "auto") -> str:
     """The cache entry's name: the report's directory name made safe and short, and a digest."""
-    key = {"schema": SCHEMA_VERSION, "files": file_stamps(files)}
+    key = {"schema": SCHEMA_VERSION, "entry": ENTRY_FORMAT, "files": file_stamps(files)}
     if files.profile is not None:
         key["reader"] = resolve(reader)
     if files.bundle is not None:

@@ -10,9 +10,9 @@ from pathlib import Path
 
 from pvtui.errors import ReportError
 from pvtui.model.bundle import is_bundle
-from pvtui.sources.cache import tree_size
 from pvtui.sources.check import SQLITE_HEADER_BYTES, SQLITE_MAGIC, WRITER_SUFFIXES, header_pages
 from pvtui.sources.discovery import BUNDLE_DIR_NAME, MAX_DEPTH, discover
+from pvtui.sources.private_fs import tree_size
 
 AR_MAGIC = b"!<arch>\n"
 AR_HEADER = 60

@@ -1,0 +1,79 @@
+"""Two reports by model layer: each top-level model layer's IPU-cycles and memory in A and in B, B - A.
+
+Layers are matched by name; the host waits are one row of their own, last, never ranked.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from pvtui.model.layer_views import ranked
+from pvtui.model.layers import LayerFigures, build_tree, layer_figures
+from pvtui.model.report import Report
+from pvtui.model.tables import Table
+
+
+@dataclass(frozen=True)
+class LayerFigure:
+    cycles: int | None  # None without an execution profile
+    memory: int
+
+
+@dataclass(frozen=True)
+class LayerChange:
+    name: str
+    a: LayerFigure | None  # None: not in A
+    b: LayerFigure | None  # None: not in B
+    host: bool
+
+    def delta(self, figure: str) -> int | None:
+        """B - A of FIGURE ("cycles" or "memory"), a layer absent from one counting as 0 there; None where
+        a report has no such figure."""
+        values = [0 if side is None else getattr(side, figure) for side in (self.a, self.b)]
+        return None if None in values else values[1] - values[0]
+
+    def as_dict(self) -> dict[str, Any]:
+        def side(figures: LayerFigure | None) -> dict[str, Any] | None:
+            return None if figures is None else {"cycles": figures.cycles, "memory": figures.memory}
+
+        return {"name": self.name, "host": self.host, "a": side(self.a), "b": side(self.b),
+                "cycles_delta": self.delta("cycles"), "memory_delta": self.delta("memory")}
+
+
+def top_layers(figures: LayerFigures) -> dict[str, LayerFigure]:
+    """Each top-level node's figures by name, costliest first (the host waits last)."""
+    tree = figures.tree
+    cycles = figures.cycles
+    return {tree.names[n]: LayerFigure(None if cycles is None else int(cycles[n]), int(figures.memory[n]))
+            for n in ranked(figures, tree.children(-1), "cycles")}
+
+
+def layer_changes(a: Report, b: Report) -> list[LayerChange] | str:
+    """A's model layers in A's order of cost, then those only in B, each with B - A; host waits last."""
+    layers = []
+    for name, report in (("A", a), ("B", b)):
+        if report.programs is None:
+            return f"Report {name} has no model layers: {report.missing('programs')}"
+        tree = build_tree(report)
+        layers.append((top_layers(layer_figures(report, tree)), tree))
+    (in_a, tree_a), (in_b, tree_b) = layers
+    host = {tree.names[tree.host] for tree in (tree_a, tree_b) if tree.host >= 0}
+    names = list(in_a) + [name for name in in_b if name not in in_a]
+    names.sort(key=lambda name: name in host)  # stable: the host waits move last
+    return [LayerChange(name, in_a.get(name), in_b.get(name), name in host) for name in names]
+
+
+def layer_table(changes: list[LayerChange]) -> Table:
+    columns = ["model_layer", "host", "cycles_a", "cycles_b", "cycles_delta", "memory_a", "memory_b", "memory_delta"]
+    rows = []
+    for c in changes:
+        rows.append([c.name, c.host, *(None if s is None else s.cycles for s in (c.a, c.b)), c.delta("cycles"),
+                     *(None if s is None else s.memory for s in (c.a, c.b)), c.delta("memory")])
+    return Table("compare-layers", columns, rows)
+
+
+def layers_json(changes: list[LayerChange] | str) -> dict[str, Any]:
+    if isinstance(changes, str):
+        return {"available": False, "reason": changes}
+    return {"available": True, "layers": [c.as_dict() for c in changes]}

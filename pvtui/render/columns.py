@@ -1,0 +1,77 @@
+"""Which columns of a table of names and figures show in the room there is: names first.
+
+The names get the width of the longest while the figures that matter most fit beside
+them; further figures show only where the longest name still fits whole. Where even
+the figures that matter most leave the names too little room, those give way (never
+the first, the sort's) and the names are cut; a screen then shows the whole name in
+its details.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+CELL_PADDING = 2  # a DataTable cell's padding, both sides together
+TOTAL = "total"  # the key of a last row that totals what a filter keeps
+
+
+@dataclass(frozen=True)
+class Fit:
+    columns: list[str]  # the figure columns shown, in their display order
+    name_width: int  # cells of the name column (without its padding)
+
+
+def fit_columns(room: int, longest: int, widths: dict[str, int], priority: list[str | tuple[str, ...]],
+                essential: int, min_name: int) -> Fit:
+    """The figure columns (WIDTHS: each one's cells, without padding, in display order) that show beside
+    names of at most LONGEST cells in ROOM cells. PRIORITY ranks the figures, the sort's first (a tuple:
+    columns that show all together or not at all); its first ESSENTIAL show whenever the names keep
+    MIN_NAME cells beside them."""
+    groups = [group for item in priority
+              if (group := tuple(k for k in (item if isinstance(item, tuple) else (item,)) if k in widths))]
+    cost = [sum(widths[key] + CELL_PADDING for key in group) for group in groups]
+    name_room = room - CELL_PADDING
+    chosen = list(range(min(essential, len(groups))))
+    while len(chosen) > 1 and name_room - sum(cost[i] for i in chosen) < min(min_name, longest):
+        chosen.pop()
+    for i in range(essential, len(groups)):
+        if name_room - sum(cost[c] for c in chosen) - cost[i] >= longest:
+            chosen.append(i)
+    name_width = max(min(longest, name_room - sum(cost[i] for i in chosen)), min(min_name, longest), 1)
+    shown = {key for i in chosen for key in groups[i]}
+    return Fit([key for key in widths if key in shown], name_width)
+
+
+def cut_middle(name: str, width: int) -> str:
+    """NAME in WIDTH characters: its first part, an ellipsis and as much of its end as fits."""
+    if len(name) <= width:
+        return name
+    head = name.split("/", 1)[0] + "/"
+    if len(head) > width // 2:
+        return name[: width - 1] + "…"
+    return head + "…" + name[len(name) - (width - len(head) - 1) :]
+
+
+def cut_end(text: str, width: int) -> str:
+    """TEXT in WIDTH cells, ending in an ellipsis where it is cut."""
+    return text if len(text) <= width else text[: max(width - 1, 0)] + "…"
+
+
+@dataclass(frozen=True)
+class TableRows:
+    """A table of names and figures as a screen shows it, before the columns are fitted to the room."""
+
+    headings: dict[str, str]  # by column key, the names' ("name") first, in display order
+    keys: list[str]  # per row
+    names: list[str]
+    cells: list[dict[str, str]]  # per row, its figures by column key
+    styles: list[str]  # per row
+    priority: list[str | tuple[str, ...]]  # the figures by how much they matter (fit_columns), the sort's first
+    sort: str  # the column the rows are sorted by
+    cut: Callable[[str, int], str] = cut_end  # how a name too long is cut
+    total: tuple[str, str, dict[str, str]] | None = None  # a last row: its key, label and figures
+
+
+def total_label(rows: int) -> str:
+    return f"total of the {rows:,} row{'s' * (rows != 1)} kept"

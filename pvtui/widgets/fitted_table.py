@@ -1,0 +1,60 @@
+"""A DataTable of names and figures whose columns take the room it has, names first (render.columns),
+and whose rows may open and close (a tree of model layers)."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.binding import Binding
+from textual.message import Message
+from textual.widgets import DataTable
+
+from pvtui.render.columns import TableRows, fit_columns
+
+ESSENTIAL = 2  # figures shown whenever the names keep their least width beside them
+
+
+class FittedTable(DataTable):
+    """Rows of TableRows in the columns that fit. Where rows fold (`folds`), right asks to open the row
+    under the cursor, left to close it and Space to toggle (a Fold message); elsewhere right and left
+    scroll, as a DataTable's do."""
+
+    class Fold(Message):
+        def __init__(self, opened: bool | None) -> None:  # None: toggle
+            super().__init__()
+            self.opened = opened
+
+    BINDINGS = [
+        Binding("right", "fold(True)", "Open / first row under", show=False),
+        Binding("left", "fold(False)", "Close / row above", show=False),
+        Binding("space", "fold(None)", "Open or close", show=False),
+    ]
+    folds = False
+
+    def action_fold(self, opened: bool | None) -> None:
+        if self.folds:
+            self.post_message(self.Fold(opened))
+        elif opened is not None:
+            self.action_scroll_right() if opened else self.action_scroll_left()
+
+    def show_rows(self, rows: TableRows, room: int, min_name: int) -> list[str]:
+        """Show ROWS in ROOM cells, names at least MIN_NAME wide where they can be; return the rows' keys."""
+        self.clear(columns=True)
+        totals = [rows.total[2]] if rows.total is not None else []
+        figures = list(rows.headings)[1:]
+        widths = {key: max([len(rows.headings[key]) + 1, *(len(c.get(key, "")) for c in rows.cells + totals)])
+                  for key in figures}
+        longest = max([len(rows.headings["name"]) + 1, *map(len, rows.names)])
+        fit = fit_columns(room, longest, widths, rows.priority, ESSENTIAL, min_name)
+        for key in ["name", *fit.columns]:
+            label = rows.headings[key] + ("▼" if key == rows.sort else "")
+            self.add_column(Text(label, justify="left" if key == "name" else "right"), key=key,
+                            width=fit.name_width if key == "name" else widths[key])
+        for key, name, cells, style in zip(rows.keys, rows.names, rows.cells, rows.styles):
+            self.add_row(Text(rows.cut(name, fit.name_width), style),
+                         *(Text(cells.get(c, ""), style, justify="right") for c in fit.columns), key=key)
+        if rows.total is None:
+            return list(rows.keys)
+        key, label, cells = rows.total
+        self.add_row(Text(rows.cut(label, fit.name_width), "bold"),
+                     *(Text(cells.get(c, ""), "bold", justify="right") for c in fit.columns), key=key)
+        return [*rows.keys, key]
