@@ -50,7 +50,7 @@ def run_layers(args: argparse.Namespace) -> int:
 
     data = {"a": {"name": None, "path": str(args.a)}, "b": {"name": None, "path": str(args.b)},
             "difference": "B - A", "group": "layer"}
-    a, b = load(args.a, args.engine_a), load(args.b, args.engine_b)
+    a, b = load(args.a, args.engine_a, args.reader), load(args.b, args.engine_b, args.reader)
     data["a"]["name"], data["b"]["name"] = a.name, b.name
     data["layers"] = layers_json(layer_changes(a, b))
     if args.json:
