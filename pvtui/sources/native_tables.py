@@ -62,10 +62,10 @@ class ProfileTables:
             held.append(batch if rowid else batch[1:])
             count += batch.shape[1]
             if count >= rows:
-                yield np.concatenate(held, axis=1)
+                yield held[0] if len(held) == 1 else np.concatenate(held, axis=1)
                 held, count = [], 0
         if held:
-            yield np.concatenate(held, axis=1)
+            yield held[0] if len(held) == 1 else np.concatenate(held, axis=1)
 
     def column(self, found: Found, role: str) -> np.ndarray:
         """One whole integer column (for tables of a row per program, step or tile)."""

@@ -20,7 +20,7 @@ import numpy as np
 
 NULL = np.iinfo(np.int64).min
 LEAF, INTERIOR = 0x0D, 0x05  # table b-tree page types
-PAGES_PER_READ = 256  # a read: small enough that each batch's arrays stay in the processor's caches
+PAGES_PER_READ = 512  # a read: small enough that each batch's arrays stay in the processor's caches
 VARINT_MAX = 9
 # bytes of a value by serial type: 0..11 (10 and 11 are reserved), then (type - 12) // 2
 SIZE = np.array([0, 1, 2, 3, 4, 6, 8, 8, 0, 0, 0, 0, *((np.arange(12, 256) - 12) >> 1)], np.int32)
