@@ -147,12 +147,17 @@ def _scan_vars_info(profile: ProfileTables, found, num_tiles: int, categories: C
     stray = 0
     roles = ["tile", "category", "size_bytes"] + (["name"] if named else [])
     for batch in profile.batches(found, roles):
-        tile, category, size = batch[0], batch[1], np.where(batch[2] == NULL, 0, batch[2])
-        on_tile = (tile >= 0) & (tile < num_tiles)
-        stray += int((~on_tile).sum())
-        tile, category, size = tile[on_tile], category[on_tile], size[on_tile]
+        size = batch[2]
+        if (size == NULL).any():
+            size = np.where(size == NULL, 0, size)
+        columns = [batch[0], batch[1], size, batch[3] if named else np.full(batch.shape[1], -1, np.int64)]
+        on_tile = (batch[0] >= 0) & (batch[0] < num_tiles)
+        if not on_tile.all():  # copies only where some row is on no tile
+            stray += int((~on_tile).sum())
+            columns = [column[on_tile] for column in columns]
+        tile, category, size, name = columns
         categories.add(tile, category, size)
-        pieces.add(tile, batch[3][on_tile] if named else np.full(len(tile), -1, np.int64), size)
+        pieces.add(tile, name, size)
     if stray:
         ctx.note("memory", f"{PROFILE}: {stray:,} rows of vars_info are on no tile of memory_by_tile: left out")
 

@@ -226,9 +226,10 @@ class StepColumns:
     @staticmethod
     def _place(cols: dict, batch: np.ndarray, step: np.ndarray, ipu: np.ndarray, ok: np.ndarray) -> int:
         """Write the rows OK of one batch; the number of the others."""
-        _, cycles, active, base, lo, hi = (column[ok] for column in batch[:6])
+        every = bool(ok.all())
+        _, cycles, active, base, lo, hi = batch[:6] if every else (column[ok] for column in batch[:6])
         ipus = cols[s.STEP_FROM].shape[1]
-        flat = step[ok] * ipus + ipu[ok]
+        flat = step * ipus + ipu if every else step[ok] * ipus + ipu[ok]
         ran = (base != NULL) & (lo != NULL) & (hi != NULL)
         cols[s.STEP_FROM].reshape(-1)[flat] = np.where(ran, base + lo, -1)
         cols[s.STEP_TO].reshape(-1)[flat] = np.where(ran, base + hi, -1)
