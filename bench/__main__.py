@@ -75,9 +75,11 @@ METHOD = """
 - Screen switch (no target): on those visits, from the key to the first frame of its
   screen; the first round builds the screens, the second shows the ones built.
 - Cancel: `pvtui summary` on an empty cache with stderr on a pseudo-terminal (so Rich
-  draws its bar): once to the end, once with SIGINT one second in; then the app,
-  Escape pressed one second into a cold open, counting the loading screen's progress
-  updates. "Nothing left" means the cache directory is empty afterwards.
+  draws its bar): once to the end, once with SIGINT halfway through that run's time; then
+  the app, Escape pressed as far into a cold open, counting the loading screen's progress
+  updates. What is left must be nothing (locks aside), or a bundle committed whole before
+  the interrupt came; half a bundle (a build's temporary directory, an entry without its
+  meta.json) fails the row.
 - Checks (figures the tests do not time): the liveness chart in an app of its own at
   200x50 over a million random steps with their envelope, its caches emptied, every
   line rendered (`render_line`), timed in the child; `write_report(out, "tiny")` timed

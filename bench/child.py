@@ -335,7 +335,7 @@ LATENCY_PLANS: dict[str, dict[str, Any]] = {
                                                    + ["left"] * 5) * 2},
         "zoom": {"setup": ["0"], "keys": (["plus"] * 6 + ["minus"] * 6) * 3},
         # the flame view, once its nesting is built: along a depth row, across rows, and zoom
-        "flame": {"setup": ["0", "f"], "ready": "flame", "keys": (["right"] * 10 + ["down"] * 3
+        "flame": {"setup": ["0", "f"], "ready": lambda screen: screen.nav.flame is not None, "keys": (["right"] * 10 + ["down"] * 3
                   + ["left"] * 5 + ["up"] * 3 + ["plus", "plus", "minus", "minus"]) * 2},
     },
 }
@@ -361,7 +361,7 @@ def job_latency(view: str, report: str, cache: str) -> dict:
                         await frames.settle(t)
                     if plan.get("ready"):  # built in a worker: wait for it, untimed
                         for _ in range(1200):
-                            if getattr(app.screen, plan["ready"], None) is not None:
+                            if plan["ready"](app.screen):
                                 break
                             await asyncio.sleep(0.05)
                         t = time.monotonic()

@@ -21,8 +21,10 @@ from textual.widgets import Input
 from pvtui.deferred_import import defer_import
 from pvtui.errors import Cancelled, ReportError
 from pvtui.pv_colours import derived_variables
+from pvtui.render.glyphs import basic_console
 from pvtui.textual_private import InstantModeSwitch
 from pvtui.theming import DEFAULT_THEME, builtin_themes, resolve_theme_name, user_theme_dir, user_themes
+from pvtui.widgets.look import AsciiGlyphs
 
 if TYPE_CHECKING:
     from pvtui.model.report import Report
@@ -149,10 +151,15 @@ class PvtuiApp(InstantModeSwitch):
         self.pending_changes: list[tuple[Path, bool]] = []
         self.reload_second = False  # whether the reload prompt shown is about B
         self.units = "binary"  # memory units on every screen: binary, si or bytes
+        self._ascii_glyphs = [AsciiGlyphs()] if basic_console() else []  # TERM=linux: every glyph in ASCII
         extra, self.theme_problems = user_themes()
         for item in builtin_themes() + extra:
             self.register_theme(item)
         self.theme = resolve_theme_name(theme, list(self.available_themes)) or DEFAULT_THEME
+
+    def get_line_filters(self):
+        """Textual's line filters, then on a basic console the one that draws every glyph in ASCII."""
+        return [*super().get_line_filters(), *self._ascii_glyphs]
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         """pvtui's pv-* colours for any theme (the palette offers Textual's too); a theme's own win."""
@@ -378,8 +385,11 @@ class PvtuiApp(InstantModeSwitch):
         from pvtui.watch import watch_report
 
         try:
-            async for changed in watch_report(files):
-                self._offer_reload(changed, second)
+            async for seen in watch_report(files):
+                if seen.kind == "changed":
+                    self._offer_reload(seen.paths, second)
+                else:  # a report directory removed, or made again
+                    self.notify(seen.said(), severity="warning" if seen.kind == "gone" else "information", timeout=8)
         except (OSError, UnicodeError) as exc:  # no inotify watch left, a path watchfiles cannot encode
             self.notify(f"Live reload is off: the report files cannot be watched ({exc})",
                         severity="warning", timeout=8)
@@ -488,8 +498,16 @@ def theme_problem(app: PvtuiApp, theme: str | None) -> str | None:
         for problem in app.theme_problems:  # the user's file of that name, and why it was left out
             if problem.startswith(f"{its_file}: "):
                 return f"pvtui: {problem}"
-        return f"pvtui: no theme named {theme!r}; see `themes/` and {Path('~/.config/pvtui/themes')}"
+        return f"pvtui: no theme named {theme!r}; the themes are {theme_names(app)}"
     return None
+
+
+def theme_names(app: PvtuiApp) -> str:
+    """The names --theme takes: pvtui's own (short), the user's, then Textual's; and where the user's live."""
+    ours = {theme.name for theme in builtin_themes()}
+    names = [name.removeprefix("pvtui-") for name in sorted(ours)]
+    names += sorted(name for name in app.available_themes if name not in ours)
+    return f"{', '.join(names)} (add your own in {Path('~/.config/pvtui/themes')}/NAME.json)"
 
 
 def run_app(

@@ -7,6 +7,7 @@ code; only the module of the command that runs is imported.
 from __future__ import annotations
 
 import argparse
+import difflib
 import importlib
 import io
 import os
@@ -95,13 +96,29 @@ def _with_command(argv: list[str]) -> list[str]:
     return argv
 
 
+def not_a_command(word: str) -> str | None:
+    """What to say when WORD, first on the command line, is neither a command nor a path that exists."""
+    if word in COMMANDS or word.startswith("-") or os.path.lexists(word):
+        return None
+    if os.sep in word:  # a path, plainly
+        return f"pvtui: {word}: no such file or directory"
+    near = difflib.get_close_matches(word, COMMANDS, n=1, cutoff=0.6)
+    if near:
+        return f"pvtui: unknown command `{word}`; did you mean `{near[0]}`? (see `pvtui --help`)"
+    return f"pvtui: {word}: not a command, and no such file or directory here (see `pvtui --help`)"
+
+
 def _reader_gone(console) -> None:
     """Rich's hook for a closed pipe, which would exit 1: raise, so main ends every command alike."""
     raise BrokenPipeError
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = _with_command(list(sys.argv[1:] if argv is None else argv))
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and (problem := not_a_command(argv[0])):
+        say(problem)
+        return EXIT_BAD_INPUT
+    argv = _with_command(argv)
     chosen = argv[0] if argv[0] in COMMANDS else None
     args = parser(chosen).parse_args(argv)
     for stream in (sys.stdout, sys.stderr):  # a name the terminal cannot encode must not stop a command

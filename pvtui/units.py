@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Callable
+
+Fmt = Callable[[int], str]  # how bytes are shown: format_bytes in the units chosen
+
 UNIT_MODES = ("binary", "si", "bytes")
+UNIT_NAMES = {"KiB": "binary", "kB": "si", "bytes": "bytes"}  # each mode as the app's `u` and `--units` name it
+MINUS = "\u2212"  # the sign of a negative change: one minus sign wherever pvtui prints one (ASCII "-" where
+# the look is ASCII, widgets/look.py)
 _BINARY = ("B", "KiB", "MiB", "GiB", "TiB")
 _SI = ("B", "kB", "MB", "GB", "TB")
 
@@ -20,6 +27,16 @@ def format_bytes(value: float | int | None, mode: str = "binary") -> str:
             return f"{int(size)} {name}" if name == "B" else f"{size:.1f} {name}"
         size /= base
     raise AssertionError("unreachable")
+
+
+def sign(value: float, minus: str = MINUS) -> str:
+    """The sign a change is printed with: `+`, MINUS, or nothing for zero."""
+    return "+" if value > 0 else minus if value < 0 else ""
+
+
+def signed_bytes(value: int, mode: str = "binary", minus: str = MINUS) -> str:
+    """A change in bytes with its sign: `+4.6 MiB`, `−1.4 MiB`, `0 B`."""
+    return sign(value, minus) + format_bytes(abs(value), mode)
 
 
 def next_mode(mode: str) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
 from pathlib import Path
 from typing import AsyncIterator
 
@@ -33,18 +34,76 @@ def _directories(files: ReportFiles) -> list[Path]:
     return sorted(d for d in dirs if d.is_dir())
 
 
+@dataclass(frozen=True)
+class Seen:
+    """What watch_report saw: report files that changed (their writes settled), or a report directory
+    that was removed ("gone") or made again ("back", watched again from then on)."""
+
+    kind: str  # "changed", "gone" or "back"
+    paths: list[Path]
+
+    def said(self) -> str:
+        """What the app tells the user of a directory gone or back."""
+        where = ", ".join(str(path) for path in self.paths)
+        if self.kind == "gone":
+            return f"{where} was removed: the report shown stays; live reload watches for it to come back"
+        return f"{where} is back: live reload watches it again"
+
+
 async def watch_report(
     files: ReportFiles, stop: asyncio.Event | None = None, settle: float = SETTLE_SECONDS
-) -> AsyncIterator[list[Path]]:
-    """Yield the report files that changed, each batch once its writes have settled."""
+) -> AsyncIterator[Seen]:
+    """What happens to the report's files and directories, until STOP.
+
+    A watch on a directory ends with it: the directories' parents are watched too, so that a report
+    directory removed and made again (a rerun into the same place) is said, and watched again.
+    """
     dirs = _directories(files)
     if not dirs:
         return
+    parents = sorted({d.parent for d in dirs} - set(dirs))
+    known = _identities(dirs)
 
-    def is_report_file(_change, path: str) -> bool:
-        return Path(path).name in REPORT_FILES
+    def wanted(_change, path: str) -> bool:
+        changed = Path(path)
+        return changed in dirs or (changed.name in REPORT_FILES and changed.parent in dirs)
 
-    async for changes in awatch(*dirs, watch_filter=is_report_file, stop_event=stop, recursive=False):
-        changed = sorted({Path(path) for _, path in changes})
-        await settled(changed, settle)
-        yield changed
+    while True:
+        now = _identities(dirs)
+        if now != known:  # removed, or made again, since the last watch began
+            gone = [d for d in dirs if known[d] is not None and now[d] is None]
+            back = [d for d in dirs if now[d] is not None and now[d] != known[d]]
+            known = now
+            for kind, listed in (("gone", gone), ("back", back)):
+                if listed:
+                    yield Seen(kind, listed)
+            written = [d / name for d in back for name in REPORT_FILES if (d / name).exists()]
+            if written:  # written before it was watched again
+                await settled(written, settle)
+                yield Seen("changed", written)
+            continue  # looked at again: it may have changed while the news was taken
+        watcher = awatch(*[d for d in dirs + parents if d.is_dir()], watch_filter=wanted, stop_event=stop,
+                         recursive=False)
+        moved = False
+        async for changes in watcher:
+            paths = sorted({Path(path) for _, path in changes})
+            moved = any(path in dirs for path in paths)
+            if moved:
+                break
+            await settled(paths, settle)
+            yield Seen("changed", paths)
+        await watcher.aclose()
+        if not moved:
+            return  # stopped
+
+
+def _identities(dirs: list[Path]) -> dict[Path, tuple[int, int] | None]:
+    """Each directory's device and inode (None where it is gone): a directory made again is another."""
+    identities = {}
+    for directory in dirs:
+        try:
+            status = directory.stat()
+            identities[directory] = (status.st_dev, status.st_ino)
+        except OSError:
+            identities[directory] = None
+    return identities

@@ -119,17 +119,17 @@ async def test_an_action_chosen_in_the_palette_runs_on_its_screen(make_app, tiny
         await pilot.press("l", "right", "right")
         await pilot.pause()
         screen = pilot.app.screen
-        assert screen.cursor != tiny_report.liveness.peak_step
+        assert screen.nav.cursor != tiny_report.liveness.peak_step
         hits = [hit async for hit in ScreenActions(screen).search("peak")]
         await hits[0].command()  # was a crash: the screen's node passed where namespaces go
         await pilot.pause()
-        assert screen.cursor == tiny_report.liveness.peak_step
+        assert screen.nav.cursor == tiny_report.liveness.peak_step
         await pilot.press("t")
         await pilot.pause()
         (flame,) = [hit async for hit in ScreenActions(pilot.app.screen).search("Flame")]
         await flame.command()
         await pilot.pause()
-        assert pilot.app.screen.flame_on
+        assert pilot.app.screen.view == "flame"
 
 
 async def test_themes_from_files_and_the_theme_option(make_app):
@@ -185,6 +185,32 @@ async def test_several_engines_offer_a_picker_which_later_marks_the_one_shown(ti
         await pilot.press("escape")
         await pilot.pause()
         assert app.screen is shown and app.is_running and app.report.name == "training"
+
+
+async def test_the_picker_gives_each_reports_size_date_and_files(tiny_dir, tmp_path, cache_root):
+    import os
+    import time
+
+    from pvtui.sources.cache import tree_size
+    from pvtui.units import format_bytes
+
+    for engine in ("inference", "training"):
+        shutil.copytree(tiny_dir, tmp_path / engine)
+    (tmp_path / "inference" / "app.json").unlink()
+    when = time.mktime((2024, 5, 1, 12, 34, 0, 0, 0, -1))
+    for path in (tmp_path / "training").iterdir():
+        os.utime(path, (when, when))
+    app = PvtuiApp(discover(tmp_path), path=tmp_path, watch=False, cache=cache_root)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        inference, training = prompt(app.screen, 0), prompt(app.screen, 1)
+        sizes = {path.name: tree_size(path) if path.is_dir() else path.stat().st_size
+                 for path in (tmp_path / "training").iterdir()}
+        total = format_bytes(sum(sizes.values()))
+        assert training.splitlines()[0] == f"training  {total} · written 2024-05-01 12:34"
+        for name, size in sizes.items():
+            assert f"{name} {format_bytes(size)}" in " ".join(training.split())
+        assert "app.json" in training and "app.json" not in inference
 
 
 async def test_writes_settle_before_a_reload_is_offered(tmp_path):
@@ -350,7 +376,7 @@ async def test_the_summary_offers_f_only_where_there_is_a_json_tree(make_app, ti
 
 
 async def test_units_redraw_the_summary_in_place(make_app):
-    from pvtui.screens.summary import JsonTree
+    from pvtui.widgets.json_tree import JsonTree
 
     async with make_app().run_test(size=(80, 24)) as pilot:
         await wait_until_loaded(pilot)

@@ -78,3 +78,22 @@ def test_the_wide_program_bundle_has_nodes_of_the_width_asked(tmp_path):
     assert programs.num_children(int(roots[0])) == 1
     assert [programs.num_children(int(r)) for r in roots[1:]] == [40, 40, 40]
     assert len(programs) == 2 + 3 * 41
+
+
+def test_an_interrupted_ingest_may_leave_nothing_or_a_whole_bundle_never_half_of_one(tmp_path, tiny_dir):
+    import shutil
+
+    from bench.cancel import left_whole
+    from pvtui.sources.cache import LOCK_SUFFIX, TMP_MARK
+
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    (cache / f".key{LOCK_SUFFIX}").write_text("")
+    assert left_whole(cache)  # nothing but a lock
+    shutil.copytree(tiny_dir / "profile.pvtui", cache / "key")
+    assert left_whole(cache)  # committed whole: the ingest won the race
+    (cache / f".other{TMP_MARK}1234").mkdir()
+    assert not left_whole(cache)  # a build under way
+    shutil.rmtree(cache / f".other{TMP_MARK}1234")
+    (cache / "half").mkdir()
+    assert not left_whole(cache)  # an entry without its meta.json

@@ -218,6 +218,10 @@ def test_the_default_directory_is_named_after_the_script():
     assert default_directory(["python3", "train.py", "--x"], now) == Path("reports/train-20260102-030405")
     assert default_directory(["python", "-m", "pkg.mod"], now) == Path("reports/pkg.mod-20260102-030405")
     assert default_directory(["./run me.sh"], now) == Path("reports/run_me.sh-20260102-030405")
+    assert default_directory(["python", "-c", "import x"], now) == Path("reports/python-20260102-030405")
+    assert default_directory(["python3.11", "-u", "-X", "dev", "train.py"], now) == Path("reports/train-20260102-030405")
+    assert default_directory(["python", "-"], now) == Path("reports/python-20260102-030405")
+    assert default_directory(["-weird"], now) == Path("reports/weird-20260102-030405")
 
 
 def test_the_listing_says_which_files_are_cut_short_or_still_written(tmp_path, source):

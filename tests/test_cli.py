@@ -50,7 +50,7 @@ def test_summary_matches_the_generators_own_figures(capsys, tiny_dir):
     assert data["programs"]["count"] == expected["programs"]
     assert data["programs"]["compute_sets"] == expected["compute_sets"]
     assert data["execution"] == {  # device time is checked against the truth in test_layers
-        "runs": expected["runs"], "steps": expected["steps"], "total_cycles": expected["total_cycles"],
+        "runs": expected["runs"], "steps": expected["steps"], "report_total_cycles": expected["total_cycles"],
         "device_cycles": data["execution"]["device_cycles"],
     }
     assert data["poplar_version"] == expected["poplar_version"]
@@ -211,3 +211,30 @@ def test_memory_top_with_one_tile_or_variable_is_refused_not_ignored(capsys, tin
     assert main(["memory", str(tiny_dir), *detail, "--top", "3"]) == 2
     captured = capsys.readouterr()
     assert captured.out == "" and "--top" in captured.err and detail[0] in captured.err
+
+
+@pytest.mark.parametrize("argv, said", [
+    (["sumary", "REPORT"], "pvtui: unknown command `sumary`; did you mean `summary`? (see `pvtui --help`)"),
+    (["trce"], "pvtui: unknown command `trce`; did you mean `trace`? (see `pvtui --help`)"),
+    (["nosuchthing"], "pvtui: nosuchthing: not a command, and no such file or directory here (see `pvtui --help`)"),
+])
+def test_a_word_that_is_no_command_and_no_path_says_which(capsys, tmp_path, monkeypatch, argv, said):
+    monkeypatch.chdir(tmp_path)
+    assert main(argv) == 2
+    assert capsys.readouterr().err.splitlines() == [said]
+
+
+def test_a_directory_named_like_a_command_still_opens(capsys, tmp_path, monkeypatch):
+    from pvtui.cli import not_a_command
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "sumary").mkdir()
+    assert not_a_command("sumary") is None and not_a_command("summary") is None
+
+
+def test_an_unknown_theme_lists_the_themes_there_are(tiny_dir):
+    from pvtui.app import PvtuiApp, theme_problem
+
+    line = theme_problem(PvtuiApp([]), "nosuch")
+    assert line.startswith("pvtui: no theme named 'nosuch'; the themes are dark, high-contrast, light, ")
+    assert "nord" in line and "themes/`" not in line

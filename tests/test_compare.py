@@ -349,7 +349,7 @@ async def test_the_single_report_screens_name_their_report_and_B_switches_it(com
         await pilot.pause()
         assert screen.report is pilot.app.compare_report
         assert str(screen.query_one(TitleBar).render()).startswith("B: other")
-        assert screen.memory.num_tiles == other_report.memory.num_tiles
+        assert screen.nav.memory.num_tiles == other_report.memory.num_tiles
         await pilot.press("s")
         await pilot.pause()
         assert pilot.app.screen.report.name == "other"
@@ -365,3 +365,30 @@ async def test_the_single_report_screens_name_their_report_and_B_switches_it(com
 
 async def test_a_comparison_of_synthetic_reports_names_no_profile_pop(tiny_report, other_report):
     assert "profile.pop" not in tile_diff(tiny_report, other_report).statement
+
+
+class _Flat:
+    """A liveness pair whose peak is TOP bytes: all the comparison chart's frame reads."""
+
+    def __init__(self, top: int) -> None:
+        self.a = self.b = None
+        self.top = top
+
+    def peak(self, series) -> dict:
+        return {"bytes": self.top}
+
+    def points(self, width: int):
+        return np.zeros(width), np.zeros(width)
+
+
+@pytest.mark.parametrize("top", [int(1.4 * 2**30), 999, 10 * 2**20, 2**40])
+def test_every_y_label_of_the_comparison_chart_starts_the_plot_in_one_column(top):
+    from pvtui.widgets.chart_rows import labelled_levels, y_label
+    from pvtui.widgets.compare_chart import Frame
+
+    for height in (10, 16, 24, 40):
+        frame = Frame.build(_Flat(top), 80, height, "binary")
+        widths = {len(y_label(frame.top, level, frame.plot_height, frame.label_width, "binary",
+                              labelled_levels(frame.plot_height)))
+                  for level in range(frame.plot_height)}
+        assert widths == {frame.label_width}, (top, height, widths)

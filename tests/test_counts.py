@@ -28,5 +28,7 @@ def test_a_histogram_of_one_tile_says_tile():
 
 
 def test_a_variable_on_one_tile_says_tile():
-    lines = _render_variable({"variable": "w", "total": 64, "tiles": 1, "by_tile": [0, 64]})
-    assert lines[0] == "w: 64 bytes on 1 tile"
+    from pvtui.units import format_bytes
+
+    lines = _render_variable({"variable": "w", "total": 64, "tiles": 1, "by_tile": [0, 64]}, format_bytes)
+    assert lines[0] == "w: 64 B on 1 tile"

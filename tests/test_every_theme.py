@@ -48,3 +48,41 @@ async def test_every_textual_theme_draws_every_screen(tiny_dir, other_dir, cache
                 await pilot.pause()
                 assert app.screen.SCREEN_NAME.lower() == screen, theme
         assert app.return_code is None  # nothing raised: the app is still running
+
+
+@pytest.mark.parametrize("name", sorted(BUILTIN_THEMES) + [theme.name for theme in builtin_themes()])
+def test_no_category_takes_the_over_the_limit_colour(name):
+    from textual.color import Color
+
+    from pvtui.pv_colours import _MIN_DISTANCE, _distance
+
+    theme = BUILTIN_THEMES.get(name) or next(t for t in builtin_themes() if t.name == name)
+    variables = {**derived_variables(theme), **theme.variables}
+    over = variables["pv-over"]
+    for category in CATEGORIES:
+        assert variables[category] != over, (name, category)
+        if not theme.ansi:
+            assert _distance(Color.parse(variables[category]), Color.parse(over)) >= _MIN_DISTANCE, (name, category)
+
+
+@pytest.mark.parametrize("name", sorted(BUILTIN_THEMES) + [theme.name for theme in builtin_themes()])
+def test_every_text_pvtui_writes_reaches_4_5_to_1_on_its_background(name):
+    """pvtui's text colours on the background and on surfaces, and the background's colour on the cursor:
+    pvtui's own themes as their files set them, Textual's as pvtui derives them (ANSI themes take the
+    terminal's palette, which pvtui cannot see)."""
+    from textual.color import Color
+
+    from pvtui.pv_colours import MIN_CONTRAST, TEXT_COLOURS, contrast
+
+    theme = BUILTIN_THEMES.get(name) or next(t for t in builtin_themes() if t.name == name)
+    if theme.ansi:
+        pytest.skip("ANSI colours are the terminal's")
+    variables = {**derived_variables(theme), **theme.variables}
+    base = theme.to_color_system().generate()
+    grounds = {ground: Color.parse(base[ground]) for ground in ("background", "surface")}
+    low = [f"{text} on {ground} {contrast(Color.parse(variables[text]), colour):.2f}"
+           for text in TEXT_COLOURS for ground, colour in grounds.items()
+           if contrast(Color.parse(variables[text]), colour) < MIN_CONTRAST]
+    cursor = contrast(grounds["background"], Color.parse(variables["pv-cursor"]))
+    low += [f"background on pv-cursor {cursor:.2f}"] if cursor < MIN_CONTRAST else []
+    assert not low, (name, low)

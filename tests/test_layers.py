@@ -306,10 +306,10 @@ async def test_T_and_P_from_a_model_layer(make_app, tiny_report):
         trace = pilot.app.screen
         assert isinstance(trace, TraceScreen)
         for _ in range(200):
-            if trace.selected_step == steps[0]:
+            if trace.nav.selected_step == steps[0]:
                 break
             await pilot.pause(0.02)
-        assert trace.selected_step == steps[0]
+        assert trace.nav.selected_step == steps[0]
         await pilot.press("o", "P")
         await pilot.pause()
         programs = pilot.app.screen

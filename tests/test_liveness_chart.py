@@ -26,7 +26,7 @@ from pvtui.model.liveness_views import (
 )
 from pvtui.theming import DEFAULT_THEME, builtin_themes
 from pvtui.widgets.chart_rows import BLOCKS
-from pvtui.screens.liveness import column_scale
+from pvtui.render.liveness import column_scale
 from pvtui.widgets.liveness_chart import LivenessChart, _ticks
 
 

@@ -13,8 +13,10 @@ from conftest import open_screen, wait_until_loaded
 from pvtui.model.liveness_views import columns_of_step
 from pvtui.model.report import Report
 from pvtui.model.schema import LIVENESS_BY_IPU, LIVENESS_BY_TILE
+from pvtui.render.liveness import vertex_lines
 from pvtui.screens.base import Unavailable
-from pvtui.screens.liveness import LivenessScreen, LiveVariables
+from pvtui.screens.liveness import LivenessScreen
+from pvtui.widgets.live_variables import LiveVariables
 from pvtui.widgets.liveness_chart import LivenessChart
 
 async def open_liveness(pilot) -> LivenessScreen:
@@ -32,13 +34,13 @@ async def test_jump_to_the_liveness_peak(make_app, tiny_report):
     peak = live.peak_step
     async with make_app().run_test(size=(80, 24)) as pilot:
         screen = await open_liveness(pilot)
-        assert screen.cursor == peak
+        assert screen.nav.cursor == peak
         away = "right" if peak < len(live) - 1 else "left"
         for _ in range(3):
             await pilot.press(away)
-        assert screen.cursor != peak
+        assert screen.nav.cursor != peak
         await pilot.press("k")
-        assert screen.cursor == peak
+        assert screen.nav.cursor == peak
         program = int(live.program[peak])
         name = tiny_report.programs.names[program]
         assert f"Step {peak:,}" in facts_text(screen)
@@ -103,16 +105,16 @@ async def test_moving_zooming_and_fitting(make_app, tiny_report):
     async with make_app().run_test(size=(80, 24)) as pilot:
         screen = await open_liveness(pilot)
         await pilot.press("home")
-        assert screen.cursor == 0
+        assert screen.nav.cursor == 0
         await pilot.press("end")
-        assert screen.cursor == n - 1
-        full = screen.window.span
+        assert screen.nav.cursor == n - 1
+        full = screen.nav.window.span
         await pilot.press("plus")
-        assert screen.window.span < full and screen.window.start <= screen.cursor < screen.window.stop
+        assert screen.nav.window.span < full and screen.nav.window.start <= screen.nav.cursor < screen.nav.window.stop
         await pilot.press("minus", "0")
-        assert (screen.window.start, screen.window.span) == (0, full)
+        assert (screen.nav.window.start, screen.nav.window.span) == (0, full)
         await pilot.press("home", "shift+right")
-        assert screen.cursor > 0
+        assert screen.nav.cursor > 0
 
 
 @pytest.mark.anyio
@@ -125,18 +127,18 @@ async def test_views_cycle_through_ipus_and_tiles(make_app, tiny_report):
         if live.by_ipu is not None:
             assert "IPU 0" in facts_text(screen)
             await pilot.press("I")
-            assert screen.ipu == 1 % live.by_ipu.shape[1]
+            assert screen.nav.ipu == 1 % live.by_ipu.shape[1]
         else:
             assert screen.query_one("#view-missing", Unavailable).display
         await pilot.press("v")
         assert screen.view == "tile"
         await pilot.pause(0.2)
         if live.by_tile is not None:
-            assert f"tile {screen.tile}" in facts_text(screen)
-            first = screen.tile
+            assert f"tile {screen.nav.tile}" in facts_text(screen)
+            first = screen.nav.tile
             await pilot.press("right_square_bracket")
             await pilot.pause(0.2)
-            assert screen.tile == (first + 1) % live.by_tile.shape[1]
+            assert screen.nav.tile == (first + 1) % live.by_tile.shape[1]
         else:
             missing = screen.query_one("#view-missing", Unavailable)
             assert missing.display and "per-tile" in str(missing.render())
@@ -149,11 +151,11 @@ async def test_a_reload_keeps_the_cursor_step(make_app, tiny_report):
     async with make_app().run_test(size=(80, 24)) as pilot:
         screen = await open_liveness(pilot)
         await pilot.press("home", "right", "right")
-        kept = screen.cursor
+        kept = screen.nav.cursor
         pilot.app.report = Report(pilot.app.report.path)
         screen.report_changed()
         await pilot.pause()
-        assert screen.cursor == kept
+        assert screen.nav.cursor == kept
         assert f"Step {kept:,}" in facts_text(screen)
 
 
@@ -221,14 +223,14 @@ async def test_each_arrow_press_moves_the_cursor_one_column(make_app):
         screen = await open_liveness(pilot)
         await pilot.press("home")
         width = screen.query_one(LivenessChart).plot_width
-        window = screen.window
+        window = screen.nav.window
         assert window.span > width  # several steps a column, not a whole number of them
         for column in range(1, 12):
             await pilot.press("right")
-            assert screen.window == window
-            assert columns_of_step(screen.cursor, window.start, window.stop, width).start == column
+            assert screen.nav.window == window
+            assert columns_of_step(screen.nav.cursor, window.start, window.stop, width).start == column
         await pilot.press("left")
-        assert columns_of_step(screen.cursor, window.start, window.stop, width).start == 10
+        assert columns_of_step(screen.nav.cursor, window.start, window.stop, width).start == 10
 
 
 @pytest.mark.anyio
@@ -240,8 +242,8 @@ async def test_a_tile_being_read_is_not_read_again_on_each_redraw(make_app):
         await pilot.press("v", "v")
         for key in ("right", "left", "right"):
             await pilot.press(key)
-        assert reads == [screen.tile]
-        assert f"Reading tile {screen.tile}" in facts_text(screen)
+        assert reads == [screen.nav.tile]
+        assert f"Reading tile {screen.nav.tile}" in facts_text(screen)
 
 
 @pytest.mark.anyio
@@ -251,10 +253,10 @@ async def test_the_details_say_why_a_step_has_no_program(make_app, monkeypatch):
         live = pilot.app.report.liveness
         program = np.array(live.program)
         monkeypatch.setitem(live.__dict__, "program", program)
-        program[screen.cursor] = -1
+        program[screen.nav.cursor] = -1
         screen.redraw()
         assert "this step names no program" in facts_text(screen)
-        program[screen.cursor] = len(pilot.app.report.programs)
+        program[screen.nav.cursor] = len(pilot.app.report.programs)
         screen.redraw()
         assert f"program {len(pilot.app.report.programs):,} is not in the program table" in facts_text(screen)
 
@@ -292,5 +294,5 @@ async def test_a_compute_set_of_one_vertex_type_says_type_not_types(make_app, ti
     one, several = (next(p for p, n in counts.items() if test(n)) for test in (lambda n: n == 1, lambda n: n > 1))
     async with make_app().run_test(size=(80, 24)) as pilot:
         screen = await open_liveness(pilot)
-        assert "]1 type" in screen._vertex_lines(one, 80)[0]
-        assert f"]{counts[several]:,} types · " in screen._vertex_lines(several, 80)[0]
+        assert "]1 type" in vertex_lines(screen.report, one, 80)[0]
+        assert f"]{counts[several]:,} types · " in vertex_lines(screen.report, several, 80)[0]

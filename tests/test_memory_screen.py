@@ -153,7 +153,7 @@ async def test_the_header_explains_every_mark_within_the_width(make_app, width):
 def test_item_lines_break_between_items_and_count_the_rest():
     from rich.text import Text
 
-    from pvtui.widgets.item_lines import item_lines
+    from pvtui.render.item_lines import item_lines
 
     items = [Text(word) for word in ("alpha", "beta", "gamma", "delta", "epsilon")]
     assert [line.plain for line in item_lines(items, 80)] == ["alpha  beta  gamma  delta  epsilon"]
@@ -188,3 +188,24 @@ async def test_tile_facts_are_never_cut_when_a_wider_text_follows(make_app):
         facts = screen.query_one("#detail-facts", DetailText)
         widest = max(line.cell_len for line in facts.text.split())
         assert " B\n" in facts.text.plain and facts.content_size.width >= widest
+
+
+@pytest.mark.parametrize("no_color", [False, True])
+async def test_the_details_category_swatches_show_in_every_look(make_app, monkeypatch, no_color):
+    """A swatch is seen by its colour, or without colours by its category's fill glyph, as the bars draw it."""
+    from pvtui.widgets.detail_text import DetailText
+    from pvtui.widgets.palette import rich_colour
+
+    if no_color:
+        monkeypatch.setenv("NO_COLOR", "1")
+    async with make_app().run_test(size=(100, 30)) as pilot:
+        screen = await open_screen(pilot, "m", MemoryScreen)
+        await pilot.pause()
+        categories = screen.query_one("#detail-categories", DetailText)
+        background = rich_colour(pilot.app.theme_variables, "background")
+        rows = [line for line in categories.text.split()[1:] if line.plain.strip()]
+        assert rows
+        for row in rows:
+            swatch = row[:2]
+            styles = {span.style.bgcolor for span in swatch.spans} or {None}
+            assert swatch.plain.strip() or styles - {None, background}, row.plain

@@ -110,17 +110,17 @@ async def test_find_a_variable_by_name_and_see_its_tiles(make_app, tiny_report):
         await pilot.pause()
         tile_map = screen.query_one(TileMap)
         largest = int(found[0])
-        assert screen.variable == largest
+        assert screen.nav.search.variable == largest
         assert np.array_equal(tile_map.values.values, lowered.bytes_by_tile(largest))
         by_tile = lowered.bytes_by_tile(largest)
         header = screen.query_one("#memory-header").text.plain
         assert lowered.names[largest] in header and f"on {np.count_nonzero(by_tile):,} tiles" in header
         await pilot.press("down")
-        assert screen.variable == int(found[1])
+        assert screen.nav.search.variable == int(found[1])
         await pilot.press("enter", "v")  # kept; the bars' swatches show it too
         assert screen.heatmap.swatch is not None and np.array_equal(screen.heatmap.swatch[0], lowered.bytes_by_tile(int(found[1])))
         await pilot.press("escape")
-        assert screen.variable is None and screen.heatmap.swatch is None
+        assert screen.nav.search.variable is None and screen.heatmap.swatch is None
 
 
 @pytest.mark.anyio
@@ -131,7 +131,7 @@ async def test_the_search_status_fits_at_80_columns(make_app):
         await pilot.app.workers.wait_for_complete()
         await pilot.pause()
         status = screen.query_one("#variable-status")
-        assert screen.variable is not None and "Enter keeps it" in status.text.plain
+        assert screen.nav.search.variable is not None and "Enter keeps it" in status.text.plain
         assert len(status.text.plain) <= status.content_region.width
 
 
@@ -144,12 +144,12 @@ async def test_what_is_typed_while_the_names_are_read_is_searched_once_they_are(
     async with make_app().run_test(size=(80, 24)) as pilot:
         screen = await open_screen(pilot, "m", MemoryScreen)
         await pilot.press("slash", *"grad/tmp")
-        assert screen.variable is None
+        assert screen.nav.search.variable is None
         assert "reading" in screen.query_one("#variable-status").text.plain
         read.set()
         await pilot.app.workers.wait_for_complete()
         await pilot.pause()
-        assert screen.variable == largest
+        assert screen.nav.search.variable == largest
 
 
 @pytest.mark.anyio
@@ -159,5 +159,5 @@ async def test_enter_on_the_variables_tab_shows_where_the_variable_lives(make_ap
         screen = await open_screen(pilot, "m", MemoryScreen)
         await pilot.press("v", "home", "right_square_bracket", "enter")
         largest = lowered.tile_variables(0)[0]
-        assert screen.variable == largest.name_id
+        assert screen.nav.search.variable == largest.name_id
         assert np.array_equal(screen.query_one(TileMap).values.values, lowered.bytes_by_tile(largest.name_id))

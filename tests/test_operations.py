@@ -205,15 +205,15 @@ async def test_T_steps_through_the_operations_steps(make_app):
         await pilot.press("T")
         trace = pilot.app.screen
         assert isinstance(trace, TraceScreen)
-        await wait_for(pilot, lambda: trace.selected_step == steps[0])
+        await wait_for(pilot, lambda: trace.nav.selected_step == steps[0])
         await pilot.press("T")
-        await wait_for(pilot, lambda: trace.selected_step == steps[1])
-        assert trace.selected_step == steps[1]
+        await wait_for(pilot, lambda: trace.nav.selected_step == steps[1])
+        assert trace.nav.selected_step == steps[1]
         await pilot.press("o")
         await pilot.pause()
         await pilot.press("T")  # the same operation: its next step
-        await wait_for(pilot, lambda: trace.selected_step == steps[2])
-        assert trace.selected_step == steps[2] and pilot.app.screen is trace
+        await wait_for(pilot, lambda: trace.nav.selected_step == steps[2])
+        assert trace.nav.selected_step == steps[2] and pilot.app.screen is trace
 
 
 async def test_jump_to_programs_and_trace(make_app):
@@ -236,8 +236,8 @@ async def test_jump_to_programs_and_trace(make_app):
         await pilot.press("T")
         trace = pilot.app.screen
         assert isinstance(trace, TraceScreen)
-        await wait_for(pilot, lambda: trace.selected_step == row.first_step)
-        assert trace.selected_step == row.first_step
+        await wait_for(pilot, lambda: trace.nav.selected_step == row.first_step)
+        assert trace.nav.selected_step == row.first_step
 
 
 async def test_without_operations_model_layers_come_from_program_names(make_app, tmp_path):

@@ -97,3 +97,19 @@ async def test_a_basic_console_gets_ascii_views(compare_app, monkeypatch):
                 unknown = {c for c in text if not c.isascii() and c not in CONSOLE_LINES}
                 assert not unknown, (name, sorted(unknown))
     assert seen == HEAVY_VIEWS
+
+
+async def test_a_basic_console_gets_every_glyph_in_ascii(compare_app, monkeypatch):
+    """Not the heavy views alone: tab underlines, splitters, borders, scrollbars and the text's separators."""
+    monkeypatch.setenv("TERM", "linux")
+    monkeypatch.setenv("COLORTERM", "")
+    app = compare_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        for screen in ("summary", "memory", "liveness", "programs", "trace", "insights", "operations", "compare"):
+            await showing(screen)(pilot)
+            for widget in [app.screen, *app.screen.walk_children()]:
+                if not widget.display or not widget.region:
+                    continue
+                lines = widget.render_lines(widget.region.reset_offset)
+                text = "".join(segment.text for line in lines for segment in line)
+                assert text.isascii(), (screen, type(widget).__name__, sorted({c for c in text if not c.isascii()}))

@@ -16,7 +16,8 @@ from pvtui.model.program_search import NameSearch, display_order, in_display_ord
 from pvtui.model.report import Report
 from pvtui.model.strings import StringTable
 from pvtui.screens.base import Unavailable
-from pvtui.screens.programs import ProgramsScreen, program_details
+from pvtui.render.programs import program_details
+from pvtui.screens.programs import ProgramsScreen
 from pvtui.units import format_bytes
 from pvtui.widgets.program_tree import ProgramTree, TreeRows
 
@@ -411,7 +412,7 @@ async def test_next_match_moves_down_the_screen(make_app):
         await pilot.press("slash", *"softmax", "enter")
         await pilot.app.workers.wait_for_complete()
         await pilot.pause()
-        count = len(screen.matches)
+        count = len(screen.finder.matches)
         assert count > 2
         tree, rows = screen.tree, []
         for _ in range(count):
@@ -515,11 +516,11 @@ async def test_search_results_that_outlive_a_reload_are_ignored(make_app, tiny_d
         await pilot.app.workers.wait_for_complete()
         await pilot.pause()
         screen._found(old, "x", np.arange(3))  # the old report's matches arrive late
-        assert len(screen.matches) == 0 and screen.tree.highlight_text == ""
+        assert len(screen.finder.matches) == 0 and screen.tree.highlight_text == ""
         pilot.app.report.programs = None
         screen.report_changed()
         await pilot.app.workers.wait_for_complete()
         await pilot.pause()
         assert screen.tree is None
         screen._found(screen.report, "x", np.arange(3))  # no tree to show them in: no error
-        assert len(screen.matches) == 0
+        assert len(screen.finder.matches) == 0

@@ -147,8 +147,8 @@ async def test_colour_by_cycles_through_totals_liveness_and_categories(make_app,
             await pilot.press("c")
             seen.append(tile_map.values.name)
         assert seen[:3] == ["total incl. gaps", "always-live", "not-always-live"]
-        assert seen[3] == screen.memory.categories[0]
-        assert np.array_equal(tile_map.values.values, screen.memory.by_category[:, 0])
+        assert seen[3] == screen.nav.memory.categories[0]
+        assert np.array_equal(tile_map.values.values, screen.nav.memory.by_category[:, 0])
 
 
 async def _press_m_v(pilot):

@@ -17,8 +17,10 @@ from pvtui.render.insights import column_eighths
 from pvtui.model import flame as fl
 from pvtui.model import trace_views as tv
 from pvtui.model.queries import live_difference
+from pvtui.model.program_search import display_order, in_display_order, programs_in_layer
 from pvtui.model.step_stats import step_stats
-from pvtui.screens.liveness import LiveVariables, LivenessScreen
+from pvtui.screens.liveness import LivenessScreen
+from pvtui.widgets.live_variables import LiveVariables
 from pvtui.model.liveness_views import columns_of_step
 from pvtui.screens.programs import ProgramsScreen
 from pvtui.widgets.liveness_chart import LivenessChart
@@ -112,7 +114,7 @@ async def open_flame(pilot):
     screen = await open_trace(pilot)
     await pilot.press("f")
     for _ in range(200):
-        if screen.flame is not None:
+        if screen.nav.flame is not None:
             break
         await pilot.pause(0.02)
     await pilot.pause()
@@ -123,20 +125,20 @@ async def test_the_flame_view_moves_between_depths_and_blocks(make_app):
     async with make_app().run_test(size=(80, 24)) as pilot:
         screen = await open_flame(pilot)
         view = screen.query_one(FlameView)
-        assert screen.has_class("flame") and view.flame is screen.flame
+        assert screen.has_class("flame") and view.flame is screen.nav.flame
         await pilot.press("down")
-        row, block = screen.flame_block
-        assert screen.flame_cursor.depth == 0 and row is screen.flame[0][0]
-        assert screen.cursor_pos == int(row.first[block])
+        row, block = screen.nav.flame_block
+        assert screen.nav.flame_cursor.depth == 0 and row is screen.nav.flame[0][0]
+        assert screen.nav.cursor_pos == int(row.first[block])
         details = str(screen.query_one("#details-text").render())
         assert "Block" in details and "of the run on IPU 0" in details
         await pilot.press("right")
-        assert screen.flame_block == (row, block + 1) and screen.cursor_pos == int(row.first[block + 1])
+        assert screen.nav.flame_block == (row, block + 1) and screen.nav.cursor_pos == int(row.first[block + 1])
         await pilot.press("down")
-        deeper, inner = screen.flame_block
-        assert deeper is screen.flame[0][1] and deeper.first[inner] <= screen.cursor_pos < deeper.stop[inner]
+        deeper, inner = screen.nav.flame_block
+        assert deeper is screen.nav.flame[0][1] and deeper.first[inner] <= screen.nav.cursor_pos < deeper.stop[inner]
         await pilot.press("up", "up")
-        assert screen.flame_cursor.depth == -1 and screen.flame_block is None
+        assert screen.nav.flame_cursor.depth == -1 and screen.nav.flame_block is None
         await pilot.press("f")
         assert view.flame is None and not screen.has_class("flame")
 
@@ -150,9 +152,9 @@ async def test_the_flame_view_fits_its_depth_rows_to_the_height(make_app, size):
     async with make_app().run_test(size=size) as pilot:
         screen = await open_flame(pilot)
         view = screen.query_one(FlameView)
-        height, lo_hi = view.scrollable_content_region.height, screen.window
-        wanted = [[d for d, row in enumerate(rows) if fl.shows_blocks(row, *lo_hi)] for rows in screen.flame]
-        shown = [[d for ipu, d in view.rows if ipu == i and d >= 0] for i in range(len(screen.lanes))]
+        height, lo_hi = view.scrollable_content_region.height, screen.nav.window
+        wanted = [[d for d, row in enumerate(rows) if fl.shows_blocks(row, *lo_hi)] for rows in screen.nav.flame]
+        shown = [[d for ipu, d in view.rows if ipu == i and d >= 0] for i in range(len(screen.nav.lanes))]
         assert all(s == w[: len(s)] and s for s, w in zip(shown, wanted))  # the shallowest, none empty
         assert view.hidden == sum(map(len, wanted)) - sum(map(len, shown))
         assert 1 + len(view.rows) + (1 if view.hidden else 0) <= height  # a 2-IPU report fits whole: no scroll
@@ -164,7 +166,7 @@ async def test_the_flame_view_fits_its_depth_rows_to_the_height(make_app, size):
             assert view.hidden == 0 and shown == wanted
         for _ in range(len(view.rows) + 2):  # down goes through the rows drawn, every IPU's, and stops at the last
             await pilot.press("down")
-        assert (screen.cursor_ipu, screen.flame_cursor.depth) == view.rows[-1]
+        assert (screen.nav.cursor_ipu, screen.nav.flame_cursor.depth) == view.rows[-1]
 
 
 async def test_zooming_keeps_the_blocks_details_and_draws_them_once(make_app):
@@ -209,14 +211,14 @@ async def test_c_finds_the_costliest_name_and_p_opens_its_program(make_app):
     async with make_app().run_test(size=(80, 24)) as pilot:
         screen = await open_flame(pilot)
         await pilot.press("down", "c")
-        row, block = screen.flame_block
+        row, block = screen.nav.flame_block
         totals: dict[int, int] = {}
         for node, cycles in zip(row.node.tolist(), row.cycles.tolist()):
             totals[node] = totals.get(node, 0) + cycles
         assert totals[int(row.node[block])] == max(totals.values())
-        lo, hi = screen.window
+        lo, hi = screen.nav.window
         assert lo <= row.lane.starts[block] and row.lane.ends[block] <= hi
-        program = screen.selected_program()
+        program = screen.nav.selected_program(screen.report.execution, screen.report.programs)
         await pilot.press("P")
         await pilot.pause(0.2)
         programs = pilot.app.screen
@@ -281,7 +283,7 @@ async def test_the_statistics_panel_shows_the_runs_types(make_app, monkeypatch):
         assert "Step statistics" in text and "OnTileExecute" in text and "IPU 1" in text
         assert threads and threading.main_thread() not in threads
         await pilot.press("S")
-        assert not screen.show_stats
+        assert screen.pane == "details"
 
 
 # Two liveness steps compared ----------------------------------------------------------------
@@ -294,31 +296,24 @@ def test_liveness_step_against_step_json(capsys, tiny_dir, tiny_report):
     data = json.loads(capsys.readouterr().out)
     at_a, at_b = dict(live.live_variables(a)), dict(live.live_variables(b))
     names = live.variable_names
-    assert {v["name"] for v in data["added"]} == {names[v] for v in at_b.keys() - at_a.keys()}
-    assert {v["name"] for v in data["removed"]} == {names[v] for v in at_a.keys() - at_b.keys()}
-    assert data["bytes"] == int(live.not_always_live[b]) - int(live.not_always_live[a])
-    assert all(set(v) == {"name", "bytes"} for v in data["added"] + data["removed"])
+    assert {v["name"] for v in data["appeared"]} == {names[v] for v in at_b.keys() - at_a.keys()}
+    assert {v["name"] for v in data["gone"]} == {names[v] for v in at_a.keys() - at_b.keys()}
+    assert data["change_bytes"] == int(live.not_always_live[b]) - int(live.not_always_live[a])
+    assert all(set(v) == {"name", "bytes"} for v in data["appeared"] + data["gone"])
     assert main(["liveness", str(tiny_dir), "--step", "0", "--vs", str(len(live) + 5)]) == 2
     assert f"no liveness step {len(live) + 5:,}: the report has steps 0 to {len(live) - 1:,}" in capsys.readouterr().err
-
-
-def test_liveness_a_step_against_itself_says_none_instead_of_empty_tables(capsys, tiny_dir, tiny_report):
-    step = tiny_report.liveness.peak_step
-    assert main(["liveness", str(tiny_dir), "--step", str(step), "--vs", str(step)]) == 0
-    out = capsys.readouterr().out
-    assert "Appeared: none" in out and "Went away: none" in out and "variable" not in out
 
 
 async def test_marking_a_liveness_step_compares_the_cursor_with_it(make_app, tiny_report):
     async with make_app().run_test(size=(80, 24)) as pilot:
         screen = await open_screen(pilot, "l", LivenessScreen)
-        peak = screen.cursor
+        peak = screen.nav.cursor
         await pilot.press("b")
         for _ in range(6):
             await pilot.press("plus")
         await pilot.press("left")
-        assert screen.marked == peak and screen.cursor < peak
-        added, removed, change = live_difference(tiny_report, peak, screen.cursor)
+        assert screen.nav.marked == peak and screen.nav.cursor < peak
+        added, removed, change = live_difference(tiny_report, peak, screen.nav.cursor)
         panel = screen.query_one(LiveVariables)
         heading = " · ".join(panel.heading)
         assert f"vs {peak:,}: " in heading
@@ -326,11 +321,11 @@ async def test_marking_a_liveness_step_compares_the_cursor_with_it(make_app, tin
         assert len(panel.variables) == min(len(added) + len(removed), 64)
         chart = screen.query_one(LivenessChart)
         marker_row = chart.render_line(0).text
-        marked_columns = columns_of_step(peak, screen.window.start, screen.window.stop, chart.plot_width)
+        marked_columns = columns_of_step(peak, screen.nav.window.start, screen.nav.window.stop, chart.plot_width)
         assert {marker_row[chart.label_width + c] for c in marked_columns} == {"◇"}
         assert f"◇ Marked step {peak:,}" in str(screen.query_one("#step-facts").render())
         await pilot.press("right", "b")  # b on the marked step clears the mark
-        assert screen.marked is None
+        assert screen.nav.marked is None
         assert "◇" not in chart.render_line(0).text
 
 
@@ -372,6 +367,33 @@ async def test_l_names_the_tree_by_each_debug_layer_in_turn(make_app, tiny_repor
         assert operation in row_text
 
 
+def test_programs_in_a_layer_are_those_named_by_it(tiny_report):
+    for layer in fl.layer_names(tiny_report):
+        memo: dict = {}
+        expected = [p for p in range(len(tiny_report.programs))
+                    if fl.name_in_layer(tiny_report, p, layer, memo) is not None]
+        assert programs_in_layer(tiny_report, layer).tolist() == expected
+
+
+async def test_l_says_how_many_programs_have_a_name_and_goes_to_the_first(make_app, tiny_report):
+    async with make_app().run_test(size=(100, 30)) as pilot:
+        screen = await open_screen(pilot, "p", ProgramsScreen)
+        tree = screen.tree
+        layer = fl.layer_names(tiny_report)[0]
+        named = programs_in_layer(tiny_report, layer)
+        await pilot.press("L")
+        for _ in range(100):  # found in a worker
+            await pilot.pause(0.02)
+            if tree.cursor_program in set(named.tolist()):
+                break
+        programs = tiny_report.programs
+        order = display_order(programs.child_offsets, programs.child_ids, programs.roots, programs.parent)
+        assert tree.cursor_program == int(in_display_order(named, order)[0])
+        assert tree.name_source[1](tree.cursor_program) is not None
+        said = [n.message for n in pilot.app._notifications]
+        assert any(f"{len(named):,} of {len(programs):,} programs have one" in m for m in said), said
+
+
 # Small things -------------------------------------------------------------------------------
 
 
@@ -392,7 +414,7 @@ async def test_the_trace_header_keeps_the_run_name_apart_from_the_cycles(make_ap
         assert lines[0].startswith("Run 1/") and lines[0].endswith("main#0"), lines
         assert re.fullmatch(r"cycles [\d,]+–[\d,]+ ×\S+", lines[1]), lines
         assert lines[2] == "IPU 0 step 0" and "…" not in "".join(lines)
-        assert screen.run == 0
+        assert screen.nav.run == 0
 
 
 # Snapshots ---------------------------------------------------------------------------------

@@ -10,7 +10,8 @@ from rich.style import Style
 from pvtui.model import trace_views
 from pvtui.model.step_types import PHASES, phase_of
 from pvtui.screens.base import Unavailable
-from pvtui.screens.trace import TraceScreen, format_seconds, step_details
+from pvtui.render.trace import format_seconds, step_details
+from pvtui.screens.trace import TraceScreen
 from pvtui.widgets.bsp_view import LEVELS, BspView, busy_levels
 from pvtui.widgets.palette import phase_fill_styles, phase_text_styles
 from pvtui.widgets.trace_view import TraceView, coded_segments
@@ -32,26 +33,26 @@ async def open_trace(pilot) -> TraceScreen:
 
 
 def cursor_middle(screen: TraceScreen) -> float:
-    start, end = screen._cursor_range()
+    start, end = screen.nav.cursor_range()
     return (start + end) / 2
 
 
 async def test_zoom_the_trace(make_app):
     async with make_app().run_test(size=(80, 24)) as pilot:
         screen = await open_trace(pilot)
-        whole = screen.bounds
-        assert screen.window == whole and screen.selected_step >= 0
+        whole = screen.nav.bounds
+        assert screen.nav.window == whole and screen.nav.selected_step >= 0
         for _ in range(3):
             await pilot.press("plus")
-        lo, hi = screen.window
+        lo, hi = screen.nav.window
         assert hi - lo < (whole[1] - whole[0]) / 4
         assert lo <= cursor_middle(screen) <= hi
         await pilot.press("0")
-        assert screen.window == whole
-        lane, pos = screen.current_lane, screen.cursor_pos
+        assert screen.nav.window == whole
+        lane, pos = screen.nav.current_lane, screen.nav.cursor_pos
         await pilot.press("right")
-        assert screen.cursor_pos == pos + 1
-        assert screen.selected_step == int(lane.steps[pos + 1])
+        assert screen.nav.cursor_pos == pos + 1
+        assert screen.nav.selected_step == int(lane.steps[pos + 1])
         assert lane.starts[pos + 1] >= lane.starts[pos]
 
 
@@ -62,36 +63,36 @@ async def test_moving_keeps_the_cursor_in_the_window(make_app):
             await pilot.press("plus")
         for _ in range(12):
             await pilot.press("right")
-            start, end = screen._cursor_range()
-            lo, hi = screen.window
+            start, end = screen.nav.cursor_range()
+            lo, hi = screen.nav.window
             assert start < hi and end > lo
         await pilot.press("end")
-        assert screen.cursor_pos == len(screen.current_lane) - 1
-        assert screen.window[1] == screen.bounds[1]
+        assert screen.nav.cursor_pos == len(screen.nav.current_lane) - 1
+        assert screen.nav.window[1] == screen.nav.bounds[1]
         await pilot.press("home")
-        assert screen.cursor_pos == 0 and screen.window[0] == screen.bounds[0]
-        before = screen.window
+        assert screen.nav.cursor_pos == 0 and screen.nav.window[0] == screen.nav.bounds[0]
+        before = screen.nav.window
         await pilot.press("full_stop")
-        assert screen.window[0] > before[0]
+        assert screen.nav.window[0] > before[0]
         await pilot.press("comma")
-        assert screen.window == before
+        assert screen.nav.window == before
 
 
 async def test_lanes_runs_and_the_bsp_panel(make_app, tiny_report):
     async with make_app().run_test(size=(80, 24)) as pilot:
         screen = await open_trace(pilot)
-        assert len(screen.lanes) == tiny_report.execution.num_ipus
+        assert len(screen.nav.lanes) == tiny_report.execution.num_ipus
         await pilot.press("down")
-        assert screen.cursor_ipu == min(1, len(screen.lanes) - 1)
+        assert screen.nav.cursor_ipu == min(1, len(screen.nav.lanes) - 1)
         await pilot.press("up")
-        assert screen.cursor_ipu == 0
+        assert screen.nav.cursor_ipu == 0
         await pilot.press("r")
         for _ in range(100):
-            if screen.run == 1 % tiny_report.execution.num_runs and screen.available:
+            if screen.nav.run == 1 % tiny_report.execution.num_runs and screen.available:
                 break
             await pilot.pause(0.02)
-        assert screen.run == 1 % tiny_report.execution.num_runs
-        assert screen.window == screen.bounds
+        assert screen.nav.run == 1 % tiny_report.execution.num_runs
+        assert screen.nav.window == screen.nav.bounds
         await pilot.press("b")
         await pilot.pause()
         if tiny_report.execution.bsp_steps is None:
@@ -108,9 +109,9 @@ async def test_n_selects_a_step_with_per_tile_cycles_and_the_bsp_draws_it(make_a
         screen = await open_trace(pilot)
         await pilot.press("b", "n")
         await pilot.pause()
-        assert screen.selected_step in set(bsp_steps.tolist())
-        start, end = screen._cursor_range()
-        assert screen.window[0] <= start and end <= screen.window[1]
+        assert screen.nav.selected_step in set(bsp_steps.tolist())
+        start, end = screen.nav.cursor_range()
+        assert screen.nav.window[0] <= start and end <= screen.nav.window[1]
         frame = screen.query_one(BspView).frame
         assert frame.steps_with_data >= 1
         assert (frame.tile_cycles > 0).any()
@@ -123,14 +124,14 @@ async def test_reload_keeps_run_window_and_step(make_app, tiny_dir):
     async with make_app().run_test(size=(80, 24)) as pilot:
         screen = await open_trace(pilot)
         await pilot.press("plus", "plus", "right", "right")
-        kept = (screen.run, screen.window, screen.selected_step)
+        kept = (screen.nav.run, screen.nav.window, screen.nav.selected_step)
         pilot.app.report = load_report(discover(tiny_dir)[0], cache=pilot.app.cache)
         screen.report_changed()
         for _ in range(100):
             await pilot.pause(0.02)
             if screen.available:
                 break
-        assert (screen.run, screen.window, screen.selected_step) == kept
+        assert (screen.nav.run, screen.nav.window, screen.nav.selected_step) == kept
 
 
 async def test_a_report_without_execution_says_so(make_app):
@@ -169,7 +170,7 @@ async def test_a_run_without_steps_and_a_trace_without_runs(make_app):
         execution = pilot.app.report.execution
         execution.__dict__["run_step_offsets"] = np.array([0, 0, execution.num_steps])
         screen = await open_trace(pilot)
-        assert screen.run == 0 and screen.lanes and not any(len(lane) for lane in screen.lanes)
+        assert screen.nav.run == 0 and screen.nav.lanes and not any(len(lane) for lane in screen.nav.lanes)
         assert "IPU 0 no steps" in str(screen.query_one("#trace-status").render())
         execution.__dict__["run_step_offsets"] = np.array([0])
         screen.report_changed()
@@ -185,13 +186,13 @@ async def test_next_run_names_the_run_it_goes_to(make_app):
         screen.notify = lambda message, **_: notes.append(message)
         await pilot.press("r")
         await wait_available(pilot, screen)
-        assert screen.run == 1 and notes == [f"Run 2: {screen.report.execution.run_names[1]}"]
+        assert screen.nav.run == 1 and notes == [f"Run 2: {screen.report.execution.run_names[1]}"]
 
 
 async def test_the_details_draw_the_type_in_the_phase_colour_on_the_panel(make_app):
     async with make_app().run_test(size=(80, 24)) as pilot:
         screen = await open_trace(pilot)
-        type_name = screen.report.programs.type_name(int(screen.report.execution.program[screen.selected_step]))
+        type_name = screen.report.programs.type_name(int(screen.report.execution.program[screen.nav.selected_step]))
         texts = phase_text_styles(pilot.app.theme_variables)
         drawn = [s for s in screen.query_one("#details-text").render_line(1) if s.text.strip() == type_name]
         assert drawn and drawn[0].style.color == texts[phase_of(type_name)].color
@@ -241,7 +242,7 @@ async def test_the_bsp_frame_is_computed_once_per_view(make_app, monkeypatch):
         await pilot.press("b")
         await pilot.pause()
         drawn = len(calls)
-        screen._redraw()
+        screen.redraw()
         screen._draw_bsp()
         assert drawn >= 1 and len(calls) == drawn
         await pilot.press("plus")

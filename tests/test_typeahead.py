@@ -46,5 +46,5 @@ async def test_keys_before_and_after_slash_keep_their_order(make_app):
         screen = await open_screen(pilot, "m", MemoryScreen)
         arrive_together(pilot.app, "v", "slash", *"lay", "slash", "f")
         await pilot.pause(0.2)
-        assert screen.map_shown
+        assert screen.view == "map"
         assert screen.query_one("#variable-input", Input).value == "lay/f"

@@ -62,18 +62,30 @@ def _key_value(text: str) -> tuple[str, str]:
     return key, value
 
 
+PYTHON_VALUE_OPTIONS = ("-W", "-X", "-Q")  # python options whose value is the next argument
+
+
 def program_name(program: list[str]) -> str:
-    """The script's name (python x.py, python -m x), else the command's."""
+    """The script's name (python x.py, python -u x.py, python -m x), else the command's (python -c ...)."""
     name = Path(program[0]).name
-    if re.fullmatch(r"python[\d.]*", name) and len(program) > 1:
-        rest = program[1:]
-        name = rest[1] if rest[0] == "-m" and len(rest) > 1 else Path(rest[0]).stem
+    if not re.fullmatch(r"python[\d.]*", name):
+        return name
+    rest = iter(program[1:])
+    for arg in rest:
+        if arg == "-m":
+            return next(rest, name)
+        if arg == "-c" or arg == "-":  # code on the command line or stdin: no script to name it
+            return name
+        if arg in PYTHON_VALUE_OPTIONS:
+            next(rest, None)
+        elif not arg.startswith("-"):
+            return Path(arg).stem
     return name
 
 
 def default_directory(program: list[str], now: float | None = None) -> Path:
     """./reports/NAME-YYYYmmdd-HHMMSS, NAME the program's."""
-    name = re.sub(r"[^A-Za-z0-9._-]+", "_", program_name(program)).strip("._") or "program"
+    name = re.sub(r"[^A-Za-z0-9._-]+", "_", program_name(program)).strip("._-") or "program"  # never "-x"
     stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(now))
     base = Path("reports") / f"{name}-{stamp}"
     directory, n = base, 1

@@ -43,6 +43,24 @@ def add_app_arguments(parser: argparse.ArgumentParser) -> None:
     add_reader_argument(parser)
 
 
+def add_units_argument(parser: argparse.ArgumentParser) -> None:
+    """--units, as the explorer's `u` cycles them, for a command whose tables show bytes."""
+    from pvtui.units import UNIT_NAMES
+
+    parser.add_argument("--units", choices=tuple(UNIT_NAMES), default="KiB",
+                        help="memory units of the tables, as the explorer's u: KiB (default), kB or bytes;"
+                             " --json always gives exact bytes")
+
+
+def bytes_format(args: argparse.Namespace) -> Callable[[int | None], str]:
+    """How the command's text shows bytes, in the units --units names."""
+    from functools import partial
+
+    from pvtui.units import UNIT_NAMES, format_bytes
+
+    return partial(format_bytes, mode=UNIT_NAMES[args.units])
+
+
 def at_least_one(what: str) -> Callable[[str], int]:
     """An argparse type: a whole number of WHAT, 1 or more (0 or less would print nothing, or everything)."""
 

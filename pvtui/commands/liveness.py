@@ -5,13 +5,18 @@ from __future__ import annotations
 
 import argparse
 
-from pvtui.commands.common import EXIT_BAD_INPUT, add_report_arguments, emit_available, load, run_part, say
+from functools import partial
+
+from pvtui.commands.common import (
+    EXIT_BAD_INPUT, add_report_arguments, add_units_argument, bytes_format, emit_available, load, run_part, say,
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_report_arguments(parser)
     parser.add_argument("--step", type=int, metavar="A", help="with --vs: the liveness step to compare from")
     parser.add_argument("--vs", type=int, metavar="B", help="with --step: the step to compare with A")
+    add_units_argument(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -19,7 +24,7 @@ def run(args: argparse.Namespace) -> int:
         from pvtui.model.queries import liveness_table
         from pvtui.render.tables import render_liveness
 
-        return run_part(args, liveness_table, render_liveness, "liveness")
+        return run_part(args, liveness_table, partial(render_liveness, fmt=bytes_format(args)), "liveness")
     if args.step is None or args.vs is None:
         say("pvtui: liveness --step A --vs B needs both steps")
         return EXIT_BAD_INPUT
@@ -27,4 +32,5 @@ def run(args: argparse.Namespace) -> int:
     from pvtui.render.tables import render_liveness_diff
 
     report = load(args.path, args.engine, args.reader)
-    return emit_available(args, liveness_step_diff(report, args.step, args.vs), render_liveness_diff)
+    return emit_available(args, liveness_step_diff(report, args.step, args.vs),
+                          partial(render_liveness_diff, fmt=bytes_format(args)))

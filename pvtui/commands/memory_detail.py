@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from pvtui.units import count_of
+from pvtui.units import Fmt, count_of
 
 LISTED = 20  # rows of each table in the text output; --json gives them all
 
@@ -23,7 +23,7 @@ def wanted(args: argparse.Namespace) -> bool:
 
 def run(args: argparse.Namespace, report: Any) -> int:
     """Print the tile's or the variable's object; a tile or variable that does not exist raises ReportError."""
-    from pvtui.commands.common import emit
+    from pvtui.commands.common import bytes_format, emit
     from pvtui.errors import ReportError
     from pvtui.model.tile_detail import tile_report, variable_report
 
@@ -34,43 +34,45 @@ def run(args: argparse.Namespace, report: Any) -> int:
             data, render = variable_report(report, args.variable), _render_variable
     except LookupError as exc:
         raise ReportError(args.path, str(exc.args[0])) from None
-    emit(args, data, lambda d: print("\n".join(render(d))))
+    emit(args, data, lambda d: print("\n".join(render(d, bytes_format(args)))))
     return 0
 
 
-def _bytes(value: int | None) -> str:
-    return "-" if value is None else f"{value:,}"
+def _cell(column: str, value, fmt: Fmt) -> str:
+    """A byte column's value in the units asked for, a count with separators, else the text."""
+    if column.endswith("bytes"):
+        return fmt(value)
+    return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else str(value)
 
 
-def _table(title: str, rows: list[dict] | None, columns: tuple[str, ...], missing: str | None) -> list[str]:
+def _table(title: str, rows: list[dict] | None, columns: tuple[str, ...], missing: str | None, fmt: Fmt) -> list[str]:
     if rows is None:
         return [f"{title}: {missing}"]
     lines = [f"{title} ({len(rows):,})"]
     for row in rows[:LISTED]:
-        cells = [_bytes(row[c]) if isinstance(row[c], int) and not isinstance(row[c], bool) else str(row[c])
-                 for c in columns]
+        cells = [_cell(c, row[c], fmt) for c in columns]
         lines.append("  " + "  ".join(f"{cell:>12}" for cell in cells[:-1]) + f"  {cells[-1]}")
     if len(rows) > LISTED:
         lines.append(f"  … and {len(rows) - LISTED:,} more (--json lists them all)")
     return lines
 
 
-def _render_tile(data: dict) -> list[str]:
+def _render_tile(data: dict, fmt: Fmt) -> list[str]:
     ipu = "unknown" if data["ipu"] is None else data["ipu"]
     lines = [f"tile {data['tile']} · IPU {ipu}",
-             f"  including gaps {_bytes(data['including_gaps'])} · excluding gaps {_bytes(data['excluding_gaps'])}"
-             f" · limit {_bytes(data['limit'])}", "categories"]
-    lines += [f"  {value:>12,}  {name}" for name, value in data["categories"].items()]
+             f"  including gaps {fmt(data['including_gaps'])} · excluding gaps {fmt(data['excluding_gaps'])}"
+             f" · limit {fmt(data['limit'])}", "categories"]
+    lines += [f"  {fmt(value):>12}  {name}" for name, value in data["categories"].items()]
     missing = data["missing"]
     variables = data["variables"]
     if variables is not None:
         variables = [dict(v, live=_live(v)) for v in variables]
-    lines += _table("variables", variables, ("bytes", "live", "name"), missing.get("variables"))
+    lines += _table("variables", variables, ("bytes", "live", "name"), missing.get("variables"), fmt)
     lines += _table("compute sets", data["compute_sets"], ("state_bytes", "instances", "vertices", "name"),
-                    missing.get("compute_sets"))
+                    missing.get("compute_sets"), fmt)
     lines += _table("vertices", data["vertices"], ("code_bytes", "state_bytes", "instances", "name"),
-                    missing.get("vertices"))
-    lines += _table("exchanges", data["exchanges"], ("code_bytes", "type", "program"), missing.get("exchanges"))
+                    missing.get("vertices"), fmt)
+    lines += _table("exchanges", data["exchanges"], ("code_bytes", "type", "program"), missing.get("exchanges"), fmt)
     return lines
 
 
@@ -80,11 +82,11 @@ def _live(variable: dict) -> str:
     return "always live" if variable["always_live"] else count_of(variable["steps_live"], "step")
 
 
-def _render_variable(data: dict) -> list[str]:
+def _render_variable(data: dict, fmt: Fmt) -> list[str]:
     by_tile = data["by_tile"]
     on = sorted((b, t) for t, b in enumerate(by_tile) if b)[::-1]
-    lines = [f"{data['variable']}: {data['total']:,} bytes on {count_of(data['tiles'], 'tile')}"]
-    lines += [f"  tile {t:>6}  {b:>12,}" for b, t in on[:LISTED]]
+    lines = [f"{data['variable']}: {fmt(data['total'])} on {count_of(data['tiles'], 'tile')}"]
+    lines += [f"  tile {t:>6}  {fmt(b):>12}" for b, t in on[:LISTED]]
     if len(on) > LISTED:
         lines.append(f"  … and {len(on) - LISTED:,} more tiles (--json gives every tile)")
     return lines

@@ -4,9 +4,12 @@ with `--group layer`, the model layers they make up, with their IPU-cycles and m
 from __future__ import annotations
 
 import argparse
+from functools import partial
 from typing import Any
 
-from pvtui.commands.common import EXIT_BAD_INPUT, add_report_arguments, at_least_one, emit_available, load, say
+from pvtui.commands.common import (
+    EXIT_BAD_INPUT, add_report_arguments, add_units_argument, at_least_one, bytes_format, emit_available, load, say,
+)
 
 FIGURES = ("memory", "code", "variables", "cycles")
 MIN_NAME_WIDTH = 8  # below this, names fold within their parts
@@ -25,6 +28,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                        " cycles (the default by model layer), programs, step or name")
     parser.add_argument("--filter", default="", help="keep rows whose name contains this text")
     parser.add_argument("--top", type=row_count, default=None, metavar="N", help="keep the first N rows (20 in tables)")
+    add_units_argument(parser)
 
 
 def row_count(text: str) -> int:
@@ -62,15 +66,15 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         say(f"pvtui: {args.path}: {exc}")
         return EXIT_BAD_INPUT
-    return emit_available(args, data, render_layers if by_layer else render)
+    return emit_available(args, data, partial(render_layers if by_layer else render, fmt=bytes_format(args)))
 
 
-def render(data: dict[str, Any]) -> None:
+def render(data: dict[str, Any], fmt) -> None:
     from rich.console import Console
     from rich.table import Table
 
     from pvtui.render.names import wrap_at_slashes
-    from pvtui.units import count_of, format_bytes, format_cycles
+    from pvtui.units import count_of, format_cycles
 
     console = Console()
     shown = f"{data['shown']:,} of {data['total']:,}"
@@ -85,8 +89,8 @@ def render(data: dict[str, Any]) -> None:
         return
     rows = []
     for row in data["operations"]:
-        variables = "not found" if row["variable_bytes"] is None else format_bytes(row["variable_bytes"])
-        rows.append([format_bytes(row["memory"]), format_bytes(row["code_bytes"]), variables,
+        variables = "not found" if row["variable_bytes"] is None else fmt(row["variable_bytes"])
+        rows.append([fmt(row["memory"]), fmt(row["code_bytes"]), variables,
                      format_cycles(row["cycles"])])
     figure_widths = [max([len(name), *(len(cells[i]) for cells in rows)]) for i, name in enumerate(FIGURES)]
     # every column has one space of padding either side and a border to its left, plus the closing border

@@ -5,7 +5,11 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from pvtui.commands.common import EXIT_BAD_INPUT, add_report_arguments, emit_available, load, say
+from functools import partial
+
+from pvtui.commands.common import (
+    EXIT_BAD_INPUT, add_report_arguments, add_units_argument, bytes_format, emit_available, load, say,
+)
 
 
 
@@ -14,6 +18,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--ipus", type=int, required=True, help="how many IPUs to split the model across")
     parser.add_argument("--layer-pattern", default=None,
                         help="regular expression naming a layer in operation names (default: names like layer0, layers.3)")
+    add_units_argument(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -29,15 +34,14 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_BAD_INPUT
     report = load(args.path, args.engine, args.reader)
     data = split_data(report, args.ipus, pattern)
-    return emit_available(args, data, render)
+    return emit_available(args, data, partial(render, fmt=bytes_format(args)))
 
 
-def render(data: dict[str, Any]) -> None:
+def render(data: dict[str, Any], fmt) -> None:
     from rich.console import Console
 
     from pvtui.render.split import split_renderables
-    from pvtui.units import format_bytes
 
     console = Console()
-    for renderable in split_renderables(data, format_bytes):
+    for renderable in split_renderables(data, fmt):
         console.print(renderable)

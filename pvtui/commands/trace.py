@@ -8,7 +8,11 @@ from pvtui.commands.common import add_report_arguments, emit_available, load, ru
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from pvtui.render.figures import figures_text
+
     add_report_arguments(parser)
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.epilog = figures_text()
     parser.add_argument("--stats", action="store_true",
                         help="steps, cycles and share of each step type, per run and IPU")
 

@@ -20,7 +20,7 @@ from pvtui.model.queries import summary
 from pvtui.model.report import Report
 from pvtui.model.tables import Table
 from pvtui.model.tile_views import TileMemory, tile_memory
-from pvtui.units import format_bytes
+from pvtui.units import MINUS, format_bytes, sign
 
 TOP_CHANGES = 10  # grown and shrunk entries in the JSON
 LIVENESS_POINTS = 100  # samples of each liveness curve in the JSON
@@ -45,8 +45,8 @@ SUMMARY_ROWS: list[tuple[str, str, str, Callable[[dict], Any]]] = [
     ("Graph", "Compute sets", "count", lambda s: s["programs"]["compute_sets"]),
     ("Graph", "Debug contexts", "count", lambda s: s["debug_contexts"]),
     ("Execution", "Runs", "count", lambda s: (s["execution"] or {}).get("runs")),
-    ("Execution", "Execution steps", "count", lambda s: (s["execution"] or {}).get("steps")),
-    ("Execution", "Total cycles", "cycles", lambda s: (s["execution"] or {}).get("total_cycles")),
+    ("Execution", "Steps", "count", lambda s: (s["execution"] or {}).get("steps")),
+    ("Execution", "Report total", "cycles", lambda s: (s["execution"] or {}).get("report_total_cycles")),
     ("Execution", "Device time", "cycles", lambda s: (s["execution"] or {}).get("device_cycles")),
 ]
 
@@ -527,13 +527,13 @@ def format_value(value: Any, unit: str, units: str = "binary") -> str:
     return str(value)
 
 
-def format_delta(value: int | None, unit: str, units: str = "binary") -> str:
-    """B - A with its sign: +1.5 KiB, -3, 0."""
+def format_delta(value: int | None, unit: str, units: str = "binary", minus: str = MINUS) -> str:
+    """B - A with its sign: +1.5 KiB, −3 (MINUS), 0."""
     if value is None:
         return "—"
-    sign = "+" if value > 0 else "-" if value < 0 else ""
-    return sign + format_value(abs(value), unit, units)
+    return sign(value, minus) + format_value(abs(value), unit, units)
 
 
-def format_change(change: float | None) -> str:
-    return "—" if change is None else f"{change:+.1%}"
+def format_change(change: float | None, minus: str = MINUS) -> str:
+    """B - A as a share of A, with its sign: +12.5%, −0.4% (MINUS)."""
+    return "—" if change is None else f"{sign(change, minus) or '+'}{abs(change):.1%}"

@@ -55,9 +55,9 @@ def fact_rows(data: dict[str, Any], fmt: Callable[[int], str]) -> FactRows:
             ("Compute sets", _str(p["compute_sets"])),
             ("Debug contexts", _str(data["debug_contexts"])),
             ("Runs", _str(e["runs"]) if e else "no execution profile"),
-            ("Execution steps", _str(e["steps"]) if e else None),
-            ("Total cycles", f"{e['total_cycles']:,}" if e and e["total_cycles"] is not None else None),
-            ("Time at the clock", _time(e, t)),
+            ("Steps", _str(e["steps"]) if e else None),
+            ("Report total", report_total(e["report_total_cycles"]) if e else None),
+            ("Time at the clock", clock_time(e["report_total_cycles"] if e else None, t["clock_hz"])),
             ("Device time", device_time(e["device_cycles"], e["runs"]) if e else None),
         ]),
     ]
@@ -91,6 +91,11 @@ def _str(value: Any) -> str | None:
     return None if value is None else f"{value:,}" if isinstance(value, int) else str(value)
 
 
+def report_total(cycles: int | None) -> str | None:
+    """The report total (the total cycles the report states) as shown: `80,118,787 cycles`."""
+    return None if cycles is None else f"{cycles:,} cycles"
+
+
 def device_time(cycles: int | None, runs: int) -> str | None:
     """Device time (the run spans without the host waits at their ends) as shown, saying what it leaves out."""
     if cycles is None:
@@ -99,7 +104,8 @@ def device_time(cycles: int | None, runs: int) -> str | None:
     return f"{cycles:,} cycles, less host waits at {ends}"
 
 
-def _time(execution: dict | None, target: dict) -> str | None:
-    if not execution or not execution["total_cycles"] or not target["clock_hz"]:
+def clock_time(cycles: int | None, clock_hz: float | None) -> str | None:
+    """The report total's time at the clock, saying what it divides: `60.240 ms (report total at 1.33 GHz)`."""
+    if not cycles or not clock_hz:
         return None
-    return f"{execution['total_cycles'] / target['clock_hz'] * 1e3:.3f} ms"
+    return f"{cycles / clock_hz * 1e3:.3f} ms (report total at {clock_hz / 1e9:.3g} GHz)"

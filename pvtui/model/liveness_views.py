@@ -1,4 +1,5 @@
-"""The liveness chart's arithmetic: windows of steps, columns, and the series of each view.
+"""The liveness chart's arithmetic: windows of steps, columns, the series of each view, and the
+Liveness screen's navigator (the cursor, window, view and mark each key moves).
 
 A window of SPAN steps drawn in WIDTH columns gives column c the steps
 [first[c], first[c + 1]). Zoomed out, a column covers several steps and shows their
@@ -7,16 +8,24 @@ min and max; zoomed in (SPAN < WIDTH), a step spans several columns.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from pvtui.model.envelope import Envelope
+from pvtui.model.queries import step_program_name
+from pvtui.model.tables import Table
+
+if TYPE_CHECKING:
+    from pvtui.model.report import Report
 
 MIN_SPAN = 8  # the most one can zoom in: this many steps across the chart
 ZOOM_FACTOR = 2
+EXPORT_CHUNK = 4096  # steps read at a time when exporting
 
 
 @dataclass(frozen=True)
@@ -189,3 +198,200 @@ def stacked_row(boundaries: np.ndarray, bottom: float, top: float) -> CellRow:
     """The cells of one row spanning [BOTTOM, TOP) (see stacked_rows)."""
     cells = stacked_rows(boundaries, np.array([bottom]), np.array([top]))
     return CellRow(cells.eighths[0], cells.lower[0], cells.upper[0])
+
+
+VIEWS = ("total", "ipu", "tile")  # the chart: all IPUs, one IPU, one tile
+TILE_SERIES_KEPT = 8  # tiles' columns kept, the most recently shown
+
+
+def worst_tile(report: "Report") -> int:
+    """The tile whose not-always-live bytes peak highest (else: most live at the overall peak)."""
+    memory, live = report.memory, report.liveness
+    if memory is not None and len(memory.not_always_live) == live.by_tile.shape[1]:
+        return int(np.argmax(memory.not_always_live))
+    return int(np.argmax(live.by_tile[live.peak_step]))
+
+
+class LivenessNavigator:
+    """Where the Liveness screen is: the cursor's step, the window of steps across the chart, the
+    view (all IPUs, an IPU, a tile) and which IPU or tile, and the step marked to compare with.
+
+    Pure: each key's move is a method here. It keeps each view's series; a tile's column is read
+    by the screen (in a worker) when `tile_to_read` names it, and handed back to `tile_read`.
+    """
+
+    def __init__(self) -> None:
+        self.num_steps = 0
+        self.cursor = 0
+        self.window = Window(0, 1)
+        self.view = "total"
+        self.ipu = 0
+        self.tile: int | None = None  # the worst, until moved
+        self.marked: int | None = None  # the step the cursor's step is compared with
+        self.reading: int | None = None  # the tile whose column is being read
+        self._series: OrderedDict[tuple[str, int], StepSeries] = OrderedDict()
+
+    def load(self, num_steps: int, num_tiles: int | None, peak: int | None = None) -> None:
+        """A report of NUM_STEPS (and NUM_TILES, where it has them): the cursor on PEAK and every step
+        shown, else (a reload) the cursor, window, mark and tile kept where they still can be; the
+        series of the old report forgotten."""
+        self.num_steps = num_steps
+        self._series.clear()
+        self.reading = None  # a read of the old report's tile is ignored when it ends
+        if peak is not None:
+            self.cursor, self.window = peak, Window.fit(num_steps)
+            return
+        self.cursor = min(max(0, self.cursor), max(0, num_steps - 1))
+        if self.marked is not None and self.marked >= num_steps:
+            self.marked = None
+        self.window = self.window.clamped(num_steps).following(num_steps, self.cursor)
+        if num_tiles is not None and self.tile is not None:
+            self.tile = min(self.tile, num_tiles - 1)
+
+    # The series each view draws --------------------------------------------------------
+
+    def series(self, report: "Report") -> tuple[StepSeries | None, str | None]:
+        """The series of the view, or why there is none; neither while a tile's column is read."""
+        live, target = report.liveness, report.target
+        if self.view == "total":
+            return self._kept(("total", 0), lambda: StepSeries(
+                "all IPUs", live.not_always_live, live.always_live_bytes, target.total_memory, live.envelope)), None
+        if self.view == "ipu":
+            if live.by_ipu is None:
+                return None, report.missing("liveness_tiles")
+            self.ipu %= live.by_ipu.shape[1]
+            ipu = self.ipu
+            return self._kept(("ipu", ipu), lambda: StepSeries(
+                f"IPU {ipu}", live.by_ipu[:, ipu], _ipu_always_live(report, ipu), target.bytes_per_ipu)), None
+        if live.by_tile is None:
+            return None, report.missing("liveness_tiles")
+        if self.tile is None:
+            self.tile = worst_tile(report)
+        self.tile %= live.by_tile.shape[1]
+        series = self._series.get(("tile", self.tile))
+        if series is not None:
+            self._series.move_to_end(("tile", self.tile))
+        return series, None
+
+    def _kept(self, key: tuple[str, int], build: Callable[[], StepSeries]) -> StepSeries:
+        series = self._series.get(key)
+        if series is None:
+            series = self._series[key] = build()
+        return series
+
+    def tile_to_read(self) -> int | None:
+        """The tile the view waits for, unless its column is being read already (from now on, it is)."""
+        if self.view != "tile" or self.tile is None or ("tile", self.tile) in self._series or self.reading == self.tile:
+            return None
+        self.reading = self.tile
+        return self.tile
+
+    def tile_read(self, tile: int, series: StepSeries) -> bool:
+        """Keep TILE's SERIES (and the last TILE_SERIES_KEPT tiles'); True when the view shows it."""
+        if self.reading == tile:
+            self.reading = None
+        self._series[("tile", tile)] = series
+        while sum(key[0] == "tile" for key in self._series) > TILE_SERIES_KEPT:
+            del self._series[next(key for key in self._series if key[0] == "tile")]
+        return self.view == "tile" and self.tile == tile
+
+    # Moves ------------------------------------------------------------------------------
+
+    def go_to(self, step: int) -> None:
+        """The cursor on STEP (within the steps), the window following it."""
+        if self.num_steps:
+            self.cursor = min(max(0, step), self.num_steps - 1)
+            self.window = self.window.following(self.num_steps, self.cursor)
+
+    def move(self, columns: int, width: int) -> None:
+        """COLUMNS chart columns along, the chart WIDTH columns wide."""
+        self.go_to(step_columns_away(self.cursor, self.window, width, columns))
+
+    def page(self, pages: int) -> None:
+        self.go_to(self.cursor + pages * max(1, self.window.span))
+
+    def to_end(self, last: bool) -> None:
+        self.go_to(self.num_steps - 1 if last else 0)
+
+    def to_peak(self, report: "Report") -> None:
+        """The view's peak, else (no series yet) the whole report's."""
+        series, _ = self.series(report)
+        self.go_to(series.peak_step if series is not None else report.liveness.peak_step)
+
+    def zoom(self, direction: int) -> None:
+        """DIRECTION 1 shows half as many steps around the cursor, -1 twice as many."""
+        factor = 1 / ZOOM_FACTOR if direction > 0 else ZOOM_FACTOR
+        self.window = self.window.zoomed(self.num_steps, self.cursor, factor)
+
+    def fit(self) -> None:
+        self.window = Window.fit(self.num_steps)
+
+    def next_ipu(self) -> None:
+        self.ipu += 1  # wrapped in `series`, which knows how many IPUs there are
+
+    def next_tile(self, delta: int) -> None:
+        if self.tile is not None:
+            self.tile += delta  # wrapped in `series`
+
+    def mark(self) -> None:
+        """Mark the cursor's step, or clear the mark on it."""
+        self.marked = None if self.marked == self.cursor else self.cursor
+
+    # Facts the keys need ------------------------------------------------------------
+
+    @property
+    def has_steps(self) -> bool:
+        return self.num_steps > 0
+
+    @property
+    def ipu_view(self) -> bool:
+        return self.view == "ipu"
+
+    @property
+    def tile_view(self) -> bool:
+        return self.view == "tile"
+
+
+def _ipu_always_live(report: "Report", ipu: int) -> int | None:
+    memory = report.memory
+    if memory is None:
+        return None
+    return int(always_live_by_ipu(memory.always_live, memory.ipu, report.liveness.by_ipu.shape[1])[ipu])
+
+
+def tile_series(report: "Report", tile: int, cancelled: Callable[[], bool]) -> StepSeries | None:
+    """TILE's series: its column read in strides over the memory map (None once CANCELLED says so)."""
+    column = read_column(report.liveness.by_tile, tile, cancelled)
+    if column is None:
+        return None
+    memory = report.memory
+    always = int(memory.always_live[tile]) if memory is not None else None
+    ipu = f" on IPU {int(memory.ipu[tile])}" if memory is not None else ""
+    return StepSeries(f"tile {tile}{ipu}", column, always, report.target.bytes_per_tile)
+
+
+def steps_table(report: "Report") -> Table | None:
+    """Every step: its program, not-always-live, always-live and total bytes, and each IPU's share."""
+    live = report.liveness
+    if live is None or not len(live):
+        return None
+    always = live.always_live_bytes
+    columns = ["step", "program", "program_name", "not_always_live_bytes", "always_live_bytes", "total_bytes"]
+    ipus = 0 if live.by_ipu is None else live.by_ipu.shape[1]
+    columns += [f"ipu{ipu}_not_always_live_bytes" for ipu in range(ipus)]
+
+    names: dict[int, str | None] = {}  # program -> name: decoded once per program
+
+    def rows():
+        for start in range(0, len(live), EXPORT_CHUNK):
+            stop = min(start + EXPORT_CHUNK, len(live))
+            programs = np.asarray(live.program[start:stop]).tolist()
+            not_always = np.asarray(live.not_always_live[start:stop]).tolist()
+            by_ipu = np.asarray(live.by_ipu[start:stop]).tolist() if ipus else [[]] * (stop - start)
+            for step, program, bytes_, per_ipu in zip(range(start, stop), programs, not_always, by_ipu):
+                total = None if always is None else always + bytes_
+                if program not in names:
+                    names[program] = step_program_name(report, program)
+                yield [step, program, names[program], bytes_, always, total, *per_ipu]
+
+    return Table("liveness-steps", columns, rows())

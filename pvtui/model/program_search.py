@@ -1,13 +1,20 @@
-"""Searching program names, and stepping through the matches.
+"""Searching program names, stepping through the matches, and the table of the programs found.
 
 Pure helpers for the program tree: no decoding of every name, no textual.
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
+from pvtui.model import schema as s
 from pvtui.model.strings import StringTable
+from pvtui.model.tables import Table
+
+if TYPE_CHECKING:
+    from pvtui.model.report import Report
 
 
 class NameSearch:
@@ -87,3 +94,89 @@ def step_match(matches: np.ndarray, current: int, forward: bool, order: np.ndarr
         return int(matches[i % len(matches)])
     i = int(np.searchsorted(keys, at, side="left")) - 1
     return int(matches[i % len(matches)])
+
+
+class ProgramSearch:
+    """The Programs screen's search: the programs whose names contain what was asked, in the tree's
+    order, and the next or previous of them. Its index (the names lowered, each program's place in
+    the tree) is built on the first search of a report's programs."""
+
+    def __init__(self) -> None:
+        # program ids found, in the tree's order; none yet (without numpy: a screen makes one for its first frame)
+        self.matches: np.ndarray | tuple = ()
+        self._names: tuple[object, NameSearch] | None = None
+        self._order: tuple[object, np.ndarray] | None = None
+
+    def order(self, programs) -> np.ndarray:
+        """Each program's position in the tree (display_order), built once per table of PROGRAMS."""
+        if self._order is None or self._order[0] is not programs:
+            self._order = (programs, display_order(programs.child_offsets, programs.child_ids, programs.roots,
+                                                   programs.parent))
+        return self._order[1]
+
+    def find(self, programs, needle: str) -> np.ndarray:
+        """The programs whose names contain NEEDLE, in the tree's order (to become `matches`)."""
+        if self._names is None or self._names[0] is not programs:
+            self._names = (programs, NameSearch(programs.names))
+        return in_display_order(self._names[1].matches(needle), self.order(programs))
+
+    def step(self, current: int | None, forward: bool) -> int:
+        """The match after (FORWARD) or before program CURRENT, round the ends; -1 when none."""
+        order = self._order[1] if self._order is not None else None
+        return step_match(self.matches, -1 if current is None else current, forward, order)
+
+    def position(self, program: int) -> int | None:
+        """Where PROGRAM is among the matches, if it is one."""
+        found = np.flatnonzero(np.asarray(self.matches) == program)
+        return int(found[0]) if len(found) else None
+
+    def clear(self) -> None:
+        self.matches = ()
+
+
+def programs_table(programs, found: np.ndarray | None, needle: str = "") -> Table:
+    """Every program, or those FOUND by a search for NEEDLE: name, type, parent, compute set, code, children."""
+    ids = found.tolist() if found is not None else range(len(programs))
+    columns = ["program", "name", "type", "parent", "compute_set", "compute_set_name", "code_bytes", "children"]
+
+    def rows():
+        for program in ids:
+            compute_set = int(programs.compute_set[program])
+            parent = int(programs.parent[program])
+            yield [
+                program, programs.names[program], programs.type_name(program), None if parent < 0 else parent,
+                None if compute_set < 0 else compute_set,
+                None if compute_set < 0 else programs.compute_set_names[compute_set],
+                None if programs.code_bytes is None else int(programs.code_bytes[program]),
+                programs.num_children(program),
+            ]
+
+    return Table(f"programs-matching-{needle}" if needle else "programs", columns, rows())
+
+
+def programs_in_layer(report: "Report", layer: str) -> np.ndarray:
+    """Programs whose debug context, or a context above it, is of debug layer LAYER (those the tree can
+    name by that layer's operation, flame.name_in_layer), ascending. Pointer jumping over the contexts'
+    parents: O(contexts x log depth), not a walk per program."""
+    programs, debug = report.programs, report.debug
+    contexts = None if programs is None else programs.opt(s.PROGRAM_DEBUG_CONTEXT)
+    if contexts is None or debug is None or layer not in debug.layer_names or not len(debug):
+        return no_matches()
+    ids = np.asarray(debug.ids, dtype=np.int64)
+    has = np.asarray(debug.layer) == debug.layer_names.index(layer)
+    up = _rows_of(ids, np.asarray(debug.parent, dtype=np.int64))
+    up = np.where(up < 0, np.arange(len(ids)), up)  # a root points at itself
+    for _ in range(64):  # 2**64 levels; a cycle of parents (a damaged file) ends here too
+        has = has | has[up]
+        jumped = up[up]
+        if np.array_equal(jumped, up):
+            break
+        up = jumped
+    rows = _rows_of(ids, np.asarray(contexts, dtype=np.int64))
+    return np.flatnonzero((rows >= 0) & has[np.maximum(rows, 0)])
+
+
+def _rows_of(ids: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+    """The row of each context id of WANTED in the sorted IDS, -1 where it is not there."""
+    rows = np.minimum(np.searchsorted(ids, wanted), len(ids) - 1)
+    return np.where((wanted >= 0) & (ids[rows] == wanted), rows, -1)

@@ -139,7 +139,7 @@ def summary(report: Report) -> dict[str, Any]:
         else {
             "runs": execution.num_runs,
             "steps": execution.num_steps,
-            "total_cycles": execution.total_cycles,
+            "report_total_cycles": execution.total_cycles,
             "device_cycles": total_device_cycles(report),
         },
         "debug_contexts": len(report.debug) if report.debug is not None else None,
@@ -237,18 +237,25 @@ def programs_table(report: Report) -> dict[str, Any] | None:
     }
 
 
+def run_figures(execution, run: int) -> dict[str, int]:
+    """RUN's steps and IPU-steps (step-IPU pairs that ran), its run span (first step's start to last
+    step's end, over all IPUs) and its IPU-cycles (each IPU's cycles, summed)."""
+    lo, hi = execution.run_range(run)
+    starts = np.asarray(execution.cycles_from[lo:hi])
+    ran = starts >= 0
+    span = int(np.asarray(execution.cycles_to[lo:hi])[ran].max() - starts[ran].min()) if ran.any() else 0
+    cycles = np.asarray(execution.cycles[lo:hi], dtype=np.int64)
+    return {"steps": hi - lo, "ipu_steps": int(ran.sum()), "run_span_cycles": span,
+            "ipu_cycles": int(cycles[ran].sum())}
+
+
 def trace_table(report: Report) -> dict[str, Any] | None:
+    """The `pvtui trace --json` object: the report total, each run's figures, IPU-cycles by step type."""
     execution = report.execution
     if execution is None:
         return None
-    runs = []
-    for r, device in enumerate(device_cycles(report)):
-        lo, hi = execution.run_range(r)
-        starts = np.asarray(execution.cycles_from[lo:hi])
-        ends = np.asarray(execution.cycles_to[lo:hi])
-        ran = starts >= 0
-        span = int(ends[ran].max() - starts[ran].min()) if ran.any() else 0
-        runs.append({"name": execution.run_names[r], "steps": hi - lo, "cycles": span, "device_cycles": device})
+    runs = [{"name": execution.run_names[r], **run_figures(execution, r), "device_cycles": device}
+            for r, device in enumerate(device_cycles(report))]
     by_type: dict[str, int] = {}
     programs = report.programs
     if programs is not None:
@@ -265,9 +272,10 @@ def trace_table(report: Report) -> dict[str, Any] | None:
         "runs": runs,
         "steps": execution.num_steps,
         "ipus": execution.num_ipus,
-        "total_cycles": execution.total_cycles,
-        "total_seconds": seconds,
-        "cycles_by_type": by_type,
+        "report_total_cycles": execution.total_cycles,
+        "report_total_seconds": seconds,
+        "clock_hz": report.target.clock_hz,
+        "ipu_cycles_by_type": by_type,
         "bsp_steps": int(len(execution.bsp_steps)) if execution.bsp_steps is not None else 0,
     }
 
@@ -283,7 +291,9 @@ def live_difference(report: Report, a: int, b: int) -> tuple[list[tuple[int, int
 
 
 def liveness_step_diff(report: Report, a: int, b: int) -> dict[str, Any]:
-    """The `pvtui liveness --step A --vs B --json` object; raises ReportError for steps the report lacks."""
+    """The `pvtui liveness --step A --vs B --json` object: the variables that appeared (live at B, not at A),
+    those gone (live at A, not at B), and B's not-always-live bytes minus A's (change_bytes); raises
+    ReportError for steps the report lacks."""
     from pvtui.errors import ReportError
 
     live = report.liveness
@@ -302,5 +312,5 @@ def liveness_step_diff(report: Report, a: int, b: int) -> dict[str, Any]:
         "step": a, "vs": b,
         "step_name": step_program_name(report, int(live.program[a])),
         "vs_name": step_program_name(report, int(live.program[b])),
-        "added": listed(added), "removed": listed(removed), "bytes": change,
+        "appeared": listed(added), "gone": listed(removed), "change_bytes": change,
     }

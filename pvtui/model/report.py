@@ -278,6 +278,12 @@ class Execution(Part):
     bsp_cycles = cached_property(lambda self: self.opt(s.BSP_CYCLES))
 
     @property
+    def runs_known(self) -> bool:
+        """Whether the steps are split into the runs profiled (libpva's); profile.pop's known tables give
+        one run of every step, whose span holds the host's time between runs."""
+        return self.meta.get("execution", {}).get("runs", True)
+
+    @property
     def total_cycles(self) -> int | None:
         return self.meta.get("execution", {}).get("total_cycles")
 

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from pvtui.model.host_waits import remote_buffer_programs
+from pvtui.model.queries import run_figures
 from pvtui.model.report import Report
 from pvtui.model.step_types import phase_of
 
@@ -20,7 +21,8 @@ HOST, REMOTE = "host", "remote_buffer"
 
 
 def step_stats(report: Report) -> dict[str, Any] | None:
-    """The `pvtui trace --stats --json` object; None without an execution profile."""
+    """The `pvtui trace --stats --json` object; None without an execution profile. Each run has its
+    figures (queries.run_figures) and, per IPU, the steps and cycles of that IPU."""
     execution, programs = report.execution, report.programs
     if execution is None:
         return None
@@ -61,5 +63,5 @@ def step_stats(report: Report) -> dict[str, Any] | None:
                 table[label] = entry
             ipus.append({"ipu": ipu, "steps": int(ran.sum()), "cycles": int(total),
                          "types": dict(sorted(table.items(), key=lambda kv: -kv[1]["cycles"]))})
-        runs.append({"name": execution.run_names[run], "ipus": ipus})
+        runs.append({"name": execution.run_names[run], **run_figures(execution, run), "ipus": ipus})
     return {"runs": runs}

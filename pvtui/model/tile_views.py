@@ -3,19 +3,25 @@
 `TileMemory` gathers what a row of the heatmap needs from either the profile
 (categories, gaps, liveness) or archive.a (ELF code, data and bss per tile).
 `TileRows` groups the tiles of one IPU filter into rows of `zoom` tiles, each row
-standing for its largest tile.
+standing for its largest tile. `MemoryNavigator` is where the screen is (filter, zoom,
+tile, colour, the variable search), each key's change a method.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
 from pvtui.model import schema
 from pvtui.model.queries import tile_ipus
 from pvtui.model.report import Report
+from pvtui.model.tables import Table
+
+if TYPE_CHECKING:
+    from pvtui.model.lowered import Lowered
 
 ARCHIVE_CATEGORIES = ("code", "data", "bss")
 UNKNOWN_IPU = -1  # a tile's IPU where the report does not say it
@@ -232,3 +238,204 @@ def tile_vertices(report: Report, tile: int) -> list[TileVertex] | None:
         for t, b in vertices
     ]
     return sorted(rows, key=lambda v: -v.code_bytes)
+
+
+def tiles_table(memory: TileMemory, ipu_filter: int | None) -> Table:
+    """The tiles under IPU_FILTER: their totals with and without gaps (where the report has gaps),
+    always-live and not-always-live bytes where known, and each category."""
+    tiles = visible_tiles(memory.ipu, ipu_filter)
+    if memory.has_gaps:
+        columns = [memory.including_gaps, memory.excluding_gaps]
+        names = ["tile", "ipu", "bytes_including_gaps", "bytes_excluding_gaps"]
+    else:
+        columns, names = [memory.excluding_gaps], ["tile", "ipu", "bytes"]
+    if memory.always_live is not None and memory.not_always_live is not None:
+        columns += [memory.always_live, memory.not_always_live]
+        names += ["always_live_bytes", "not_always_live_bytes"]
+    by_category = memory.by_category
+    rows = ([int(tile), memory.ipu_of(tile), *(int(column[tile]) for column in columns),
+             *by_category[tile].tolist()] for tile in tiles)
+    scope = "" if ipu_filter is None else f"-ipu{ipu_filter}"
+    return Table(f"memory-tiles{scope}", names + list(memory.categories), rows)
+
+
+@dataclass(frozen=True, eq=False)
+class MapValues:
+    """What the map colours tiles by: a value per tile, the scale's top, the limit that marks over."""
+
+    name: str  # shown in the header: "total incl. gaps", "vertexCode", "variable x"
+    values: np.ndarray  # per tile
+    scale: float
+    limit: int | None  # only for the total: the bytes per tile
+
+
+CHOSEN = "chosen variable"  # colour by the variable found with / (no category name has a space)
+
+
+class VariableSearch:
+    """The variables whose names contain what is typed, largest first, and the one chosen of them."""
+
+    def __init__(self) -> None:
+        self.open = False  # the search bar is open
+        self.ready: Lowered | None = None  # the lowered variables whose names and totals are indexed
+        self.matches: np.ndarray | tuple = ()  # variable ids, largest first
+        self.variable: int | None = None  # the one chosen: it colours the map and the bars' swatches
+        self._bytes: tuple[int, np.ndarray] | None = None  # the chosen variable's bytes per tile
+
+    def find(self, lowered: Lowered | None, text: str) -> int | None:
+        """The variables containing TEXT; the largest of them, to be chosen."""
+        self.matches = lowered.find(text) if lowered is not None and text else ()
+        return int(self.matches[0]) if len(self.matches) else None
+
+    def only(self, variable: int) -> None:
+        """VARIABLE alone matches (picked from a table, not searched for)."""
+        self.matches = np.array([variable], np.int64)
+
+    @property
+    def index(self) -> int:
+        """Where the chosen variable is among the matches (0 when it is not one of them)."""
+        matches = list(self.matches)
+        return matches.index(self.variable) if self.variable in matches else 0
+
+    def stepped(self, step: int) -> int | None:
+        """The match STEP after the chosen one, round the end; None when nothing is chosen."""
+        if self.variable is None or not len(self.matches):
+            return None
+        return int(self.matches[(self.index + step) % len(self.matches)])
+
+    def bytes_by_tile(self, lowered: Lowered) -> np.ndarray:
+        """The chosen variable's bytes per tile (read once per variable)."""
+        assert self.variable is not None
+        if self._bytes is None or self._bytes[0] != self.variable:
+            self._bytes = (self.variable, lowered.bytes_by_tile(self.variable))
+        return self._bytes[1]
+
+    def forget(self) -> None:
+        """A new model: its variable ids are not the old ones'."""
+        self.matches, self.variable, self._bytes = (), None, None
+
+
+class MemoryNavigator:
+    """Where the Memory screen is: the tiles shown (an IPU's or all, with or without gaps), the bars'
+    tiles per row, the view shown, what the map colours by, the variable search and the detail tab
+    shown. Pure: each key's change is a method here, the screen draws the result.
+
+    The selected tile is the view's shown (its moves follow the view's geometry: rows, blocks).
+    """
+
+    def __init__(self) -> None:
+        self.memory: TileMemory | None = None
+        self.ipu_filter: int | None = None
+        self.gaps = True  # totals include gaps
+        self.zoom = 1  # tiles per row of the bars
+        self.map_shown = False  # the tile map shows, not the bars
+        self.colour_by = "total"  # on the map: "total", "always-live", "not-always-live", a category or CHOSEN
+        self.search = VariableSearch()
+        self.tab = "details"  # the detail pane's tab shown
+        self.tab_table = False  # it shows one of the tile's tables
+
+    def load(self, memory: TileMemory | None, tile: int | None) -> int:
+        """Show MEMORY (a reload's): the filter, gaps and colour kept where they still apply, the search's
+        variable forgotten. The tile to select: TILE where it still exists, else the first."""
+        self.memory = memory if memory is not None and memory.num_tiles else None
+        self.search.forget()
+        if self.memory is None:
+            return 0
+        if self.ipu_filter not in self.memory.ipus:
+            self.ipu_filter = None
+        self.gaps = self.gaps and self.memory.has_gaps
+        if self.colour_by not in self.colour_choices():
+            self.colour_by = "total"
+        return tile if tile is not None and tile < self.memory.num_tiles else 0
+
+    @property
+    def tiles(self) -> np.ndarray:
+        """The tiles shown under the IPU filter."""
+        assert self.memory is not None
+        return visible_tiles(self.memory.ipu, self.ipu_filter)
+
+    def worst(self) -> int | None:
+        """The fullest tile shown."""
+        assert self.memory is not None
+        return worst_tile(self.memory.including_gaps, self.tiles)
+
+    def next_ipu(self) -> None:
+        assert self.memory is not None
+        self.ipu_filter = next_ipu_filter(self.ipu_filter, self.memory.ipus)
+
+    def zoomed(self, direction: int, rows: int) -> None:
+        """DIRECTION 1 halves the tiles per row, -1 doubles them, up to a zoom that fits the tiles in ROWS."""
+        most = max_zoom(len(self.tiles), rows)
+        self.zoom = max(1, min(self.zoom // 2 if direction > 0 else self.zoom * 2, most))
+
+    def colour_choices(self) -> list[str]:
+        assert self.memory is not None
+        live = ["always-live", "not-always-live"] if self.memory.always_live is not None else []
+        chosen = [CHOSEN] if self.search.variable is not None else []
+        return ["total", *live, *self.memory.categories, *chosen]
+
+    def next_colour(self) -> None:
+        choices = self.colour_choices()
+        self.colour_by = choices[(choices.index(self.colour_by) + 1) % len(choices)]
+
+    def choose(self, variable: int | None) -> bool:
+        """Colour by VARIABLE's bytes per tile (None: by the totals again); False when it is chosen already."""
+        if variable == self.search.variable:
+            return False
+        self.search.variable = variable
+        if variable is not None:
+            self.colour_by = CHOSEN
+        elif self.colour_by == CHOSEN:
+            self.colour_by = "total"
+        return True
+
+    def map_values(self, lowered: Lowered | None, chosen_name: Callable[[np.ndarray], str]) -> MapValues:
+        """What the map colours by now; CHOSEN_NAME names the chosen variable from its bytes per tile."""
+        memory, gaps = self.memory, self.gaps
+        assert memory is not None
+        if self.colour_by == "total":
+            name = "total" if not memory.has_gaps else "total incl. gaps" if gaps else "total excl. gaps"
+            totals = memory.totals(gaps)
+            return MapValues(name, totals, memory.limit or float(totals.max(initial=1)), memory.limit)
+        if self.colour_by == CHOSEN:
+            assert lowered is not None
+            values = self.search.bytes_by_tile(lowered)
+            return MapValues(chosen_name(values), values, float(values.max(initial=1)), None)
+        if self.colour_by in ("always-live", "not-always-live"):
+            values = memory.always_live if self.colour_by == "always-live" else memory.not_always_live
+        else:
+            values = memory.by_category[:, memory.categories.index(self.colour_by)]
+        return MapValues(self.colour_by, values, float(values.max(initial=1)), None)
+
+    # Facts the keys need ------------------------------------------------------------
+
+    @property
+    def has_tiles(self) -> bool:
+        return self.memory is not None
+
+    @property
+    def has_ipus(self) -> bool:
+        """The report says which IPU each tile is on (the IPU filter)."""
+        return self.memory is not None and bool(self.memory.ipus)
+
+    @property
+    def has_gaps(self) -> bool:
+        return self.memory is not None and self.memory.has_gaps
+
+    @property
+    def bars_shown(self) -> bool:
+        return not self.map_shown
+
+    @property
+    def searching(self) -> bool:
+        return self.search.open
+
+    @property
+    def searched(self) -> bool:
+        """The search is open, or has a variable chosen (Escape closes it)."""
+        return self.search.open or self.search.variable is not None
+
+    @property
+    def variables_listed(self) -> bool:
+        """The Variables tab shows its table (Enter picks one)."""
+        return self.tab == "variables" and self.tab_table

@@ -1,4 +1,5 @@
-"""The arithmetic behind the execution trace: lanes, columns, windows, BSP phases.
+"""The arithmetic behind the execution trace: lanes, columns, windows, BSP phases, and the
+Trace screen's navigator (the run, window and cursor each key moves).
 
 Pure numpy over the execution columns; the trace and BSP widgets only draw what
 these functions return. A window is a half-open cycle range [lo, hi).
@@ -7,10 +8,14 @@ these functions return. A window is a half-open cycle range [lo, hi).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from pvtui.model.step_types import PHASES, phase_index
+
+if TYPE_CHECKING:
+    from pvtui.model.flame import FlameRow
 
 OTHER = PHASES.index("other")
 SYNC = PHASES.index("sync")
@@ -285,3 +290,255 @@ def around(start: int, end: int, bounds: tuple[int, int], margin: float = 0.25) 
     """A window showing [start, end) with MARGIN of its length on either side."""
     pad = (end - start) * margin
     return clamp_window(start - pad, end + pad, bounds)
+
+
+def common_program(programs, first: int, last: int) -> int:
+    """The deepest program on both FIRST's and LAST's paths from the root (FIRST when they share none)."""
+    if first == last:
+        return first
+    a, b = programs.path_to(first), programs.path_to(last)
+    shared = [x for x, y in zip(a, b) if x == y]
+    return shared[-1] if shared else first
+
+
+def step_place(execution, step: int) -> tuple[int, int, tuple[int, int] | None]:
+    """Where execution STEP is shown: its run, the first IPU it ran on, and a window of the step
+    with ten times its length either side (None where it ran on no IPU)."""
+    offsets = np.asarray(execution.run_step_offsets)
+    run = int(np.searchsorted(offsets, step, side="right")) - 1
+    ran = np.flatnonzero(np.asarray(execution.cycles_from[step]) >= 0)
+    if not len(ran):
+        return run, 0, None
+    ipu = int(ran[0])
+    start, end = int(execution.cycles_from[step, ipu]), int(execution.cycles_to[step, ipu])
+    pad = 10 * max(end - start, 1)
+    return run, ipu, (start - pad, end + pad)
+
+
+@dataclass(frozen=True)
+class FlameCursor:
+    """Where the cursor is in the flame view: DEPTH -1 is the IPU's lane (a step), else a block."""
+
+    depth: int = -1
+    block: int = -1
+
+
+class TraceNavigator:
+    """Where the Trace screen is: the run shown and its lanes, the cycle window, and the cursor,
+    a step on one IPU's lane or, in the flame view, a block of one of its depth rows.
+
+    Each key's move is a method here (pure, no Textual); the screen draws what it then says.
+    `flame` holds the run's depth rows while the flame view shows them, else None.
+    """
+
+    def __init__(self) -> None:
+        self.traced = False  # the report has an execution profile
+        self.run = 0
+        self.lanes: tuple[Lane, ...] = ()
+        self.bounds = (0, MIN_SPAN)
+        self.window = (0, MIN_SPAN)
+        self.cursor_ipu = 0
+        self.cursor_pos = -1
+        self.flame: tuple[list[FlameRow], ...] | None = None  # per IPU, a FlameRow per depth
+        self.flame_cursor = FlameCursor()
+        self.generation = 0  # counts the lanes shown, so that drawings of older ones are never reused
+        self.operation: tuple[str, list[int]] | None = None  # name and execution steps of the operation followed
+        self.operation_at = -1  # which of its steps is shown
+
+    # What is selected --------------------------------------------------------------
+
+    @property
+    def current_lane(self) -> Lane | None:
+        return self.lanes[self.cursor_ipu] if self.cursor_ipu < len(self.lanes) else None
+
+    @property
+    def selected_step(self) -> int:
+        """The absolute index of the selected step, or -1."""
+        lane = self.current_lane
+        return int(lane.steps[self.cursor_pos]) if lane is not None and self.cursor_pos >= 0 else -1
+
+    @property
+    def flame_block(self) -> tuple[FlameRow, int] | None:
+        """The flame row and block under the cursor, when it is on a block."""
+        flame, cursor = self.flame, self.flame_cursor
+        if flame is None or cursor.depth < 0 or cursor.block < 0 or self.cursor_ipu >= len(flame):
+            return None
+        return flame[self.cursor_ipu][cursor.depth], cursor.block
+
+    def cursor_range(self) -> tuple[int, int] | None:
+        """The cycles of the block or step under the cursor."""
+        block = self.flame_block
+        if block is not None:
+            row, b = block
+            return int(row.lane.starts[b]), int(row.lane.ends[b])
+        lane = self.current_lane
+        if lane is None or self.cursor_pos < 0:
+            return None
+        return int(lane.starts[self.cursor_pos]), int(lane.ends[self.cursor_pos])
+
+    def selected_program(self, execution, programs) -> int:
+        """The program of the block under the cursor (its steps' deepest common one), else of the step; -1."""
+        if programs is None:
+            return -1
+        block, lane = self.flame_block, self.current_lane
+        if block is not None and lane is not None:
+            row, b = block
+            first = int(execution.program[int(lane.steps[int(row.first[b])])])
+            last = int(execution.program[int(lane.steps[int(row.stop[b]) - 1])])
+            return common_program(programs, first, last)
+        step = self.selected_step
+        return int(execution.program[step]) if step >= 0 else -1
+
+    # Facts the keys need ------------------------------------------------------------
+
+    @property
+    def has_flame(self) -> bool:
+        """The flame view shows its rows."""
+        return self.flame is not None
+
+    @property
+    def following(self) -> bool:
+        """An operation's steps are followed (Operations' T)."""
+        return self.operation is not None
+
+    # Moves -----------------------------------------------------------------------------
+
+    def show_run(self, run: int, lanes: tuple[Lane, ...], keep_step: int | None = None,
+                 keep_window: tuple[int, int] | None = None) -> None:
+        """Show RUN's LANES: over KEEP_WINDOW (else the whole run), on KEEP_STEP where it ran on the
+        cursor's IPU (else the step at the window's middle or start)."""
+        self.run, self.lanes = run, lanes
+        self.generation += 1
+        self.bounds = run_span(list(lanes))
+        self.window = clamp_window(*keep_window, self.bounds) if keep_window else self.bounds
+        self.cursor_ipu = min(self.cursor_ipu, max(len(lanes) - 1, 0))
+        self.flame, self.flame_cursor = None, FlameCursor()
+        lane = self.current_lane
+        if lane is None:
+            self.cursor_pos = -1
+        elif keep_step is not None and (pos := position_of_step(lane, keep_step)) >= 0:
+            self.cursor_pos = pos
+        else:
+            self.cursor_pos = position_at(lane, sum(self.window) / 2 if keep_window else self.bounds[0])
+
+    def _anchor(self) -> float:
+        """The cycle zooms and moves between lanes keep in place: the cursor's middle, else the window's."""
+        span = self.cursor_range()
+        return (span[0] + span[1]) / 2 if span else sum(self.window) / 2
+
+    def _show_cursor(self) -> None:
+        span = self.cursor_range()
+        if span is not None:
+            self.window = show_range(self.window, *span, self.bounds)
+
+    def step(self, delta: int) -> bool:
+        """The block or step DELTA along the lane; False where the lane has none."""
+        lane = self.current_lane
+        if lane is None or not len(lane):
+            return False
+        block = self.flame_block
+        if block is not None:
+            row, at = block
+            at = min(max(at + delta, 0), len(row) - 1)
+            self.flame_cursor = FlameCursor(self.flame_cursor.depth, at)
+            self.cursor_pos = int(row.first[at])
+        else:
+            self.cursor_pos = min(max(self.cursor_pos + delta, 0), len(lane) - 1)
+        self._show_cursor()
+        return True
+
+    def move_row(self, delta: int, rows: list[tuple[int, int]]) -> bool:
+        """The lane DELTA away, or in the flame view the row DELTA away of ROWS, the (IPU, depth) of
+        each row drawn; the cursor keeps its place in cycles. False where there are no lanes."""
+        if not self.lanes:
+            return False
+        anchor = self._anchor()
+        if self.flame is None:
+            self.cursor_ipu = min(max(self.cursor_ipu + delta, 0), len(self.lanes) - 1)
+            self.cursor_pos = position_at(self.lanes[self.cursor_ipu], anchor)
+        else:
+            at = rows.index((self.cursor_ipu, self.flame_cursor.depth))
+            self._to_flame_row(*rows[min(max(at + delta, 0), len(rows) - 1)], anchor)
+        self._show_cursor()
+        return True
+
+    def _to_flame_row(self, ipu: int, depth: int, anchor: float) -> None:
+        """To IPU's depth row DEPTH (-1: its lane), on the block at the cursor's step, else nearest ANCHOR."""
+        assert self.flame is not None
+        if ipu != self.cursor_ipu:
+            self.cursor_ipu = ipu
+            self.cursor_pos = position_at(self.lanes[ipu], anchor)
+        block = -1
+        if depth >= 0:
+            row = self.flame[ipu][depth]
+            block = row.block_at(self.cursor_pos) if self.cursor_pos >= 0 else -1
+            if block < 0 and len(row):
+                block = position_at(row.lane, anchor)
+            if block >= 0:
+                self.cursor_pos = int(row.first[block])
+        self.flame_cursor = FlameCursor(depth, block)
+
+    def zoom(self, direction: int, step: float = 0.5) -> None:
+        """DIRECTION 1 narrows the window to STEP of its width around the cursor, -1 widens it as much."""
+        self.window = zoom(self.window, self._anchor(), step if direction > 0 else 1 / step, self.bounds)
+
+    def pan(self, fraction: float) -> None:
+        self.window = pan(self.window, fraction, self.bounds)
+
+    def page(self, pages: int) -> None:
+        """A window's width PAGES times along."""
+        self.pan(float(pages))
+
+    def to_end(self, last: bool) -> None:
+        """The lane's first (or LAST) step, and the window at the run's start (or end)."""
+        lane = self.current_lane
+        if lane is not None and len(lane):
+            self.cursor_pos = len(lane) - 1 if last else 0
+        span = self.window[1] - self.window[0]
+        start = self.bounds[1] - span if last else self.bounds[0]
+        self.window = clamp_window(start, start + span, self.bounds)
+
+    def fit(self) -> None:
+        self.window = self.bounds
+
+    def next_of(self, steps: np.ndarray) -> bool:
+        """The lane's next step that is one of the sorted STEPS, the window fitted to it; False if none."""
+        lane = self.current_lane
+        pos = next_position_in(lane, self.cursor_pos, steps) if lane is not None else -1
+        if pos < 0:
+            return False
+        self.cursor_pos = pos
+        self.window = around(int(lane.starts[pos]), int(lane.ends[pos]), self.bounds)
+        return True
+
+    def costliest(self) -> bool:
+        """In the flame view, the block whose name costs most cycles at the cursor's depth (its largest
+        block), the window fitted to it; False where the depth row is empty."""
+        if self.flame is None:
+            return False
+        depth = max(self.flame_cursor.depth, 0)
+        row = self.flame[self.cursor_ipu][depth]
+        if not len(row):
+            return False
+        cycles = np.asarray(row.cycles)
+        _, inverse = np.unique(np.asarray(row.node), return_inverse=True)
+        costliest = int(np.argmax(np.bincount(inverse, weights=cycles)))
+        mine = np.flatnonzero(inverse == costliest)
+        block = int(mine[np.argmax(cycles[mine])])
+        self.flame_cursor = FlameCursor(depth, block)
+        self.cursor_pos = int(row.first[block])
+        self.window = around(int(row.lane.starts[block]), int(row.lane.ends[block]), self.bounds)
+        return True
+
+    def follow(self, name: str, steps: list[int]) -> None:
+        """Follow operation NAME's execution STEPS (from the first, unless it is followed already)."""
+        if self.operation != (name, steps):
+            self.operation, self.operation_at = (name, steps), -1
+
+    def next_operation_step(self) -> int | None:
+        """The next execution step of the operation followed, or None."""
+        _, steps = self.operation or ("", [])
+        if not steps:
+            return None
+        self.operation_at = (self.operation_at + 1) % len(steps)
+        return steps[self.operation_at]

@@ -12,7 +12,7 @@ from pvtui.model.layer_views import Kept, LayerOutline, cycles_note, source_note
 from pvtui.model.layers import LayerFigures, LayerTree, linked_operations
 from pvtui.model.report import Report
 from pvtui.render.columns import TOTAL, TableRows, total_label
-from pvtui.units import count_of, format_bytes, format_cycles, format_share
+from pvtui.units import MINUS, count_of, format_bytes, format_cycles, format_share
 
 INDENT = 2  # cells per level of nesting
 SORT_WORDS = {"cycles": "IPU-cycles", "memory": "memory"}
@@ -26,18 +26,18 @@ def flattened(groups: list[dict[str, Any]], level: int = 0) -> Iterator[tuple[in
         yield from flattened(group.get("groups", []), level + 1)
 
 
-def figure_cells(group: dict[str, Any], ipus: int | None) -> list[str]:
+def figure_cells(group: dict[str, Any], ipus: int | None, fmt: Callable[[int], str] = format_bytes) -> list[str]:
     """A group's figures as shown: cycles, share, then each IPU's cycles, memory and operations."""
     by_ipu = group["cycles_by_ipu"] or [None] * (ipus or 0)
     return [format_cycles(group["cycles"]), format_share(group["share"]), *map(format_cycles, by_ipu),
-            format_bytes(group["memory"]), f"{group['operations']:,}"]
+            fmt(group["memory"]), f"{group['operations']:,}"]
 
 
 def headings(ipus: int | None) -> list[str]:
     return ["IPU-cycles", "share", *(f"IPU {i}" for i in range(ipus or 0)), "memory", "ops"]
 
 
-def render_layers(data: dict[str, Any]) -> None:
+def render_layers(data: dict[str, Any], fmt: Callable[[int], str] = format_bytes) -> None:
     from rich.console import Console
     from rich.table import Table
 
@@ -49,7 +49,7 @@ def render_layers(data: dict[str, Any]) -> None:
         return
     ipus = data["ipus"]
     names = [" " * (INDENT * level) + group["name" if level else "path"] for level, group in rows]
-    cells = [figure_cells(group, ipus) for _, group in rows]
+    cells = [figure_cells(group, ipus, fmt) for _, group in rows]
     columns = headings(ipus)
     widths = [max(len(c), *(len(row[i]) for row in cells)) for i, c in enumerate(columns)]
     per_ipu = range(2, 2 + (ipus or 0))
@@ -59,7 +59,7 @@ def render_layers(data: dict[str, Any]) -> None:
         cells = [[c for i, c in enumerate(row) if i not in per_ipu] for row in cells]
     table = Table(title=title, title_justify="left", show_footer=bool(data["filter"]))
     kept = data.get("kept")
-    footer = [f"total of the {kept['nodes']:,} kept", *_kept_cells(kept, ipus, len(columns))] if kept else []
+    footer = [f"total of the {kept['nodes']:,} kept", *_kept_cells(kept, ipus, len(columns), fmt)] if kept else []
     table.add_column("model layer", footer[0] if footer else "", overflow="fold")
     for i, column in enumerate(columns):
         table.add_column(column, footer[i + 1] if footer else "", justify="right", no_wrap=True)
@@ -73,9 +73,9 @@ def render_layers(data: dict[str, Any]) -> None:
         console.print(note, style="dim", highlight=False)
 
 
-def _kept_cells(kept: dict[str, Any], ipus: int | None, columns: int) -> list[str]:
+def _kept_cells(kept: dict[str, Any], ipus: int | None, columns: int, fmt: Callable[[int], str]) -> list[str]:
     """The footer's figures: the total of what the filter keeps, in the columns shown."""
-    cells = figure_cells(kept, ipus)
+    cells = figure_cells(kept, ipus, fmt)
     return cells if len(cells) == columns else [*cells[:2], *cells[-2:]]
 
 
@@ -203,7 +203,7 @@ CHANGES_STATEMENT = ("Top-level model layers matched by name: IPU-cycles over ev
                      " (code and variables); host waits last, never ranked.")
 
 
-def change_cells(row: dict[str, Any], units: str = "binary") -> list[tuple[str, int | None]]:
+def change_cells(row: dict[str, Any], units: str = "binary", minus: str = MINUS) -> list[tuple[str, int | None]]:
     """A model layer's row of a comparison (LayerChange.as_dict) as CHANGE_HEADINGS: each cell's text, and
     for the differences their value (to colour growth and shrinkage), else None."""
     cells: list[tuple[str, int | None]] = [(row["name"], None)]
@@ -211,5 +211,5 @@ def change_cells(row: dict[str, Any], units: str = "binary") -> list[tuple[str, 
         for side in (row["a"], row["b"]):
             cells.append(("absent" if side is None else format_value(side[figure], unit, units), None))
         delta = row[f"{figure}_delta"]
-        cells.append((format_delta(delta, unit, units), delta))
+        cells.append((format_delta(delta, unit, units, minus), delta))
     return cells

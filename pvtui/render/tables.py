@@ -9,9 +9,11 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from pvtui.model.facts import device_time, fact_rows, file_entries
+from pvtui.model.facts import clock_time, device_time, fact_rows, file_entries, report_total
+from pvtui.render.figures import run_figures_line
+from pvtui.render.step_change import changed_variables, step_change_line
 
-from pvtui.units import format_bytes, format_cycles
+from pvtui.units import Fmt, format_bytes, format_cycles
 
 
 def _console() -> Console:
@@ -53,19 +55,15 @@ def files_row(states: dict[str, str], readers: dict[str, str] | None = None) -> 
                    padding=(0, 3))
 
 
-def render_summary(data: dict[str, Any]) -> None:
+def render_summary(data: dict[str, Any], fmt: Fmt = format_bytes) -> None:
     console = _console()
     console.print(f"[b]Report {data['name']}[/b]", highlight=False)
-    for title, rows in fact_rows(data, format_bytes):
+    for title, rows in fact_rows(data, fmt):
         console.print(facts_table(title, rows))
     console.print(facts_table("Files", [("Present", files_row(data["file_states"], data["readers"]))]))
 
 
-def _maybe_bytes(value: int | None) -> str | None:
-    return None if value is None else format_bytes(value)
-
-
-def render_memory(data: dict[str, Any]) -> None:
+def render_memory(data: dict[str, Any], fmt: Fmt = format_bytes) -> None:
     console = _console()
     limit = data["bytes_per_tile"]
     table = Table(title=f"Tiles, largest first ({data['source']})", title_justify="left")
@@ -75,12 +73,15 @@ def render_memory(data: dict[str, Any]) -> None:
         share = f"{100 * row['bytes'] / limit:.0f}%" if limit else "—"
         style = "red" if limit and row["bytes"] > limit else None
         ipu = "unknown" if row["ipu"] is None else str(row["ipu"])
-        table.add_row(str(row["tile"]), ipu, format_bytes(row["bytes"]), share, style=style)
+        table.add_row(str(row["tile"]), ipu, fmt(row["bytes"]), share, style=style)
     console.print(table)
-    console.print(ranked_table("By category (all tiles)", ("category", "bytes"), data["categories"], format_bytes))
+    console.print(ranked_table("By category (all tiles)", ("category", "bytes"), data["categories"], fmt))
 
 
-def render_liveness(data: dict[str, Any]) -> None:
+def render_liveness(data: dict[str, Any], fmt: Fmt = format_bytes) -> None:
+    def _maybe_bytes(value: int | None) -> str | None:
+        return None if value is None else fmt(value)
+
     console = _console()
     console.print(facts_table("Liveness", [
         ("Program steps", data["steps"]),
@@ -94,49 +95,54 @@ def render_liveness(data: dict[str, Any]) -> None:
     table.add_column("variable")
     table.add_column("bytes", justify="right")
     for var in data["peak_variables"]:
-        table.add_row(var["name"], format_bytes(var["bytes"]))
+        table.add_row(var["name"], fmt(var["bytes"]))
     console.print(table)
 
 
-def render_programs(data: dict[str, Any]) -> None:
+def render_programs(data: dict[str, Any], fmt: Fmt = format_bytes) -> None:
     console = _console()
     console.print(facts_table("Programs", [
         ("Programs", data["count"]),
         ("Compute sets", data["compute_sets"]),
         ("Top-level programs", len(data["roots"])),
-        ("Code (leaf programs)", format_bytes(data["code_bytes"])),
+        ("Code (leaf programs)", fmt(data["code_bytes"])),
     ]))
     console.print(ranked_table("By type", ("type", "programs"), data["by_type"], "{:,}".format))
 
 
 def render_trace(data: dict[str, Any]) -> None:
     console = _console()
-    seconds = data["total_seconds"]
     spans = [run["device_cycles"] for run in data["runs"] if run["device_cycles"] is not None]
     console.print(facts_table("Execution", [
         ("Runs", len(data["runs"])),
         ("Steps", f"{data['steps']:,}"),
         ("IPUs", data["ipus"]),
-        ("Total cycles", format_cycles(data["total_cycles"])),
-        ("Time at the clock", None if seconds is None else f"{seconds * 1e3:.3f} ms"),
+        ("Report total", report_total(data["report_total_cycles"])),
+        ("Time at the clock", clock_time(data["report_total_cycles"], data["clock_hz"])),
         ("Device time", device_time(sum(spans) if spans else None, len(data["runs"]))),
         ("Steps with per-tile cycles", data["bsp_steps"]),
     ]))
     runs = Table(title="Runs", title_justify="left")
-    for name in ("run", "steps", "cycles", "device time"):
+    for name in ("run", "steps", "IPU-steps", "run span", "device time", "IPU-cycles"):
         runs.add_column(name, justify="right" if name != "run" else "left")
     for run in data["runs"]:
-        runs.add_row(run["name"], f"{run['steps']:,}", format_cycles(run["cycles"]), format_cycles(run["device_cycles"]))
+        runs.add_row(run["name"], f"{run['steps']:,}", f"{run['ipu_steps']:,}", format_cycles(run["run_span_cycles"]),
+                     format_cycles(run["device_cycles"]), format_cycles(run["ipu_cycles"]))
     console.print(runs)
-    console.print(
-        ranked_table("Cycles by step type (all IPUs)", ("type", "cycles"), data["cycles_by_type"], format_cycles)
-    )
+    console.print(Text(RUNS_NOTE, style="dim"))
+    console.print(ranked_table("IPU-cycles by step type", ("type", "IPU-cycles"), data["ipu_cycles_by_type"],
+                               format_cycles))
+
+
+RUNS_NOTE = "run span: first step start to last step end · IPU-: summed over IPUs · see `pvtui trace --help`"
 
 
 def render_step_stats(data: dict[str, Any]) -> None:
-    """Per run and IPU: each step type's steps, cycles and share; stream copies split host / remote buffer."""
+    """Per run, its figures; per run and IPU: each step type's steps, cycles and share; stream copies
+    split host / remote buffer."""
     console = _console()
     for run in data["runs"]:
+        console.print(f"[b]Run {run['name']}[/b]: {run_figures_line(run)}", highlight=False)
         for ipu in run["ipus"]:
             table = Table(title=f"Run {run['name']}, IPU {ipu['ipu']}", title_justify="left", show_footer=True)
             totals = ("all", f"{ipu['steps']:,}", format_cycles(ipu["cycles"]), "100%")
@@ -151,19 +157,19 @@ def render_step_stats(data: dict[str, Any]) -> None:
             console.print(table)
 
 
-def render_liveness_diff(data: dict[str, Any]) -> None:
-    """The variables live at step B and not at A, those at A and not at B, and the change in bytes."""
+def render_liveness_diff(data: dict[str, Any], fmt: Fmt = format_bytes) -> None:
+    """From step A to step B: the change in not-always-live bytes, the variables that appeared (live at B,
+    not at A) and those gone (live at A, not at B)."""
     console = _console()
-    a, b = data["step"], data["vs"]
-    console.print(f"[b]Step {b:,} against step {a:,}[/b]: not-always-live "
-                  f"{'+' if data['bytes'] >= 0 else '−'}{format_bytes(abs(data['bytes']))}", highlight=False)
-    for key, title in (("added", "Appeared"), ("removed", "Went away")):
-        if not data[key]:
-            console.print(f"{title}: none", highlight=False)  # not a table of headings alone
-            continue
-        table = Table(title=f"{title}: {len(data[key]):,}", title_justify="left")
-        table.add_column("variable")
-        table.add_column("bytes", justify="right")
-        for var in data[key]:
-            table.add_row(var["name"], format_bytes(var["bytes"]))
-        console.print(table)
+    appeared = [(var["name"], var["bytes"]) for var in data["appeared"]]
+    gone = [(var["name"], var["bytes"]) for var in data["gone"]]
+    console.print(Text(step_change_line(data["step"], data["vs"], data["change_bytes"], len(appeared), len(gone), fmt),
+                       style="bold"))
+    for title, rows in (("Appeared", changed_variables(appeared, [], fmt)), ("Gone", changed_variables([], gone, fmt))):
+        if rows:  # the line above says none
+            table = Table(title=f"{title}: {len(rows):,}", title_justify="left")
+            table.add_column("variable")
+            table.add_column("bytes", justify="right")
+            for amount, name in rows:
+                table.add_row(name, amount)
+            console.print(table)

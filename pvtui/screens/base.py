@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -16,6 +17,7 @@ from textual.widgets import Input, Static
 from pvtui.textual_private import styled_as_now
 from pvtui.units import format_bytes
 from pvtui.widgets.key_bar import KeyBar
+from pvtui.widgets.look import look_of
 
 if TYPE_CHECKING:
     from pvtui.app import PvtuiApp
@@ -91,6 +93,20 @@ class TitleBar(Widget):
                 await self.run_action(f"app.show({name.lower()!r})")
 
 
+def beside_or_under(screen: str, body: str, main: str, details: str, under: int) -> str:
+    """CSS: in BODY, the DETAILS pane beside the MAIN view (two fifths of the width, a rule on its left);
+    on a narrow SCREEN under it, UNDER rows high, or three tenths of a short one. Selectors all."""
+    return f"""
+    {screen} {body} {{ height: 1fr; }}
+    {screen} {main} {{ width: 3fr; height: 1fr; }}
+    {screen} {details} {{ width: 2fr; height: 1fr; border-left: vkey $panel; padding: 0 1; }}
+    {screen}.narrow {body} {{ layout: vertical; }}
+    {screen}.narrow {main} {{ width: 1fr; }}
+    {screen}.narrow {details} {{ width: 1fr; height: {under}; border-left: none; border-top: hkey $panel; }}
+    {screen}.short.narrow {details} {{ height: 30vh; }}
+    """
+
+
 class Unavailable(Static):
     """A plain statement of what the report does not hold, where a view would be."""
 
@@ -103,14 +119,54 @@ class Unavailable(Static):
     """
 
 
+@dataclass(frozen=True)
+class Needs:
+    """What a key needs to apply: facts without which it is hidden, then facts without which it is
+    shown dimmed. A fact is the name of a boolean attribute of the screen's `key_facts()`."""
+
+    shown: tuple[str, ...] = ()
+    usable: tuple[str, ...] = ()
+
+    def __add__(self, other: "Needs") -> "Needs":
+        return Needs(self.shown + other.shown, self.usable + other.usable)
+
+    def state(self, facts: object) -> bool | None:
+        """True where every fact holds, None (dimmed) where one of `usable` does not, False (hidden)
+        where one of `shown` does not."""
+        if not all(getattr(facts, fact) for fact in self.shown):
+            return False
+        return True if all(getattr(facts, fact) for fact in self.usable) else None
+
+
+_NO_PARAMETER = object()
+
+
+def _move(move: str) -> Callable[..., None]:
+    """The action of a key that makes the navigator's MOVE, with the key's parameter if it has one,
+    then redraws the screen."""
+
+    def action(screen: Any, parameter: object = _NO_PARAMETER) -> None:
+        parameters = () if parameter is _NO_PARAMETER else (parameter,)
+        getattr(screen.nav, move)(*parameters)
+        screen.redraw()
+
+    action.__doc__ = f"The navigator's `{move}`, then a redraw."
+    return action
+
+
 class ReportScreen(Screen):
     """A screen over the app's one shared report.
 
     A screen shown before the report is open paints its frame (tabs and keys) with a
     line saying so; the body is composed once the report arrives. Subclasses compose
-    their body in `compose_body`, fill it from the model in `show_report`, say which of
-    their keys apply in `key_state`, and refresh in `report_changed`, which runs after a
-    reload swaps a new model in; they keep their selection across it where it still exists.
+    their body in `compose_body`, fill it from the model in `show_report`, say what each of
+    their keys needs in `KEYS` (action -> Needs) and `EVERY_KEY`, and refresh in
+    `report_changed`, which runs after a reload swaps a new model in; they keep their selection
+    across it where it still exists.
+
+    A screen with a NAVIGATOR (a pure class of model/…_views.py) keeps its state in `nav`, an
+    instance of it; the facts its keys need are the navigator's, and the keys in MOVES (action ->
+    the navigator's method) only move it, then `redraw` the screen.
     """
 
     SCREEN_NAME: ClassVar[str] = ""
@@ -124,11 +180,23 @@ class ReportScreen(Screen):
     # widgets whose look depends on the focus restyle and repaint themselves.
     focused: Reactive[Widget | None] = Reactive(None, repaint=False)
     opening = True  # until the body shows the report
+    # What the screen's keys need: every one of them, and each action ("name" or, for one binding of
+    # several, "name(parameters)" as the binding writes it).
+    EVERY_KEY: ClassVar[Needs] = Needs()
+    KEYS: ClassVar[Mapping[str, Needs]] = {}
+    NAVIGATOR: ClassVar[type | None] = None
+    MOVES: ClassVar[Mapping[str, str]] = {}
     _has_body = False  # composed, or being composed, over the report
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        for action, move in cls.__dict__.get("MOVES", {}).items():
+            setattr(cls, f"action_{action}", _move(move))
 
     def __init__(self) -> None:
         super().__init__()
         styled_as_now(self, self.app)
+        self.nav = self.NAVIGATOR() if self.NAVIGATOR is not None else None
 
     @property
     def pv_app(self) -> "PvtuiApp":
@@ -195,7 +263,15 @@ class ReportScreen(Screen):
 
     def key_state(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Whether the screen's key for ACTION applies now: True runs it, None dims it, False hides it."""
-        return True
+        needs = self.KEYS.get(f"{action}({', '.join(map(repr, parameters))})") if parameters else None
+        return (self.EVERY_KEY + (needs or self.KEYS.get(action, Needs()))).state(self.key_facts())
+
+    def key_facts(self) -> object:
+        """What the facts of `KEYS` are attributes of: the screen's navigator, else the screen."""
+        return self if self.nav is None else self.nav
+
+    def redraw(self) -> None:
+        """Draw what the navigator says, after a move."""
 
     def start_typing(self, field: Input) -> None:
         """Give FIELD the focus now, not on the next message as focus() does: the keys that came
@@ -218,6 +294,11 @@ class ReportScreen(Screen):
     def bytes(self, value: int | None) -> str:
         """VALUE in the units the user chose (u cycles binary, SI and bytes)."""
         return format_bytes(value, self.pv_app.units)
+
+    @property
+    def minus(self) -> str:
+        """The sign of a negative change: U+2212, ASCII where the look is (a basic console)."""
+        return look_of(self.app).glyphs.minus
 
     def units_changed(self) -> None:
         """Called when the user switches units; redraw what shows bytes."""

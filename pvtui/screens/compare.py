@@ -28,7 +28,7 @@ from pvtui.model.compare import (
 )
 from pvtui.model.layer_compare import LayerChange, layer_table
 from pvtui.render.layers import CHANGE_HEADINGS, CHANGES_STATEMENT, change_cells
-from pvtui.screens.base import ReportScreen, Unavailable
+from pvtui.screens.base import Needs, ReportScreen, Unavailable
 from pvtui.units import count_of
 from pvtui.widgets.compare_chart import CompareChart
 from pvtui.widgets.diff_heatmap import DiffHeatmap
@@ -92,6 +92,7 @@ class CompareScreen(ReportScreen):
         Binding("a", "peak('a')", "A's peak", id="compare.peak_a"),
         Binding("b", "peak('b')", "B's peak", id="compare.peak_b"),
     ]
+    KEYS = {"tile": Needs(shown=("on_tiles",)), "peak": Needs(shown=("on_liveness",))}
 
     def __init__(self) -> None:
         super().__init__()
@@ -208,15 +209,16 @@ class CompareScreen(ReportScreen):
         return self.size.width - scrollbar - 2 * table.cell_padding * columns - sum(widths)
 
     def _show_deltas(self, c: Comparison) -> None:
-        self._show_names("[b]identical[/b]" if c.identical else "differences are B − A")
+        minus = self.minus
+        self._show_names("[b]identical[/b]" if c.identical else f"differences are B {minus} A")
         self.query_one("#deltas-statement").display = c.identical  # said plainly, above a table of zeros
         units = self.pv_app.units
         values = [(format_value(r.a, r.unit, units), format_value(r.b, r.unit, units)) for r in c.summary]
-        deltas = [self._signed(format_delta(r.delta, r.unit, units), r.delta) for r in c.summary]
-        changes = [format_change(r.change) for r in c.summary]
+        deltas = [self._signed(format_delta(r.delta, r.unit, units, minus), r.delta) for r in c.summary]
+        changes = [format_change(r.change, minus) for r in c.summary]
         table = self.query_one("#deltas-table", DataTable)
         label_width = max(len(r.label) for r in c.summary)
-        delta_width = max(len("B − A"), *(d.cell_len for d in deltas))
+        delta_width = max(len(f"B {minus} A"), *(d.cell_len for d in deltas))
         change_width = max(len("change"), *map(len, changes))
         widest = max(len(v) for pair in values for v in pair)
         room = self._room(table, 5, label_width, delta_width, change_width) // 2
@@ -224,7 +226,7 @@ class CompareScreen(ReportScreen):
         cursor = table.cursor_row
         table.clear(columns=True)
         table.add_column("Quantity", width=label_width)
-        for name, column_width in (("A", width), ("B", width), ("B − A", delta_width), ("change", change_width)):
+        for name, column_width in (("A", width), ("B", width), (f"B {minus} A", delta_width), ("change", change_width)):
             table.add_column(name, width=column_width)
         for row, (a, b), delta, change in zip(c.summary, values, deltas, changes):
             table.add_row(row.label, _cut(a, width), _cut(b, width), delta, change)
@@ -257,9 +259,9 @@ class CompareScreen(ReportScreen):
             detail.append(f"only in {only}: {self.bytes(value)};"
                           f" the other report has {count_of(diff.compared, 'tile')}")
         else:
-            change = format_change((b - a) / a if a else None)
-            detail.append(f"A {self.bytes(a)}   B {self.bytes(b)}   B − A ")
-            detail.append_text(self._signed(format_delta(b - a, "bytes", self.pv_app.units), b - a))
+            change = format_change((b - a) / a if a else None, self.minus)
+            detail.append(f"A {self.bytes(a)}   B {self.bytes(b)}   B {self.minus} A ")
+            detail.append_text(self._signed(format_delta(b - a, "bytes", self.pv_app.units, self.minus), b - a))
             detail.append(f" ({change})")
         self.query_one("#tile-detail", Static).update(detail)
 
@@ -294,8 +296,8 @@ class CompareScreen(ReportScreen):
 
         units = self.pv_app.units
         self.query_one("#liveness-detail", Static).update(Text.assemble(
-            (f"At {chart.fraction:.0%}", "bold"), " · B − A ",
-            self._signed(format_delta(b - a, "bytes", units), b - a), " (most live in the column)\n"
+            (f"At {chart.fraction:.0%}", "bold"), f" · B {self.minus} A ",
+            self._signed(format_delta(b - a, "bytes", units, self.minus), b - a), " (most live in the column)\n"
             f"A {self.bytes(a)} ({steps(pair.a)})   B {self.bytes(b)} ({steps(pair.b)})",
         ))
 
@@ -309,15 +311,16 @@ class CompareScreen(ReportScreen):
                   f"{changes.matched:,} in both, {changes.only_a:,} only in A, {changes.only_b:,} only in B.")
         self.query_one(f"#{section}-statement", Static).update(f"{changes.statement} {counts}")
         units = self.pv_app.units
-        rows = [(self._signed(format_delta(c.delta, "bytes", units), c.delta), self._absent_or_bytes(c.a),
+        difference = f"B {self.minus} A"
+        rows = [(self._signed(format_delta(c.delta, "bytes", units, self.minus), c.delta), self._absent_or_bytes(c.a),
                  self._absent_or_bytes(c.b)) for c in changes.rows[:LISTED]]
         table = self.query_one(f"#{section}-table", DataTable)
-        widths = [max([len(title)] + [row[i].cell_len for row in rows]) for i, title in enumerate(("B − A", "A", "B"))]
+        widths = [max([len(title)] + [row[i].cell_len for row in rows]) for i, title in enumerate((difference, "A", "B"))]
         longest = max((len(c.name) for c in changes.rows[:LISTED]), default=4)
         name_width = max(MIN_WIDTH, min(longest, self._room(table, 4, *widths)))
         cursor = table.cursor_row
         table.clear(columns=True)
-        for title, width in zip(("B − A", "A", "B", "Name"), (*widths, name_width)):
+        for title, width in zip((difference, "A", "B", "Name"), (*widths, name_width)):
             table.add_column(title, width=width)
         for change, row in zip(changes.rows, rows):
             table.add_row(*row, _cut(change.name, name_width))
@@ -381,13 +384,17 @@ class CompareScreen(ReportScreen):
 
     # Actions --------------------------------------------------------------------------
 
-    def key_state(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+    @property
+    def on_tiles(self) -> bool:
+        """The Tiles section shows, and the two reports' tiles compare."""
         c = self.comparison
-        if action == "tile":
-            return self.section == "tiles" and c is not None and not isinstance(c.tiles, str)
-        if action == "peak":
-            return self.section == "liveness" and c is not None and not isinstance(c.liveness, str)
-        return True
+        return self.section == "tiles" and c is not None and not isinstance(c.tiles, str)
+
+    @property
+    def on_liveness(self) -> bool:
+        """The Liveness section shows, and the two reports' liveness compares."""
+        c = self.comparison
+        return self.section == "liveness" and c is not None and not isinstance(c.liveness, str)
 
     def action_section(self, section: str) -> None:
         self.query_one(TabbedContent).active = section

@@ -3,6 +3,8 @@ prompt, help."""
 
 from __future__ import annotations
 
+import os
+import time
 from pathlib import Path
 
 from rich.console import RenderableType
@@ -17,6 +19,7 @@ from textual.widgets import Button, Label, OptionList, ProgressBar, Static
 from textual.widgets.option_list import Option
 
 from pvtui.errors import Cancelled
+from pvtui.render.figures import FIGURE_WORDS, FIGURES_HEADING
 from pvtui.sources.base import CancelToken, ReportFiles
 from pvtui.units import format_bytes
 from pvtui.widgets.key_bar import KeyBar
@@ -67,17 +70,31 @@ class ReportPicker(Screen[ReportFiles | None]):
         if shown:
             self.query_one(OptionList).highlighted = shown[0]
 
-    def _describe(self, files: ReportFiles) -> str:
-        present = [name for name, path in files.present().items() if path is not None]
-        if files.bundle is not None:
-            present.append("bundle")
-        if self.shown is None:
-            return f"{escape(files.name)}  [dim]{', '.join(present)}[/dim]"
-        mark = f"[b]{SHOWN_MARK}[/b]" if files.name == self.shown.name else " "
-        return f"{mark} {escape(files.name)}  [dim]{', '.join(present)}[/dim]"
+    def _describe(self, files: ReportFiles) -> Text:
+        """The report's name, its size and when it was written; then each of its files and their sizes."""
+        from pvtui.sources.written import sizes_and_date  # the picker only: stats, no report read
+
+        sizes, newest = sizes_and_date(files)
+        units = getattr(self.app, "units", "binary")
+        total = sum(size or 0 for _, size in sizes)
+        written = "" if newest is None else f" · written {time.strftime('%Y-%m-%d %H:%M', time.localtime(newest))}"
+        text = Text()
+        if self.shown is not None:
+            text.append(f"{SHOWN_MARK} " if files.name == self.shown.name else "  ", style="bold")
+        text.append(files.name, style="bold")
+        text.append(f"  {format_bytes(total, units)}{written}\n")
+        listed = [f"{_relative(path, files.directory)} {'unreadable' if size is None else format_bytes(size, units)}"
+                  for path, size in sizes]
+        text.append(f"  {' · '.join(listed) or 'no report files'}", style="dim")
+        return text
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         self.dismiss(self.reports[int(event.option.id or 0)])
+
+
+def _relative(path: Path, directory: Path) -> str:
+    """PATH as the picker names it: its name, or its path from DIRECTORY's parent (a shared debug.cbor)."""
+    return path.name if path.parent == directory else os.path.relpath(path, directory)
 
 
 class LoadingScreen(ModalScreen[None]):
@@ -248,6 +265,10 @@ class HelpScreen(ModalScreen[None]):
             for keys, description, enabled in rows:
                 text.append(f"{keys:>12}  ", style="bold" if enabled else "dim")
                 text.append(f"{description}\n", style="" if enabled else "dim")
+        text.append(f"\n{FIGURES_HEADING}\n", style="bold underline")
+        for name, meaning in FIGURE_WORDS:
+            text.append(name, style="bold")
+            text.append(f": {meaning}\n")
         text.rstrip()
         return text
 

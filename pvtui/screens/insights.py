@@ -15,45 +15,21 @@ from textual.widget import Widget
 from textual.widgets import Static
 from textual.worker import get_current_worker
 
-from pvtui.render.insights import (
-    HISTOGRAM_HEIGHT,
-    SECTIONS,
-    fullest_rows,
-    headline,
-    histogram_text,
-    section_renderables,
-)
+from pvtui.render.insights import SECTIONS, fullest_rows, headline, section_renderables
 from pvtui.render.split import split_renderables
 from pvtui.errors import Cancelled
-from pvtui.model.insights import histogram, insights
+from pvtui.model.insights import insights
 from pvtui.model.splits import DEFAULT_LAYER_PATTERN, split_data
 from pvtui.model.tables import Table
 from pvtui.model.tile_views import TileMemory, tile_memory
-from pvtui.screens.base import ReportScreen
+from pvtui.screens.base import Needs, ReportScreen
+from pvtui.widgets.histogram_chart import HistogramChart
 
 SPLITS = "splits"  # the last section, computed apart as its IPU count changes
 NAVIGATION = (*(key for key, _ in SECTIONS), SPLITS)
 MAX_IPUS = 16
 PATTERN_HINT = "; pvtui split PATH --ipus N --layer-pattern REGEX takes another"
 SECTION_KEYS = Binding.Group("Section")
-
-
-class HistogramChart(Widget):
-    """The tiles counted by their bytes, one bin a column at whatever width the chart has."""
-
-    DEFAULT_CSS = """
-    HistogramChart { height: auto; }
-    """
-
-    def __init__(self, report, memory: TileMemory | None, screen: "InsightsScreen") -> None:
-        super().__init__()
-        self.report, self.memory, self.owner = report, memory, screen
-
-    def render(self) -> Text:
-        section = histogram(self.report, self.memory, max(self.size.width, 1))
-        if not section["available"]:
-            return Text(section["reason"], style="italic")
-        return histogram_text(section, self.owner.bytes, HISTOGRAM_HEIGHT)
 
 
 class InsightsScreen(ReportScreen):
@@ -71,6 +47,10 @@ class InsightsScreen(ReportScreen):
         Binding("plus", "split_ipus(1)", "More IPUs", key_display="+", id="insights.more_ipus"),
         Binding("minus", "split_ipus(-1)", "Fewer IPUs", key_display="-", id="insights.fewer_ipus"),
     ]
+    KEYS = {
+        "split_ipus(1)": Needs(usable=("split_shown", "more_ipus_fit")),
+        "split_ipus(-1)": Needs(usable=("split_shown", "fewer_ipus_fit")),
+    }
 
     def __init__(self) -> None:
         super().__init__()
@@ -124,7 +104,7 @@ class InsightsScreen(ReportScreen):
         for key, title in SECTIONS:
             widgets.append(Static(title, classes="heading", id=f"heading-{key}"))
             if key == "histogram":
-                widgets.append(HistogramChart(report, memory, self))
+                widgets.append(HistogramChart(report, memory, self.bytes))
             else:
                 widgets.append(Static(self._renderable(data, key), classes=f"body body-{key}"))
         widgets += [Static("Pipeline splits", classes="heading", id=f"heading-{SPLITS}"),
@@ -173,12 +153,18 @@ class InsightsScreen(ReportScreen):
         layers = self.split["layers"] if self.split and self.split["available"] else ()
         return min(MAX_IPUS, len(layers)) if layers else MAX_IPUS
 
-    def key_state(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action != "split_ipus":
-            return True
-        if self.split is None or not self.split["available"]:
-            return None  # shown dimmed: nothing to split, or the first split still being computed
-        return 1 <= self.ipus + parameters[0] <= self.most_ipus() or None
+    @property
+    def split_shown(self) -> bool:
+        """A split is shown: not while the first is computed, nor where there is nothing to split."""
+        return self.split is not None and self.split["available"]
+
+    @property
+    def more_ipus_fit(self) -> bool:
+        return self.ipus + 1 <= self.most_ipus()
+
+    @property
+    def fewer_ipus_fit(self) -> bool:
+        return self.ipus > 1
 
     def action_split_ipus(self, step: int) -> None:
         """Split over one more (STEP 1) or one fewer (-1) IPU, within 1 and `most_ipus`."""

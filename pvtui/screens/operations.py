@@ -27,7 +27,7 @@ from pvtui.model.tables import Table
 from pvtui.render.columns import TOTAL, TableRows
 from pvtui.render.layers import layer_header, layer_rows, node_details
 from pvtui.render.operations import operation_details, operation_header, operation_rows
-from pvtui.screens.base import ReportScreen, Unavailable
+from pvtui.screens.base import Needs, ReportScreen, Unavailable
 from pvtui.widgets.fitted_table import FittedTable
 from pvtui.widgets.look import look_of
 
@@ -73,6 +73,15 @@ class OperationsScreen(ReportScreen):
         Binding("P", "show_program", "In Programs", key_display="P", id="operations.programs"),
         Binding("T", "show_step", "In Trace", key_display="T", id="operations.trace"),
     ]
+    KEYS = {
+        "clear_filter": Needs(shown=("filtering",)),
+        "toggle_group": Needs(shown=("has_programs", "has_operations")),
+        "next_layer": Needs(shown=("has_programs", "by_operation"), usable=("ready",)),
+        "next_sort": Needs(shown=("has_programs", "layer_not_empty"), usable=("ready",)),
+        "open_filter": Needs(shown=("has_programs", "layer_not_empty"), usable=("ready",)),
+        "show_program": Needs(shown=("has_programs", "layer_not_empty", "row_has_program"), usable=("ready",)),
+        "show_step": Needs(shown=("has_programs", "layer_not_empty", "row_has_steps"), usable=("ready",)),
+    }
 
     def __init__(self) -> None:
         super().__init__()
@@ -263,28 +272,43 @@ class OperationsScreen(ReportScreen):
 
     # Actions -----------------------------------------------------------------------
 
-    def key_state(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "clear_filter":
-            return bool(self.filter_text) or bool(self.query("#filter-bar.open"))
-        if action not in ("toggle_group", "next_layer", "next_sort", "open_filter", "show_program", "show_step"):
-            return True
-        if self.index is None:
-            return False  # no program table: hide the keys
-        if action == "toggle_group":
-            return self.operations_reason is None
-        if action == "next_layer" and self.group != "operation":
-            return False
-        if not self._ready():
-            return None  # still reading
-        if action == "next_layer":
-            return True
-        if self.group == "operation" and not self.view.rows:
-            return False  # nothing to sort, filter or show in this debug layer
-        if action == "show_step":
-            return bool(self._selected_steps())
-        if action == "show_program":
-            return self._selected_program() >= 0
-        return True
+    @property
+    def filtering(self) -> bool:
+        return bool(self.filter_text) or bool(self.query("#filter-bar.open"))
+
+    @property
+    def has_programs(self) -> bool:
+        """The report has a program table to group by model layer (else the keys hide)."""
+        return self.index is not None
+
+    @property
+    def has_operations(self) -> bool:
+        """Some debug layer has operations (the grouping by operation)."""
+        return self.operations_reason is None
+
+    @property
+    def by_operation(self) -> bool:
+        return self.group == "operation"
+
+    @property
+    def ready(self) -> bool:
+        """The rows of the grouping shown are read."""
+        return self._ready()
+
+    @property
+    def layer_not_empty(self) -> bool:
+        """Rows to sort, filter or show: by model layer, or a debug layer with operations (or one still read)."""
+        return not self._ready() or self.group != "operation" or bool(self.view.rows)
+
+    @property
+    def row_has_steps(self) -> bool:
+        """The row selected has execution steps (or the rows are still read)."""
+        return not self._ready() or bool(self._selected_steps())
+
+    @property
+    def row_has_program(self) -> bool:
+        """The row selected has a program (or the rows are still read)."""
+        return not self._ready() or self._selected_program() >= 0
 
     def action_toggle_group(self) -> None:
         self.group = "operation" if self.group == "layer" else "layer"

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import json
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
-from rich.style import Style
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -15,129 +13,20 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Input, Label
 
 from pvtui.model.flame import layer_names, name_in_layer
-from pvtui.model.program_search import NameSearch, display_order, in_display_order, no_matches, step_match
-from pvtui.model.step_types import phase_of
+from pvtui.model.program_search import ProgramSearch, in_display_order, programs_in_layer, programs_table
 from pvtui.model.tables import Table
-from pvtui.render.names import CPP_BREAKS, wrap_at_slashes
-from pvtui.screens.base import ReportScreen, Unavailable
+from pvtui.render.programs import match_status, program_details
+from pvtui.screens.base import Needs, ReportScreen, Unavailable, beside_or_under
 from pvtui.widgets.detail_text import DetailText
 from pvtui.widgets.palette import phase_text_styles
+from pvtui.widgets.keys import close_search, open_search
 from pvtui.widgets.program_tree import EXPAND_CAP, ProgramTree
+from pvtui.widgets.search_bar import SearchBar
 
 if TYPE_CHECKING:
     from pvtui.model.report import Report
 
-VERTEX_ROWS = 12  # vertex types listed per compute set
-JSON_LINES = 16  # lines of a debug context's fields
 NO_SELECTION = "Select a program to see its details."
-
-
-def program_details(
-    report: "Report",
-    program: int,
-    fmt: Callable[[int], str],
-    styles: dict[str, Style] | None = None,
-    width: int = 60,
-) -> Text:
-    """What the details pane says about PROGRAM; FMT formats bytes, STYLES colours phases."""
-    programs = report.programs
-    assert programs is not None
-    styles = styles or {}
-    muted = styles.get("muted", Style(dim=True))
-    out = Text()
-
-    def row(label: str, value: str | Text) -> None:
-        out.append(f"{label:<10}", style=muted)
-        out.append(value)
-        out.append("\n")
-
-    type_name = programs.type_name(program)
-    phase = phase_of(type_name)
-    row("Program", str(program))
-    row("Type", Text.assemble((type_name, styles.get(phase, Style())), (f"  {phase}", muted)))
-    row("Name", programs.names[program] or "—")
-    if programs.has_tree:
-        parent = int(programs.parent[program])
-        row("Parent", "— (a root)" if parent < 0 else f"{parent}  {_describe(programs, parent)}")
-        row("Children", f"{programs.num_children(program):,}")
-    else:  # profile.pop read without libpva: a flat list
-        row("Tree", Text(report.missing("program_tree"), style=muted))
-    if programs.code_bytes is not None:
-        code = fmt(int(programs.code_bytes[program]))
-        if programs.num_children(program):  # so that a parent's figure is not added to its children's
-            code = Text.assemble(code, ("  control code, its children's included", muted))
-        row("Code", code)
-    _compute_set(out, row, programs, int(programs.compute_set[program]), fmt, muted, width)
-    _debug(out, row, report, programs.debug_context(program), muted, width)
-    out.rstrip()
-    return out
-
-
-def _describe(programs, program: int) -> str:
-    name = programs.names[program]
-    return f"{programs.type_name(program)} {name}" if name else programs.type_name(program)
-
-
-def _compute_set(out: Text, row, programs, compute_set: int, fmt, muted: Style, width: int) -> None:
-    if compute_set < 0:
-        row("Compute", "none")
-        return
-    row("Compute", f"set {compute_set}  {programs.compute_set_names[compute_set]}")
-    vertices = sorted(programs.compute_set_vertices(compute_set), key=lambda v: -v[1])
-    if not vertices:
-        out.append("  no vertices recorded\n", style=muted)
-        return
-    state = np.asarray(programs.vertex_state_bytes)
-    # the figures first: a vertex type's name takes the rest of the line, and as many lines as it needs
-    out.append(f"  {'instances':>9} {'state':>12}  vertex type\n", style=muted)
-    indent = " " * 26
-    for vertex_type, count in vertices[:VERTEX_ROWS]:
-        name = wrap_at_slashes(programs.vertex_type_names[vertex_type], max(width - len(indent), 12), CPP_BREAKS)
-        out.append(f"  {count:>9,} {fmt(int(state[vertex_type]) * count):>12}  {name[0]}\n")
-        for line in name[1:]:
-            out.append(f"{indent}{line}\n")
-    if len(vertices) > VERTEX_ROWS:
-        out.append(f"  … {len(vertices) - VERTEX_ROWS} more vertex types\n", style=muted)
-
-
-def _debug(out: Text, row, report: "Report", context: int, muted: Style, width: int) -> None:
-    debug = report.debug
-    if debug is None:
-        row("Debug", Text(report.missing("debug"), style=muted))
-        return
-    index = debug.index_of(context) if context >= 0 else -1
-    if index < 0:
-        row("Debug", Text("no debug context linked to this program", style=muted))
-        return
-    layer = debug.layer_names[int(debug.layer[index])]
-    category_index = int(debug.category[index])
-    category = debug.category_names[category_index] if category_index >= 0 else "—"
-    row("Debug", f"context {context}  {layer} · {category}")
-    row("  name", debug.names[index] or "—")
-    for line in _pretty_fields(debug.fields[index], width):
-        out.append(f"  {line}\n")
-
-
-def _pretty_fields(fields: str, width: int) -> list[str]:
-    try:
-        text = json.dumps(json.loads(fields), indent=1, ensure_ascii=False)
-    except ValueError:
-        text = fields
-    lines = [part for line in text.splitlines() for part in _fold(line, width - 2)]
-    if len(lines) > JSON_LINES:
-        lines = lines[:JSON_LINES] + [f"… {len(lines) - JSON_LINES} more lines"]
-    return lines
-
-
-def _fold(line: str, width: int) -> list[str]:
-    """LINE in pieces of at most WIDTH cells, each after the first indented two more than LINE."""
-    indent = " " * (len(line) - len(line.lstrip()) + 2)
-    room = max(width - len(indent), 8)
-    pieces, line = [line[:width]], line[width:]
-    while line:
-        pieces.append(indent + line[:room])
-        line = line[room:]
-    return pieces
 
 
 class ProgramsScreen(ReportScreen):
@@ -145,46 +34,30 @@ class ProgramsScreen(ReportScreen):
 
     SCREEN_NAME = "Programs"
 
-    DEFAULT_CSS = """
-    ProgramsScreen #programs-body { height: 1fr; }
-    ProgramsScreen ProgramTree { width: 3fr; height: 1fr; }
-    ProgramsScreen #details-scroll {
-        width: 2fr;
-        height: 1fr;
-        border-left: vkey $panel;
-        padding: 0 1;
-    }
-    ProgramsScreen.narrow #programs-body { layout: vertical; }
-    ProgramsScreen.narrow ProgramTree { width: 1fr; }
-    ProgramsScreen.narrow #details-scroll {
-        width: 1fr;
-        height: 9;
-        border-left: none;
-        border-top: hkey $panel;
-    }
-    ProgramsScreen.short.narrow #details-scroll { height: 30vh; }
-    ProgramsScreen #search-bar { height: 1; display: none; background: $panel; }
-    ProgramsScreen #search-bar.open { display: block; }
-    ProgramsScreen #search-bar Label { width: auto; padding: 0 1; }
+    DEFAULT_CSS = beside_or_under("ProgramsScreen", "#programs-body", "ProgramTree", "#details-scroll", 9) + """
     ProgramsScreen #search-input { width: 1fr; }
     ProgramsScreen #search-status { color: $text-muted; }
     """
 
     BINDINGS = [
-        Binding("slash", "open_search", "Search", key_display="/", id="programs.search"),
+        open_search("Search"),
         Binding("n", "step_match(True)", "Next match", id="programs.next"),
         Binding("N", "step_match(False)", "Prev match", key_display="N", id="programs.previous"),
         Binding("e", "expand_children", "Expand children", id="programs.expand"),
         Binding("c", "collapse_subtree", "Collapse", id="programs.collapse"),
-        Binding("escape", "close_search", "Close search", id="programs.close_search"),
+        close_search("Close search"),
         Binding("L", "cycle_names", "Names", key_display="L", id="programs.names"),
     ]
+    KEYS = {
+        **{action: Needs(shown=("has_tree",))
+           for action in ("open_search", "expand_children", "collapse_subtree", "cycle_names")},
+        "step_match": Needs(shown=("has_matches",)),
+        "close_search": Needs(shown=("searching",)),
+    }
 
     def __init__(self) -> None:
         super().__init__()
-        self.matches: np.ndarray  # program ids the search found, in the tree's order; set once the body shows
-        # built on the first search of a report: its name search and each program's position in the tree
-        self._name_search: tuple["Report", NameSearch, np.ndarray] | None = None
+        self.finder = ProgramSearch()
 
     # Composition ------------------------------------------------------------------
 
@@ -193,7 +66,7 @@ class ProgramsScreen(ReportScreen):
         if programs is None:
             yield Unavailable(self.report.missing("programs"))
             return
-        with Horizontal(id="search-bar"):
+        with SearchBar(id="search-bar"):
             yield Label("/")
             yield Input(placeholder="part of a program name; Enter finds it", id="search-input", compact=True)
             yield Label("", id="search-status")
@@ -203,7 +76,6 @@ class ProgramsScreen(ReportScreen):
                 yield DetailText(id="details")
 
     def show_report(self) -> None:
-        self.matches = no_matches()
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self.show_details())
         self._focus_tree()
         self.show_details()
@@ -246,7 +118,7 @@ class ProgramsScreen(ReportScreen):
 
     def action_close_search(self) -> None:
         self.query_one("#search-bar").remove_class("open")
-        self.matches = no_matches()
+        self.finder.clear()
         if self.tree is not None:
             self.tree.set_highlight("")
         self._focus_tree()
@@ -261,18 +133,13 @@ class ProgramsScreen(ReportScreen):
 
     @work(thread=True, exclusive=True, group="program-search")
     def _search(self, report: "Report", needle: str) -> None:
-        if self._name_search is None or self._name_search[0] is not report:
-            programs = report.programs
-            order = display_order(programs.child_offsets, programs.child_ids, programs.roots, programs.parent)
-            self._name_search = (report, NameSearch(programs.names), order)
-        _, search, order = self._name_search
-        matches = in_display_order(search.matches(needle), order)
+        matches = self.finder.find(report.programs, needle)
         self.app.call_from_thread(self._found, report, needle, matches)
 
     def _found(self, report: "Report", needle: str, matches: np.ndarray) -> None:
         if report is not self.report or self.tree is None:
             return  # a reload came in meanwhile: the matches are of the old report's programs
-        self.matches = matches
+        self.finder.matches = matches
         self.tree.set_highlight(needle)
         self.refresh_bindings()
         if len(matches) == 0:
@@ -282,18 +149,14 @@ class ProgramsScreen(ReportScreen):
         self.tree.focus()
 
     def action_step_match(self, forward: bool) -> None:
-        current = self.selected_program()
-        order = self._name_search[2] if self._name_search is not None else None
-        program = step_match(self.matches, -1 if current is None else current, forward, order)
+        program = self.finder.step(self.selected_program(), forward)
         if program >= 0:
             self.jump_to(program)
 
     def _show_match_status(self, program: int) -> None:
-        found = np.flatnonzero(self.matches == program)
-        if len(found):
-            i = int(found[0])
-            text = f"match {i + 1:,} of {len(self.matches):,}  n/N next/prev"
-            self.query_one("#search-status", Label).update(text)
+        position = self.finder.position(program)
+        if position is not None:
+            self.query_one("#search-status", Label).update(match_status(position, len(self.finder.matches)))
 
     def jump_to(self, program: int) -> bool:
         """Expand the path to PROGRAM, select it and scroll to it."""
@@ -326,7 +189,8 @@ class ProgramsScreen(ReportScreen):
             self.tree.collapse_subtree()
 
     def action_cycle_names(self) -> None:
-        """Name the tree's rows by Poplar program names, then by each debug layer's operations, in turn."""
+        """Name the tree's rows by Poplar program names, then by each debug layer's operations, in turn;
+        with a layer's names, say how many programs have one and put the cursor on the first."""
         tree = self.tree
         layers = layer_names(self.report)
         if tree is None:
@@ -343,18 +207,37 @@ class ProgramsScreen(ReportScreen):
             return
         report, memo = self.report, {}
         tree.set_name_source((layer, lambda program: name_in_layer(report, program, layer, memo)))
-        self.notify(f"Names: {layer} operations", timeout=2)
+        self._find_named(report, layer)
 
-    def key_state(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "cycle_names":
-            return self.tree is not None
-        if action in ("open_search", "expand_children", "collapse_subtree"):
-            return self.tree is not None
-        if action == "step_match":
-            return len(self.matches) > 0
-        if action == "close_search":
-            return bool(self.query("#search-bar.open"))
-        return True
+    @work(thread=True, exclusive=True, group="program-names")
+    def _find_named(self, report: "Report", layer: str) -> None:
+        named = in_display_order(programs_in_layer(report, layer), self.finder.order(report.programs))
+        self.app.call_from_thread(self._named_found, report, layer, named)
+
+    def _named_found(self, report: "Report", layer: str, named: np.ndarray) -> None:
+        tree = self.tree
+        if report is not self.report or tree is None or not tree.name_source or tree.name_source[0] != layer:
+            return  # a reload, or another L, came in meanwhile
+        total = len(report.programs)
+        if not len(named):
+            self.notify(f"Names: {layer} operations · none of the {total:,} programs has one; rows keep their "
+                        "Poplar names (muted)", timeout=4)
+            return
+        self.jump_to(int(named[0]))
+        self.notify(f"Names: {layer} operations · {len(named):,} of {total:,} programs have one; the cursor is "
+                    "on the first, the others keep their Poplar names (muted)", timeout=4)
+
+    @property
+    def has_tree(self) -> bool:
+        return self.tree is not None
+
+    @property
+    def has_matches(self) -> bool:
+        return len(self.finder.matches) > 0
+
+    @property
+    def searching(self) -> bool:
+        return bool(self.query("#search-bar.open"))
 
     # Export -----------------------------------------------------------------------
 
@@ -363,23 +246,7 @@ class ProgramsScreen(ReportScreen):
         programs, tree = self.report.programs, self.tree
         if programs is None or tree is None:
             return None
-        needle = tree.highlight_text
-        ids = self.matches.tolist() if needle else range(len(programs))
-        columns = ["program", "name", "type", "parent", "compute_set", "compute_set_name", "code_bytes", "children"]
-
-        def rows():
-            for program in ids:
-                compute_set = int(programs.compute_set[program])
-                parent = int(programs.parent[program])
-                yield [
-                    program, programs.names[program], programs.type_name(program), None if parent < 0 else parent,
-                    None if compute_set < 0 else compute_set,
-                    None if compute_set < 0 else programs.compute_set_names[compute_set],
-                    None if programs.code_bytes is None else int(programs.code_bytes[program]),
-                    programs.num_children(program),
-                ]
-
-        return Table(f"programs-matching-{needle}" if needle else "programs", columns, rows())
+        return programs_table(programs, self.finder.matches if tree.highlight_text else None, tree.highlight_text)
 
     # Reload -----------------------------------------------------------------------
 
@@ -389,8 +256,7 @@ class ProgramsScreen(ReportScreen):
 
     @work(exclusive=True, group="programs-rebuild")
     async def _rebuild(self, selected: int | None) -> None:
-        self.matches = no_matches()
-        self._name_search = None
+        self.finder = ProgramSearch()
         await self.recompose()
         self._focus_tree()
         programs = self.report.programs

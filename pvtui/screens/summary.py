@@ -8,71 +8,22 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.widgets import Label, Static, Tree
-from textual.widgets.tree import TreeNode
+from textual.widgets import Label, Static
 
 from pvtui.model.facts import fact_rows
 from pvtui.model.queries import summary
 from pvtui.model.tables import Table
+from pvtui.render.json_text import json_value
 from pvtui.render.tables import facts_table, files_row
-from pvtui.screens.base import ReportScreen, Unavailable
+from pvtui.screens.base import Needs, ReportScreen, Unavailable
 from pvtui.units import count_of
-
-JSON_CHUNK = 200  # children added per expansion of a large JSON array or object
-
-
-class JsonTree(Tree):
-    """A JSON document whose nodes are created as they are expanded."""
-
-    DEFAULT_CSS = """
-    JsonTree { height: auto; max-height: 16; background: $surface; }
-    """
-
-    def __init__(self, label: str, value: Any, **kwargs) -> None:
-        super().__init__(label, data=value, **kwargs)
-        self.show_root = True
-
-    def on_mount(self) -> None:
-        self._fill(self.root)
-        self.root.expand()
-
-    def _fill(self, node: TreeNode, start: int = 0) -> None:
-        value = node.data
-        items = list(value.items()) if isinstance(value, dict) else list(enumerate(value))
-        for key, child in items[start : start + JSON_CHUNK]:
-            if isinstance(child, (dict, list)) and child:
-                size = f"{len(child)} {'keys' if isinstance(child, dict) else 'items'}"
-                node.add(Text.assemble((str(key), "bold"), f"  {size}"), data=child)
-            else:
-                node.add_leaf(Text.assemble((str(key), "bold"), " = ", repr_json(child)))
-        rest = len(items) - start - JSON_CHUNK
-        if rest > 0:
-            node.add_leaf(f"… {rest} more (Enter loads them)", data=("more", node, start + JSON_CHUNK))
-
-    def on_tree_node_expanded(self, event: Tree.NodeExpanded) -> None:
-        node = event.node
-        if not node.children and isinstance(node.data, (dict, list)):
-            self._fill(node)
-
-    def on_tree_node_selected(self, event: Tree.NodeSelected) -> None:
-        data = event.node.data
-        if isinstance(data, tuple) and data and data[0] == "more":
-            _, parent, start = data
-            event.node.remove()
-            self._fill(parent, start)
-
-
-def repr_json(value: Any) -> Text:
-    if isinstance(value, str):
-        return Text(f'"{value}"', style="green")
-    if value is None or isinstance(value, bool):
-        return Text(str(value).lower() if value is not None else "null", style="italic")
-    return Text(str(value), style="cyan")
+from pvtui.widgets.json_tree import JsonTree
 
 
 class SummaryScreen(ReportScreen):
     SCREEN_NAME = "Summary"
     BINDINGS = [Binding("f", "focus_next_tree", "Next JSON tree", id="summary.tree")]
+    KEYS = {"focus_next_tree": Needs(shown=("has_json_tree",))}
     DEFAULT_CSS = """
     SummaryScreen #summary { padding: 0 1; }
     SummaryScreen .facts { height: auto; margin-bottom: 1; }
@@ -146,13 +97,13 @@ class SummaryScreen(ReportScreen):
             elif isinstance(value, (dict, list)):
                 yield JsonTree(label, value)
             else:
-                yield Static(repr_json(value))
+                yield Static(json_value(value))
 
-    def key_state(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "focus_next_tree":  # hidden where no JSON file gives a tree to move to
-            report = self.report
-            return any(isinstance(value, (dict, list)) for value in (report.framework_json, report.app_json))
-        return True
+    @property
+    def has_json_tree(self) -> bool:
+        """A JSON file gives a tree to move to."""
+        report = self.report
+        return any(isinstance(value, (dict, list)) for value in (report.framework_json, report.app_json))
 
     def action_focus_next_tree(self) -> None:
         trees = list(self.query(JsonTree))

@@ -131,7 +131,7 @@ def read_execution(profile: ProfileTables) -> list[str]:
     w.array(s.STEP_PROGRAM, program, np.int32)
     w.strings(s.RUN_NAME, [ONE_RUN])
     w.array(s.RUN_STEP_OFFSETS, [0, x], np.int64)
-    ctx.meta["execution"] = {"total_cycles": _total_cycles(profile)}
+    ctx.meta["execution"] = {"total_cycles": _total_cycles(profile), "runs": False}
     profile.num_ipus = ipus
     ctx.add_part("execution")
     return ["execution"]

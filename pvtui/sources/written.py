@@ -10,6 +10,7 @@ from pathlib import Path
 
 from pvtui.errors import ReportError
 from pvtui.model.bundle import is_bundle
+from pvtui.sources.base import ReportFiles
 from pvtui.sources.check import SQLITE_HEADER_BYTES, SQLITE_MAGIC, WRITER_SUFFIXES, header_pages
 from pvtui.sources.discovery import BUNDLE_DIR_NAME, MAX_DEPTH, discover
 from pvtui.sources.private_fs import tree_size
@@ -49,15 +50,37 @@ def written(root: Path, since: float | None = None) -> tuple[list[WrittenReport]
     found = []
     for files in reports:
         report = WrittenReport(files.name, files.directory)
-        # the bundle stands in for profile.pop; a debug.cbor may be the parent's, shared (TensorFlow)
-        paths = [p for p in (files.profile, files.bundle, files.archive, files.debug, files.framework, files.app)
-                 if p is not None]
+        paths = report_paths(files)
         paths += [files.directory / name for name in EXTRA_FILES if (files.directory / name).is_file()]
         report.files = [look(p, since) for p in paths]
         found.append(report)
     listed = {f.path for report in found for f in report.files}
     loose = [look(p, since) for p in _all_files(root) if p not in listed]
     return found, loose
+
+
+def report_paths(files: ReportFiles) -> list[Path]:
+    """The files of one report that are there; the bundle stands in for profile.pop, and a debug.cbor
+    may be the parent directory's, shared (TensorFlow)."""
+    return [p for p in (files.profile, files.bundle, files.archive, files.debug, files.framework, files.app)
+            if p is not None]
+
+
+def sizes_and_date(files: ReportFiles) -> tuple[list[tuple[Path, int | None]], float | None]:
+    """Each file of a report with its bytes (a bundle: its files'; None: unreadable), and when the newest
+    was written (seconds since the epoch; None when none could be read). Only stats: cheap enough for a
+    list of reports."""
+    sizes, newest = [], None
+    for path in report_paths(files):
+        try:
+            status = path.stat()
+            size = tree_size(path) if path.is_dir() else status.st_size
+        except OSError:
+            sizes.append((path, None))
+            continue
+        sizes.append((path, size))
+        newest = max(newest or status.st_mtime, status.st_mtime)
+    return sizes, newest
 
 
 def _all_files(root: Path) -> list[Path]:

@@ -78,7 +78,6 @@ def build_execution(g: Graph, scale: Scale, rng: np.random.Generator, seed: int)
     gaps = np.concatenate([[0], rng.integers(*RUN_GAP_CYCLES, scale.runs - 1)]).cumsum()
     start = np.concatenate([[0], np.cumsum(duration)[:-1]]) + gaps[run]
     counter = CYCLE_COUNTER_START + rng.integers(0, 50_000, ipus)
-
     lead_in = rng.integers(0, 40, (x, ipus))
     cycles_from = np.where(active, counter + start[:, None] + lead_in, -1)
     cycles_to = np.where(active, counter + start[:, None] + np.maximum(length, lead_in + 1), -1)

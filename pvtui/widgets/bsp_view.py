@@ -11,10 +11,13 @@ from __future__ import annotations
 import numpy as np
 from rich.segment import Segment
 from rich.style import Style
+from rich.text import Text
 from textual.strip import Strip
 
+from pvtui.model import trace_views as tv
 from pvtui.model.step_types import PHASES
 from pvtui.model.trace_views import IDLE, BspFrame, busy_fractions, tile_groups
+from pvtui.units import count_of
 from pvtui.textual_private import SteadyScrollbars
 from pvtui.widgets.line_cache import CachedLines
 from pvtui.widgets.look import UNICODE, Look, look_of
@@ -78,6 +81,26 @@ class BspView(CachedLines, SteadyScrollbars, can_focus=False):
             self._strips.clear()
         self.frame, self.first_tile, self.key = frame, first_tile, key
         self.refresh()
+
+    def draw(self, execution, tiles_per_ipu: int | None, lane: tv.Lane, ipu: int, window: tuple[int, int],
+             lanes_key: tuple) -> Text:
+        """Draw IPU's tiles under WINDOW of its LANE (computed again only where LANES_KEY, the run and
+        lanes shown, the IPU, the window or the width changed); the status line saying what is drawn."""
+        bsp_cycles = execution.bsp_cycles
+        tiles = tv.ipu_tiles(ipu, bsp_cycles.shape[1], execution.num_ipus, tiles_per_ipu)
+        width = max(self.scrollable_content_region.width - GUTTER, 0)
+        key = (*lanes_key, ipu, window, width)
+        if key != self.key:
+            self.show(tv.bsp_frame(lane, window, width, execution.bsp_steps, bsp_cycles, tiles), tiles.start, key)
+        frame = self.frame
+        assert frame is not None
+        per_group = -(-frame.tile_cycles.shape[1] // max(self.scrollable_content_region.height, 1))
+        cells = bsp_cell_table(phase_fill_styles(self.app.theme_variables), look_of(self.app))
+        return Text.assemble(
+            f"tiles {tiles.start}–{tiles.stop - 1} ({per_group}/row) · "
+            f"tile cycles: {frame.steps_with_data}/{count_of(frame.steps_shown, 'step')} drawn · ",
+            cells[0], " working ", cells[2], " some ", cells[LEVELS - 1], " waiting",  # as compute's
+        )
 
     def render_line(self, y: int) -> Strip:
         region = self.scrollable_content_region

@@ -41,6 +41,14 @@ def y_value(top: float, level: int, plot_rows: int) -> float:
     return top * (level + 1) / plot_rows
 
 
+def y_label_width(top: float, plot_rows: int, units: str) -> int:
+    """The columns of the y labels and the axis: the widest label (not always the top's: 914.5 MiB is
+    wider than 1.4 GiB), so that every row's plot starts in the same column."""
+    labels = [format_bytes(top, units), format_bytes(0, units)]
+    labels += [format_bytes(y_value(top, level, plot_rows), units) for level in labelled_levels(plot_rows)]
+    return max(len(label) for label in labels) + 2
+
+
 def y_label(top: float, level: int, plot_rows: int, label_width: int, units: str, labelled: Container[int],
             glyphs: Glyphs = UNICODE) -> str:
     """The y axis beside plot row LEVEL: its bytes where LABELLED holds it, else the bare axis."""

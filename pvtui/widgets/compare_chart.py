@@ -21,7 +21,6 @@ from textual.widget import Widget
 
 from pvtui.model.compare import LivenessPair
 from pvtui.model.liveness_views import stacked_row
-from pvtui.units import format_bytes
 from pvtui.widgets.chart_rows import (
     AXIS_ROWS,
     MARKER_ROWS,
@@ -30,6 +29,7 @@ from pvtui.widgets.chart_rows import (
     chart_row,
     labelled_levels,
     y_label,
+    y_label_width,
 )
 from pvtui.widgets.line_cache import CachedLines
 from pvtui.widgets.look import Look, look_of
@@ -55,11 +55,12 @@ class Frame:
     @classmethod
     def build(cls, pair: LivenessPair, width: int, height: int, units: str) -> "Frame":
         peak = max(pair.peak(pair.a)["bytes"], pair.peak(pair.b)["bytes"], 1)
-        label_width = len(format_bytes(peak, units)) + 2
+        plot_height = max(1, height - MARKER_ROWS - AXIS_ROWS)
+        label_width = y_label_width(peak, plot_height, units)
         plot_width = max(1, width - label_width)
         a, b = pair.points(plot_width)
         boundaries = np.vstack([np.minimum(a, b), np.maximum(a, b)]).astype(float)
-        return cls(peak, label_width, plot_width, max(1, height - MARKER_ROWS - AXIS_ROWS), a, b, boundaries, b > a)
+        return cls(peak, label_width, plot_width, plot_height, a, b, boundaries, b > a)
 
     def column_of(self, fraction: float) -> int:
         return min(int(fraction * self.plot_width), self.plot_width - 1)

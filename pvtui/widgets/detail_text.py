@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rich.text import Text
 from textual.widget import Widget
+from textual.widgets import Static
 
 
 class DetailText(Widget):
@@ -45,3 +46,25 @@ class DetailText(Widget):
             return  # the same tile again (a zoom, a filter): nothing to repaint
         self.text = text
         self.refresh(layout=grew)
+
+
+class PaneText(Static):
+    """Text that a key may redraw: drawn again only when it changed, and laid out again only when
+    the number of its lines changed and its height follows them (`height: auto`).
+
+    A layout on each key (a zoom, a pan) would cost a frame; a text drawn again unchanged, a third
+    of one for a long one.
+    """
+
+    def __init__(self, *, id: str) -> None:
+        super().__init__(id=id)
+        self.shown: Text | str | None = None
+        self._lines = -1
+
+    def show(self, content: Text | str) -> None:
+        if content == self.shown:
+            return
+        lines = (content.plain if isinstance(content, Text) else content).count("\n")
+        height = self.styles.height
+        self.update(content, layout=lines != self._lines and (height is None or height.is_auto))
+        self.shown, self._lines = content, lines

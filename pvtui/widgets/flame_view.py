@@ -10,8 +10,6 @@ cycle window are left out, and the deepest give way first, counted on a last lin
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 from rich.segment import Segment
 from rich.style import Style
@@ -21,18 +19,10 @@ from textual.strip import Strip
 
 from pvtui.model.flame import FlameRow, fitted_depths
 from pvtui.model.step_types import PHASES
-from pvtui.model.trace_views import IDLE, column_cells
+from pvtui.model.trace_views import IDLE, FlameCursor, column_cells
 from pvtui.widgets.look import ASCII, look_of
 from pvtui.widgets.palette import rich_colour, text_style, theme_colour
 from pvtui.widgets.trace_view import GUTTER, TraceState, TraceView
-
-
-@dataclass(frozen=True)
-class FlameCursor:
-    """Where the cursor is in the flame view: DEPTH -1 is the IPU's lane (a step), else a block."""
-
-    depth: int = -1
-    block: int = -1
 
 
 def elide(name: str, width: int, ellipsis: str = "…") -> str:

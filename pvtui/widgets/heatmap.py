@@ -88,6 +88,11 @@ class Palette:
         """The glyph that fills category INDEX's cells (the rest share one)."""
         return self.fills[min(index, len(self.categories))]
 
+    def category_swatch(self, index: int) -> tuple[str, Style]:
+        """Two cells of category INDEX, as its bar cells draw: plain, the glyph says which (in colour
+        over the background, spaces would be blank)."""
+        return self.fill_of(index) * 2, self.category(index)
+
     def heat_level(self, fraction: float) -> int:
         """The swatch's level for a tile at FRACTION of its limit: the number of heat levels when over 1."""
         if fraction > 1:
@@ -259,8 +264,8 @@ def legend(memory: TileMemory, palette: Palette, gaps: bool) -> list[Text]:
         entries.append(Text.assemble((palette.fills[-1] * 2, palette.over), " over the limit"))
     if len(memory.categories) > shown:
         others = len(memory.categories) - shown
-        entries.append(Text.assemble((palette.fill_of(shown) * 2, palette.rest), f" the other {others}"))
-    entries += [Text.assemble((palette.fill_of(index) * 2, palette.category(index)), f" {name}")
+        entries.append(Text.assemble(palette.category_swatch(shown), f" the other {others}"))
+    entries += [Text.assemble(palette.category_swatch(index), f" {name}")
                 for index, name in enumerate(memory.categories[:shown])]
     return entries
 

@@ -27,7 +27,6 @@ from pvtui.model.liveness_views import (
     columns_of_step,
     stacked_rows,
 )
-from pvtui.units import format_bytes
 from pvtui.widgets.chart_rows import (
     AXIS_ROWS,
     MARKER_ROWS,
@@ -36,7 +35,7 @@ from pvtui.widgets.chart_rows import (
     chart_row,
     labelled_levels,
     y_label,
-    y_value,
+    y_label_width,
 )
 from pvtui.widgets.line_cache import CachedLines
 from pvtui.widgets.look import Look, look_of
@@ -70,9 +69,7 @@ class Frame:
         base = (series.always_live or 0) if has_data and stack_always_live else 0
         top = max(1, base + (series.at(series.peak_step) if has_data else 0))
         plot_height = max(1, height - MARKER_ROWS - AXIS_ROWS)
-        labels = [format_bytes(top, units)]
-        labels += [format_bytes(y_value(top, level, plot_height), units) for level in labelled_levels(plot_height)]
-        label_width = max(len(label) for label in labels) + 2  # the widest y label, so the columns line up
+        label_width = y_label_width(top, plot_height, units)
         plot_width = max(1, width - label_width)
         start, stop = window.start, window.stop
         kinds = np.full(plot_width, PLAIN, dtype=np.int8)

@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Mapping
 
-from pvtui.render.glyphs import BLOCKS
+from rich.segment import Segment
+from textual.color import Color
+from textual.filter import LineFilter
 
-# TERM values of consoles without block elements (their fonts are a few hundred glyphs)
-BASIC_TERMS = ("linux", "vt100", "vt102", "vt220", "vt52", "dumb", "cons25", "ansi", "sun", "wsvt25")
+from pvtui.render.glyphs import BLOCKS, ascii_glyphs, basic_console
+from pvtui.units import MINUS
 FEW_COLOURS = ("standard", "windows")  # Rich's names for 16 colours and the legacy Windows console
 
 
@@ -44,17 +45,18 @@ class Glyphs:
     heat: str  # the swatch of a tile's bytes against its limit, low to high
     phases: str  # compute, exchange, stream, sync, control, other (a trace cell of one step)
     higher: str  # where report A, B is the higher of two curves
+    minus: str  # the sign of a negative change
 
 
 UNICODE = Glyphs(
     blocks=BLOCKS, shades="░▒▓", axis="│┤└─┬", tick="▏", several="▓", cursor_line="━",
     pointer="▶", marker="▼", marked="◇", limit="│", gaps="░", only_one="·", selected="◆",
-    categories="█▓▒=+:-", over="!", heat="·░▒▓█", phases=" ═~|·?", higher="AB",
+    categories="█▓▒=+:-", over="!", heat="·░▒▓█", phases=" ═~|·?", higher="AB", minus=MINUS,
 )
 ASCII = Glyphs(
     blocks=" __---==#", shades=".:%", axis="|+'-+", tick="|", several="%", cursor_line="=", pointer=">",
     marker="v", marked="o", limit="|", gaps=".", only_one=".", selected="*",
-    categories="#%=+:o-", over="!", heat=".:+%#", phases=" =~|-?", higher="AB",
+    categories="#%=+:o-", over="!", heat=".:+%#", phases=" =~|-?", higher="AB", minus="-",
 )
 
 
@@ -62,12 +64,6 @@ ASCII = Glyphs(
 class Look:
     glyphs: Glyphs = UNICODE
     plain: bool = False  # colours cannot tell things apart: glyphs, reverse and bold do
-
-
-def basic_console(environ: Mapping[str, str]) -> bool:
-    """Whether the terminal TERM names draws no block elements."""
-    term = environ.get("TERM", "").lower()
-    return term in BASIC_TERMS or term.startswith("linux-")
 
 
 def look_of(app) -> Look:
@@ -79,3 +75,13 @@ def look_of(app) -> Look:
         look = Look(ASCII if basic_console(os.environ) else UNICODE, getattr(app, "no_color", False) or few_colours)
         app._pvtui_look = look
     return look
+
+
+class AsciiGlyphs(LineFilter):
+    """On a basic console, every line of every widget in ASCII (render/glyphs.py): the views draw with
+    the ASCII glyph set, and this takes what they and Textual draw besides (tab underlines, borders,
+    scrollbars, separators in text)."""
+
+    def apply(self, segments: list[Segment], background: Color) -> list[Segment]:
+        return [segment if segment.control or segment.text.isascii()
+                else Segment(ascii_glyphs(segment.text), segment.style, segment.control) for segment in segments]

@@ -25,6 +25,7 @@ from textual.strip import Strip
 from pvtui.model.tile_map import (
     BLOCK_GAP, LEVELS, NONE, OVER, ZERO, Block, MapLayout, block_label, blocks_of, colour_codes, fit_layout,
 )
+from pvtui.model.tile_views import MapValues
 from pvtui.textual_private import SteadyScrollbars
 from pvtui.units import count_of, format_bytes
 from pvtui.widgets.look import Look, look_of
@@ -111,16 +112,6 @@ def _fuller(upper: int, lower: int) -> int:
         return OVER
     levels = [c for c in (upper, lower) if c < LEVELS]
     return max(levels) if levels else min(upper, lower)
-
-
-@dataclass(frozen=True, eq=False)
-class MapValues:
-    """What the map colours tiles by: a value per tile, the scale's top, the limit that marks over."""
-
-    name: str  # shown in the header: "total incl. gaps", "vertexCode", "variable x"
-    values: np.ndarray  # per tile
-    scale: float
-    limit: int | None  # only for the total: the bytes per tile
 
 
 def legend(values: MapValues, colours: MapColours, units: str, per_cell: int) -> list[Text]:

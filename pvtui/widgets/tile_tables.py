@@ -1,16 +1,24 @@
-"""A tab of the Memory screen's detail pane: one table about the selected tile (its variables,
-compute sets, vertices or exchange code), sortable, or the reason the report lacks it."""
+"""The Memory screen's detail pane: the selected tile's details, then a tab for each table about it (its
+variables, compute sets, vertices or exchange code), sortable, or the reason the report lacks it."""
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
-from textual.app import ComposeResult
 from rich.text import Text
-from textual.widgets import DataTable, TabPane
+from textual.app import ComposeResult
+from textual.containers import Horizontal, VerticalScroll
+from textual.widgets import DataTable, TabbedContent, TabPane
 
 from pvtui.model.tables import Table
+from pvtui.model.tile_detail import tile_table, why_missing
+from pvtui.model.tile_views import TileMemory, tile_vertices
+from pvtui.render.memory import LISTED, categories_text, tile_facts, vertices_text
 from pvtui.widgets.detail_text import DetailText
+
+if TYPE_CHECKING:
+    from pvtui.model.report import Report
+    from pvtui.widgets.heatmap import Palette
 
 SHOWN_ROWS = 1000  # rows put in the table; export writes them all
 NAME_WIDTH = 26  # the fewest cells of a name column; a longer name shows its end: the last parts of a path say the most
@@ -141,3 +149,57 @@ def _cell(column: str, value: Any, bytes_text: Callable[[int], str]) -> str:
     if isinstance(value, int):
         return f"{value:,}"
     return str(value)
+
+
+TAB_TITLES = {"variables": "Variables", "compute_sets": "Sets", "vertices": "Vertices", "exchanges": "Exchange"}
+
+
+class TileDetails(TabbedContent):
+    """The Memory screen's detail pane: the selected tile's facts, categories and vertices on the first
+    tab, then a tab for each of its tables, filled only when shown."""
+
+    def __init__(self, *, id: str) -> None:
+        super().__init__(initial="tab-details", id=id)
+        columns = Horizontal(DetailText(id="detail-facts"), DetailText(id="detail-categories"), id="detail-columns")
+        details = TabPane("Details", VerticalScroll(columns, DetailText(id="detail-vertices"), id="detail-scroll"),
+                          id="tab-details")
+        for pane in (details, *(TileTablePane(title, name) for name, title in TAB_TITLES.items())):
+            self.compose_add_child(pane)
+
+    @property
+    def table_pane(self) -> TileTablePane | None:
+        """The tab shown when it is one of the tile's tables."""
+        active = self.active_pane
+        return active if isinstance(active, TileTablePane) else None
+
+    def next_tab(self, step: int) -> None:
+        tabs = ["tab-details", *(f"tab-{name}" for name in TAB_TITLES)]
+        self.active = tabs[(tabs.index(self.active) + step) % len(tabs)]
+
+    def forget_tables(self) -> None:
+        """The tables show the tile again when next shown: the model or the units changed."""
+        for pane in self.query(TileTablePane):
+            pane.tile = None
+
+    def reserve(self, memory: TileMemory, vertices: bool) -> None:
+        """Lay the Details tab out once for the longest texts to come: every category, and the VERTICES listed."""
+        self.query_one("#detail-categories", DetailText).reserve(1 + len(memory.categories))
+        if vertices:
+            self.query_one("#detail-vertices", DetailText).reserve(LISTED + 3)  # heading, "… more", a note
+
+    def show_tile(self, report: Report, memory: TileMemory, tile: int, fmt: Callable[[int], str],
+                  palette: Palette) -> None:
+        """TILE's details, and its table where one is shown; FMT shows bytes, PALETTE colours the categories."""
+        missing = report.missing("memory" if memory.source == "archive" else "tile_split")  # the latter: no libpva
+        facts = tile_facts(memory, tile, fmt, palette.label, palette.over_label, missing)
+        self.query_one("#detail-facts", DetailText).show(facts)
+        self.query_one("#detail-categories", DetailText).show(categories_text(memory, tile, fmt, palette.category_swatch))
+        self.query_one("#detail-vertices", DetailText).show(vertices_text(tile_vertices(report, tile), fmt))
+        self.show_table(report, tile, fmt)
+
+    def show_table(self, report: Report, tile: int, fmt: Callable[[int], str]) -> None:
+        """Fill the tab's table for TILE, where a table's tab is shown and shows another tile."""
+        table = self.table_pane
+        if table is not None and table.tile != tile:
+            name = table.table_name
+            table.show(tile, tile_table(report, tile, name), why_missing(report, name), fmt)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 from rich.segment import Segment
 from rich.style import Style
+from rich.text import Text
 from textual.cache import LRUCache
 from textual.geometry import Size
 from textual.strip import Strip
@@ -67,6 +68,19 @@ def lane_cell_table(styles: dict[str, Style], look: Look = Look()) -> list[tuple
 
 CELL_KINDS = 3  # one step, several steps, cursor
 IDLE_CODE = len(PHASES) * CELL_KINDS
+
+
+def lane_legend(styles: dict[str, Style], look: Look = Look()) -> Text:
+    """What the lanes' cells mean: each phase's fill, then several steps in a column."""
+    cells = lane_cell_table(styles, look)
+    text = Text()
+    for index, phase in enumerate(PHASES):
+        glyph, style = cells[index * CELL_KINDS]
+        text.append(glyph * 2, style=style)
+        text.append(f" {phase}  ")
+    text.append(*cells[1])  # several steps, drawn as compute's
+    text.append(" several steps")
+    return text
 
 
 def axis_strip(lo: int, hi: int, width: int, title: str, muted: Style, tick: str = UNICODE.tick) -> Strip:

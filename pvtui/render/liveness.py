@@ -1,0 +1,138 @@
+"""What the Liveness screen says in words: the cursor step's facts (as Textual markup, in the theme's
+colours) and the variables live at it, or what changed since the marked step."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable
+
+from rich.markup import escape  # the same as Textual's: it escapes what would read as a tag
+
+from pvtui.model.liveness_views import Window, steps_per_column
+from pvtui.model.queries import live_difference, unknown_program
+from pvtui.render.names import CPP_BREAKS, wrap_at_slashes
+from pvtui.units import count_of
+
+if TYPE_CHECKING:
+    from pvtui.model.liveness_views import LivenessNavigator, StepSeries
+    from pvtui.model.report import Report
+
+MAX_VARIABLES_LISTED = 32  # more than the details panel (at most 16 rows high) shows
+VERTEX_TYPES_LISTED = 8  # of the step's compute set, in the step's facts
+
+
+@dataclass(frozen=True)
+class Marks:
+    """The glyphs the facts draw: the always-live and not-always-live keys, and the marked step's."""
+
+    always_live: str = "■"
+    not_always_live: str = "■"
+    marked: str = "◇"
+
+
+def column_scale(window: Window, width: int) -> str:
+    """How many steps a chart column shows; zoomed in past one step a column, how many columns a step spans."""
+    if window.span >= width:
+        return f"{count_of(steps_per_column(window, width), 'step')}/column"
+    fewest, most = width // window.span, -(-width // window.span)  # the columns split between the steps
+    return f"1 step/{fewest} columns" if fewest == most else f"1 step/{fewest}–{most} columns"
+
+
+def hanging(head: str, name: str, width: int, tail: str = "", style: str = "", after: str = "/") -> list[str]:
+    """HEAD, then NAME broken after a character of AFTER onto lines of WIDTH cells, indented under its
+    start, then TAIL (muted) after it, or on a line of its own where it does not fit: markup lines, NAME
+    and TAIL escaped."""
+    room = width - len(head)
+    pieces = wrap_at_slashes(name, room, after)
+    if tail and len(pieces[-1]) + 1 + len(tail) > room:
+        pieces.append("")
+    shown = [f"[{style}]{escape(piece)}[/]" if style and piece else escape(piece) for piece in pieces]
+    if tail:
+        shown[-1] += f"{' ' if pieces[-1] else ''}[$pv-muted]{escape(tail)}[/]"
+    return [head + shown[0]] + [" " * len(head) + line for line in shown[1:]]
+
+
+def step_facts(report: "Report", nav: "LivenessNavigator", series: "StepSeries | None", width: int,
+               chart_width: int, fmt: Callable[[int], str], marks: Marks) -> str:
+    """The cursor step's facts in lines of WIDTH cells: its program, the bytes live in SERIES (the view's)
+    against its capacity, the chart's scale (CHART_WIDTH columns), the marked step, the step's vertices."""
+    live, step = report.liveness, nav.cursor
+    program = int(live.program[step])
+    at_peak = " · [$pv-peak]peak[/]" if series is not None and step == series.peak_step else ""
+    label = series.label if series is not None else {"total": "all IPUs", "ipu": "per IPU", "tile": f"tile {nav.tile}"}[nav.view]
+    lines = [f"[b]Step {step:,}[/b] of {len(live):,} · {label}{at_peak}", *program_lines(report, program, width)]
+    if series is not None:
+        always, not_always = series.always_live, series.at(step)
+        total = not_always if always is None else always + not_always
+        share = f"{100 * total / series.capacity:.1f}% of {fmt(series.capacity)}" if series.capacity else "—"
+        always_text = "unknown" if always is None else fmt(always)
+        lines += [
+            f"[$pv-always-live]{marks.always_live}[/] Always-live      {always_text}",
+            f"[$pv-not-always-live]{marks.not_always_live}[/] Not-always-live  {fmt(not_always)}",
+            f"  Total            {fmt(total)}" if always is not None
+            else "  [$pv-muted]always-live unknown: not-always-live only[/]",
+            f"  Of the memory    {share}",
+            f"[$pv-muted]{column_scale(nav.window, chart_width)}"
+            f" · steps {nav.window.start:,}–{nav.window.stop - 1:,}[/]",
+        ]
+    elif nav.view == "tile" and live.by_tile is not None:
+        lines.append(f"[$pv-muted]Reading tile {nav.tile}…[/]")
+    if nav.marked is not None:
+        lines.append(f"[b]{marks.marked}[/b] Marked step {nav.marked:,} [$pv-muted]· b on it unmarks[/]")
+    return "\n".join(lines + vertex_lines(report, program, width))
+
+
+def program_lines(report: "Report", program: int, width: int) -> list[str]:
+    """The step's program, its name whole on as many lines as it needs, then its type."""
+    unknown = unknown_program(report, program)
+    if unknown is not None:
+        return hanging("Program  ", f"{program:,} ({unknown})", width)
+    programs = report.programs
+    return hanging("Program  ", programs.names[program], width, f"({programs.type_name(program)})")
+
+
+def vertex_lines(report: "Report", program: int, width: int) -> list[str]:
+    """The vertex types of the step's compute set, most instances first, each name whole."""
+    if unknown_program(report, program) is not None:
+        return []
+    programs = report.programs
+    compute_set = int(programs.compute_set[program])
+    if compute_set < 0:
+        return ["[$pv-muted]No compute set: no vertices[/]"]
+    vertices = sorted(programs.compute_set_vertices(compute_set), key=lambda v: -v[1])
+    estimate = programs.estimated_cycles(program)
+    cycles = "no cycle estimates in the profile" if estimate is None else f"estimated {estimate:,} cycles"
+    types = count_of(len(vertices), "type")
+    if len(f"Vertices  {types} · {cycles}") <= width:
+        lines = [f"Vertices  [$pv-muted]{types} · {cycles}[/]"]
+    else:
+        lines = [f"Vertices  [$pv-muted]{types}[/]", f"          [$pv-muted]{cycles}[/]"]
+    lines += hanging(" " * 10, f"in {programs.compute_set_names[compute_set]}", width, style="$pv-muted")
+    for vertex, count in vertices[:VERTEX_TYPES_LISTED]:
+        lines += hanging(f"  {count:>9,} ", programs.vertex_type_names[vertex], width, after=CPP_BREAKS)
+    return lines
+
+
+def live_list(report: "Report", nav: "LivenessNavigator",
+              fmt: Callable[[int], str]) -> tuple[list[str], list[tuple[str, str]], int]:
+    """The variables panel: its heading's parts, (size, name) of the largest variables, and how many
+    there are: those live at the cursor's step, or those that came and went since the marked step."""
+    live, step = report.liveness, nav.cursor
+    names = live.variable_names
+    if nav.marked is not None and nav.marked != step:
+        added, removed, change = live_difference(report, nav.marked, step)
+        sign = "+" if change >= 0 else "−"
+        return (
+            [f"vs {nav.marked:,}: {sign}{fmt(abs(change))}",
+             f"+{len(added):,} −{len(removed):,} variable{'s' * (len(added) + len(removed) != 1)}"],
+            [(f"+{fmt(size)}", names[v]) for v, size in added[:MAX_VARIABLES_LISTED]]
+            + [(f"−{fmt(size)}", names[v]) for v, size in removed[:MAX_VARIABLES_LISTED]],
+            len(added) + len(removed),
+        )
+    live_here = live.live_variables(step)
+    return (
+        [f"Live at step {step:,}: {count_of(len(live_here), 'variable')}"
+         + ("" if nav.view == "total" else ", all IPUs")],
+        [(fmt(size), names[v]) for v, size in live_here[:MAX_VARIABLES_LISTED]],
+        len(live_here),
+    )

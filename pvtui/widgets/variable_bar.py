@@ -1,0 +1,73 @@
+"""The Memory screen's variable search: /, a field for part of a variable's name, and what it found."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Callable
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.widgets import Input, Label
+
+from pvtui.textual_private import InputWithoutLayout
+from pvtui.widgets.detail_text import DetailText
+from pvtui.widgets.search_bar import SearchBar
+
+if TYPE_CHECKING:
+    from pvtui.model.lowered import Lowered
+    from pvtui.model.tile_views import VariableSearch
+
+
+class VariableBar(SearchBar):
+    """Each key typed searches SEARCH at once and hands the largest match to ON_FOUND (None: none).
+
+    A watcher of the field's value, run within the key: its answer is painted in the same frame
+    as the key's character (Input.Changed, a message, came a frame later). The names and each
+    variable's total are indexed in a worker when the bar opens, before the keys need them.
+    """
+
+    def __init__(self, search: "VariableSearch", on_found: Callable[[int | None], None], *, id: str) -> None:
+        super().__init__(id=id)
+        self.search, self.on_found = search, on_found
+        self.lowered: Lowered | None = None  # the report's lowered variables, set by the screen
+
+    def compose(self) -> ComposeResult:
+        yield Label("/")
+        field = InputWithoutLayout(placeholder="part of a variable name", id="variable-input", compact=True)
+        field.cursor_blink = False  # a frame every half second over SSH, for nothing
+        yield field
+        yield DetailText(id="variable-status")  # no layout on each key, as a Label would cost
+
+    def on_mount(self) -> None:
+        self.watch(self.field, "value", self._search_for, init=False)
+
+    @property
+    def field(self) -> Input:
+        return self.query_one("#variable-input", Input)
+
+    def open(self, shown: bool) -> None:
+        self.search.open = shown  # asked by the keys' table on every key: no DOM query there
+        self.set_class(shown, "open")
+        if shown and self.lowered is not None and self.search.ready is not self.lowered:
+            self._prepare(self.lowered)
+
+    def show_status(self, text: Text) -> None:
+        self.query_one("#variable-status", DetailText).show(text)
+
+    @work(thread=True, exclusive=True, group="variable-search")
+    def _prepare(self, lowered: "Lowered") -> None:
+        """Index the names and total each variable's bytes (a pass over every piece: a tenth of a
+        second or more on a Pod16's), off the UI thread."""
+        lowered.prepare_search()
+        self.app.call_from_thread(self._prepared, lowered)
+
+    def _prepared(self, lowered: "Lowered") -> None:
+        if lowered is self.lowered:  # else a reload came in meanwhile
+            self.search.ready = lowered
+            self._search_for(self.field.value)  # what was typed meanwhile
+
+    def _search_for(self, text: str) -> None:
+        if self.lowered is not None and text and self.search.ready is not self.lowered:
+            self.show_status(Text("reading the variables' names and sizes…"))
+            return  # _prepared searches for what is typed by then
+        self.on_found(self.search.find(self.lowered, text))

@@ -1,0 +1,47 @@
+"""Live reload's watch: report files that change, and a report directory removed and made again."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+
+import pytest
+
+from pvtui.sources.base import ReportFiles
+from pvtui.watch import Seen, watch_report
+
+pytestmark = pytest.mark.anyio
+
+
+async def _next(events, timeout: float = 10.0) -> Seen:
+    return await asyncio.wait_for(events.__anext__(), timeout)
+
+
+async def test_a_report_directory_removed_and_made_again_is_said_and_watched_again(tmp_path):
+    report = tmp_path / "run"
+    report.mkdir()
+    (report / "app.json").write_text("{}")
+    stop = asyncio.Event()
+    events = watch_report(ReportFiles(report, "run", app=report / "app.json"), stop, settle=0.2)
+    first = asyncio.ensure_future(_next(events))
+    await asyncio.sleep(0.5)  # the watch is running
+    (report / "app.json").write_text('{"a": 1}')
+    assert await first == Seen("changed", [report / "app.json"])
+
+    shutil.rmtree(report)
+    assert await _next(events) == Seen("gone", [report])
+    report.mkdir()
+    assert await _next(events) == Seen("back", [report])
+    later = asyncio.ensure_future(_next(events))  # as the app does: it waits for what comes next
+    await asyncio.sleep(0.5)  # watched again
+    (report / "framework.json").write_text("{}")
+    assert await later == Seen("changed", [report / "framework.json"])
+    stop.set()
+    with pytest.raises(StopAsyncIteration):
+        await _next(events)
+
+
+def test_a_directory_gone_or_back_is_said_by_its_path(tmp_path):
+    assert Seen("gone", [tmp_path]).said() == f"{tmp_path} was removed: the report shown stays; live reload" \
+        " watches for it to come back"
+    assert Seen("back", [tmp_path]).said() == f"{tmp_path} is back: live reload watches it again"
