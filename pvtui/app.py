@@ -294,8 +294,7 @@ class PvtuiApp(InstantModeSwitch):
                 report = None  # reading the files below reports the problem
             if report is None:
                 self.call_from_thread(self._show_loading, files.name, token)
-                report = load_report(files, progress=self._progress, cancel=token, cache=self.cache,
-                                     reader=self.reader)
+                report = load_report(files, progress=self._progress, cancel=token, cache=self.cache, reader=self.reader)
         except Cancelled:
             self.call_from_thread(self._load_cancelled, reload)
         except ReportError as exc:

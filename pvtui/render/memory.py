@@ -58,10 +58,11 @@ def tile_facts(memory: "TileMemory", tile: int, fmt: Callable[[int], str], label
     facts.append(f"Tile {tile}", "bold")
     ipu = memory.ipu_of(tile)
     facts.append(f" · IPU {'unknown' if ipu is None else ipu}\n")
-    if memory.has_gaps:
+    if memory.has_gaps or memory.source == "profile":  # read without libpva: its total, including gaps
         facts.append(f"Including gaps   {fmt(total)}\n")
+    if memory.has_gaps:
         facts.append(f"Excluding gaps   {fmt(int(memory.excluding_gaps[tile]))}\n")
-    else:
+    elif memory.source != "profile":
         facts.append(f"Allocated        {fmt(total)}\n")
     if memory.limit:
         share = total / memory.limit
