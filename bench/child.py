@@ -75,11 +75,11 @@ def job_ingest(source: str, report: str, tmp: str) -> dict[str, Any]:
     extra: dict[str, Any] = {}
     pva = operations = None
     if source == "profile-adapter":
-        from pvtui.synth import generate
+        from pvtui.synth import generate, standin
 
         meta = json.loads((Path(report) / "profile.pvtui" / "meta.json").read_text())["synthetic"]
         truth = generate(meta["scale"], meta["ipus"], meta["seed"])
-        pva, operations = truth.as_pva(), truth.operations()
+        pva, operations = standin.PvaReport(truth), standin.operations(truth)
 
     read = None if source == "all" else _reader(source, files, pva, operations)
 

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from bad_inputs import WHOLE, build_corpus
+from conftest import wait_for
 from pvtui.cli import main
 from pvtui.errors import Cancelled
 from pvtui.sources import check as check_module
@@ -326,14 +327,6 @@ def test_every_damaged_report_is_found_unusable_and_left_as_it_was(tiny_dir, tmp
 # --- in the app: a report that fails to open shows the check of its files -------------------
 
 
-async def wait_for(pilot, condition) -> None:
-    for _ in range(300):
-        await pilot.pause(0.02)
-        if condition():
-            return
-    raise AssertionError(f"never happened: {pilot.app.screen!r}")
-
-
 def findings(screen) -> str:
     """The check's findings as the dialog shows them, as text."""
     from rich.console import Console
@@ -382,7 +375,7 @@ async def test_a_failed_reload_shows_the_check_and_keeps_the_report(tiny_dir, ma
 
         monkeypatch.setattr(ingest, "open_current", lambda files, cache=None, reader="auto": None)
         monkeypatch.setattr(ingest, "load_report", fail)
-        app.open_report(app.files, reload=True)
+        app.open_report(app.a.files)
         await wait_for(pilot, lambda: isinstance(app.screen, OpenFailed) and "✓ usable" in findings(app.screen))
         assert "Reload failed" in str(app.screen.query_one("Label").content)
         await pilot.press("escape")

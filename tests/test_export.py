@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import open_screen, wait_until_loaded
+from conftest import open_screen, wait_for, wait_until_loaded
 from textual.widgets import Input, OptionList
 
 import pvtui.export
@@ -207,10 +207,8 @@ async def test_the_palette_exports_the_table(make_app, tmp_path, monkeypatch, ti
         await pilot.press("ctrl+p")
         await pilot.pause()
         await pilot.press(*("space" if c == " " else c for c in "Export table as CSV"))
-        for _ in range(50):
-            await pilot.pause(0.02)
-            if "Export table as CSV" in str(pilot.app.screen.query_one(OptionList).get_option_at_index(0).prompt):
-                break
+        await wait_for(pilot, lambda: "Export table as CSV" in str(
+            pilot.app.screen.query_one(OptionList).get_option_at_index(0).prompt))
         await pilot.press("enter")
         await pilot.pause()
         dialog = pilot.app.screen
@@ -282,12 +280,8 @@ async def test_every_table_exports_snake_case_columns_and_plain_numbers(make_app
     async with make_app().run_test(size=(80, 24)) as pilot:
         await wait_until_loaded(pilot)
         await pilot.press(key)
-        for _ in range(100):
-            await pilot.pause(0.02)
-            table = pilot.app.screen.export_table()
-            if table is not None:
-                break
-        assert table is not None
+        await wait_for(pilot, lambda: pilot.app.screen.export_table() is not None)
+        table = pilot.app.screen.export_table()
         # snake_case, but for the memory categories, kept as Poplar names them (vertexCode)
         assert all(re.fullmatch(r"[a-z][A-Za-z0-9_.]*", column) for column in table.columns), table.columns
         for row in list(table.rows)[:50]:

@@ -50,20 +50,20 @@ def fake_libpva(tmp_path, monkeypatch):
     module = tmp_path / "fake"
     module.mkdir()
     (module / "pva.py").write_text(
-        "from pvtui.synth import generate\n"
+        "from pvtui.synth import generate, standin\n"
         "opened = []\n"
         "def openReport(profile, debug=None):\n"
         "    opened.append(profile)\n"
-        "    return generate('tiny', seed=0).as_pva()\n"
+        "    return standin.PvaReport(generate('tiny', seed=0))\n"
         "class OperationAnalysis:\n"
         "    def __init__(self, report):\n"
-        "        self.operations = generate('tiny', seed=0).operations()\n"
+        "        self.operations = standin.operations(generate('tiny', seed=0))\n"
     )
     monkeypatch.syspath_prepend(str(module))
     monkeypatch.delitem(sys.modules, "pva", raising=False)
     readers.libpva.cache_clear()
     yield
-    monkeypatch.delitem(sys.modules, "pva", raising=False)
+    sys.modules.pop("pva", None)  # not through monkeypatch, whose undo would put the fake back
     readers.libpva.cache_clear()
 
 

@@ -9,19 +9,20 @@ import numpy as np
 import pytest
 
 from pvtui.model import flame as fl
+from pvtui.model import lanes as ln
 from pvtui.model import trace_views as tv
 from pvtui.model.liveness_views import TILE_SERIES_KEPT, LivenessNavigator, Window, columns_of_step
 from pvtui.model.tile_views import CHOSEN, MemoryNavigator, TileMemory, VariableSearch, max_zoom, tiles_table
 from pvtui.model.trace_index import TraceIndex, steps_table
 
 
-def lane_of(starts, ends, first_step: int = 0) -> tv.Lane:
+def lane_of(starts, ends, first_step: int = 0) -> ln.Lane:
     starts, ends = np.array(starts, np.int64), np.array(ends, np.int64)
-    return tv.Lane(np.arange(first_step, first_step + len(starts), dtype=np.int64), starts, ends,
+    return ln.Lane(np.arange(first_step, first_step + len(starts), dtype=np.int64), starts, ends,
                    np.zeros(len(starts), np.int8), np.maximum.accumulate(ends))
 
 
-def two_lanes() -> tuple[tv.Lane, ...]:
+def two_lanes() -> tuple[ln.Lane, ...]:
     """IPU 0 runs ten steps of 100 cycles from 0; IPU 1 five of 200 from 50: cycles 0 to 1050."""
     return (lane_of(range(0, 1000, 100), range(100, 1100, 100)), lane_of(range(50, 1050, 200), range(250, 1250, 200)))
 
@@ -69,7 +70,7 @@ def test_a_lane_without_steps_moves_nothing():
     assert not tv.TraceNavigator().move_row(1, rows=[])  # no lanes at all
 
 
-def flame_of(lane: tv.Lane) -> tuple[fl.Nesting, list[fl.FlameRow]]:
+def flame_of(lane: ln.Lane) -> tuple[fl.Nesting, list[fl.FlameRow]]:
     """Steps 0-3 in a/b (a/b, a/b, a/c, a/c), 4-9 in d: depth 0 has blocks a, d; depth 1 b, c."""
     nesting = fl.Nesting(np.array([[0, 1], [0, 2], [3, -1]], np.int32), ["a", "b", "c", "d"], np.zeros(3, bool))
     programs = np.array([0, 0, 1, 1, 2, 2, 2, 2, 2, 2])

@@ -6,7 +6,7 @@ import json
 
 import numpy as np
 import pytest
-from conftest import open_screen, wait_until_loaded
+from conftest import open_screen, wait_for, wait_until_loaded
 
 from pvtui.cli import main
 from pvtui.model.operations import OperationIndex, select_rows, top_program
@@ -133,13 +133,6 @@ def test_table_names_break_only_after_slashes(capsys, monkeypatch, tiny_dir, col
     assert all(part.endswith("/") or len(part) == width for parts in rows for part in parts[:-1])
     folded = [parts for parts in rows if any(not part.endswith("/") for part in parts[:-1])]
     assert all(max(len(piece) for piece in "".join(parts).split("/")) > width for parts in folded)
-
-
-async def wait_for(pilot, condition) -> None:
-    for _ in range(300):
-        if condition():
-            return
-        await pilot.pause(0.02)
 
 
 async def open_operations(pilot) -> OperationsScreen:

@@ -93,10 +93,6 @@ class Archive(Part):
     def total(self) -> np.ndarray:
         return np.asarray(self.code) + np.asarray(self.data) + np.asarray(self.bss)
 
-    @cached_property
-    def member_names(self):
-        return self.bundle.strings(s.ARCHIVE_MEMBER)
-
 
 class Programs(Part):
     """The program tree, compute sets and vertex types. Read without libpva, every program is a root
@@ -301,14 +297,6 @@ class Execution(Part):
 
     def run_range(self, run: int) -> tuple[int, int]:
         return int(self.run_step_offsets[run]), int(self.run_step_offsets[run + 1])
-
-    def bsp_row(self, step: int) -> int:
-        """Row of STEP in the per-tile cycles, or -1 when it has none."""
-        steps = self.bsp_steps
-        if steps is None or len(steps) == 0:
-            return -1
-        i = int(np.searchsorted(steps, step))
-        return i if i < len(steps) and int(steps[i]) == step else -1
 
 
 class Operations(Part):

@@ -17,7 +17,8 @@ from pvtui.units import count_of, format_cycles
 if TYPE_CHECKING:
     from pvtui.model.flame import FlameRow, Nesting
     from pvtui.model.report import Report
-    from pvtui.model.trace_views import Lane, TraceNavigator
+    from pvtui.model.lanes import Lane
+    from pvtui.model.trace_views import TraceNavigator
 
 STATS_TYPE_WIDTH = 18  # the step type column of the statistics
 STATS_IPU_WIDTH = 27  # each IPU's steps, cycles and share

@@ -27,8 +27,10 @@ from pvtui.model.compare import (
     tiles_table,
 )
 from pvtui.model.layer_compare import LayerChange, layer_table
+from pvtui.model.unavailable import Unavailable
 from pvtui.render.layers import CHANGE_HEADINGS, CHANGES_STATEMENT, change_cells
-from pvtui.screens.base import Needs, ReportScreen, Unavailable
+from pvtui.screens.base import Needs, ReportScreen
+from pvtui.screens.base import Unavailable as UnavailableNotice
 from pvtui.units import count_of
 from pvtui.widgets.compare_chart import CompareChart
 from pvtui.widgets.diff_heatmap import DiffHeatmap
@@ -105,32 +107,37 @@ class CompareScreen(ReportScreen):
                 yield Static(IDENTICAL, classes="statement", id="deltas-statement")
                 yield DataTable(id="deltas-table", cursor_type="row", zebra_stripes=True)
             with TabPane(f"2 {SECTIONS[1][1]}", id="tiles"):
-                yield Unavailable("", id="tiles-missing")
+                yield UnavailableNotice("", id="tiles-missing")
                 yield Static(classes="statement", id="tiles-statement")
                 yield DiffHeatmap(on_select=lambda _tile: self._show_tile(), id="diff-heatmap")
                 yield Static(classes="detail", id="tile-detail")
             with TabPane(f"3 {SECTIONS[2][1]}", id="liveness"):
-                yield Unavailable("", id="liveness-missing")
+                yield UnavailableNotice("", id="liveness-missing")
                 yield Static(classes="statement", id="liveness-statement")
                 yield CompareChart(on_move=lambda _fraction: self._show_column(), id="compare-chart")
                 yield Static(classes="detail", id="liveness-detail")
             for index, section in ((4, "programs"), (5, "operations"), (6, "layers")):
                 with TabPane(f"{index} {SECTIONS[index - 1][1]}", id=section):
-                    yield Unavailable("", id=f"{section}-missing")
+                    yield UnavailableNotice("", id=f"{section}-missing")
                     yield Static(classes="statement", id=f"{section}-statement")
                     yield DataTable(id=f"{section}-table", cursor_type="row", zebra_stripes=True)
 
     def show_report(self) -> None:
         self.watch(self.app, "theme", self._theme_changed, init=False)
         self._show_names("comparing…")
-        self._compare(self.report, self.pv_app.compare_report)
+        self._compare(self.report, self.report_b)
 
     @property
     def report(self) -> "Report":
-        return self.pv_app.report  # A, whichever report the other screens show
+        return self.pv_app.a.report  # A, whichever report the other screens show
+
+    @property
+    def report_b(self) -> "Report | None":
+        b = self.pv_app.b
+        return b.report if b is not None else None
 
     def title_label(self) -> str:
-        a, b = self.pv_app.files, self.pv_app.compare_files
+        a, b = (slot.files if slot is not None else None for slot in (self.pv_app.a, self.pv_app.b))
         return f"A {a.name if a is not None else '—'} · B {b.name if b is not None else '—'}"
 
     @work(thread=True, exclusive=True, group="compare")
@@ -140,7 +147,7 @@ class CompareScreen(ReportScreen):
         self.app.call_from_thread(self._compared, comparison)
 
     def _compared(self, comparison: Comparison) -> None:
-        if comparison.a is not self.report or comparison.b is not self.pv_app.compare_report:
+        if comparison.a is not self.report or comparison.b is not self.report_b:
             return  # a reload came in meanwhile; its own comparison follows
         self.comparison = comparison
         self._show_all()
@@ -150,7 +157,7 @@ class CompareScreen(ReportScreen):
 
     def report_changed(self) -> None:
         super().report_changed()
-        self._compare(self.report, self.pv_app.compare_report)
+        self._compare(self.report, self.report_b)
 
     def _theme_changed(self) -> None:
         if self.comparison is not None:
@@ -198,7 +205,7 @@ class CompareScreen(ReportScreen):
             widget.focus()
 
     def _show_names(self, what: str) -> None:
-        b = self.pv_app.compare_report
+        b = self.report_b
         self.query_one("#names", Static).update(
             f"A [b]{escape(self.report.name)}[/b] · B [b]{escape(b.name if b is not None else '—')}[/b] · {what}"
         )
@@ -232,10 +239,9 @@ class CompareScreen(ReportScreen):
             table.add_row(row.label, _cut(a, width), _cut(b, width), delta, change)
         table.move_cursor(row=cursor)
 
-    def _show_tiles(self, diff: TileDiff | str) -> None:
-        available = not isinstance(diff, str)
-        self._available("tiles", None if available else diff, ("#tiles-statement", DiffHeatmap, "#tile-detail"))
-        if isinstance(diff, str):
+    def _show_tiles(self, diff: TileDiff | Unavailable) -> None:
+        self._available("tiles", diff, ("#tiles-statement", DiffHeatmap, "#tile-detail"))
+        if isinstance(diff, Unavailable):
             return
         heatmap = self.query_one(DiffHeatmap)
         statement = Text(diff.statement + "\n")
@@ -246,7 +252,7 @@ class CompareScreen(ReportScreen):
 
     def _show_tile(self) -> None:
         c = self.comparison
-        if c is None or isinstance(c.tiles, str):
+        if c is None or isinstance(c.tiles, Unavailable):
             return
         diff, tile = c.tiles, self.query_one(DiffHeatmap).selected
         a, b = diff.bytes_of(tile)
@@ -265,12 +271,10 @@ class CompareScreen(ReportScreen):
             detail.append(f" ({change})")
         self.query_one("#tile-detail", Static).update(detail)
 
-    def _show_liveness(self, pair: LivenessPair | str) -> None:
-        available = not isinstance(pair, str)
-        self._available("liveness", None if available else pair,
-                        ("#liveness-statement", CompareChart, "#liveness-detail"))
+    def _show_liveness(self, pair: LivenessPair | Unavailable) -> None:
+        self._available("liveness", pair, ("#liveness-statement", CompareChart, "#liveness-detail"))
         chart = self.query_one(CompareChart)
-        if isinstance(pair, str):
+        if isinstance(pair, Unavailable):
             chart.show(None)
             return
         statement = Text(pair.statement + "\n")
@@ -282,7 +286,7 @@ class CompareScreen(ReportScreen):
 
     def _show_column(self) -> None:
         c = self.comparison
-        if c is None or isinstance(c.liveness, str):
+        if c is None or isinstance(c.liveness, Unavailable):
             return
         chart, pair = self.query_one(CompareChart), c.liveness
         frame = chart.frame()
@@ -301,10 +305,9 @@ class CompareScreen(ReportScreen):
             f"A {self.bytes(a)} ({steps(pair.a)})   B {self.bytes(b)} ({steps(pair.b)})",
         ))
 
-    def _show_changes(self, section: str, changes: Changes | str) -> None:
-        available = not isinstance(changes, str)
-        self._available(section, None if available else changes, (f"#{section}-statement", f"#{section}-table"))
-        if isinstance(changes, str):
+    def _show_changes(self, section: str, changes: Changes | Unavailable) -> None:
+        self._available(section, changes, (f"#{section}-statement", f"#{section}-table"))
+        if isinstance(changes, Unavailable):
             return
         shown = min(LISTED, len(changes.rows))
         counts = (f"{len(changes.rows):,} changed ({shown:,} listed, largest change first); "
@@ -326,9 +329,9 @@ class CompareScreen(ReportScreen):
             table.add_row(*row, _cut(change.name, name_width))
         table.move_cursor(row=cursor)
 
-    def _show_layers(self, layers: list[LayerChange] | str) -> None:
-        self._available("layers", layers if isinstance(layers, str) else None, ("#layers-statement", "#layers-table"))
-        if isinstance(layers, str):
+    def _show_layers(self, layers: list[LayerChange] | Unavailable) -> None:
+        self._available("layers", layers, ("#layers-statement", "#layers-table"))
+        if isinstance(layers, Unavailable):
             return
         self.query_one("#layers-statement", Static).update(
             f"{CHANGES_STATEMENT} Growth reads as a regression, shrinkage as a gain.")
@@ -346,12 +349,14 @@ class CompareScreen(ReportScreen):
             table.add_row(*row)
         table.move_cursor(row=cursor)
 
-    def _available(self, section: str, missing: str | None, shown: tuple) -> None:
-        notice = self.query_one(f"#{section}-missing", Unavailable)
-        notice.display = missing is not None
-        notice.update(missing or "")
+    def _available(self, section: str, value: object, shown: tuple) -> None:
+        """Show SECTION's VALUE in the widgets SHOWN, or in their place why the comparison is Unavailable."""
+        missing = isinstance(value, Unavailable)
+        notice = self.query_one(f"#{section}-missing", UnavailableNotice)
+        notice.display = missing
+        notice.update(value.reason if isinstance(value, Unavailable) else "")
         for selector in shown:
-            self.query_one(selector).display = missing is None
+            self.query_one(selector).display = not missing
 
     def _absent_or_bytes(self, value: int | None) -> Text:
         return Text("absent", style="dim") if value is None else Text(self.bytes(value))
@@ -372,7 +377,7 @@ class CompareScreen(ReportScreen):
         section = self.section
         value = {"tiles": c.tiles, "liveness": c.liveness, "programs": c.programs,
                  "operations": c.operations, "layers": c.layers}.get(section)
-        if value is None or isinstance(value, str):
+        if value is None or isinstance(value, Unavailable):
             return summary_table(c.summary)
         if isinstance(value, list):
             return layer_table(value)
@@ -388,13 +393,13 @@ class CompareScreen(ReportScreen):
     def on_tiles(self) -> bool:
         """The Tiles section shows, and the two reports' tiles compare."""
         c = self.comparison
-        return self.section == "tiles" and c is not None and not isinstance(c.tiles, str)
+        return self.section == "tiles" and c is not None and isinstance(c.tiles, TileDiff)
 
     @property
     def on_liveness(self) -> bool:
         """The Liveness section shows, and the two reports' liveness compares."""
         c = self.comparison
-        return self.section == "liveness" and c is not None and not isinstance(c.liveness, str)
+        return self.section == "liveness" and c is not None and isinstance(c.liveness, LivenessPair)
 
     def action_section(self, section: str) -> None:
         self.query_one(TabbedContent).active = section

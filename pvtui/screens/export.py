@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import Callable
 
 from textual.app import App, ComposeResult
 from textual.binding import Binding
@@ -34,11 +34,8 @@ from pvtui.export import (
     write_text,
 )
 from pvtui.model.tables import Table
-from pvtui.screens.base import ReportScreen
+from pvtui.screens.base import ReportScreen, ReportsShown
 from pvtui.units import count_of
-
-if TYPE_CHECKING:
-    from pvtui.app import PvtuiApp
 
 CANCEL_CHECK_ROWS = 4096  # rows written between looks at whether the worker was cancelled
 
@@ -210,21 +207,21 @@ def name_and_folder(path: Path) -> str:
     return f"{path.name} in {shown}"
 
 
-def report_folders(app: "PvtuiApp") -> list[Path]:
+def report_folders(app: ReportsShown) -> list[Path]:
     folders = []
-    for files in (app.files, app.compare_files):  # nothing is written beside either report compared
-        if files is not None:
+    for slot in app.slots:  # nothing is written beside either report compared
+        if (files := slot.files) is not None:
             folders += [files.directory, *(path.parent for path in files.existing())]
     return folders
 
 
-def open_export(app: "PvtuiApp", kind: str | None = None) -> None:
+def open_export(app: App, kind: str | None = None) -> None:
     """Open the export dialog over the current report screen, KIND chosen (csv, json or svg)."""
     screen = app.screen
-    if not isinstance(screen, ReportScreen) or not app.report_shown:
+    if not isinstance(screen, ReportScreen) or not screen.pv_app.report_shown:
         return
     table = screen.export_table()
-    forbidden = report_folders(app)
+    forbidden = report_folders(screen.pv_app)
     directory = default_directory(forbidden)
     report_name = screen.report.name
     defaults = {k.key: free_path(directory, file_name(report_name, table.name if k.table and table else

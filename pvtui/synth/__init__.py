@@ -35,7 +35,7 @@ def write_report(
 ) -> Path:
     """Write a synthetic report directory at OUT, its bundle at OUT/profile.pvtui; return OUT."""
     from pvtui.sources.ingest import build_bundle
-    from pvtui.synth import files
+    from pvtui.synth import files, standin
     from pvtui.synth.profile_pop import write_profile_pop
 
     progress = progress or no_progress
@@ -59,7 +59,8 @@ def write_report(
     files.write_json(files.app_json(truth), report.app)
     progress("synth: bundle", 5, steps)
     build_bundle(
-        report, out / BUNDLE_NAME, pva_report=truth.as_pva(), operations=truth.operations(), progress=progress,
+        report, out / BUNDLE_NAME, pva_report=standin.PvaReport(truth), operations=standin.operations(truth),
+        progress=progress,
         meta={"synthetic": {"scale": scale, "ipus": truth.scale.ipus, "seed": seed, "generator": "pvtui.synth"}},
     )
     progress("synth: done", steps, steps)
