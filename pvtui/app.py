@@ -23,6 +23,7 @@ from pvtui.errors import Cancelled, ReportError
 from pvtui.pv_colours import derived_variables
 from pvtui.render.glyphs import basic_console
 from pvtui.slots import ReportSlot, Slot
+from pvtui.streams import NEEDS_TERMINAL, on_a_terminal
 from pvtui.textual_private import InstantModeSwitch
 from pvtui.theming import DEFAULT_THEME, builtin_themes, resolve_theme_name, user_theme_dir, user_themes
 from pvtui.widgets.look import AsciiGlyphs
@@ -527,7 +528,7 @@ def run_app(
     screen: str = "summary", reader: str = "auto",
 ) -> int:
     """Discover the reports at PATH and run the explorer on SCREEN (comparing with COMPARE_WITH), profile.pop
-    read by READER; 2 on bad input."""
+    read by READER; 2 on bad input, or where there is no terminal to run it on."""
     start_lightly()
     from pvtui.sources.discovery import discover
 
@@ -544,6 +545,9 @@ def run_app(
     app = PvtuiApp(reports, path=path, theme=theme, compare_with=compare_with, first_screen=screen, reader=reader)
     if problem := theme_problem(app, theme):
         print(problem, file=sys.stderr)
+        return 2
+    if not on_a_terminal():  # said after what is wrong with the arguments, before anything is drawn
+        print(NEEDS_TERMINAL, file=sys.stderr)
         return 2
     app.run()
     return app.return_code or 0

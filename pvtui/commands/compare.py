@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
 from pvtui.commands.common import add_reader_argument, add_units_argument, find_report, load
+from pvtui.streams import on_a_terminal
 
 NAME_ROOM = 44  # columns of a changes table besides its names
 
@@ -26,10 +26,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-
     if args.group == "layer":
         return run_layers(args)
-    if not args.json and sys.stdout.isatty():
+    if not args.json and on_a_terminal():
         from pvtui.app import run_app
 
         return run_app(args.a, engine=args.engine_a, theme=args.theme, reader=args.reader,
