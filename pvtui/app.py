@@ -126,6 +126,7 @@ class PvtuiApp(InstantModeSwitch):
         compare_with: ReportFiles | None = None,
         first_screen: str = "summary",
         waiting: Screen | None = None,
+        reader: str = "auto",
     ) -> None:
         self.first_screen = "compare" if compare_with is not None else first_screen
         if len(reports) == 1:
@@ -139,6 +140,7 @@ class PvtuiApp(InstantModeSwitch):
         self.b = None if compare_with is None else ReportSlot(Slot.B, compare_with)  # of `pvtui compare`
         self.shown = Slot.A  # the report the single-report screens show (B switches, in a comparison)
         self.cache = cache
+        self.reader = reader  # which reader reads profile.pop (sources/readers.py)
         self.watch = watch
         self.waiting = waiting  # a screen that waits for the reports to be written (pvtui capture --live)
         self.report_screens: "weakref.WeakSet[ReportScreen]" = weakref.WeakSet()
@@ -297,12 +299,12 @@ class PvtuiApp(InstantModeSwitch):
         token = self.cancel_token
         try:
             try:
-                report = open_current(files, self.cache)
+                report = open_current(files, self.cache, reader=self.reader)
             except ReportError:
                 report = None  # reading the files below reports the problem
             if report is None:
                 self.call_from_thread(self._show_loading, files.name, token)
-                report = load_report(files, progress=self._progress, cancel=token, cache=self.cache)
+                report = load_report(files, progress=self._progress, cancel=token, cache=self.cache, reader=self.reader)
         except Cancelled:
             self.call_from_thread(self._load_cancelled, slot)
         except ReportError as exc:
@@ -523,10 +525,10 @@ def theme_names(app: PvtuiApp) -> str:
 
 def run_app(
     path: Path, engine: str | None = None, theme: str | None = None, compare_with: ReportFiles | None = None,
-    screen: str = "summary",
+    screen: str = "summary", reader: str = "auto",
 ) -> int:
-    """Discover the reports at PATH and run the explorer on SCREEN (comparing with COMPARE_WITH); 2 on bad input,
-    or where there is no terminal to run it on."""
+    """Discover the reports at PATH and run the explorer on SCREEN (comparing with COMPARE_WITH), profile.pop
+    read by READER; 2 on bad input, or where there is no terminal to run it on."""
     start_lightly()
     from pvtui.sources.discovery import discover
 
@@ -540,7 +542,7 @@ def run_app(
         if not reports:
             print(f"pvtui: {path}: no report named {engine!r} here", file=sys.stderr)
             return 2
-    app = PvtuiApp(reports, path=path, theme=theme, compare_with=compare_with, first_screen=screen)
+    app = PvtuiApp(reports, path=path, theme=theme, compare_with=compare_with, first_screen=screen, reader=reader)
     if problem := theme_problem(app, theme):
         print(problem, file=sys.stderr)
         return 2

@@ -161,7 +161,7 @@ def memory_of(totals: list[int], ipus: list[int], gaps: int = 0, limit: int | No
     by_category = np.array([[t - t // 4, t // 4] for t in totals], np.int64)
     return TileMemory("profile", ("code", "data"), by_category, by_category.sum(axis=1) + gaps,
                       by_category.sum(axis=1), np.array(ipus, np.int64), limit,
-                      always_live=by_category[:, 0], not_always_live=by_category[:, 1])
+                      always_live=by_category[:, 0], not_always_live=by_category[:, 1], has_gaps=True)
 
 
 def test_the_ipu_filter_the_worst_tile_and_the_zoom():

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from pvtui.commands.common import add_units_argument, find_report, load
+from pvtui.commands.common import add_reader_argument, add_units_argument, find_report, load
 from pvtui.streams import on_a_terminal
 
 NAME_ROOM = 44  # columns of a changes table besides its names
@@ -22,6 +22,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--group", choices=("layer",),
                         help="layer: only the model layers, their IPU-cycles and memory in A and B (as text or --json)")
     add_units_argument(parser)
+    add_reader_argument(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -30,12 +31,12 @@ def run(args: argparse.Namespace) -> int:
     if not args.json and on_a_terminal():
         from pvtui.app import run_app
 
-        return run_app(args.a, engine=args.engine_a, theme=args.theme,
+        return run_app(args.a, engine=args.engine_a, theme=args.theme, reader=args.reader,
                        compare_with=find_report(args.b, args.engine_b))
     from pvtui.model.compare import compare, comparison_json
     from pvtui.units import UNIT_NAMES
 
-    data = comparison_json(compare(load(args.a, args.engine_a), load(args.b, args.engine_b)))
+    data = comparison_json(compare(load(args.a, args.engine_a, args.reader), load(args.b, args.engine_b, args.reader)))
     data["a"]["path"], data["b"]["path"] = str(args.a), str(args.b)
     if args.json:
         print(json.dumps(data, indent=2))
@@ -52,7 +53,7 @@ def run_layers(args: argparse.Namespace) -> int:
 
     data = {"a": {"name": None, "path": str(args.a)}, "b": {"name": None, "path": str(args.b)},
             "difference": "B - A", "group": "layer"}
-    a, b = load(args.a, args.engine_a), load(args.b, args.engine_b)
+    a, b = load(args.a, args.engine_a, args.reader), load(args.b, args.engine_b, args.reader)
     data["a"]["name"], data["b"]["name"] = a.name, b.name
     data["layers"] = layers_json(layer_changes(a, b))
     if args.json:

@@ -105,7 +105,7 @@ class TileDiff:
 
     a: TileMemory
     b: TileMemory
-    gaps: bool  # both from profile.pop: including gaps; else excluding gaps (archive.a has none)
+    gaps: bool  # both from profile.pop: including gaps; else each side's own (archive.a has no gaps)
 
     @property
     def compared(self) -> int:
@@ -155,7 +155,9 @@ class TileDiff:
         sources = {self.a.source, self.b.source}
         if sources == {"archive"}:
             return "allocated bytes (archive.a)"
-        return "bytes excluding gaps from the graph profile against allocated bytes from archive.a"
+        profile = self.a if self.a.source == "profile" else self.b
+        which = "excluding gaps" if profile.has_gaps else "including gaps (profile.pop read without libpva)"
+        return f"bytes {which} from the graph profile against allocated bytes from archive.a"
 
     @property
     def statement(self) -> str:
@@ -212,7 +214,7 @@ def tile_diff(a: Report, b: Report) -> TileDiff | Unavailable:
         if memory is None or memory.num_tiles == 0:
             return Unavailable(f"Report {name} has no per-tile memory: {report.missing('memory')}")
     assert ma is not None and mb is not None
-    return TileDiff(ma, mb, gaps=ma.has_gaps and mb.has_gaps)
+    return TileDiff(ma, mb, gaps=ma.source == mb.source == "profile")  # either reader gives the total with gaps
 
 
 def tiles_json(diff: TileDiff | Unavailable, top: int = TOP_CHANGES) -> dict[str, Any]:
@@ -400,6 +402,8 @@ def program_changes(a: Report, b: Report) -> Changes | Unavailable:
     for name, report in (("A", a), ("B", b)):
         if report.programs is None:
             return Unavailable(f"Report {name} has no programs: {report.missing('programs')}")
+        if report.programs.code_bytes is None:
+            return Unavailable(f"Report {name} has no code bytes of its programs: {report.missing('program_tree')}")
     return match_by_name(
         "programs", "code bytes of leaf programs",
         "Leaf programs matched by name by code bytes, those of one name summed (parents are left out: "

@@ -67,15 +67,22 @@ BUNDLE_NAME = "profile.pvtui"  # the bundle beside a report that stands in for i
 FILE_MARKS = {"read": "✓", "stood in": "✓", "partly read": "!", "unreadable": "!", "absent": "✗"}
 
 
-def file_entries(states: dict[str, str]) -> list[tuple[str, str]]:
-    """The Files row (queries.file_states) as (entry, state): a mark, the name, and what stands in or failed."""
+READER_NAMES = {"native": "native reader", "libpva": "libpva"}
+
+
+def file_entries(states: dict[str, str], readers: dict[str, str] | None = None) -> list[tuple[str, str]]:
+    """The Files row (queries.file_states) as (entry, state): a mark, the name, and what stands in, failed,
+    or read profile.pop (READERS: queries.summary's, each profile part's reader)."""
     entries = []
+    read_by = [READER_NAMES[r] for r in dict.fromkeys((readers or {}).values()) if r in READER_NAMES]
     for name, state in states.items():
         label = name
         if state == "stood in":
             label = f"{BUNDLE_NAME} (for {name})"
         elif state in ("partly read", "unreadable"):
             label = f"{name} ({state})"
+        elif name == "profile.pop" and state == "read" and read_by:
+            label = f"{name} ({', '.join(read_by)})"
         entries.append((f"{FILE_MARKS[state]} {label}", state))
     return entries
 

@@ -70,6 +70,7 @@ class SummaryScreen(ReportScreen):
             rows += [[section, fact, value] for fact, value in (data[section] or {}).items()]
         rows.append(["debug", "contexts", data["debug_contexts"]])
         rows += [["files", name, state] for name, state in data["file_states"].items()]
+        rows += [["readers", part, reader] for part, reader in data["readers"].items()]
         return Table("summary", ["section", "fact", "value"], rows)
 
     def _widgets(self):
@@ -85,7 +86,8 @@ class SummaryScreen(ReportScreen):
             yield Static(problem, classes="note", markup=False)
         for table in facts:
             yield Static(table, classes="fact facts")
-        yield Static(facts_table("Files", [("Present", files_row(data["file_states"]))]), classes="facts")
+        yield Static(facts_table("Files", [("Present", files_row(data["file_states"], data["readers"]))]),
+                     classes="facts")
         for part, label, value in (("framework", "framework.json", report.framework_json),
                                    ("app", "app.json", report.app_json)):
             yield Label(label, classes="heading")
