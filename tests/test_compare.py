@@ -19,10 +19,11 @@ from pvtui.model.compare import (
     summary_table,
     tile_diff,
 )
+from pvtui.model.compare_views import change_levels, grid_rows
 from pvtui.model.report import Report
 from pvtui.model.unavailable import Unavailable
 from pvtui.widgets.compare_chart import CompareChart
-from pvtui.widgets.diff_heatmap import DiffHeatmap, change_levels, grid_rows
+from pvtui.widgets.diff_heatmap import DiffHeatmap
 
 pytestmark = pytest.mark.anyio
 
