@@ -339,16 +339,21 @@ def test_a_key_is_hidden_dimmed_or_usable_by_the_facts_it_needs():
 
 
 @pytest.mark.parametrize("module, name", [
-    ("memory", "MemoryScreen"), ("liveness", "LivenessScreen"), ("trace", "TraceScreen"),
-    ("programs", "ProgramsScreen"), ("operations", "OperationsScreen"), ("summary", "SummaryScreen"),
-    ("insights", "InsightsScreen"), ("compare", "CompareScreen"),
+    ("screens.memory", "MemoryScreen"), ("screens.liveness", "LivenessScreen"), ("screens.trace", "TraceScreen"),
+    ("screens.programs", "ProgramsScreen"), ("screens.operations", "OperationsScreen"),
+    ("screens.summary", "SummaryScreen"), ("screens.insights", "InsightsScreen"), ("screens.compare", "CompareScreen"),
+    ("screens.dialogs", "ReportPicker"), ("app", "PvtuiApp"),
 ])
 def test_every_fact_a_screen_names_is_one_its_navigator_or_it_has(module, name):
     import importlib
 
-    screen = getattr(importlib.import_module(f"pvtui.screens.{module}"), name)
-    source = screen.NAVIGATOR() if screen.NAVIGATOR is not None else screen
-    facts = {fact for needs in (screen.EVERY_KEY, *screen.KEYS.values()) for fact in needs.shown + needs.usable}
+    from pvtui.screens.base import Needs
+
+    screen = getattr(importlib.import_module(f"pvtui.{module}"), name)
+    navigator = getattr(screen, "NAVIGATOR", None)
+    source = navigator() if navigator is not None else screen
+    every = getattr(screen, "EVERY_KEY", Needs())
+    facts = {fact for needs in (every, *screen.KEYS.values()) for fact in needs.shown + needs.usable}
     assert facts and all(hasattr(source, fact) for fact in facts), sorted(f for f in facts if not hasattr(source, f))
     actions = {binding.action.split("(")[0] for binding in screen.BINDINGS}
     assert {key.split("(")[0] for key in screen.KEYS} <= actions  # no entry for a key the screen lacks
