@@ -325,6 +325,81 @@ def test_a_report_without_per_tile_liveness_says_why(tiny_report, monkeypatch):
     assert series is None and why_not == tiny_report.missing("liveness_tiles")
 
 
+# Operations -------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def operations_nav(tiny_report):
+    """The Operations navigator over the tiny report (131 operations), its model layers read."""
+    from pvtui.model.layers import build_tree, layer_figures
+    from pvtui.model.operation_views import OperationsNavigator
+
+    nav = OperationsNavigator()
+    nav.open(tiny_report)
+    nav.choose_group(len(tiny_report.operations), rows=12)
+    assert nav.group == "layer" and nav.to_read() == "layers" and not nav.ready
+    nav.layers_read(layer_figures(tiny_report, build_tree(tiny_report)))
+    nav.rows()
+    return nav
+
+
+def test_model_layers_open_and_close_as_the_program_tree_does(operations_nav):
+    nav = operations_nav
+    first = nav.nodes[0]
+    nav.select(0)
+    assert nav.selected_node() == first and nav.selected_row() is None
+    assert nav.fold(True) == str(first) and first in nav.outline.expanded  # right opens it
+    nav.rows()
+    assert nav.fold(True) == str(nav.nodes[1]) and nav.outline.tree.parent[nav.nodes[1]] == first  # its first row
+    nav.select(1)
+    assert nav.fold(False) == str(first)  # left on a closed row: the row above it
+    nav.select(len(nav.nodes))  # past the nodes: where a filter puts its total row
+    assert nav.selected_node() is None and nav.fold(None) is None and not nav.row_has_steps
+    assert nav.export_table().name == "operations-model-layers"
+
+
+def test_a_reload_reopens_the_model_layers_that_were_open(operations_nav, tiny_report):
+    from pvtui.model.layers import build_tree, layer_figures
+
+    nav = operations_nav
+    opened = nav.nodes[0]
+    nav.outline.expanded = {opened}
+    nav.open(tiny_report)
+    assert nav.outline is None and not nav.ready and nav.group == "layer"
+    nav.layers_read(layer_figures(tiny_report, build_tree(tiny_report)))
+    assert nav.outline.expanded == {opened}
+
+
+def test_a_debug_layers_operations_sort_filter_and_say_what_the_row_has(operations_nav):
+    nav = operations_nav
+    nav.toggle_group()
+    assert nav.by_operation and nav.to_read() == "operations"
+    layer = nav.layer_to_read(None)
+    nav.operations_read(nav.index.layer(layer))
+    assert layer == nav.layer_name == "popart" and nav.next_layer(1) == "poplibs" and nav.next_layer(-1) == "onnx"
+    nav.rows()
+    assert len(nav.shown) == 131 and nav.layer_not_empty
+    nav.next_sort()
+    nav.rows()
+    assert nav.sort == "code" and [r.code_bytes for r in nav.shown] == sorted((r.code_bytes for r in nav.shown),
+                                                                              reverse=True)
+    nav.filter_open = True
+    nav.filter("gelu")
+    nav.rows()
+    assert nav.filtering and nav.shown and all("gelu" in r.name.lower() for r in nav.shown)
+    idle = next(i for i, row in enumerate(nav.shown) if row.steps == 0)
+    nav.select(idle)
+    assert not nav.row_has_steps and nav.selected_steps() == ("", []) and nav.row_has_program
+    ran = next(i for i, row in enumerate(nav.shown) if row.steps)
+    nav.select(ran)
+    name, steps = nav.selected_steps()
+    assert nav.row_has_steps and name == nav.shown[ran].name and len(steps) == nav.shown[ran].steps
+    nav.select(len(nav.shown))  # the filter's total
+    assert nav.selected_row() is None and not nav.row_has_steps and not nav.row_has_program
+    nav.filter("")
+    assert not nav.filtering and nav.export_table().name == "operations-popart"
+
+
 # The keys' tables -------------------------------------------------------------------------------
 
 
