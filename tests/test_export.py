@@ -269,6 +269,16 @@ async def test_summary_exports_its_facts(make_app, tiny_report):
     assert facts[("files", "profile.pop")] == "stood in"
 
 
+def test_the_summary_warns_first_of_tiles_over_the_limit(tiny_report):
+    from pvtui.model.facts import over_limit_warning
+    from pvtui.model.queries import summary
+
+    data = summary(tiny_report)
+    assert over_limit_warning(data, "{:,} B".format) == \
+        "Out of memory: 1 tile over the 638,976 B limit (press m, then w for the worst)"
+    assert over_limit_warning({**data, "memory": {**data["memory"], "tiles_over_limit": 0}}, str) is None
+
+
 DISPLAY_FIGURE = r"^-?[\d,.]+ ?(%|[KMGT]i?B|B|kB|ms|GHz)?$"
 
 

@@ -1,5 +1,5 @@
-"""The screens' navigators, without Textual: each key's move on the Trace, Memory and Liveness state,
-and the tables that say what each screen's keys need."""
+"""The screens' navigators, without Textual: each key's move on the Trace, Memory, Liveness, Operations
+and Insights state, and the tables that say what each screen's keys need."""
 
 from __future__ import annotations
 
@@ -398,6 +398,29 @@ def test_a_debug_layers_operations_sort_filter_and_say_what_the_row_has(operatio
     assert nav.selected_row() is None and not nav.row_has_steps and not nav.row_has_program
     nav.filter("")
     assert not nav.filtering and nav.export_table().name == "operations-popart"
+
+
+# Insights ---------------------------------------------------------------------------------------
+
+
+def test_insights_sections_wrap_and_the_split_keeps_within_one_ipu_and_its_layers():
+    from pvtui.model.insight_views import MAX_IPUS, InsightsNavigator
+
+    nav = InsightsNavigator()
+    assert nav.go(1, 7) is None and nav.section == 0  # the insights are not in yet
+    nav.data = {}
+    assert nav.go(-1, 7) == 6 and nav.go(1, 7) == 0
+    assert not nav.split_over(1) and not nav.split_shown  # no split in yet: nothing changes
+    assert nav.split_in({"available": True, "layers": ["a"] * 40}) is None and nav.most_ipus() == MAX_IPUS
+    assert nav.split_shown and nav.split_over(1) and nav.ipus == 3
+    nav.ipus = 1
+    assert not nav.fewer_ipus_fit and not nav.split_over(-1) and nav.ipus == 1
+    nav.ipus = 5
+    assert nav.split_in({"available": True, "layers": ["a", "b", "c"]}) == 3  # a reload left three layers
+    assert nav.ipus == 3 and not nav.more_ipus_fit and not nav.split_over(1)
+    assert nav.split_in({"available": False, "reason": "no layers"}) is None and not nav.split_shown
+    nav.forget()
+    assert nav.data is None and nav.split is None and nav.ipus == 3
 
 
 # The keys' tables -------------------------------------------------------------------------------
