@@ -209,6 +209,26 @@ async def test_T_steps_through_the_operations_steps(make_app):
         assert trace.nav.selected_step == steps[2] and pilot.app.screen is trace
 
 
+async def test_T_shows_on_a_row_whose_programs_ran_and_only_there(make_app):
+    from pvtui.widgets.key_bar import KeyBar
+
+    async with make_app().run_test(size=(160, 48)) as pilot:
+        screen = await open_operations(pilot)
+        bar = screen.query_one(KeyBar)
+
+        async def keys_at(row: int) -> set[str]:
+            screen.table.move_cursor(row=row)
+            await pilot.pause()
+            await pilot.pause()  # the bar repaints after the bindings change
+            return {binding.id for _start, _end, binding, _enabled in bar.spans}
+
+        idle = next(i for i, row in enumerate(screen.nav.shown) if row.steps == 0)
+        ran = next(i for i, row in enumerate(screen.nav.shown) if row.steps)
+        assert "operations.trace" not in await keys_at(idle) and screen.check_action("show_step", ()) is False
+        assert "operations.trace" in await keys_at(ran)
+        assert "operations.trace" not in await keys_at(idle)
+
+
 async def test_jump_to_programs_and_trace(make_app):
     from pvtui.screens.programs import ProgramsScreen
     from pvtui.screens.trace import TraceScreen

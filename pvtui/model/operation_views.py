@@ -162,21 +162,16 @@ class OperationsNavigator:
     def row_has_steps(self) -> bool:
         """The row selected has execution steps (or the rows are still read)."""
         node, row = self.selected_node(), self.selected_row()
-        if not self.ready:
-            return True
         if node is not None and self.outline is not None:
-            return bool(self.outline.figures.steps[node])
-        return row is not None and row.steps > 0
+            steps = int(self.outline.figures.steps[node])
+        else:
+            steps = row.steps if row is not None else 0
+        return not self.ready or steps > 0
 
     @property
     def row_has_program(self) -> bool:
         """The row selected has a program (or the rows are still read)."""
-        node, row = self.selected_node(), self.selected_row()
-        if not self.ready:
-            return True
-        if node is not None and self.outline is not None:
-            return int(self.outline.tree.first_program[node]) >= 0
-        return row is not None and len(row.programs) > 0
+        return not self.ready or self.selected_program() >= 0
 
     # What the keys do -----------------------------------------------------------------------------
 

@@ -197,6 +197,7 @@ class OperationsScreen(ReportScreen):
     @on(DataTable.RowHighlighted, "#operations-table")
     def _highlighted(self) -> None:
         self._show_details()
+        self.refresh_bindings()  # P and T apply to some rows only (the key bar redraws when they change)
 
     def _show_details(self) -> None:
         """The row under the cursor, told to the navigator, and its details."""
