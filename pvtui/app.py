@@ -24,6 +24,7 @@ from pvtui.pv_colours import derived_variables
 from pvtui.render.glyphs import basic_console
 from pvtui.screens.base import Needs, key_state
 from pvtui.slots import ReportSlot, Slot
+from pvtui.streams import NEEDS_TERMINAL, on_a_terminal
 from pvtui.textual_private import InstantModeSwitch
 from pvtui.theming import DEFAULT_THEME, builtin_themes, resolve_theme_name, user_theme_dir, user_themes
 from pvtui.widgets.look import AsciiGlyphs
@@ -537,7 +538,8 @@ def run_app(
     path: Path, engine: str | None = None, theme: str | None = None, compare_with: ReportFiles | None = None,
     screen: str = "summary",
 ) -> int:
-    """Discover the reports at PATH and run the explorer on SCREEN (comparing with COMPARE_WITH); 2 on bad input."""
+    """Discover the reports at PATH and run the explorer on SCREEN (comparing with COMPARE_WITH); 2 on bad input,
+    or where there is no terminal to run it on."""
     start_lightly()
     from pvtui.sources.discovery import discover
 
@@ -554,6 +556,9 @@ def run_app(
     app = PvtuiApp(reports, path=path, theme=theme, compare_with=compare_with, first_screen=screen)
     if problem := theme_problem(app, theme):
         print(problem, file=sys.stderr)
+        return 2
+    if not on_a_terminal():  # said after what is wrong with the arguments, before anything is drawn
+        print(NEEDS_TERMINAL, file=sys.stderr)
         return 2
     app.run()
     return app.return_code or 0

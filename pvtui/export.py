@@ -81,16 +81,31 @@ def name_and_folder(path: Path) -> str:
     return f"{path.name} in {shown}"
 
 
+# A spreadsheet reads a cell that starts with one of these as a formula (a tab or carriage return
+# before one too); a name from a report may start so.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
 def write_csv(table: Table, path: Path, overwrite: bool = False) -> int:
-    """TABLE as CSV with a header row (None as an empty cell); returns the rows written."""
+    """TABLE as CSV with a header row (None as an empty cell); returns the rows written.
+
+    A text cell that a spreadsheet would run as a formula is written with a leading `'`, which
+    spreadsheets take as "this is text" and do not show; numbers are written as they are.
+    """
     count = 0
     with _new_file(path, overwrite, newline="") as out:
         writer = csv.writer(out)
-        writer.writerow(table.columns)
+        writer.writerow(map(_as_text_cell, table.columns))
         for row in table.rows:
-            writer.writerow(row)
+            writer.writerow(map(_as_text_cell, row))
             count += 1
     return count
+
+
+def _as_text_cell(value: Any) -> Any:
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
 
 
 def write_json(table: Table, path: Path, overwrite: bool = False) -> int:

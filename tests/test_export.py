@@ -56,6 +56,31 @@ def test_csv_round_trip(tmp_path):
     assert rows[1:] == expected
 
 
+def test_a_csv_text_cell_that_a_spreadsheet_would_run_is_written_as_text(tmp_path):
+    """A name from a report that starts like a formula gets a leading ' (a spreadsheet shows it as text);
+    numbers, negative ones too, stay numbers; JSON keeps the exact strings."""
+    cells = ["=HYPERLINK(\"http://x\")", "+1+1", "-2+3", "@SUM(A1)", "\t=1", "\r=1", "a=b", "layer-1", ""]
+    table = Table("formulas", ["name", "bytes", "delta"], ([cell, 7, -3.5] for cell in cells))
+    path = tmp_path / "f.csv"
+    write_csv(table, path)
+    with open(path, newline="", encoding="utf-8") as f:
+        rows = list(csv.reader(f))[1:]
+    assert [row[0] for row in rows] == ["'" + cell for cell in cells[:6]] + cells[6:]
+    assert all(row[1:] == ["7", "-3.5"] for row in rows)
+    write_json(Table("formulas", ["name"], ([cell] for cell in cells)), tmp_path / "f.json")
+    assert [row["name"] for row in json.loads((tmp_path / "f.json").read_text())] == cells
+
+
+def test_write_csv_is_the_only_csv_writer():
+    """Every `x` export of a table (each screen and tab) goes through write_csv: no module writes CSV another way."""
+    package = Path(pvtui.export.__file__).parent
+    writers = sorted(str(p.relative_to(package)) for p in package.rglob("*.py") if "csv.writer" in p.read_text())
+    assert writers == ["export.py"]
+    from pvtui.screens.export import KINDS
+
+    assert [kind.write for kind in KINDS if kind.extension == "csv"] == [write_csv]
+
+
 def test_json_round_trip_is_a_list_of_objects(tmp_path):
     path = tmp_path / "t.json"
     assert write_json(awkward_table(), path) == 3

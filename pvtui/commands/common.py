@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 from pathlib import Path
@@ -65,9 +66,11 @@ def at_least_one(what: str) -> Callable[[str], int]:
 def say(line: str) -> None:
     """One unwrapped line on stderr: errors and warnings stay greppable.
 
-    Line breaks inside it (a path may hold one) are escaped, so one message stays one line.
+    Line breaks inside it (a path may hold one) are escaped, so one message stays one line. Where
+    stderr is closed or cannot be written (full), the line is lost: there is nowhere else to say it.
     """
-    print(line.replace("\r", "\\r").replace("\n", "\\n"), file=sys.stderr)
+    with contextlib.suppress(OSError):
+        print(line.replace("\r", "\\r").replace("\n", "\\n"), file=sys.stderr, flush=True)
 
 
 def progress_bar():

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
 from pvtui.commands.common import add_units_argument, find_report, load
+from pvtui.streams import on_a_terminal
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -24,7 +24,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.group == "layer":
         return run_layers(args)
-    if not args.json and sys.stdout.isatty():
+    if not args.json and on_a_terminal():
         from pvtui.app import run_app
 
         return run_app(args.a, engine=args.engine_a, theme=args.theme,
