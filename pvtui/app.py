@@ -22,6 +22,7 @@ from pvtui.deferred_import import defer_import
 from pvtui.errors import Cancelled, ReportError
 from pvtui.pv_colours import derived_variables
 from pvtui.render.glyphs import basic_console
+from pvtui.screens.base import Needs, key_state
 from pvtui.slots import ReportSlot, Slot
 from pvtui.streams import NEEDS_TERMINAL, on_a_terminal
 from pvtui.textual_private import InstantModeSwitch
@@ -114,6 +115,14 @@ class PvtuiApp(InstantModeSwitch):
         Binding("question_mark", "help", "Help", key_display="?", id="help"),
         Binding("q", "quit", "Quit", id="quit"),
     ]
+    KEYS = {  # what each key needs, as a screen's KEYS: the app's facts; any other key always applies
+        "show('compare')": Needs(shown=("comparing",)),  # only with a second report
+        "show": Needs(usable=("can_switch",)),
+        "pick_report": Needs(shown=("several_found", "picker_closed")),
+        "switch_report": Needs(shown=("comparing", "on_single_report_screen")),
+        "cycle_units": Needs(usable=("report_shown",)),  # dimmed while the report is opened
+        "export": Needs(usable=("report_shown",)),
+    }
 
     def __init__(
         self,
@@ -408,19 +417,23 @@ class PvtuiApp(InstantModeSwitch):
     # Actions ----------------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "show" and parameters == ("compare",):
-            return self.comparing  # only with a second report
-        if action == "pick_report":  # not over the picker itself
-            from pvtui.screens.dialogs import ReportPicker
+        return key_state(self.KEYS, action, parameters, self)
 
-            return len(self.reports) > 1 and self.b is None and not isinstance(self.screen, ReportPicker)
-        if action == "switch_report":  # on the single-report screens of a comparison
-            return self.comparing and getattr(self.screen, "SCREEN_NAME", "Compare") != "Compare"
-        if action in ("cycle_units", "export"):
-            return True if self.report_shown else None  # dimmed while the report is opened
-        if action == "show":
-            return True if self.can_switch else None
-        return True
+    @property
+    def several_found(self) -> bool:
+        """Several reports were found where the user pointed, and no comparison holds them to two."""
+        return len(self.reports) > 1 and self.b is None
+
+    @property
+    def picker_closed(self) -> bool:
+        from pvtui.screens.dialogs import ReportPicker
+
+        return not isinstance(self.screen, ReportPicker)
+
+    @property
+    def on_single_report_screen(self) -> bool:
+        """The screen in front shows one report (A or B): not Compare, nor a dialog."""
+        return getattr(self.screen, "SCREEN_NAME", "Compare") != "Compare"
 
     def action_switch_report(self) -> None:
         """Show the other report of the comparison on the single-report screens."""

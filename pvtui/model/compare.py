@@ -346,6 +346,9 @@ class Change:
     def delta(self) -> int:
         return (self.b or 0) - (self.a or 0)
 
+    def as_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "a": self.a, "b": self.b, "delta": self.delta}
+
 
 @dataclass(frozen=True, eq=False)
 class Changes:
@@ -444,10 +447,6 @@ def operation_changes(a: Report, b: Report) -> Changes | Unavailable:
 def changes_json(changes: Changes | Unavailable, top: int = TOP_CHANGES) -> dict[str, Any]:
     if isinstance(changes, Unavailable):
         return changes.as_dict()
-
-    def rows(items: list[Change]) -> list[dict[str, Any]]:
-        return [{"name": c.name, "a": c.a, "b": c.b, "delta": c.delta} for c in items]
-
     return {
         "available": True,
         "statement": changes.statement,
@@ -456,8 +455,8 @@ def changes_json(changes: Changes | Unavailable, top: int = TOP_CHANGES) -> dict
         "only_a": changes.only_a,
         "only_b": changes.only_b,
         "changed": len(changes.rows),
-        "grown": rows(changes.grown(top)),
-        "shrunk": rows(changes.shrunk(top)),
+        "grown": [c.as_dict() for c in changes.grown(top)],
+        "shrunk": [c.as_dict() for c in changes.shrunk(top)],
     }
 
 
