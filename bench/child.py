@@ -115,6 +115,10 @@ def _reader(source: str, files, pva, operations) -> Callable[[Any], None]:
         from pvtui.sources.libpva import read_pva_report
 
         return lambda ctx: read_pva_report(pva, ctx, operations)
+    if source == "profile-native":
+        from pvtui.sources.native import read_native_profile
+
+        return lambda ctx: read_native_profile(files.profile, ctx)
     if source == "archive":
         from pvtui.sources.archive import read_archive
 

@@ -22,6 +22,7 @@ from pvtui.deferred_import import defer_import
 from pvtui.errors import Cancelled, ReportError
 from pvtui.pv_colours import derived_variables
 from pvtui.render.glyphs import basic_console
+from pvtui.screens.base import Needs, key_state
 from pvtui.slots import ReportSlot, Slot
 from pvtui.streams import NEEDS_TERMINAL, on_a_terminal
 from pvtui.textual_private import InstantModeSwitch
@@ -114,6 +115,14 @@ class PvtuiApp(InstantModeSwitch):
         Binding("question_mark", "help", "Help", key_display="?", id="help"),
         Binding("q", "quit", "Quit", id="quit"),
     ]
+    KEYS = {  # what each key needs, as a screen's KEYS: the app's facts; any other key always applies
+        "show('compare')": Needs(shown=("comparing",)),  # only with a second report
+        "show": Needs(usable=("can_switch",)),
+        "pick_report": Needs(shown=("several_found", "picker_closed")),
+        "switch_report": Needs(shown=("comparing", "on_single_report_screen")),
+        "cycle_units": Needs(usable=("report_shown",)),  # dimmed while the report is opened
+        "export": Needs(usable=("report_shown",)),
+    }
 
     def __init__(
         self,
@@ -126,6 +135,7 @@ class PvtuiApp(InstantModeSwitch):
         compare_with: ReportFiles | None = None,
         first_screen: str = "summary",
         waiting: Screen | None = None,
+        reader: str = "auto",
     ) -> None:
         self.first_screen = "compare" if compare_with is not None else first_screen
         if len(reports) == 1:
@@ -139,6 +149,7 @@ class PvtuiApp(InstantModeSwitch):
         self.b = None if compare_with is None else ReportSlot(Slot.B, compare_with)  # of `pvtui compare`
         self.shown = Slot.A  # the report the single-report screens show (B switches, in a comparison)
         self.cache = cache
+        self.reader = reader  # which reader reads profile.pop (sources/readers.py)
         self.watch = watch
         self.waiting = waiting  # a screen that waits for the reports to be written (pvtui capture --live)
         self.report_screens: "weakref.WeakSet[ReportScreen]" = weakref.WeakSet()
@@ -297,12 +308,12 @@ class PvtuiApp(InstantModeSwitch):
         token = self.cancel_token
         try:
             try:
-                report = open_current(files, self.cache)
+                report = open_current(files, self.cache, reader=self.reader)
             except ReportError:
                 report = None  # reading the files below reports the problem
             if report is None:
                 self.call_from_thread(self._show_loading, files.name, token)
-                report = load_report(files, progress=self._progress, cancel=token, cache=self.cache)
+                report = load_report(files, progress=self._progress, cancel=token, cache=self.cache, reader=self.reader)
         except Cancelled:
             self.call_from_thread(self._load_cancelled, slot)
         except ReportError as exc:
@@ -406,19 +417,23 @@ class PvtuiApp(InstantModeSwitch):
     # Actions ----------------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "show" and parameters == ("compare",):
-            return self.comparing  # only with a second report
-        if action == "pick_report":  # not over the picker itself
-            from pvtui.screens.dialogs import ReportPicker
+        return key_state(self.KEYS, action, parameters, self)
 
-            return len(self.reports) > 1 and self.b is None and not isinstance(self.screen, ReportPicker)
-        if action == "switch_report":  # on the single-report screens of a comparison
-            return self.comparing and getattr(self.screen, "SCREEN_NAME", "Compare") != "Compare"
-        if action in ("cycle_units", "export"):
-            return True if self.report_shown else None  # dimmed while the report is opened
-        if action == "show":
-            return True if self.can_switch else None
-        return True
+    @property
+    def several_found(self) -> bool:
+        """Several reports were found where the user pointed, and no comparison holds them to two."""
+        return len(self.reports) > 1 and self.b is None
+
+    @property
+    def picker_closed(self) -> bool:
+        from pvtui.screens.dialogs import ReportPicker
+
+        return not isinstance(self.screen, ReportPicker)
+
+    @property
+    def on_single_report_screen(self) -> bool:
+        """The screen in front shows one report (A or B): not Compare, nor a dialog."""
+        return getattr(self.screen, "SCREEN_NAME", "Compare") != "Compare"
 
     def action_switch_report(self) -> None:
         """Show the other report of the comparison on the single-report screens."""
@@ -523,10 +538,10 @@ def theme_names(app: PvtuiApp) -> str:
 
 def run_app(
     path: Path, engine: str | None = None, theme: str | None = None, compare_with: ReportFiles | None = None,
-    screen: str = "summary",
+    screen: str = "summary", reader: str = "auto",
 ) -> int:
-    """Discover the reports at PATH and run the explorer on SCREEN (comparing with COMPARE_WITH); 2 on bad input,
-    or where there is no terminal to run it on."""
+    """Discover the reports at PATH and run the explorer on SCREEN (comparing with COMPARE_WITH), profile.pop
+    read by READER; 2 on bad input, or where there is no terminal to run it on."""
     start_lightly()
     from pvtui.sources.discovery import discover
 
@@ -540,7 +555,7 @@ def run_app(
         if not reports:
             print(f"pvtui: {path}: no report named {engine!r} here", file=sys.stderr)
             return 2
-    app = PvtuiApp(reports, path=path, theme=theme, compare_with=compare_with, first_screen=screen)
+    app = PvtuiApp(reports, path=path, theme=theme, compare_with=compare_with, first_screen=screen, reader=reader)
     if problem := theme_problem(app, theme):
         print(problem, file=sys.stderr)
         return 2

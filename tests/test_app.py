@@ -289,14 +289,14 @@ async def test_escape_cancels_the_first_load(make_app, monkeypatch):
     from pvtui.errors import Cancelled
     from pvtui.screens.dialogs import LoadingScreen
 
-    def slow_load(files, *, progress=None, cancel=None, cache=None):
+    def slow_load(files, *, progress=None, cancel=None, cache=None, reader="auto"):
         while not cancel.cancelled:
             progress("archive.a", 1, 10)
             cancel._event.wait(0.05)
         raise Cancelled()
 
     monkeypatch.setattr(ingest, "load_report", slow_load)
-    monkeypatch.setattr(ingest, "open_current", lambda files, cache=None: None)  # as if never read
+    monkeypatch.setattr(ingest, "open_current", lambda files, cache=None, reader="auto": None)  # never read
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, LoadingScreen))

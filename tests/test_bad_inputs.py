@@ -172,12 +172,12 @@ def test_a_damaged_cache_entry_is_rebuilt_never_trusted(damage, tiny_dir, tmp_pa
     shutil.copytree(tiny_dir, report, ignore=shutil.ignore_patterns("profile.pvtui"))  # read into the cache
     monkeypatch.setenv("PVTUI_CACHE_DIR", str(tmp_path / "cache"))
     assert main(["summary", str(report), "--json"]) == 0
-    expected = capsys.readouterr().out
+    expected = capsys.readouterr()  # the warnings are profile.pop's, read without libpva
     (entry,) = [path for path in (tmp_path / "cache").iterdir() if not path.name.startswith(".")]  # not its lock
     CACHE_DAMAGE[damage](entry)
     assert main(["summary", str(report), "--json"]) == 0
     answer = capsys.readouterr()
-    assert answer.out == expected and answer.err == ""
+    assert answer.out == expected.out and answer.err == expected.err
     Bundle(entry)  # rebuilt whole, in place
 
 

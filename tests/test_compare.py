@@ -19,10 +19,11 @@ from pvtui.model.compare import (
     summary_table,
     tile_diff,
 )
+from pvtui.model.compare_views import change_levels, grid_rows
 from pvtui.model.report import Report
 from pvtui.model.unavailable import Unavailable
 from pvtui.widgets.compare_chart import CompareChart
-from pvtui.widgets.diff_heatmap import DiffHeatmap, change_levels, grid_rows
+from pvtui.widgets.diff_heatmap import DiffHeatmap
 
 pytestmark = pytest.mark.anyio
 
@@ -235,6 +236,19 @@ async def test_opens_on_the_comparison_and_walks_every_section(compare_app, tiny
         assert screen.export_table().name == "compare-programs"
         await pilot.press("5")
         assert screen.export_table().name == "compare-operations"
+
+
+async def test_a_peak_key_typed_with_the_tab_key_finds_the_peak(compare_app, other_report):
+    """3 and b in one read (a paste, a burst over SSH): b comes before the chart of the tab just opened is
+    laid out, and still puts the cursor on B's peak."""
+    async with compare_app().run_test(size=(80, 24)) as pilot:
+        screen = await wait_compared(pilot)
+        screen.action_section("liveness")
+        screen.action_peak("b")
+        await pilot.pause()
+        chart = screen.query_one(CompareChart)
+        assert chart.cursor == chart.frame().column_of(other_report.liveness.peak_step / len(other_report.liveness))
+        assert chart.cursor > 0 and "At 0%" not in str(screen.query_one("#liveness-detail").render())
 
 
 async def test_the_screen_says_two_identical_reports_are_identical(tiny_dir, cache_root, compare_app):

@@ -14,7 +14,16 @@ from conftest import open_screen, wait_for, wait_until_loaded
 from textual.widgets import Input, OptionList
 
 import pvtui.export
-from pvtui.export import default_directory, file_name, free_path, write_csv, write_json, write_text
+from pvtui.export import (
+    default_directory,
+    file_name,
+    free_path,
+    name_and_folder,
+    path_problem,
+    write_csv,
+    write_json,
+    write_text,
+)
 from pvtui.model.tables import Table
 from pvtui.screens.export import ExportDialog
 from pvtui.screens.liveness import LivenessScreen
@@ -126,6 +135,19 @@ def test_file_names_are_sanitized_and_never_taken(tmp_path):
     (tmp_path / "a.csv").touch()
     (tmp_path / "a-2.csv").touch()
     assert free_path(tmp_path, "a.csv") == tmp_path / "a-3.csv"
+
+
+def test_a_path_that_cannot_be_written_says_why(tmp_path, monkeypatch):
+    reports = tmp_path / "reports"
+    (reports / "sub").mkdir(parents=True)
+    assert path_problem("reports", reports, [reports]) == "reports is a folder: add a file name."
+    assert "nothing into the report's folder" in path_problem("x.csv", reports / "sub" / "x.csv", [reports])
+    assert path_problem("y/x.csv", tmp_path / "y" / "x.csv", [reports]) == f"There is no folder {tmp_path / 'y'}."
+    assert path_problem("x.csv", tmp_path / "x.csv", [reports]) == ""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert name_and_folder(tmp_path / "x.csv") == "x.csv in the current folder"
+    assert name_and_folder(reports / "x.csv") == "x.csv in ~/reports"
 
 
 def test_the_default_folder_is_never_the_report_folder(tmp_path, monkeypatch):
@@ -292,6 +314,16 @@ async def test_summary_exports_its_facts(make_app, tiny_report):
     assert facts[("target", "num_ipus")] == tiny_report.target.num_ipus
     assert facts[("memory", "total_including_gaps")] == int(np.sum(tiny_report.memory.including_gaps))
     assert facts[("files", "profile.pop")] == "stood in"
+
+
+def test_the_summary_warns_first_of_tiles_over_the_limit(tiny_report):
+    from pvtui.model.facts import over_limit_warning
+    from pvtui.model.queries import summary
+
+    data = summary(tiny_report)
+    assert over_limit_warning(data, "{:,} B".format) == \
+        "Out of memory: 1 tile over the 638,976 B limit (press m, then w for the worst)"
+    assert over_limit_warning({**data, "memory": {**data["memory"], "tiles_over_limit": 0}}, str) is None
 
 
 DISPLAY_FIGURE = r"^-?[\d,.]+ ?(%|[KMGT]i?B|B|kB|ms|GHz)?$"

@@ -242,7 +242,7 @@ def test_compare_by_layer(capsys, tiny_dir, other_dir):
 async def open_by_layer(pilot) -> OperationsScreen:
     """Press o and wait for the model layers."""
     screen = await open_screen(pilot, "o", OperationsScreen)
-    await wait_for(pilot, lambda: screen.outline is not None)
+    await wait_for(pilot, lambda: screen.nav.outline is not None)
     await pilot.pause()
     return screen
 
@@ -259,22 +259,22 @@ async def test_three_keys_from_the_summary_show_the_costliest_layer_and_its_shar
 async def test_opening_closing_and_sorting_by_memory(make_app):
     async with make_app().run_test(size=(100, 30)) as pilot:
         screen = await open_by_layer(pilot)
-        first = screen.selected_node()
+        first = screen.nav.selected_node()
         await pilot.press("right")  # opens
-        assert first in screen.outline.expanded
+        assert first in screen.nav.outline.expanded
         await pilot.press("right")  # to its first row
-        child = screen.selected_node()
-        assert screen.outline.tree.parent[child] == first
+        child = screen.nav.selected_node()
+        assert screen.nav.outline.tree.parent[child] == first
         await pilot.press("left")  # back to the row above it
-        assert screen.selected_node() == first
+        assert screen.nav.selected_node() == first
         await pilot.press("left")  # closes
-        assert first not in screen.outline.expanded
+        assert first not in screen.nav.outline.expanded
         await pilot.press("S")
-        figures = screen.outline.figures
-        memory = [int(figures.memory[n]) for n in screen.nodes if not screen.outline.tree.is_host(n)]
+        figures = screen.nav.outline.figures
+        memory = [int(figures.memory[n]) for n in screen.nav.nodes if not screen.nav.outline.tree.is_host(n)]
         assert memory == sorted(memory, reverse=True)
         table = screen.export_table()
-        assert table.columns[0] == "path" and len(list(table.rows)) == len(screen.nodes)
+        assert table.columns[0] == "path" and len(list(table.rows)) == len(screen.nav.nodes)
 
 
 async def test_the_compare_screen_has_a_table_by_model_layer(tiny_dir, other_dir, cache_root):
@@ -308,10 +308,10 @@ async def test_T_and_P_from_a_model_layer(make_app, tiny_report):
 
     async with make_app().run_test(size=(80, 24)) as pilot:
         screen = await open_by_layer(pilot)
-        node = screen.selected_node()
-        tree = screen.outline.tree
+        node = screen.nav.selected_node()
+        tree = screen.nav.outline.tree
         steps = program_steps(tiny_report, tree.programs_under(node)).tolist()
-        assert len(steps) == screen.outline.figures.steps[node] > 1
+        assert len(steps) == screen.nav.outline.figures.steps[node] > 1
         await pilot.press("T")
         trace = pilot.app.screen
         assert isinstance(trace, TraceScreen)

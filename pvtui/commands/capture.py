@@ -198,7 +198,7 @@ def run_and_show(program: list[str], env: dict[str, str], directory: Path, args:
         return status
     from pvtui.app import run_app
 
-    run_app(directory, engine=args.engine, theme=args.theme, screen=args.screen)
+    run_app(directory, engine=args.engine, theme=args.theme, screen=args.screen, reader=args.reader)
     return status
 
 
@@ -213,8 +213,9 @@ def _run_live(child, mask, program: list[str], directory: Path, args: argparse.N
     name = program_name(program)
     status: list[int] = []
     stop = threading.Event()  # set on SIGTERM: pvtui is asked to end, so the explorer closes too
-    app = PvtuiApp([], path=directory, theme=args.theme, first_screen=args.screen, waiting=CaptureWait(
-        name, directory, directory / LOG_FILE, lambda: status[0] if status else None, ending, stop, args.engine))
+    app = PvtuiApp([], path=directory, theme=args.theme, first_screen=args.screen, reader=args.reader,
+                   waiting=CaptureWait(name, directory, directory / LOG_FILE, lambda: status[0] if status else None,
+                                       ending, stop, args.engine))
 
     def forward() -> None:
         status.append(forward_until_exit(

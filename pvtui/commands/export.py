@@ -32,7 +32,7 @@ def run(args: argparse.Namespace) -> int:
 
     out: Path = args.out
     refuse_taken(out)  # before reading the report, which may take minutes
-    report = load(args.path, args.engine)
+    report = load(args.path, args.engine, args.reader)
     with BundleWriter(out) as writer:
         writer.link_from(report.bundle, report.bundle.columns)  # a damaged column stays behind, its part noted
         for name in ("framework.json", "app.json"):

@@ -87,6 +87,7 @@ def app_command(args: argparse.Namespace) -> str:
         argv += ["--engine", args.engine]
     if args.theme:
         argv += ["--theme", args.theme]
+    argv += ["--reader", args.reader]
     return "exec " + shlex.join(argv)
 
 
@@ -99,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_BAD_INPUT
     # Read the report once, here: each session's process then opens the cached bundle at once, and a
     # bad path is one line now rather than in every browser tab.
-    report = load(args.path, args.engine)
+    report = load(args.path, args.engine, args.reader)
     if args.theme is not None:  # checked here too, or every session would end at once
         from pvtui.app import PvtuiApp, theme_problem
 

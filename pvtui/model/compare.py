@@ -105,7 +105,7 @@ class TileDiff:
 
     a: TileMemory
     b: TileMemory
-    gaps: bool  # both from profile.pop: including gaps; else excluding gaps (archive.a has none)
+    gaps: bool  # both from profile.pop: including gaps; else each side's own (archive.a has no gaps)
 
     @property
     def compared(self) -> int:
@@ -155,7 +155,9 @@ class TileDiff:
         sources = {self.a.source, self.b.source}
         if sources == {"archive"}:
             return "allocated bytes (archive.a)"
-        return "bytes excluding gaps from the graph profile against allocated bytes from archive.a"
+        profile = self.a if self.a.source == "profile" else self.b
+        which = "excluding gaps" if profile.has_gaps else "including gaps (profile.pop read without libpva)"
+        return f"bytes {which} from the graph profile against allocated bytes from archive.a"
 
     @property
     def statement(self) -> str:
@@ -212,7 +214,7 @@ def tile_diff(a: Report, b: Report) -> TileDiff | Unavailable:
         if memory is None or memory.num_tiles == 0:
             return Unavailable(f"Report {name} has no per-tile memory: {report.missing('memory')}")
     assert ma is not None and mb is not None
-    return TileDiff(ma, mb, gaps=ma.has_gaps and mb.has_gaps)
+    return TileDiff(ma, mb, gaps=ma.source == mb.source == "profile")  # either reader gives the total with gaps
 
 
 def tiles_json(diff: TileDiff | Unavailable, top: int = TOP_CHANGES) -> dict[str, Any]:
@@ -344,6 +346,9 @@ class Change:
     def delta(self) -> int:
         return (self.b or 0) - (self.a or 0)
 
+    def as_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "a": self.a, "b": self.b, "delta": self.delta}
+
 
 @dataclass(frozen=True, eq=False)
 class Changes:
@@ -400,6 +405,8 @@ def program_changes(a: Report, b: Report) -> Changes | Unavailable:
     for name, report in (("A", a), ("B", b)):
         if report.programs is None:
             return Unavailable(f"Report {name} has no programs: {report.missing('programs')}")
+        if report.programs.code_bytes is None:
+            return Unavailable(f"Report {name} has no code bytes of its programs: {report.missing('program_tree')}")
     return match_by_name(
         "programs", "code bytes of leaf programs",
         "Leaf programs matched by name by code bytes, those of one name summed (parents are left out: "
@@ -440,10 +447,6 @@ def operation_changes(a: Report, b: Report) -> Changes | Unavailable:
 def changes_json(changes: Changes | Unavailable, top: int = TOP_CHANGES) -> dict[str, Any]:
     if isinstance(changes, Unavailable):
         return changes.as_dict()
-
-    def rows(items: list[Change]) -> list[dict[str, Any]]:
-        return [{"name": c.name, "a": c.a, "b": c.b, "delta": c.delta} for c in items]
-
     return {
         "available": True,
         "statement": changes.statement,
@@ -452,8 +455,8 @@ def changes_json(changes: Changes | Unavailable, top: int = TOP_CHANGES) -> dict
         "only_a": changes.only_a,
         "only_b": changes.only_b,
         "changed": len(changes.rows),
-        "grown": rows(changes.grown(top)),
-        "shrunk": rows(changes.shrunk(top)),
+        "grown": [c.as_dict() for c in changes.grown(top)],
+        "shrunk": [c.as_dict() for c in changes.shrunk(top)],
     }
 
 

@@ -18,7 +18,7 @@ from pvtui.model.unavailable import Unavailable
 @dataclass(frozen=True)
 class LayerFigure:
     cycles: int | None  # None without an execution profile
-    memory: int
+    memory: int | None  # None where the programs have no code bytes (profile.pop read without libpva)
 
 
 @dataclass(frozen=True)
@@ -46,7 +46,7 @@ def top_layers(figures: LayerFigures) -> dict[str, LayerFigure]:
     """Each top-level node's figures by name, costliest first (the host waits last)."""
     tree = figures.tree
     cycles = figures.cycles
-    return {tree.names[n]: LayerFigure(None if cycles is None else int(cycles[n]), int(figures.memory[n]))
+    return {tree.names[n]: LayerFigure(None if cycles is None else int(cycles[n]), figures.memory_of(n))
             for n in ranked(figures, tree.children(-1), "cycles")}
 
 

@@ -141,7 +141,8 @@ def programs_table(programs, found: np.ndarray | None, needle: str = "") -> Tabl
                 program, programs.names[program], programs.type_name(program), None if parent < 0 else parent,
                 None if compute_set < 0 else compute_set,
                 None if compute_set < 0 else programs.compute_set_names[compute_set],
-                int(programs.code_bytes[program]), programs.num_children(program),
+                None if programs.code_bytes is None else int(programs.code_bytes[program]),
+                programs.num_children(program),
             ]
 
     return Table(f"programs-matching-{needle}" if needle else "programs", columns, rows())

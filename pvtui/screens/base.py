@@ -163,6 +163,15 @@ class Needs:
         return True if all(getattr(facts, fact) for fact in self.usable) else None
 
 
+def key_state(keys: Mapping[str, Needs], action: str, parameters: tuple[object, ...], facts: object,
+              every: Needs = Needs()) -> bool | None:
+    """Whether the key of ACTION with PARAMETERS applies (Needs.state): by what KEYS says it needs (under
+    "name(parameters)" as its binding writes them, else "name"; else nothing) and what EVERY key needs,
+    the facts being attributes of FACTS."""
+    needs = keys.get(f"{action}({', '.join(map(repr, parameters))})") if parameters else None
+    return (every + (needs or keys.get(action, Needs()))).state(facts)
+
+
 _NO_PARAMETER = object()
 
 
@@ -288,8 +297,7 @@ class ReportScreen(Screen):
 
     def key_state(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Whether the screen's key for ACTION applies now: True runs it, None dims it, False hides it."""
-        needs = self.KEYS.get(f"{action}({', '.join(map(repr, parameters))})") if parameters else None
-        return (self.EVERY_KEY + (needs or self.KEYS.get(action, Needs()))).state(self.key_facts())
+        return key_state(self.KEYS, action, parameters, self.key_facts(), self.EVERY_KEY)
 
     def key_facts(self) -> object:
         """What the facts of `KEYS` are attributes of: the screen's navigator, else the screen."""

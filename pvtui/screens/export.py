@@ -27,8 +27,10 @@ from pvtui.export import (
     default_directory,
     file_name,
     free_path,
-    is_inside,
+    name_and_folder,
     os_problem,
+    path_problem,
+    shown_path,
     write_csv,
     write_json,
     write_text,
@@ -165,7 +167,7 @@ class ExportDialog(ModalScreen[ExportRequest | None]):
         path = Path(text).expanduser()
         try:
             path = path.resolve()
-            problem = self._problem(text, path)
+            problem = path_problem(text, path, self.forbidden)
         except OSError as exc:  # a name too long, a folder that cannot be read
             problem = os_problem(path, exc)
         if problem:
@@ -175,36 +177,6 @@ class ExportDialog(ModalScreen[ExportRequest | None]):
             self._say(f"{path.name} exists: Enter again replaces it.")
         else:
             self.dismiss(ExportRequest(self.kind, path, overwrite=path == self.confirmed))
-
-    def _problem(self, text: str, path: Path) -> str:
-        """Why PATH cannot be written to, or the empty string."""
-        if path.is_dir():
-            return f"{text} is a folder: add a file name."
-        if is_inside(path, self.forbidden):
-            return "pvtui writes nothing into the report's folder: choose another one."
-        if not path.parent.is_dir():
-            return f"There is no folder {path.parent}."
-        if path.exists() and not path.is_file():
-            return f"{text} is not a regular file."
-        return ""
-
-
-def shown_path(path: Path) -> str:
-    """PATH relative to the current directory when it lies there, else absolute."""
-    try:
-        return str(path.relative_to(Path.cwd()))
-    except ValueError:
-        return str(path)
-
-
-def name_and_folder(path: Path) -> str:
-    """`NAME in FOLDER`: a narrow notification then wraps between words, not inside the file name."""
-    folder = path.parent
-    if folder == Path.cwd():
-        return f"{path.name} in the current folder"
-    home = Path.home()
-    shown = Path("~") / folder.relative_to(home) if folder.is_relative_to(home) else folder
-    return f"{path.name} in {shown}"
 
 
 def report_folders(app: ReportsShown) -> list[Path]:
