@@ -21,6 +21,7 @@ from pvtui.model import trace_index
 from pvtui.model.host_waits import device_cycles, host_wait_programs
 from pvtui.model.layers import build_tree
 from pvtui.model.step_stats import step_stats
+from pvtui.render.figures import run_figures_line
 from pvtui.screens.programs import ProgramsScreen
 from pvtui.screens.summary import SummaryScreen
 from pvtui.screens.trace import TraceScreen
@@ -271,6 +272,17 @@ async def test_the_step_statistics_give_device_time_beside_run_span_and_report_t
         span = step_stats(tiny_report)["runs"][0]["run_span_cycles"]
         assert f"run span {span:,}, device time {device[0]:,}," in text
         assert f"report total {tiny_report.execution.total_cycles:,} (every run)" in text
+
+
+def test_a_run_without_device_time_says_why(tiny_report, monkeypatch):
+    execution = tiny_report.execution
+    waits = np.ones(len(tiny_report.programs), bool)  # every step a host wait
+    monkeypatch.setattr("pvtui.model.host_waits.host_wait_programs", lambda report: waits)
+    runs = step_stats(tiny_report)["runs"]
+    assert runs[0]["device_cycles"] is None and "no device time (every step waits on the host)" in run_figures_line(runs[0])
+    monkeypatch.setattr(type(execution), "runs_known", property(lambda self: False))  # profile.pop without libpva
+    runs = step_stats(tiny_report)["runs"]
+    assert "no device time (the steps are not split into runs)" in run_figures_line(runs[0])
 
 
 def test_trace_stats_gives_each_runs_device_time(capsys, tiny_dir, tiny_report):

@@ -20,6 +20,17 @@ UNKNOWN = "unknown program"
 HOST, REMOTE = "host", "remote_buffer"
 
 
+def device_figures(report: Report) -> list[dict[str, Any]]:
+    """Per run, its device time (`device_cycles`), and where it has none, why (`device_note`)."""
+    figures: list[dict[str, Any]] = []
+    for cycles in device_cycles(report):
+        figures.append({"device_cycles": cycles})
+        if cycles is None:
+            figures[-1]["device_note"] = ("every step waits on the host" if report.execution.runs_known
+                                          else "the steps are not split into runs")
+    return figures
+
+
 def step_stats(report: Report) -> dict[str, Any] | None:
     """The `pvtui trace --stats --json` object; None without an execution profile. Each run has its
     figures (queries.run_figures, and its device time) and, per IPU, the steps and cycles of that IPU."""
@@ -32,7 +43,7 @@ def step_stats(report: Report) -> dict[str, Any] | None:
     remote = remote_buffer_programs(report) if programs is not None else np.zeros(0, bool)
     stream = {i for i, name in enumerate(type_names) if phase_of(name) == "stream"}
     labels = type_names + [UNKNOWN]
-    device = device_cycles(report)
+    device = device_figures(report)
     runs = []
     for run in range(execution.num_runs):
         lo, hi = execution.run_range(run)
@@ -64,6 +75,5 @@ def step_stats(report: Report) -> dict[str, Any] | None:
                 table[label] = entry
             ipus.append({"ipu": ipu, "steps": int(ran.sum()), "cycles": int(total),
                          "types": dict(sorted(table.items(), key=lambda kv: -kv[1]["cycles"]))})
-        runs.append({"name": execution.run_names[run], **run_figures(execution, run), "device_cycles": device[run],
-                     "ipus": ipus})
+        runs.append({"name": execution.run_names[run], **run_figures(execution, run), **device[run], "ipus": ipus})
     return {"runs": runs}

@@ -39,6 +39,6 @@ def run_figures_line(run: dict[str, Any]) -> str:
     device = ""
     if "device_cycles" in run:
         device = (f", device time {format_cycles(run['device_cycles'])}" if run["device_cycles"] is not None
-                  else ", no device time (every step waits on the host)")
+                  else f", no device time ({run['device_note']})")
     return (f"{count_of(run['steps'], 'step')}, {count_of(run['ipu_steps'], 'IPU-step')}, "
             f"run span {format_cycles(run['run_span_cycles'])}{device}, {format_cycles(run['ipu_cycles'])} IPU-cycles")
