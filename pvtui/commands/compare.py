@@ -59,9 +59,9 @@ def run_layers(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(data, indent=2))
         return 0
-    from rich.console import Console
+    from pvtui.render.console import TextConsole
 
-    console = Console()
+    console = TextConsole()
     console.print(_heading(data, text_minus()))
     for renderable in _layers(data["layers"], UNIT_NAMES[args.units], text_minus()):
         console.print(renderable)
@@ -78,16 +78,16 @@ def _heading(data: dict[str, Any], minus: str):
 def render(data: dict[str, Any], units: str = "binary") -> None:
     """The comparison as text, bytes in UNITS (a mode of pvtui.units): as wide as its longest name needs,
     since a file has no width."""
-    from rich.console import Console
     from rich.text import Text
 
+    from pvtui.render.console import TextConsole
     from pvtui.render.glyphs import text_minus
 
     minus = text_minus()
 
     names = [row["name"] for key in ("programs", "operations") if data[key]["available"]
              for row in data[key]["grown"] + data[key]["shrunk"]]
-    console = Console(width=max([80] + [len(name) + NAME_ROOM for name in names]))
+    console = TextConsole(width=max([80] + [len(name) + NAME_ROOM for name in names]))
     console.print(_heading(data, minus))
     if data["identical"]:  # a table of zeros would only hide that
         from pvtui.model.compare import IDENTICAL
