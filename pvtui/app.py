@@ -25,6 +25,7 @@ from pvtui.render.glyphs import basic_console
 from pvtui.textual_private import InstantModeSwitch
 from pvtui.theming import DEFAULT_THEME, builtin_themes, resolve_theme_name, user_theme_dir, user_themes
 from pvtui.widgets.look import AsciiGlyphs
+from pvtui.widgets.status import StatusLine
 
 if TYPE_CHECKING:
     from pvtui.model.report import Report
@@ -88,8 +89,8 @@ class ScreenActions(Provider):
                 yield Hit(score, matcher.highlight(text), run, help=help_text)
 
 
-class PvtuiApp(InstantModeSwitch):
-    """pvtui: every screen reads `app.report`, the one shared model."""
+class PvtuiApp(StatusLine, InstantModeSwitch):
+    """pvtui: every screen reads `app.report`, the one shared model; what it says shows on the status line."""
 
     TITLE = "pvtui"
     CSS_PATH = "app.tcss"

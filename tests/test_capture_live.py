@@ -6,7 +6,7 @@ import shutil
 import threading
 
 import pytest
-from conftest import wait_until_loaded
+from conftest import said, wait_until_loaded
 
 from pvtui.app import PvtuiApp
 from pvtui.child import ending
@@ -78,8 +78,7 @@ async def test_an_engine_that_writes_its_report_later_is_offered_and_picked_with
         shutil.copytree(tiny_dir, out / "inference")
         await until(pilot, lambda: len(app.reports) == 2)
         assert [r.name for r in app.reports] == ["training", "inference"]
-        offered = lambda: any("wrote inference too: E picks the report shown" in n.message  # noqa: E731
-                              for n in app._notifications)
+        offered = lambda: "wrote inference too: E picks the report shown" in said(app)  # noqa: E731
         await until(pilot, offered)  # the notification is a message of its own: it may land a frame later
         assert offered()
         assert app.screen is shown and app.files.name == "training"  # the report viewed stays

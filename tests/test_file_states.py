@@ -6,7 +6,7 @@ import os
 import shutil
 
 import pytest
-from conftest import open_screen, wait_until_loaded
+from conftest import open_screen, said, wait_until_loaded
 from rich.console import Console
 
 from pvtui.app import PvtuiApp
@@ -105,6 +105,6 @@ async def test_a_reload_that_reads_less_says_so(tiny_dir, tmp_path, cache_root):
             if app.report is not old:
                 break
         await pilot.pause()
-        messages = [n.message for n in app._notifications]
+        messages = [said(app)]
         assert any("archive.a" in m and "problem" in m for m in messages), messages
         assert not any(m == f"Reloaded {app.report.name}" for m in messages)

@@ -9,7 +9,7 @@ import re
 import numpy as np
 import pytest
 from textual.widgets import Static
-from conftest import open_screen
+from conftest import open_screen, said
 from test_trace_screen import open_trace
 
 from pvtui.cli import main
@@ -394,8 +394,7 @@ async def test_l_says_how_many_programs_have_a_name_and_goes_to_the_first(make_a
         order = display_order(programs.child_offsets, programs.child_ids, programs.roots, programs.parent)
         assert tree.cursor_program == int(in_display_order(named, order)[0])
         assert tree.name_source[1](tree.cursor_program) is not None
-        said = [n.message for n in pilot.app._notifications]
-        assert any(f"{len(named):,} of {len(programs):,} programs have one" in m for m in said), said
+        assert f"{len(named):,} of {len(programs):,} programs have one" in said(pilot.app)
 
 
 # Small things -------------------------------------------------------------------------------
