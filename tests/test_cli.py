@@ -55,9 +55,11 @@ def test_summary_matches_the_generators_own_figures(capsys, tiny_dir):
     }
     assert data["poplar_version"] == expected["poplar_version"]
     assert data["files"] == {
-        "profile.pop": False, "debug.cbor": True, "archive.a": True,
+        "profile.pop": True, "debug.cbor": True, "archive.a": True,
         "framework.json": True, "app.json": True,
     }
+    assert data["file_states"]["profile.pop"] == "stood in"  # profile.pvtui, made from the stand-in, beside it
+    assert set(data["readers"].values()) == {"stand-in"}
 
 
 def test_memory_lists_tiles_largest_first(capsys, tiny_dir):

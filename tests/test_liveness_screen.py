@@ -8,7 +8,7 @@ import shutil
 
 import numpy as np
 import pytest
-from conftest import open_screen, wait_until_loaded
+from conftest import open_screen, wait_for, wait_until_loaded
 
 from pvtui.model.liveness_views import columns_of_step
 from pvtui.model.report import Report
@@ -132,13 +132,12 @@ async def test_views_cycle_through_ipus_and_tiles(make_app, tiny_report):
             assert screen.query_one("#view-missing", Unavailable).display
         await pilot.press("v")
         assert screen.view == "tile"
-        await pilot.pause(0.2)
-        if live.by_tile is not None:
-            assert f"tile {screen.nav.tile}" in facts_text(screen)
+        if live.by_tile is not None:  # a tile's column is read in a worker
+            await wait_for(pilot, lambda: f"tile {screen.nav.tile}" in facts_text(screen))
             first = screen.nav.tile
             await pilot.press("right_square_bracket")
-            await pilot.pause(0.2)
             assert screen.nav.tile == (first + 1) % live.by_tile.shape[1]
+            await wait_for(pilot, lambda: f"tile {screen.nav.tile}" in facts_text(screen))
         else:
             missing = screen.query_one("#view-missing", Unavailable)
             assert missing.display and "per-tile" in str(missing.render())
@@ -152,7 +151,7 @@ async def test_a_reload_keeps_the_cursor_step(make_app, tiny_report):
         screen = await open_liveness(pilot)
         await pilot.press("home", "right", "right")
         kept = screen.nav.cursor
-        pilot.app.report = Report(pilot.app.report.path)
+        pilot.app.a.report = Report(pilot.app.report.path)
         screen.report_changed()
         await pilot.pause()
         assert screen.nav.cursor == kept
@@ -298,7 +297,7 @@ async def test_without_always_live_bytes_the_details_do_not_add_them_up(make_app
 async def press_l(pilot) -> None:
     await wait_until_loaded(pilot)
     await pilot.press("l")
-    await pilot.pause(0.3)
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, LivenessScreen) and not pilot.app.screen.opening)
 
 
 def test_snapshot_liveness_80x24(snap_compare, make_app):

@@ -107,10 +107,10 @@ async def test_the_other_tabs_list_the_tile(make_app, tiny_report, tabs, name):
 
 @pytest.mark.anyio
 async def test_a_report_without_lowered_variables_names_the_option(make_app, tmp_path):
-    from pvtui.synth import generate
+    from pvtui.synth import generate, standin
 
     truth = generate("tiny", seed=0)
-    pva = truth.as_pva()
+    pva = standin.PvaReport(truth)
     del pva.compilation.loweredVariables
     folder = tmp_path / "nolowered"
     build_bundle(ReportFiles(directory=folder, name="nolowered"), folder / "profile.pvtui", pva_report=pva)

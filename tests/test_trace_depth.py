@@ -9,16 +9,16 @@ import re
 import numpy as np
 import pytest
 from textual.widgets import Static
-from conftest import open_screen, said
+from conftest import open_screen, said, wait_for
 from test_trace_screen import open_trace
 
 from pvtui.cli import main
 from pvtui.render.insights import column_eighths
 from pvtui.render.step_change import step_change_line
 from pvtui.model import flame as fl
-from pvtui.model import trace_views as tv
+from pvtui.model import lanes as ln
 from pvtui.model.queries import live_difference
-from pvtui.model.program_search import display_order, in_display_order, programs_in_layer
+from pvtui.model.program_search import display_order, in_display_order
 from pvtui.model.step_stats import step_stats
 from pvtui.screens.liveness import LivenessScreen
 from pvtui.widgets.live_variables import LiveVariables
@@ -33,9 +33,9 @@ pytestmark = pytest.mark.anyio
 # The nesting ------------------------------------------------------------------------
 
 
-def lane_of(starts, ends, phases) -> tv.Lane:
+def lane_of(starts, ends, phases) -> ln.Lane:
     starts, ends = np.array(starts, np.int64), np.array(ends, np.int64)
-    return tv.Lane(np.arange(len(starts), dtype=np.int64), starts, ends, np.array(phases, np.int8),
+    return ln.Lane(np.arange(len(starts), dtype=np.int64), starts, ends, np.array(phases, np.int8),
                    np.maximum.accumulate(ends))
 
 
@@ -83,7 +83,7 @@ def test_without_debug_or_programs_the_nesting_comes_from_what_is_left(tiny_repo
     if report.programs is not None:
         program = int(report.execution.program[0])
         assert nesting.path(program) == [p for p in report.programs.names[program].split("/") if p]
-    lane = tv.build_lanes(report.execution.cycles_from[:5], report.execution.cycles_to[:5], np.zeros(5, np.int8), 0)[0]
+    lane = ln.build_lanes(report.execution.cycles_from[:5], report.execution.cycles_to[:5], np.zeros(5, np.int8), 0)[0]
     rows = fl.lane_flame(report, lane, 0, nesting)
     assert rows and (len(rows[0]) > 0) == (report.programs is not None)
     assert fl.layer_names(report) == []
@@ -114,10 +114,7 @@ def test_depth_rows_fit_the_room_shallowest_first_and_leave_out_those_empty_in_t
 async def open_flame(pilot):
     screen = await open_trace(pilot)
     await pilot.press("f")
-    for _ in range(200):
-        if screen.nav.flame is not None:
-            break
-        await pilot.pause(0.02)
+    await wait_for(pilot, lambda: screen.nav.flame is not None)
     await pilot.pause()
     return screen
 
@@ -221,9 +218,8 @@ async def test_c_finds_the_costliest_name_and_p_opens_its_program(make_app):
         assert lo <= row.lane.starts[block] and row.lane.ends[block] <= hi
         program = screen.nav.selected_program(screen.report.execution, screen.report.programs)
         await pilot.press("P")
-        await pilot.pause(0.2)
-        programs = pilot.app.screen
-        assert isinstance(programs, ProgramsScreen) and programs.selected_program() == program
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, ProgramsScreen) and not pilot.app.screen.opening)
+        assert pilot.app.screen.selected_program() == program
 
 
 # Step statistics ----------------------------------------------------------------------
@@ -276,12 +272,9 @@ async def test_the_statistics_panel_shows_the_runs_types(make_app, monkeypatch):
     async with make_app().run_test(size=(80, 24)) as pilot:
         screen = await open_trace(pilot)
         await pilot.press("S")
-        for _ in range(100):  # counted in a worker: a large report's take longer than a frame
-            await pilot.pause(0.02)
-            text = str(screen.query_one("#stats-text").render())
-            if "Step statistics" in text:
-                break
-        assert "Step statistics" in text and "OnTileExecute" in text and "IPU 1" in text
+        await wait_for(pilot, lambda: stats_shown(screen))  # counted in a worker: a large report's take longer
+        text = str(screen.query_one("#stats-text").render())
+        assert "OnTileExecute" in text and "IPU 1" in text
         assert threads and threading.main_thread() not in threads
         await pilot.press("S")
         assert screen.pane == "details"
@@ -376,7 +369,7 @@ def test_programs_in_a_layer_are_those_named_by_it(tiny_report):
         memo: dict = {}
         expected = [p for p in range(len(tiny_report.programs))
                     if fl.name_in_layer(tiny_report, p, layer, memo) is not None]
-        assert programs_in_layer(tiny_report, layer).tolist() == expected
+        assert fl.programs_in_layer(tiny_report, layer).tolist() == expected
 
 
 async def test_l_says_how_many_programs_have_a_name_and_goes_to_the_first(make_app, tiny_report):
@@ -384,12 +377,9 @@ async def test_l_says_how_many_programs_have_a_name_and_goes_to_the_first(make_a
         screen = await open_screen(pilot, "p", ProgramsScreen)
         tree = screen.tree
         layer = fl.layer_names(tiny_report)[0]
-        named = programs_in_layer(tiny_report, layer)
+        named = fl.programs_in_layer(tiny_report, layer)
         await pilot.press("L")
-        for _ in range(100):  # found in a worker
-            await pilot.pause(0.02)
-            if tree.cursor_program in set(named.tolist()):
-                break
+        await wait_for(pilot, lambda: tree.cursor_program in set(named.tolist()))  # found in a worker
         programs = tiny_report.programs
         order = display_order(programs.child_offsets, programs.child_ids, programs.roots, programs.parent)
         assert tree.cursor_program == int(in_display_order(named, order)[0])
@@ -426,23 +416,22 @@ async def test_the_trace_header_keeps_the_run_name_apart_from_the_cycles(make_ap
 async def _flame_costliest(pilot) -> None:
     await open_flame(pilot)
     await pilot.press("down", "c")
-    await pilot.pause(0.1)
+
+
+def stats_shown(screen) -> bool:
+    """the step statistics are counted and shown"""
+    return "Step statistics" in str(screen.query_one("#stats-text").render())
 
 
 async def _stats_shown(pilot) -> None:
     screen = await open_trace(pilot)
     await pilot.press("S")
-    for _ in range(100):  # counted in a worker
-        await pilot.pause(0.02)
-        if "Step statistics" in str(screen.query_one("#stats-text").render()):
-            break
-    await pilot.pause(0.1)
+    await wait_for(pilot, lambda: stats_shown(screen))  # counted in a worker
 
 
 async def _peak_against_the_step_before(pilot) -> None:
     await open_screen(pilot, "l", LivenessScreen)
     await pilot.press("b", *["plus"] * 6, "left")
-    await pilot.pause(0.1)
 
 
 def test_snapshot_trace_flame_80x24(snap_compare, make_app):

@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     if by_layer and args.layer:
         say("pvtui: --layer names a debug layer, which only --group operation shows")
         return EXIT_BAD_INPUT
-    report = load(args.path, args.engine)
+    report = load(args.path, args.engine, args.reader)
     top = args.top if args.top is not None else (None if args.json else 20)
     try:
         if by_layer:

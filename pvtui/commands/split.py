@@ -32,7 +32,7 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         say(f"pvtui: {exc}")
         return EXIT_BAD_INPUT
-    report = load(args.path, args.engine)
+    report = load(args.path, args.engine, args.reader)
     data = split_data(report, args.ipus, pattern)
     return emit_available(args, data, partial(render, fmt=bytes_format(args)))
 

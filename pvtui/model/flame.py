@@ -17,7 +17,7 @@ import numpy as np
 from pvtui.model import schema as s
 from pvtui.model.layers import LayerTree, capped, common_length, program_cycles, split_name
 from pvtui.model.report import Report
-from pvtui.model.trace_views import Lane, step_phases
+from pvtui.model.lanes import Lane, step_phases
 
 MAX_DEPTH = 8  # deeper names are joined into the last level
 NONE = -1
@@ -251,6 +251,34 @@ def name_in_layer(report: Report, program: int, layer: str, memo: dict[int, str 
         rows = [row for row in context_chain(report, context) if debug.layer_names[int(debug.layer[row])] == layer]
         memo[context] = debug.names[rows[-1]] if rows else None
     return memo[context]
+
+
+def programs_in_layer(report: Report, layer: str) -> np.ndarray:
+    """Programs whose debug context, or a context above it, is of debug layer LAYER (those the tree can
+    name by that layer's operation, name_in_layer), ascending. Pointer jumping over the contexts'
+    parents: O(contexts x log depth), not a walk per program."""
+    programs, debug = report.programs, report.debug
+    contexts = None if programs is None else programs.opt(s.PROGRAM_DEBUG_CONTEXT)
+    if contexts is None or debug is None or layer not in debug.layer_names or not len(debug):
+        return np.zeros(0, dtype=np.int64)
+    ids = np.asarray(debug.ids, dtype=np.int64)
+    has = np.asarray(debug.layer) == debug.layer_names.index(layer)
+    up = _rows_of(ids, np.asarray(debug.parent, dtype=np.int64))
+    up = np.where(up < 0, np.arange(len(ids)), up)  # a root points at itself
+    for _ in range(64):  # 2**64 levels; a cycle of parents (a damaged file) ends here too
+        has = has | has[up]
+        jumped = up[up]
+        if np.array_equal(jumped, up):
+            break
+        up = jumped
+    rows = _rows_of(ids, np.asarray(contexts, dtype=np.int64))
+    return np.flatnonzero((rows >= 0) & has[np.maximum(rows, 0)])
+
+
+def _rows_of(ids: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+    """The row of each context id of WANTED in the sorted IDS, -1 where it is not there."""
+    rows = np.minimum(np.searchsorted(ids, wanted), len(ids) - 1)
+    return np.where((wanted >= 0) & (ids[rows] == wanted), rows, -1)
 
 
 def shows_blocks(row: FlameRow, lo: int, hi: int) -> bool:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from pvtui.model import flame as fl
-from pvtui.model import trace_views as tv
+from pvtui.model.lanes import Lane, build_lanes, step_phases
 from pvtui.model.queries import unknown_program
 from pvtui.model.step_types import phase_of
 from pvtui.model.tables import Table
@@ -34,7 +34,7 @@ class TraceIndex:
 
     def __init__(self, report: "Report") -> None:
         self.report = report
-        self.lanes: dict[int, tuple[tv.Lane, ...]] = {}  # per run
+        self.lanes: dict[int, tuple[Lane, ...]] = {}  # per run
         self.flames: dict[int, tuple[list[fl.FlameRow], ...]] = {}  # per run, per IPU a row per depth
         self.run_cycles: dict[int, tuple[int, ...]] = {}  # per run, each IPU's cycles: a block's share of them
         self.nesting: fl.Nesting | None = None  # shared by every run
@@ -46,19 +46,19 @@ class TraceIndex:
         """The names of the nesting's nodes (none before the flame view is first built)."""
         return self.nesting.names if self.nesting is not None else []
 
-    def index_run(self, run: int) -> tuple[tv.Lane, ...]:
+    def index_run(self, run: int) -> tuple[Lane, ...]:
         """RUN's lanes, each IPU's steps sorted by start (none where there are no runs): reads the
         run's columns."""
         execution, programs = self.report.execution, self.report.programs
-        lanes: tuple[tv.Lane, ...] = ()
+        lanes: tuple[Lane, ...] = ()
         if execution.num_runs:
             lo, hi = execution.run_range(run)
-            phases = tv.step_phases(
+            phases = step_phases(
                 execution.program[lo:hi],
                 None if programs is None else programs.type,
                 [] if programs is None else programs.type_names,
             )
-            lanes = tuple(tv.build_lanes(execution.cycles_from[lo:hi], execution.cycles_to[lo:hi], phases, lo))
+            lanes = tuple(build_lanes(execution.cycles_from[lo:hi], execution.cycles_to[lo:hi], phases, lo))
         self.lanes[run] = lanes
         return lanes
 

@@ -48,9 +48,10 @@ def ranked_table(title: str, columns: tuple[str, str], values: dict[str, int], f
 FILE_STYLES = {"partly read": "bold", "unreadable": "bold", "absent": "dim"}
 
 
-def files_row(states: dict[str, str]) -> Columns:
-    """Each file's mark and name (queries.file_states); lines break between files, never inside one."""
-    return Columns([Text(entry, style=FILE_STYLES.get(state, "")) for entry, state in file_entries(states)],
+def files_row(states: dict[str, str], readers: dict[str, str] | None = None) -> Columns:
+    """Each file's mark and name (queries.file_states), and profile.pop's reader (READERS); lines break
+    between files, never inside one."""
+    return Columns([Text(entry, style=FILE_STYLES.get(state, "")) for entry, state in file_entries(states, readers)],
                    padding=(0, 3))
 
 
@@ -59,7 +60,7 @@ def render_summary(data: dict[str, Any], fmt: Fmt = format_bytes) -> None:
     console.print(f"[b]Report {data['name']}[/b]", highlight=False)
     for title, rows in fact_rows(data, fmt):
         console.print(facts_table(title, rows))
-    console.print(facts_table("Files", [("Present", files_row(data["file_states"]))]))
+    console.print(facts_table("Files", [("Present", files_row(data["file_states"], data["readers"]))]))
 
 
 def render_memory(data: dict[str, Any], fmt: Fmt = format_bytes) -> None:

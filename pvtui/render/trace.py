@@ -17,7 +17,8 @@ from pvtui.units import count_of, format_cycles
 if TYPE_CHECKING:
     from pvtui.model.flame import FlameRow, Nesting
     from pvtui.model.report import Report
-    from pvtui.model.trace_views import Lane, TraceNavigator
+    from pvtui.model.lanes import Lane
+    from pvtui.model.trace_views import TraceNavigator
 
 STATS_TYPE_WIDTH = 18  # the step type column of the statistics
 STATS_IPU_WIDTH = 27  # each IPU's steps, cycles and share
@@ -107,26 +108,38 @@ def step_details(
     start, end = int(execution.cycles_from[step, ipu]), int(execution.cycles_to[step, ipu])
     time = f"  {format_seconds(cycles / clock)} at {clock / 1e9:.3g} GHz" if clock else ""
     row(f"IPU {ipu}", f"{format_cycles(start)} → {format_cycles(end)}  {format_cycles(cycles)} cycles{time}")
-    row("Balance", f"tiles {percent(float(execution.tile_balance[step, ipu]))}  "
-                   f"active tiles {percent(float(execution.active_tile_balance[step, ipu]))}")
-    row("Data", f"in {fmt(int(execution.data_in[step, ipu]))}  out {fmt(int(execution.data_out[step, ipu]))}")
+    if execution.tile_balance is not None:
+        row("Balance", f"tiles {percent(float(execution.tile_balance[step, ipu]))}  "
+                       f"active tiles {percent(float(execution.active_tile_balance[step, ipu]))}")
+        row("Data", f"in {fmt(int(execution.data_in[step, ipu]))}  out {fmt(int(execution.data_out[step, ipu]))}")
+    elif execution.active_tiles is not None:
+        row("Active", f"{int(execution.active_tiles[step, ipu]):,} tiles  (balance, data: profile.pop read by libpva)")
     _every_ipu(out, execution, step, ipu, fmt, muted)
     out.rstrip()
     return out
 
 
+def _ipu_extras(execution, step: int, ipu: int, fmt: Callable[[int], str]) -> tuple[str, ...]:
+    """The step's balance and data on IPU (libpva's), else its active tiles (profile.pop's tables), else nothing."""
+    if execution.tile_balance is not None:
+        return (percent(float(execution.tile_balance[step, ipu])),
+                percent(float(execution.active_tile_balance[step, ipu])),
+                fmt(int(execution.data_in[step, ipu])), fmt(int(execution.data_out[step, ipu])))
+    if execution.active_tiles is not None:
+        return (f"{int(execution.active_tiles[step, ipu]):,}",)
+    return ()
+
+
 def _every_ipu(out: Text, execution, step: int, ipu: int, fmt: Callable[[int], str], muted: Style) -> None:
     """A table of STEP on every IPU, IPU's row in bold."""
-    header = ("IPU", "from", "to", "cycles", "balance", "active", "in", "out")
+    balanced = execution.tile_balance is not None
+    header = ("IPU", "from", "to", "cycles", *(("balance", "active", "in", "out") if balanced else ("active tiles",)))
     rows = []
     for other in range(execution.num_ipus):
         begin = int(execution.cycles_from[step, other])
         rows.append((other, None) if begin < 0 else (other, (
             str(other), f"{begin:,}", f"{int(execution.cycles_to[step, other]):,}",
-            f"{int(execution.cycles[step, other]):,}",
-            percent(float(execution.tile_balance[step, other])),
-            percent(float(execution.active_tile_balance[step, other])),
-            fmt(int(execution.data_in[step, other])), fmt(int(execution.data_out[step, other])),
+            f"{int(execution.cycles[step, other]):,}", *_ipu_extras(execution, step, other, fmt),
         )))
     widths = [max([len(h)] + [len(r[i]) for _, r in rows if r]) for i, h in enumerate(header)]
     out.append(" ".join(h.rjust(w) for h, w in zip(header, widths)) + "\n", style=muted)

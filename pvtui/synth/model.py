@@ -1,5 +1,6 @@
 """The ground truth of a synthetic report: every figure, as numpy arrays, deterministic
-for (scale, IPUs, seed). Views over it (the pva stand-in, the files) derive from it."""
+for (scale, IPUs, seed). Views over it (the pva stand-in in standin.py, the files in
+files.py) derive from it; it knows none of them."""
 
 from __future__ import annotations
 
@@ -64,18 +65,6 @@ class SyntheticReport:
     def lowered(self) -> Lowered:
         """Every variable's pieces on tiles, as libpva's lowered variables give them."""
         return build_lowered(self.liveness, self.memory, len(self.graph.liveness_steps))
-
-    def as_pva(self) -> Any:
-        """A lazy object graph with the attributes of libpva's Report (reference/libpva-api.md)."""
-        from pvtui.synth.standin import PvaReport
-
-        return PvaReport(self)
-
-    def operations(self) -> Any:
-        """Operation-like objects, as pva.OperationAnalysis(report).operations gives them."""
-        from pvtui.synth.standin import operations
-
-        return operations(self)
 
     def expected_summary(self) -> dict[str, Any]:
         """The figures a reader should find, computed from the truth alone."""

@@ -227,7 +227,8 @@ class TileDetails(TabbedContent):
     def show_tile(self, report: Report, memory: TileMemory, tile: int, fmt: Callable[[int], str],
                   palette: Palette) -> None:
         """TILE's details, and its table where one is shown; FMT shows bytes, PALETTE colours the categories."""
-        facts = tile_facts(memory, tile, fmt, palette.label, palette.over_label, report.missing("memory"))
+        missing = report.missing("memory" if memory.source == "archive" else "tile_split")  # the latter: no libpva
+        facts = tile_facts(memory, tile, fmt, palette.label, palette.over_label, missing)
         self.query_one("#detail-facts", DetailText).show(facts)
         self.query_one("#detail-categories", DetailText).show(categories_text(memory, tile, fmt, palette.category_swatch))
         self.query_one("#detail-vertices", DetailText).show(vertices_text(tile_vertices(report, tile), fmt))
