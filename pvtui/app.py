@@ -28,6 +28,7 @@ from pvtui.streams import NEEDS_TERMINAL, on_a_terminal
 from pvtui.textual_private import InstantModeSwitch
 from pvtui.theming import DEFAULT_THEME, builtin_themes, resolve_theme_name, user_theme_dir, user_themes
 from pvtui.widgets.look import AsciiGlyphs
+from pvtui.widgets.status import StatusLine
 
 if TYPE_CHECKING:
     from pvtui.model.report import Report
@@ -91,8 +92,9 @@ class ScreenActions(Provider):
                 yield Hit(score, matcher.highlight(text), run, help=help_text)
 
 
-class PvtuiApp(InstantModeSwitch):
-    """pvtui: the screens show the reports of its slots (A, and B in a comparison), one shared model each."""
+class PvtuiApp(StatusLine, InstantModeSwitch):
+    """pvtui: the screens show the reports of its slots (A, and B in a comparison), one shared model each;
+    what it says shows on the status line."""
 
     TITLE = "pvtui"
     CSS_PATH = "app.tcss"

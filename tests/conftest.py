@@ -124,6 +124,11 @@ async def wait_until_loaded(pilot) -> None:
     await pilot.pause()
 
 
+def said(app) -> str:
+    """The message on the status line (where the app and its screens say things), or ""."""
+    return "" if app.status.said is None else app.status.said.text
+
+
 async def open_screen(pilot, key: str, screen_type: type):
     """Wait for the report, press KEY and return the screen it shows (of SCREEN_TYPE)."""
     await wait_until_loaded(pilot)

@@ -21,7 +21,7 @@ from pathlib import Path
 import cbor2
 import numpy as np
 import pytest
-from conftest import wait_for, wait_until_loaded, watching
+from conftest import said, wait_for, wait_until_loaded, watching
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -293,8 +293,7 @@ async def test_the_app_watches_or_says_it_cannot_under_any_name(corpus, make_app
         app = make_app(entry.path, watch=True)
         async with app.run_test(size=(80, 24)) as pilot:
             await wait_until_loaded(pilot)
-            await wait_for(pilot, lambda: watching(app) or any("Live reload is off" in n.message
-                                                                for n in app._notifications))
+            await wait_for(pilot, lambda: watching(app) or "Live reload is off" in said(app))
             assert app.report is not None and app.screen.SCREEN_NAME == "Summary"
 
 

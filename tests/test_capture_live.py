@@ -7,7 +7,7 @@ import shutil
 import threading
 
 import pytest
-from conftest import wait_for, wait_until_loaded
+from conftest import said, wait_for, wait_until_loaded
 
 from pvtui.app import PvtuiApp
 from pvtui.child import ending
@@ -92,8 +92,7 @@ async def test_an_engine_that_writes_its_report_later_is_offered_and_picked_with
         shutil.copytree(tiny_dir, out / "inference")
         await wait_for(pilot, lambda: len(app.reports) == 2)
         assert [r.name for r in app.reports] == ["training", "inference"]
-        offered = lambda: any("wrote inference too: E picks the report shown" in n.message  # noqa: E731
-                              for n in app._notifications)
+        offered = lambda: "wrote inference too: E picks the report shown" in said(app)  # noqa: E731
         await wait_for(pilot, offered)  # the notification is a message of its own: it may land a frame later
         assert offered()
         assert app.screen is shown and app.a.files.name == "training"  # the report viewed stays

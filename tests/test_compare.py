@@ -6,7 +6,7 @@ import json
 
 import numpy as np
 import pytest
-from conftest import wait_for, wait_until_loaded
+from conftest import said, wait_for, wait_until_loaded
 
 from pvtui.cli import main
 from pvtui.model.bundle import BundleWriter
@@ -362,7 +362,7 @@ async def test_diff_key_only_with_a_second_report(make_app, compare_app):
         await pilot.press("d")
         await pilot.pause()
         assert pilot.app.screen.SCREEN_NAME == "Summary"
-        assert any("pvtui compare A B" in str(n.message) for n in pilot.app._notifications)
+        assert "pvtui compare A B" in said(pilot.app)
     async with compare_app().run_test(size=(80, 24)) as pilot:
         await wait_compared(pilot)
         await pilot.press("s")

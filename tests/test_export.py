@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import open_screen, wait_for, wait_until_loaded
+from conftest import open_screen, said, wait_for, wait_until_loaded
 from textual.widgets import Input, OptionList
 
 import pvtui.export
@@ -181,7 +181,7 @@ async def finish(pilot) -> None:
 
 
 def messages(app) -> list[str]:
-    return [notification.message for notification in app._notifications]
+    return [said(app)]
 
 
 def svg_text(path: Path) -> str:

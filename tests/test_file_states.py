@@ -6,7 +6,7 @@ import os
 import shutil
 
 import pytest
-from conftest import wait_for, wait_until_loaded
+from conftest import said, wait_for, wait_until_loaded
 from rich.console import Console
 
 from pvtui.app import PvtuiApp
@@ -102,6 +102,6 @@ async def test_a_reload_that_reads_less_says_so(tiny_dir, tmp_path, cache_root):
         await pilot.press("r")
         await wait_for(pilot, lambda: app.report is not old)
         await pilot.pause()
-        messages = [n.message for n in app._notifications]
+        messages = [said(app)]
         assert any("archive.a" in m and "problem" in m for m in messages), messages
         assert not any(m == f"Reloaded {app.report.name}" for m in messages)

@@ -9,11 +9,12 @@ import re
 import numpy as np
 import pytest
 from textual.widgets import Static
-from conftest import open_screen, wait_for
+from conftest import open_screen, said, wait_for
 from test_trace_screen import open_trace
 
 from pvtui.cli import main
 from pvtui.render.insights import column_eighths
+from pvtui.render.step_change import step_change_line
 from pvtui.model import flame as fl
 from pvtui.model import lanes as ln
 from pvtui.model.queries import live_difference
@@ -308,11 +309,14 @@ async def test_marking_a_liveness_step_compares_the_cursor_with_it(make_app, tin
         await pilot.press("left")
         assert screen.nav.marked == peak and screen.nav.cursor < peak
         added, removed, change = live_difference(tiny_report, peak, screen.nav.cursor)
-        panel = screen.query_one(LiveVariables)
-        heading = " · ".join(panel.heading)
-        assert f"vs {peak:,}: " in heading
-        assert f"+{len(added):,} −{len(removed):,} variables" in heading
+        panel = screen.query_one(LiveVariables)  # in the words of `pvtui liveness --step A --vs B`
+        assert panel.heading == step_change_line(peak, screen.nav.cursor, change, len(added), len(removed),
+                                                 screen.bytes)
+        assert panel.heading.startswith(f"From step {peak:,} to step {screen.nav.cursor:,}: ")
         assert len(panel.variables) == min(len(added) + len(removed), 64)
+        names = tiny_report.liveness.variable_names
+        if added:  # those that appeared first, signed as the command signs them
+            assert panel.variables[0] == (f"+{screen.bytes(added[0][1])}", names[added[0][0]])
         chart = screen.query_one(LivenessChart)
         marker_row = chart.render_line(0).text
         marked_columns = columns_of_step(peak, screen.nav.window.start, screen.nav.window.stop, chart.plot_width)
@@ -381,8 +385,7 @@ async def test_l_says_how_many_programs_have_a_name_and_goes_to_the_first(make_a
         order = display_order(programs.child_offsets, programs.child_ids, programs.roots, programs.parent)
         assert tree.cursor_program == int(in_display_order(named, order)[0])
         assert tree.name_source[1](tree.cursor_program) is not None
-        said = [n.message for n in pilot.app._notifications]
-        assert any(f"{len(named):,} of {len(programs):,} programs have one" in m for m in said), said
+        assert f"{len(named):,} of {len(programs):,} programs have one" in said(pilot.app)
 
 
 # Small things -------------------------------------------------------------------------------

@@ -90,7 +90,7 @@ def _print_skipped(data: dict[str, Any], verbose: bool) -> None:
 
 
 def _print_listed(data: dict[str, Any], verbose: bool) -> None:
-    from rich.console import Console
+    from pvtui.render.console import TextConsole
     from rich.table import Table
 
     from pvtui.units import format_bytes
@@ -111,7 +111,7 @@ def _print_listed(data: dict[str, Any], verbose: bool) -> None:
     for entry in entries:
         table.add_row(entry["report"], format_bytes(entry["bytes"]), _local_time(entry["last_used"]),
                       "in use" if entry["in_use"] else "")
-    Console().print(table)
+    TextConsole().print(table)
     print("Remove them with `pvtui cache clear [--older-than DAYS]`.")
     _print_skipped(data, verbose)
 

@@ -89,10 +89,10 @@ def say(line: str) -> None:
 
 def progress_bar():
     """A Rich progress bar on stderr, and the progress callback that drives it."""
-    from rich.console import Console
+    from pvtui.render.console import TextConsole
     from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn
 
-    console = Console(stderr=True)
+    console = TextConsole(stderr=True)
     bar = Progress(
         TextColumn("{task.description}"), BarColumn(), TaskProgressColumn(),
         console=console, transient=True, disable=not console.is_terminal,  # piped: no stray blank line

@@ -23,13 +23,13 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _print(report, data: dict[str, Any], fmt) -> None:
-    from rich.console import Console
+    from pvtui.render.console import TextConsole
     from rich.text import Text
 
     from pvtui.model.insights import histogram
     from pvtui.model.tile_views import tile_memory
     from pvtui.render.insights import SECTIONS, headline, section_renderables
-    console = Console()
+    console = TextConsole()
     console.print(Text(f"Insights · {data['report']}", style="bold"))
     console.print(headline(data, fmt))
     for key, title in SECTIONS:

@@ -70,13 +70,13 @@ def run(args: argparse.Namespace) -> int:
 
 
 def render(data: dict[str, Any], fmt) -> None:
-    from rich.console import Console
+    from pvtui.render.console import TextConsole
     from rich.table import Table
 
     from pvtui.render.names import wrap_at_slashes
     from pvtui.units import count_of, format_cycles
 
-    console = Console()
+    console = TextConsole()
     shown = f"{data['shown']:,} of {data['total']:,}"
     title = f"{data['label']} operations by {data['sort']} ({shown}"
     title += f", name contains {data['filter']!r})" if data["filter"] else ")"

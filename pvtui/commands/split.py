@@ -38,10 +38,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def render(data: dict[str, Any], fmt) -> None:
-    from rich.console import Console
+    from pvtui.render.console import TextConsole
 
     from pvtui.render.split import split_renderables
 
-    console = Console()
+    console = TextConsole()
     for renderable in split_renderables(data, fmt):
         console.print(renderable)

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from rich.console import Console, Group
+from rich.console import Group
 from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
+from pvtui.render.console import TextConsole
 from pvtui.units import count_of, format_bytes
 
 MOST_TABLES = 4  # largest tables of profile.pop named
@@ -28,7 +29,7 @@ def check_renderables(data: dict[str, Any]) -> Group:
 
 
 def render_check(data: dict[str, Any]) -> None:
-    Console().print(check_renderables(data))
+    TextConsole().print(check_renderables(data))
 
 
 def _verdict(data: dict[str, Any]) -> Text:

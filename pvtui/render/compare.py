@@ -156,11 +156,11 @@ def heading(data: dict[str, Any], minus: str) -> Text:
 def render_comparison(data: dict[str, Any], d: Differences) -> None:
     """The comparison (`comparison_json`) as text: as wide as its longest name needs, since a file has
     no width."""
-    from rich.console import Console
+    from pvtui.render.console import TextConsole
 
     names = [row["name"] for key in ("programs", "operations") if data[key]["available"]
              for row in data[key]["grown"] + data[key]["shrunk"]]
-    console = Console(width=max([80] + [len(name) + NAME_ROOM for name in names]))
+    console = TextConsole(width=max([80] + [len(name) + NAME_ROOM for name in names]))
     console.print(heading(data, d.minus))
     if data["identical"]:  # a table of zeros would only hide that
         console.print(IDENTICAL)
@@ -177,9 +177,9 @@ def render_comparison(data: dict[str, Any], d: Differences) -> None:
 
 def render_layer_comparison(data: dict[str, Any], d: Differences) -> None:
     """`pvtui compare A B --group layer` as text."""
-    from rich.console import Console
+    from pvtui.render.console import TextConsole
 
-    console = Console()
+    console = TextConsole()
     console.print(heading(data, d.minus))
     for renderable in _layers(data["layers"], d):
         console.print(renderable)

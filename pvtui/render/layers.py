@@ -38,10 +38,10 @@ def headings(ipus: int | None) -> list[str]:
 
 
 def render_layers(data: dict[str, Any], fmt: Callable[[int], str] = format_bytes) -> None:
-    from rich.console import Console
+    from pvtui.render.console import TextConsole
     from rich.table import Table
 
-    console = Console()
+    console = TextConsole()
     rows = list(flattened(data["groups"]))
     title = f"Model layers by {SORT_WORDS[data['sort']]}" + (f", path contains {data['filter']!r}" if data["filter"] else "")
     if not rows:

@@ -9,6 +9,7 @@ from rich.padding import Padding
 from rich.text import Text
 
 from pvtui.option_set import PER_ENGINE, Analysis
+from pvtui.render.console import TextConsole
 
 STATUS_STYLE = {"ok": "green", "unknown": "bold red", "bad value": "bold red", "not a string": "bold red"}
 
@@ -42,7 +43,7 @@ def render_problems(analysis: Analysis, console: Console) -> None:
 
 
 def render_analysis(analysis: Analysis, console: Console | None = None) -> None:
-    console = console or Console()
+    console = console or TextConsole()
     if analysis.entries:
         console.print(option_rows(analysis))
     render_problems(analysis, console)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from rich.columns import Columns
-from rich.console import Console
+from pvtui.render.console import TextConsole
 from rich.table import Table
 from rich.text import Text
 
@@ -16,8 +16,8 @@ from pvtui.render.step_change import changed_variables, step_change_line
 from pvtui.units import Fmt, format_bytes, format_cycles
 
 
-def _console() -> Console:
-    return Console()
+def _console() -> TextConsole:
+    return TextConsole()
 
 
 def facts_table(title: str, rows: list[tuple[str, Any]]) -> Table:
