@@ -337,6 +337,9 @@ LATENCY_PLANS: dict[str, dict[str, Any]] = {
         # the flame view, once its nesting is built: along a depth row, across rows, and zoom
         "flame": {"setup": ["0", "f"], "ready": lambda screen: screen.nav.flame is not None, "keys": (["right"] * 10 + ["down"] * 3
                   + ["left"] * 5 + ["up"] * 3 + ["plus", "plus", "minus", "minus"]) * 2},
+        # the run merged by model layer (built once, in a worker): the same keys
+        "merged": {"setup": ["M"], "ready": lambda screen: screen.nav.merged is not None, "keys": (["right"] * 10
+                   + ["down"] * 3 + ["left"] * 5 + ["up"] * 3 + ["plus", "plus", "minus", "minus"]) * 2},
     },
 }
 

@@ -81,34 +81,49 @@ def test_step_statistics_layer_table_and_merged_flame_agree_to_the_cycle(tiny_re
     top = tree.children(-1)
     assert figures.total_cycles == by_stats == int(figures.cycles[top].sum())
     merged: dict[str, int] = defaultdict(int)
-    widest = []
+    by_ipu: dict[str, np.ndarray] = defaultdict(lambda: np.zeros(tiny_report.execution.num_ipus, np.int64))
     for run in range(tiny_report.execution.num_runs):
-        for rows in merged_flame(tiny_report, tree, run):
-            first = rows[0]
-            for node, cycles in zip(first.node.tolist(), first.cycles.tolist()):
-                merged[tree.names[node]] += cycles
-            layers = ~first.host
-            widest.append((int(first.cycles[layers].max()), tree.names[int(first.node[layers][0])]))
+        flame = merged_flame(tiny_report, tree, run)
+        assert flame.total == sum(ipu["cycles"] for ipu in stats["runs"][run]["ipus"])
+        first = flame.rows[0]
+        assert int(first.cycles.sum()) == flame.total == int(first.lane.ends[-1])
+        for node, cycles in zip(first.node.tolist(), first.cycles.tolist()):
+            merged[tree.names[node]] += cycles
+            by_ipu[tree.names[node]] += flame.cycles_by_ipu[node]
+        layers = ~first.host
+        # the widest block at the first depth, on the left, is the costliest model layer
+        assert tree.names[int(first.node[0])] == layers_data(tiny_report)["groups"][0]["name"]
+        assert int(first.cycles[0]) == int(first.cycles[layers].max())
     assert merged == {tree.names[n]: int(figures.cycles[n]) for n in top.tolist()}
-    costliest = layers_data(tiny_report)["groups"][0]["name"]
-    assert max(widest)[1] == costliest  # the widest block at the first depth is the costliest layer
+    assert {name: c.tolist() for name, c in by_ipu.items()} == {
+        tree.names[n]: figures.cycles_by_ipu[n].tolist() for n in top.tolist()}
 
 
 def test_merged_flame_is_left_heavy_and_nested(tiny_report):
     tree = build_tree(tiny_report)
-    rows = merged_flame(tiny_report, tree, 0)[0]
+    flame = merged_flame(tiny_report, tree, 0)
+    rows, lane = flame.rows, flame.lane
     first = rows[0]
     layers = first.cycles[~first.host]
     assert list(layers) == sorted(layers, reverse=True) and first.lane.starts[0] == 0
     assert first.host[-1] and not first.host[:-1].any()  # the host waits last, at the right
-    without = merged_flame(tiny_report, tree, 0, include_host=False)[0][0]
-    assert not without.host.any() and len(without) == len(first) - 1
     for depth in range(1, len(rows)):  # every block lies within its parent's, children costliest first
         above = {int(n): (int(s), int(e)) for n, s, e in zip(rows[depth - 1].node, rows[depth - 1].lane.starts,
                                                            rows[depth - 1].lane.ends)}
         for node, start, end in zip(rows[depth].node, rows[depth].lane.starts, rows[depth].lane.ends):
             lo, hi = above[int(tree.parent[node])]
             assert lo <= start < end <= hi
+        siblings = defaultdict(list)
+        for node, cycles in zip(rows[depth].node.tolist(), rows[depth].cycles.tolist()):
+            siblings[int(tree.parent[node])].append(cycles)
+        assert all(widths == sorted(widths, reverse=True) for widths in siblings.values())
+    # the lane above the first depth: each node's own part, end to end; a block covers its parts exactly
+    assert lane.starts[0] == 0 and (lane.starts[1:] == lane.ends[:-1]).all() and lane.ends[-1] == flame.total
+    for row in rows:
+        assert (lane.starts[row.first] == row.lane.starts).all() and (lane.ends[row.stop - 1] == row.lane.ends).all()
+        for node, part in zip(row.node.tolist(), row.first.tolist()):  # its first part is its own or below it
+            path, inner = tree.paths[node], tree.paths[flame.node_at(part)]
+            assert inner == path or inner.startswith(path + "/")
 
 
 def test_names_nest_at_every_slash(capsys, tiny_dir, tiny_report):

@@ -114,6 +114,33 @@ def test_costliest_goes_to_the_largest_block_of_the_costliest_name():
     assert nav.cursor_pos == 2 and nav.window[0] <= 200 and 400 <= nav.window[1]
 
 
+def test_costliest_skips_the_host_waits_until_they_are_included():
+    lanes = two_lanes()
+    nav = tv.TraceNavigator()
+    nav.show_run(0, lanes)
+    nesting, _ = flame_of(lanes[0])
+    host = np.array([False] * 4 + [True] * 6)  # d's steps wait on the host
+    rows = fl.flame_rows(lanes[0], np.array([0, 0, 1, 1, 2, 2, 2, 2, 2, 2]),
+                         np.array([10, 10, 10, 10, 300, 30, 30, 30, 30, 30]), nesting, host)
+    assert rows[0].host.tolist() == [False, True] and rows[1].host.tolist() == [False, False]
+    nav.flame = (rows, [])
+    assert nav.costliest() and nav.flame_cursor == tv.FlameCursor(0, 0)  # a (40), not d (450): d waits
+    nav.toggle_host_waits()
+    assert nav.costliest() and nav.flame_cursor == tv.FlameCursor(0, 1)
+    nav.toggle_host_waits()
+    nav.flame = ([fl.flame_rows(lanes[0], np.full(10, 2), np.full(10, 5), nesting, np.ones(10, bool))[0]], [])
+    assert not nav.costliest()  # nothing but host waits at this depth
+
+
+def test_a_run_opens_on_a_stretch_of_its_steps():
+    nav = tv.TraceNavigator()
+    nav.show_run(0, two_lanes())
+    nav.open_at(1, 1, 3)  # IPU 1's steps 1-2: cycles 250 to 650
+    assert (nav.cursor_ipu, nav.cursor_pos) == (1, 1) and nav.window == (230, 670)
+    nav.open_at(1, 4, 9)  # past the lane's end: nothing moves
+    assert nav.window == (230, 670)
+
+
 def test_an_operations_steps_are_followed_in_turn():
     nav = tv.TraceNavigator()
     assert nav.next_operation_step() is None and not nav.following

@@ -37,7 +37,9 @@ async def test_zoom_the_trace(make_app):
     async with make_app().run_test(size=(80, 24)) as pilot:
         screen = await open_trace(pilot)
         whole = screen.nav.bounds
-        assert screen.nav.window == whole and screen.nav.selected_step >= 0
+        assert screen.nav.window != whole and screen.nav.selected_step >= 0  # it opens on the first model layer
+        await pilot.press("0")
+        assert screen.nav.window == whole
         for _ in range(3):
             await pilot.press("plus")
         lo, hi = screen.nav.window
@@ -84,7 +86,8 @@ async def test_lanes_runs_and_the_bsp_panel(make_app, tiny_report):
         assert screen.nav.cursor_ipu == 0
         await pilot.press("r")
         await wait_for(pilot, lambda: screen.nav.run == 1 % tiny_report.execution.num_runs and screen.available)
-        assert screen.nav.window == screen.nav.bounds
+        ipu, first, _ = screen.index.openings[screen.nav.run]  # each run opens on its first model layer
+        assert (screen.nav.cursor_ipu, screen.nav.cursor_pos) == (ipu, first)
         await pilot.press("b")
         await pilot.pause()
         if tiny_report.execution.bsp_steps is None:
