@@ -33,6 +33,11 @@ METHOD = """
   (the bundle is not: "cold" means not cached by pvtui). MB/s is the source file's
   size over the time, or for profile columns the bytes written.
 - `size -A -d archive.a` is timed as a whole command, start to exit.
+- profile.pop's native reader (`pvtui.sources.native`): the synthetic report's real SQLite
+  profile.pop into a new bundle, in the child as the other sources; MB/s is the file's size over
+  the time; peak memory as for debug.cbor below. Beside it, the single run of the libpva adapter
+  over the generator's stand-in (what reading profile.pop through libpva costs here, less
+  libpva's own decoding).
 - Peak memory of debug.cbor ingest and of `cbor2.load(f)` (the whole file into Python
   objects): the child resets its VmHWM (`/proc/self/clear_refs`), runs the one call
   and reports VmHWM minus the RSS just before it.
@@ -155,6 +160,9 @@ def report_rows(facts: dict, scale: str, results: Results) -> None:
         facts["archive_members"] == 5_888)
     row("debug.cbor", megabytes(facts["debug_bytes"]), ">= 100 MB", facts["debug_bytes"] >= 100e6)
     row("lowered variable pieces", f"{facts['lowered_pieces']:,}", "", True)
+    results.add(Row("report", "profile.pop (the record's tables, SQLite)", megabytes(facts["profile_pop_bytes"]),
+                    note="all the report's figures that the tables the public record shows can hold; the rest of"
+                    " its bundle (per-tile liveness and cycles, liveness, the program tree) is in none of them"))
 
 
 def compile_bytecode() -> None:
@@ -170,6 +178,31 @@ def compile_bytecode() -> None:
         compileall.compile_dir(ROOT / package, quiet=1)
 
 
+def measure_the_rest(report: Path, workdir: Path, runs: int, results: Results, say) -> None:
+    """Everything after cold ingest: the app over a warm cache, progress and cancelling, the checks."""
+    from bench import app as app_bench
+    from bench import cancel, checks
+    from bench.reports import make_wide_programs
+    from pvtui.sources.discovery import discover
+    from pvtui.sources.ingest import load_report
+
+    say("warming the cache")
+    cache = workdir / "cache"
+    shutil.rmtree(cache, ignore_errors=True)
+    load_report(discover(report)[0], cache=cache)
+    wide = make_wide_programs(workdir / "wide-programs")
+    say("the app")
+    compile_bytecode()
+    app_bench.measure_first_paint(report, cache, runs, results, say)
+    app_bench.measure_latency(report, wide, cache, results, say)
+    app_bench.measure_step_stats(cache, runs, results, say)
+    app_bench.measure_rss(report, cache, runs, results, say)
+    say("progress and cancelling")
+    cancel.measure_cancel(report, workdir, results, say)
+    say("checks the tests once timed")
+    checks.measure_checks(workdir, runs, results, say)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0])
     parser.add_argument("--scale", choices=("tiny", "small", "large", "pod16"), default="large",
@@ -183,6 +216,9 @@ def main(argv: list[str] | None = None) -> int:
                         " BENCHMARKS-pod16.md for pod16, none otherwise; '-' for none)")
     parser.add_argument("--no-adapter", action="store_true",
                         help="skip the (slow, single-run) libpva-adapter ingest of the stand-in")
+    parser.add_argument("--ingest-only", action="store_true",
+                        help="measure the report's size and the cold ingest of each source only (writes no markdown"
+                        " unless --out says where)")
     args = parser.parse_args(argv)
 
     def say(line: str) -> None:
@@ -193,39 +229,21 @@ def main(argv: list[str] | None = None) -> int:
     started = time.monotonic()
     results = Results(machine=machine())
     try:
-        from bench import app as app_bench
-        from bench import cancel, checks, ingest
-        from bench.reports import make_report, make_wide_programs, report_facts
+        from bench import ingest
+        from bench.reports import make_report, report_facts
 
         report = make_report(args.scale, workdir, say)
         report_rows(report_facts(report), args.scale, results)
         say("cold ingest")
         ingest.measure_ingest(report, workdir, args.runs, results, say, adapter=not args.no_adapter)
-
-        say("warming the cache")
-        from pvtui.sources.discovery import discover
-        from pvtui.sources.ingest import load_report
-
-        cache = workdir / "cache"
-        shutil.rmtree(cache, ignore_errors=True)
-        load_report(discover(report)[0], cache=cache)
-        wide = make_wide_programs(workdir / "wide-programs")
-
-        say("the app")
-        compile_bytecode()
-        app_bench.measure_first_paint(report, cache, args.runs, results, say)
-        app_bench.measure_latency(report, wide, cache, results, say)
-        app_bench.measure_step_stats(cache, args.runs, results, say)
-        app_bench.measure_rss(report, cache, args.runs, results, say)
-        say("progress and cancelling")
-        cancel.measure_cancel(report, workdir, results, say)
-        say("checks the tests once timed")
-        checks.measure_checks(workdir, args.runs, results, say)
+        if not args.ingest_only:
+            measure_the_rest(report, workdir, args.runs, results, say)
     finally:
         if not args.keep:
             shutil.rmtree(workdir, ignore_errors=True)
 
-    results.machine["benchmark"] = f"--scale {args.scale} --runs {args.runs}, {time.monotonic() - started:.0f} s"
+    only = " --ingest-only" if args.ingest_only else ""
+    results.machine["benchmark"] = f"--scale {args.scale} --runs {args.runs}{only}, {time.monotonic() - started:.0f} s"
     for other, file in OUT.items():
         if other != args.scale:
             results.notes.append(f"The {other} report's figures: {file} (`python -m bench --scale {other}`).")
@@ -235,7 +253,7 @@ def main(argv: list[str] | None = None) -> int:
         print()
         for row in notes:
             print(f"- {row.section}: {row.what}: {row.note}")
-    out = args.out if args.out is not None else OUT.get(args.scale, "-")
+    out = args.out if args.out is not None else "-" if args.ingest_only else OUT.get(args.scale, "-")
     if out != "-":
         path = Path(out) if Path(out).is_absolute() else ROOT / out
         missed = missed_sections((Path(__file__).parent / "missed.md").read_text())

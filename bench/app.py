@@ -97,6 +97,7 @@ LATENCY_VIEWS = (
     ("trace", "scroll", "trace: pan and step (,/./left/right)"),
     ("trace", "zoom", "trace: zoom (+/-)"),
     ("trace", "flame", "trace flame view: blocks, depth rows, zoom (arrows, +/-)"),
+    ("trace", "merged", "trace merged view: blocks, depth rows, zoom (arrows, +/-)"),
     ("programs", "expand", "program tree: expand a node of 10,000 children"),
 )
 

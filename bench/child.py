@@ -75,11 +75,11 @@ def job_ingest(source: str, report: str, tmp: str) -> dict[str, Any]:
     extra: dict[str, Any] = {}
     pva = operations = None
     if source == "profile-adapter":
-        from pvtui.synth import generate
+        from pvtui.synth import generate, standin
 
         meta = json.loads((Path(report) / "profile.pvtui" / "meta.json").read_text())["synthetic"]
         truth = generate(meta["scale"], meta["ipus"], meta["seed"])
-        pva, operations = truth.as_pva(), truth.operations()
+        pva, operations = standin.PvaReport(truth), standin.operations(truth)
 
     read = None if source == "all" else _reader(source, files, pva, operations)
 
@@ -115,6 +115,10 @@ def _reader(source: str, files, pva, operations) -> Callable[[Any], None]:
         from pvtui.sources.libpva import read_pva_report
 
         return lambda ctx: read_pva_report(pva, ctx, operations)
+    if source == "profile-native":
+        from pvtui.sources.native import read_native_profile
+
+        return lambda ctx: read_native_profile(files.profile, ctx)
     if source == "archive":
         from pvtui.sources.archive import read_archive
 
@@ -333,6 +337,9 @@ LATENCY_PLANS: dict[str, dict[str, Any]] = {
         # the flame view, once its nesting is built: along a depth row, across rows, and zoom
         "flame": {"setup": ["0", "f"], "ready": lambda screen: screen.nav.flame is not None, "keys": (["right"] * 10 + ["down"] * 3
                   + ["left"] * 5 + ["up"] * 3 + ["plus", "plus", "minus", "minus"]) * 2},
+        # the run merged by model layer (built once, in a worker): the same keys
+        "merged": {"setup": ["M"], "ready": lambda screen: screen.nav.merged is not None, "keys": (["right"] * 10
+                   + ["down"] * 3 + ["left"] * 5 + ["up"] * 3 + ["plus", "plus", "minus", "minus"]) * 2},
     },
 }
 

@@ -1,5 +1,6 @@
 """Cold ingest of each source, archive.a against `size -A -d`, debug.cbor against
-`cbor2.load`: each run in a fresh process, subject and baseline alternating."""
+`cbor2.load`, profile.pop's native reader against its file size and the libpva adapter:
+each run in a fresh process, subject and baseline alternating."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from bench.runner import run_child, timed_command
 
 SOURCES = (
     ("profile-link", "profile.pvtui (stands in for profile.pop): columns linked"),
+    ("profile-native", "profile.pop by the native reader (its SQLite tables)"),
     ("archive", "archive.a"),
     ("debug", "debug.cbor"),
     ("framework", "framework.json"),
@@ -23,6 +25,8 @@ SOURCES = (
 ARCHIVE_LIMIT = 3.0  # archive.a ingest at most 3x `size -A -d`
 DEBUG_TIME_LIMIT = 1.2  # debug.cbor ingest at most 1.2x cbor2.load
 DEBUG_MEMORY_LIMIT = 0.25  # and at most a quarter of its peak memory
+NATIVE_MB_PER_S = 100  # profile.pop's native reader: at least 100 MB/s of the file
+NATIVE_MEMORY_SHARE = 0.25  # and a peak memory under a quarter of the file's size
 
 
 def _ingest(source: str, report: Path, workdir: Path) -> dict:
@@ -36,9 +40,9 @@ def _ingest(source: str, report: Path, workdir: Path) -> dict:
 def source_bytes(report: Path, source: str) -> int:
     names = {
         "archive": ["archive.a"], "debug": ["debug.cbor"], "framework": ["framework.json"], "app": ["app.json"],
-        "all": ["archive.a", "debug.cbor", "framework.json", "app.json"],
+        "all": ["archive.a", "debug.cbor", "framework.json", "app.json"], "profile-native": ["profile.pop"],
     }
-    if source.startswith("profile"):
+    if source not in names:
         return 0
     return sum((report / name).stat().st_size for name in names[source])
 
@@ -50,6 +54,7 @@ def measure_ingest(report: Path, workdir: Path, runs: int, results: Results, say
     size_runs: list[float] = []
     debug_runs: list[dict] = []
     cbor_runs: list[dict] = []
+    native_runs: list[dict] = []
     for source, label in SOURCES:
         say(f"  ingest {source} x{runs}")
         figures = []
@@ -67,6 +72,9 @@ def measure_ingest(report: Path, workdir: Path, runs: int, results: Results, say
             archive_runs = [f["seconds"] for f in figures]
         if source == "debug":
             debug_runs = figures
+        if source == "profile-native":
+            native_runs = figures
+    adapter_seconds = None
     if adapter:
         say("  ingest profile via the libpva adapter x1 (the synthetic stand-in object graph)")
         f = _ingest("profile-adapter", report, workdir)
@@ -77,6 +85,8 @@ def measure_ingest(report: Path, workdir: Path, runs: int, results: Results, say
             note="what `pvtui export` costs on an IPU host, less libpva's own decoding; the stand-in builds its"
             " objects lazily, so this includes generating them",
         ))
+        adapter_seconds = f["seconds"]
+    _native_rows(report, native_runs, adapter_seconds, results)
 
     a, b = median(archive_runs), median(size_runs)
     results.add(Row(
@@ -93,3 +103,20 @@ def measure_ingest(report: Path, workdir: Path, runs: int, results: Results, say
         "debug.cbor", "ingest vs cbor2.load: peak memory (RSS above start)", megabytes(a), megabytes(b),
         ratio(a, b), f"<= {DEBUG_MEMORY_LIMIT}x", met=a <= DEBUG_MEMORY_LIMIT * b,
     ))
+
+
+def _native_rows(report: Path, runs: list[dict], adapter_seconds: float | None, results: Results) -> None:
+    """profile.pop's native reader against its targets, and beside the libpva adapter over the stand-in."""
+    size = (report / "profile.pop").stat().st_size
+    t, peak = median(f["seconds"] for f in runs), median(f["peak_bytes"] for f in runs)
+    section = "profile.pop native reader"
+    results.add(Row(section, "throughput (cold, the file in the OS page cache)", throughput(size, t),
+                    target=f">= {NATIVE_MB_PER_S} MB/s", met=size / t >= NATIVE_MB_PER_S * 1e6))
+    results.add(Row(section, "peak memory (RSS above start)", megabytes(peak),
+                    target=f"<= {NATIVE_MEMORY_SHARE}x the file ({megabytes(NATIVE_MEMORY_SHARE * size)})",
+                    met=peak <= NATIVE_MEMORY_SHARE * size))
+    if adapter_seconds is not None:
+        results.add(Row(section, "time vs the libpva adapter over the stand-in", seconds(t), seconds(adapter_seconds),
+                        ratio(t, adapter_seconds),
+                        note="the adapter reads every part libpva gives (liveness, lowered variables' live steps,"
+                        " the program tree, per-tile cycles); the native reader what the record's tables hold"))

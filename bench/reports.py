@@ -28,7 +28,7 @@ def make_report(scale: str, workdir: Path, say: Callable[[str], None] = print) -
 
     out = Path(workdir) / f"report-{scale}"
     meta = out / BUNDLE_NAME / "meta.json"
-    if meta.is_file() and (out / "debug.cbor").is_file() and (out / "archive.a").is_file():
+    if meta.is_file() and all((out / name).is_file() for name in ("debug.cbor", "archive.a", "profile.pop")):
         synthetic = json.loads(meta.read_text()).get("synthetic", {})
         if synthetic.get("scale") == scale and _same_scale(out, scale):
             say(f"reusing the {scale} report at {out}")
@@ -99,6 +99,7 @@ def report_facts(report_dir: Path) -> dict[str, Any]:
     facts["archive_bytes"] = (Path(report_dir) / "archive.a").stat().st_size
     facts["debug_bytes"] = (Path(report_dir) / "debug.cbor").stat().st_size
     facts["profile_bundle_bytes"] = dir_bytes(Path(report_dir) / BUNDLE_NAME)
+    facts["profile_pop_bytes"] = (Path(report_dir) / "profile.pop").stat().st_size
     return facts
 
 

@@ -15,7 +15,6 @@ from textual import events, work
 from textual.app import App
 from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
-from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.widgets import Input
 
@@ -24,9 +23,13 @@ from pvtui.errors import Cancelled, ReportError
 from pvtui.pv_colours import derived_variables
 from pvtui.render.glyphs import basic_console
 from pvtui.safe_text import visible
+from pvtui.screens.base import Needs, key_state
+from pvtui.slots import ReportSlot, Slot
+from pvtui.streams import NEEDS_TERMINAL, on_a_terminal
 from pvtui.textual_private import InstantModeSwitch
 from pvtui.theming import DEFAULT_THEME, builtin_themes, resolve_theme_name, user_theme_dir, user_themes
 from pvtui.widgets.look import AsciiGlyphs
+from pvtui.widgets.status import StatusLine
 
 if TYPE_CHECKING:
     from pvtui.model.report import Report
@@ -90,19 +93,9 @@ class ScreenActions(Provider):
                 yield Hit(score, matcher.highlight(text), run, help=help_text)
 
 
-class VisibleNotifications(App):
-    """Notifications made visible and never markup, whatever the caller asks (a widget's notify asks
-    for markup): pvtui's quote names from reports, paths and what the user typed."""
-
-    def notify(
-        self, message: str, *, title: str = "", severity: SeverityLevel = "information", timeout: float | None = None,
-        markup: bool = False,
-    ) -> None:
-        super().notify(visible(message), title=visible(title), severity=severity, timeout=timeout, markup=False)
-
-
-class PvtuiApp(VisibleNotifications, InstantModeSwitch):
-    """pvtui: every screen reads `app.report`, the one shared model."""
+class PvtuiApp(StatusLine, InstantModeSwitch):
+    """pvtui: the screens show the reports of its slots (A, and B in a comparison), one shared model each;
+    what it says shows on the status line."""
 
     TITLE = "pvtui"
     CSS_PATH = "app.tcss"
@@ -125,6 +118,14 @@ class PvtuiApp(VisibleNotifications, InstantModeSwitch):
         Binding("question_mark", "help", "Help", key_display="?", id="help"),
         Binding("q", "quit", "Quit", id="quit"),
     ]
+    KEYS = {  # what each key needs, as a screen's KEYS: the app's facts; any other key always applies
+        "show('compare')": Needs(shown=("comparing",)),  # only with a second report
+        "show": Needs(usable=("can_switch",)),
+        "pick_report": Needs(shown=("several_found", "picker_closed")),
+        "switch_report": Needs(shown=("comparing", "on_single_report_screen")),
+        "cycle_units": Needs(usable=("report_shown",)),  # dimmed while the report is opened
+        "export": Needs(usable=("report_shown",)),
+    }
 
     def __init__(
         self,
@@ -137,6 +138,7 @@ class PvtuiApp(VisibleNotifications, InstantModeSwitch):
         compare_with: ReportFiles | None = None,
         first_screen: str = "summary",
         waiting: Screen | None = None,
+        reader: str = "auto",
     ) -> None:
         self.first_screen = "compare" if compare_with is not None else first_screen
         if len(reports) == 1:
@@ -146,21 +148,18 @@ class PvtuiApp(VisibleNotifications, InstantModeSwitch):
         super().__init__()
         self.reports = reports
         self.path = path
-        self.files: ReportFiles | None = reports[0] if len(reports) == 1 else None
-        self.report: Report | None = None
-        self.compare_files = compare_with  # the second report (B) of `pvtui compare`
-        self.compare_report: Report | None = None
-        self.showing_b = False  # whether the single-report screens show B (switched with B)
+        self.a = ReportSlot(Slot.A, reports[0] if len(reports) == 1 else None)
+        self.b = None if compare_with is None else ReportSlot(Slot.B, compare_with)  # of `pvtui compare`
+        self.shown = Slot.A  # the report the single-report screens show (B switches, in a comparison)
         self.cache = cache
+        self.reader = reader  # which reader reads profile.pop (sources/readers.py)
         self.watch = watch
         self.waiting = waiting  # a screen that waits for the reports to be written (pvtui capture --live)
         self.report_screens: "weakref.WeakSet[ReportScreen]" = weakref.WeakSet()
         self.cancel_token: CancelToken | None = None
         self.load_running = False  # from open_report until the report is open, failed or cancelled
         self.loading: Screen | None = None  # the progress dialog while files are read
-        # changes seen during a load or another report's prompt, offered after it: (path, of B)
-        self.pending_changes: list[tuple[Path, bool]] = []
-        self.reload_second = False  # whether the reload prompt shown is about B
+        self.reloads = ReloadOffers(self)
         self.units = "binary"  # memory units on every screen: binary, si or bytes
         self._ascii_glyphs = [AsciiGlyphs()] if basic_console() else []  # TERM=linux: every glyph in ASCII
         extra, self.theme_problems = user_themes()
@@ -221,22 +220,37 @@ class PvtuiApp(VisibleNotifications, InstantModeSwitch):
         from pvtui.screens.dialogs import ReportPicker
 
         def chosen(files: ReportFiles | None) -> None:
-            if files is not None and (self.files is None or files.name != self.files.name):
-                self.open_report(files, reload=True)
+            if files is not None and (self.a.files is None or files.name != self.a.files.name):
+                self.open_report(files)
 
-        self.push_screen(ReportPicker(self.reports, self.files), chosen)
+        self.push_screen(ReportPicker(self.reports, self.a.files), chosen)
 
     # Loading and reloading -------------------------------------------------------
 
     @property
+    def slots(self) -> list[ReportSlot]:
+        """A, and B in a comparison."""
+        return [self.a] if self.b is None else [self.a, self.b]
+
+    @property
+    def report(self) -> "Report | None":
+        """A's model: the report opened, the first of a comparison (None until read)."""
+        return self.a.report
+
+    @property
     def ready(self) -> bool:
         """Whether the report, and the one compared with it, are open for the screens to show."""
-        return self.report is not None and (self.compare_files is None or self.compare_report is not None)
+        return all(slot.is_open for slot in self.slots)
+
+    @property
+    def comparing(self) -> bool:
+        """Whether B is open beside A: the Compare screen and the A/B switch apply."""
+        return self.b is not None and self.b.is_open
 
     @property
     def can_switch(self) -> bool:
         """Whether the screen keys apply: a report is open and no load runs."""
-        return self.report is not None and not self.load_running
+        return self.a.is_open and not self.load_running
 
     @property
     def report_shown(self) -> bool:
@@ -246,28 +260,25 @@ class PvtuiApp(VisibleNotifications, InstantModeSwitch):
         )
 
     @property
-    def shown_report(self) -> "Report | None":
+    def shown_slot(self) -> ReportSlot:
         """The report the single-report screens show: B after the user switched to it, else A."""
-        return self.compare_report if self.showing_b and self.compare_report is not None else self.report
+        return self.b if self.shown is Slot.B and self.b is not None else self.a
 
-    @property
-    def shown_files(self) -> ReportFiles | None:
-        return self.compare_files if self.showing_b and self.compare_report is not None else self.files
-
-    def open_report(self, files: ReportFiles | None, reload: bool = False, second: bool = False) -> None:
-        """Open FILES as the report, or as the report compared with it when SECOND."""
+    def open_report(self, files: ReportFiles | None, slot: ReportSlot | None = None) -> None:
+        """Read FILES into SLOT (A unless given): a reload where it holds a report already; quit on none."""
         if files is None:
             self.exit()
             return
         from pvtui.sources.base import CancelToken
 
+        slot = slot or self.a
         self.load_running = True
         self.cancel_token = CancelToken()
-        if self.report is None and not second:
-            self.files = files
+        if slot is self.a and not slot.is_open:
+            slot.files = files
             self._open_first(files)
         else:
-            self._load(files, reload, second)
+            self._load(slot, files)
 
     @work(group="first-screen")
     async def _open_first(self, files: ReportFiles) -> None:
@@ -278,7 +289,7 @@ class PvtuiApp(VisibleNotifications, InstantModeSwitch):
         """
         if self.current_mode != self.first_screen:  # picked from several reports: not shown yet
             await self.switch_mode(self.first_screen)
-        self.call_after_refresh(self._load, files, False, False)
+        self.call_after_refresh(self._load, self.a, files)
 
     def _show_loading(self, name: str, token: CancelToken) -> None:
         from pvtui.screens.dialogs import LoadingScreen
@@ -293,25 +304,25 @@ class PvtuiApp(VisibleNotifications, InstantModeSwitch):
         self.loading = None
 
     @work(thread=True, exclusive=True, group="load")
-    def _load(self, files: ReportFiles, reload: bool, second: bool) -> None:
-        """Open the report's bundle, or read its files into one with the progress dialog up."""
+    def _load(self, slot: ReportSlot, files: ReportFiles) -> None:
+        """Open the bundle of SLOT's report FILES, or read them into one with the progress dialog up."""
         from pvtui.sources.ingest import load_report, open_current
 
         token = self.cancel_token
         try:
             try:
-                report = open_current(files, self.cache)
+                report = open_current(files, self.cache, reader=self.reader)
             except ReportError:
                 report = None  # reading the files below reports the problem
             if report is None:
                 self.call_from_thread(self._show_loading, files.name, token)
-                report = load_report(files, progress=self._progress, cancel=token, cache=self.cache)
+                report = load_report(files, progress=self._progress, cancel=token, cache=self.cache, reader=self.reader)
         except Cancelled:
-            self.call_from_thread(self._load_cancelled, reload)
+            self.call_from_thread(self._load_cancelled, slot)
         except ReportError as exc:
-            self.call_from_thread(self._load_failed, files, str(exc), reload)
+            self.call_from_thread(self._load_failed, slot, files, str(exc))
         else:
-            self.call_from_thread(self._loaded, files, report, reload, second)
+            self.call_from_thread(self._loaded, slot, files, report)
 
     def _tell_reloaded(self, report: "Report", before: "Report | None") -> None:
         """Reloaded; and what the new files could not give that the old ones did, so damage is not missed."""
@@ -331,58 +342,59 @@ class PvtuiApp(VisibleNotifications, InstantModeSwitch):
 
         self.call_from_thread(update)
 
-    async def _loaded(self, files: ReportFiles, report: "Report", reload: bool, second: bool = False) -> None:
+    async def _loaded(self, slot: ReportSlot, files: ReportFiles, report: "Report") -> None:
         self._close_loading()
-        before = self.compare_report if second else self.report
-        before_files = self.compare_files if second else self.files
-        if second:
-            self.compare_files, self.compare_report = files, report
-        else:
-            self.files, self.report = files, report
-        if reload:
-            for screen in list(self.report_screens):
-                if not screen.opening:  # one still opening composes its body from the new model
-                    screen.report_changed()
-            if before_files is not None and before_files.name != files.name:  # another engine's, picked with E
-                self.notify(f"Showing {files.name}", timeout=3)
-                if self.watch:
-                    self.workers.cancel_group(self, "watch")
-                    self._watch_files(files, second)
-            else:
-                self._tell_reloaded(report, before)
-        elif self.compare_files is not None and self.compare_report is None:
-            self.open_report(self.compare_files, second=True)  # B next; the app opens once both are read
+        before, before_files = slot.report, slot.files
+        slot.files, slot.report = files, report
+        if before is not None:
+            self._reloaded(slot, before, before_files)
+        elif self.b is not None and not self.b.is_open:
+            self.open_report(self.b.files, self.b)  # B next; the app opens once both are read
             return
         else:
-            for screen in list(self.report_screens):
-                if screen.is_current:  # the others compose their body when they are shown again
-                    await screen.report_opened()
-            # What is alive once the first screen is up lives as long as the app: keep the
-            # cyclic collector from walking it again (its full passes were the slowest frames).
-            self.call_after_refresh(gc.freeze)
-            if self.watch:
-                self._watch_files(self.files, False)
-                if self.compare_files is not None:
-                    self._watch_files(self.compare_files, True)
-        if self.pending_changes:
-            changed, self.pending_changes = self.pending_changes, []
-            for of_second in (False, True):
-                paths = [path for path, is_second in changed if is_second == of_second]
-                if paths:
-                    self._offer_reload(paths, of_second)
+            await self._opened()
+        self.reloads.offer_pending()
 
-    def _load_cancelled(self, reload: bool) -> None:
+    async def _opened(self) -> None:
+        """The reports are read: the screen in front shows them, and their files are watched."""
+        for screen in list(self.report_screens):
+            if screen.is_current:  # the others compose their body when they are shown again
+                await screen.report_opened()
+        # What is alive once the first screen is up lives as long as the app: keep the
+        # cyclic collector from walking it again (its full passes were the slowest frames).
+        self.call_after_refresh(gc.freeze)
+        if self.watch:
+            for slot in self.slots:
+                self._watch_files(slot)
+
+    def _reloaded(self, slot: ReportSlot, before: "Report", before_files: ReportFiles | None) -> None:
+        """SLOT holds a new model in place of BEFORE: the screens redraw from it, and the user is told."""
+        for screen in list(self.report_screens):
+            if not screen.opening:  # one still opening composes its body from the new model
+                screen.report_changed()
+        files = slot.files
+        assert files is not None and slot.report is not None
+        if before_files is not None and before_files.name != files.name:  # another engine's, picked with E
+            self.notify(f"Showing {files.name}", timeout=3)
+            if self.watch:
+                self.workers.cancel_group(self, "watch")
+                self._watch_files(slot)
+        else:
+            self._tell_reloaded(slot.report, before)
+
+    def _load_cancelled(self, slot: ReportSlot) -> None:
         self._close_loading()
-        if not reload:
+        if not slot.is_open:
             self.exit(message="pvtui: cancelled; nothing was written")
         else:
             self.notify("Reload cancelled: the report shown is unchanged.", timeout=4)
 
-    def _load_failed(self, files: ReportFiles, message: str, reload: bool) -> None:
+    def _load_failed(self, slot: ReportSlot, files: ReportFiles, message: str) -> None:
         """Say why the report did not open, with the check of its files; then quit unless a report is shown."""
         from pvtui.screens.dialogs import OpenFailed
 
         self._close_loading()
+        reload = slot.is_open
 
         def closed(_: None) -> None:
             if not reload:
@@ -391,84 +403,52 @@ class PvtuiApp(VisibleNotifications, InstantModeSwitch):
         self.push_screen(OpenFailed(files, message, reload), closed)
 
     @work(group="watch")
-    async def _watch_files(self, files: ReportFiles, second: bool) -> None:
+    async def _watch_files(self, slot: ReportSlot) -> None:
         from pvtui.watch import watch_report
 
+        assert slot.files is not None
         try:
-            async for seen in watch_report(files):
+            async for seen in watch_report(slot.files):
                 if seen.kind == "changed":
-                    self._offer_reload(seen.paths, second)
+                    self.reloads.offer(seen.paths, slot)
                 else:  # a report directory removed, or made again
                     self.notify(seen.said(), severity="warning" if seen.kind == "gone" else "information", timeout=8)
         except (OSError, UnicodeError) as exc:  # no inotify watch left, a path watchfiles cannot encode
             self.notify(f"Live reload is off: the report files cannot be watched ({exc})",
                         severity="warning", timeout=8)
 
-    def _offer_reload(self, changed: list[Path], second: bool = False) -> None:
-        """Offer to reload the report (B, when SECOND) whose files CHANGED."""
-        from pvtui.screens.dialogs import ReloadPrompt
-
-        if self.load_running or (isinstance(self.screen, ReloadPrompt) and self.reload_second != second):
-            # One load, and one prompt for one report, at a time: the rest is offered after it.
-            self.pending_changes.extend((p, second) for p in changed if (p, second) not in self.pending_changes)
-            return
-        if isinstance(self.screen, ReloadPrompt):
-            self.screen.add_changes(changed)
-            return
-
-        def answer(reload: bool | None) -> None:
-            if reload:
-                self.open_report(self._rediscover(second), reload=True, second=second)
-            elif self.pending_changes:
-                changed, self.pending_changes = self.pending_changes, []
-                for path, is_second in changed:
-                    self._offer_reload([path], is_second)
-
-        self.reload_second = second
-        self.push_screen(ReloadPrompt(changed), answer)
-
-    def _rediscover(self, second: bool = False) -> ReportFiles:
-        """The same report's files as they are now (a debug.cbor may have appeared)."""
-        from pvtui.sources.discovery import discover
-
-        current = self.compare_files if second else self.files
-        assert current is not None
-        where = current.directory if second else self.path or current.directory
-        try:
-            for files in discover(where):
-                if files.name == current.name:
-                    return files
-        except ReportError:
-            pass
-        return current
-
     # Actions ----------------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "show" and parameters == ("compare",):
-            return self.compare_report is not None  # only with a second report
-        if action == "pick_report":  # not over the picker itself
-            from pvtui.screens.dialogs import ReportPicker
+        return key_state(self.KEYS, action, parameters, self)
 
-            return len(self.reports) > 1 and self.compare_files is None and not isinstance(self.screen, ReportPicker)
-        if action == "switch_report":  # on the single-report screens of a comparison
-            return self.compare_report is not None and getattr(self.screen, "SCREEN_NAME", "Compare") != "Compare"
-        if action in ("cycle_units", "export"):
-            return True if self.report_shown else None  # dimmed while the report is opened
-        if action == "show":
-            return True if self.can_switch else None
-        return True
+    @property
+    def several_found(self) -> bool:
+        """Several reports were found where the user pointed, and no comparison holds them to two."""
+        return len(self.reports) > 1 and self.b is None
+
+    @property
+    def picker_closed(self) -> bool:
+        from pvtui.screens.dialogs import ReportPicker
+
+        return not isinstance(self.screen, ReportPicker)
+
+    @property
+    def on_single_report_screen(self) -> bool:
+        """The screen in front shows one report (A or B): not Compare, nor a dialog."""
+        return getattr(self.screen, "SCREEN_NAME", "Compare") != "Compare"
 
     def action_switch_report(self) -> None:
         """Show the other report of the comparison on the single-report screens."""
-        if self.compare_report is None or not self.can_switch:
+        if not self.comparing or not self.can_switch:
             return
-        self.showing_b = not self.showing_b
+        self.shown = Slot.A if self.shown is Slot.B else Slot.B
         for screen in list(self.report_screens):
             if not screen.opening and screen.SCREEN_NAME != "Compare":
                 screen.report_changed()
-        shown = self.shown_report
-        self.notify(f"Showing {'B' if self.showing_b else 'A'}: {shown.name}  (B switches)", timeout=3)
+        shown = self.shown_slot.report
+        assert shown is not None
+        self.notify(f"Showing {self.shown.value}: {shown.name}  (B switches)", timeout=3)
 
     def action_no_comparison(self) -> None:
         self.notify("No comparison: start one with `pvtui compare A B`.", timeout=4)
@@ -501,6 +481,45 @@ class PvtuiApp(VisibleNotifications, InstantModeSwitch):
             self.push_screen(HelpScreen(self.screen))
 
 
+class ReloadOffers:
+    """Offers to reload a report whose files changed on disk, never forcing it. One prompt at a time,
+    about one report: changes seen during a load or another report's prompt are offered after it."""
+
+    def __init__(self, app: PvtuiApp) -> None:
+        self.app = app
+        self.pending: list[tuple[Path, ReportSlot]] = []  # each changed file, and the report it is of
+        self.prompted: ReportSlot | None = None  # the report whose reload the prompt shown offers
+
+    def offer(self, changed: list[Path], slot: ReportSlot) -> None:
+        """Offer to reload the report of SLOT, whose files CHANGED."""
+        from pvtui.screens.dialogs import ReloadPrompt
+
+        app = self.app
+        if app.load_running or (isinstance(app.screen, ReloadPrompt) and self.prompted is not slot):
+            self.pending.extend((path, slot) for path in changed if (path, slot) not in self.pending)
+            return
+        if isinstance(app.screen, ReloadPrompt):
+            app.screen.add_changes(changed)
+            return
+
+        def answer(reload: bool | None) -> None:
+            if reload:  # A is found again where the user pointed, which may hold several reports
+                app.open_report(slot.files_now(app.path if slot is app.a else None), slot)
+            else:
+                self.offer_pending()
+
+        self.prompted = slot
+        app.push_screen(ReloadPrompt(changed), answer)
+
+    def offer_pending(self) -> None:
+        """Offer the reloads held back, A's first."""
+        changed, self.pending = self.pending, []
+        for slot in self.app.slots:
+            paths = [path for path, of in changed if of is slot]
+            if paths:
+                self.offer(paths, slot)
+
+
 def theme_problem(app: PvtuiApp, theme: str | None) -> str | None:
     """One line saying that THEME names none of APP's themes, or None where it does (or is None)."""
     if theme is not None and resolve_theme_name(theme, list(app.available_themes)) is None:
@@ -522,9 +541,10 @@ def theme_names(app: PvtuiApp) -> str:
 
 def run_app(
     path: Path, engine: str | None = None, theme: str | None = None, compare_with: ReportFiles | None = None,
-    screen: str = "summary",
+    screen: str = "summary", reader: str = "auto",
 ) -> int:
-    """Discover the reports at PATH and run the explorer on SCREEN (comparing with COMPARE_WITH); 2 on bad input."""
+    """Discover the reports at PATH and run the explorer on SCREEN (comparing with COMPARE_WITH), profile.pop
+    read by READER; 2 on bad input, or where there is no terminal to run it on."""
     start_lightly()
     from pvtui.sources.discovery import discover
 
@@ -538,9 +558,12 @@ def run_app(
         if not reports:
             print(visible(f"pvtui: {path}: no report named {engine!r} here"), file=sys.stderr)
             return 2
-    app = PvtuiApp(reports, path=path, theme=theme, compare_with=compare_with, first_screen=screen)
+    app = PvtuiApp(reports, path=path, theme=theme, compare_with=compare_with, first_screen=screen, reader=reader)
     if problem := theme_problem(app, theme):
         print(visible(problem), file=sys.stderr)
+        return 2
+    if not on_a_terminal():  # said after what is wrong with the arguments, before anything is drawn
+        print(NEEDS_TERMINAL, file=sys.stderr)
         return 2
     app.run()
     return app.return_code or 0

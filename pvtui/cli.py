@@ -17,6 +17,7 @@ from types import ModuleType
 from pvtui import __version__
 from pvtui.commands.common import EXIT_BAD_INPUT, EXIT_CANCELLED, say
 from pvtui.errors import Cancelled, ReportError
+from pvtui.streams import OutputLost, discard_output, guard_standard_streams
 
 # name: (one line of help, whether it takes --json); the module is pvtui.commands.<name>
 COMMANDS: dict[str, tuple[str, bool]] = {
@@ -114,6 +115,23 @@ def _reader_gone(console) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    guard_standard_streams()
+    try:
+        try:
+            return _run(argv)
+        finally:
+            sys.stdout.flush()  # here, not at exit: a reader gone, or an output that fails, must be handled too
+    except BrokenPipeError:
+        # The reader closed the pipe (`| head -1`): stop quietly, as other Unix tools do.
+        discard_output()
+        return EXIT_BROKEN_PIPE
+    except OutputLost as exc:  # `>&-`, `>/dev/full`
+        discard_output()
+        say(f"pvtui: cannot write to standard output: {exc}")
+        return EXIT_BAD_INPUT
+
+
+def _run(argv: list[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and (problem := not_a_command(argv[0])):
         say(problem)
@@ -128,14 +146,7 @@ def main(argv: list[str] | None = None) -> int:
 
     Console.on_broken_pipe = _reader_gone
     try:
-        code = command_module(args.command).run(args)
-        sys.stdout.flush()  # here, not at exit: a reader gone by then must be quiet too
-        return code
-    except BrokenPipeError:
-        # The reader closed the pipe (`| head -1`): stop quietly, as other Unix tools do. Python
-        # flushes stdout again at exit; pointed at devnull, that flush cannot fail.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return EXIT_BROKEN_PIPE
+        return command_module(args.command).run(args)
     except ReportError as exc:
         say(f"pvtui: {exc}")
         return EXIT_BAD_INPUT

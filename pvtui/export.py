@@ -49,16 +49,63 @@ def default_directory(avoid: Iterable[Path]) -> Path:
     return next((d for d in candidates if not is_inside(d, avoid)), candidates[-1])
 
 
+def path_problem(text: str, path: Path, forbidden: Iterable[Path]) -> str:
+    """Why PATH (resolved from TEXT, as typed) cannot be written to, or the empty string: nothing is
+    written inside the FORBIDDEN folders (the reports')."""
+    if path.is_dir():
+        return f"{text} is a folder: add a file name."
+    if is_inside(path, forbidden):
+        return "pvtui writes nothing into the report's folder: choose another one."
+    if not path.parent.is_dir():
+        return f"There is no folder {path.parent}."
+    if path.exists() and not path.is_file():
+        return f"{text} is not a regular file."
+    return ""
+
+
+def shown_path(path: Path) -> str:
+    """PATH relative to the current directory when it lies there, else absolute."""
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
+def name_and_folder(path: Path) -> str:
+    """`NAME in FOLDER`: a narrow notification then wraps between words, not inside the file name."""
+    folder = path.parent
+    if folder == Path.cwd():
+        return f"{path.name} in the current folder"
+    home = Path.home()
+    shown = Path("~") / folder.relative_to(home) if folder.is_relative_to(home) else folder
+    return f"{path.name} in {shown}"
+
+
+# A spreadsheet reads a cell that starts with one of these as a formula (a tab or carriage return
+# before one too); a name from a report may start so.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
 def write_csv(table: Table, path: Path, overwrite: bool = False) -> int:
-    """TABLE as CSV with a header row (None as an empty cell); returns the rows written."""
+    """TABLE as CSV with a header row (None as an empty cell); returns the rows written.
+
+    A text cell that a spreadsheet would run as a formula is written with a leading `'`, which
+    spreadsheets take as "this is text" and do not show; numbers are written as they are.
+    """
     count = 0
     with _new_file(path, overwrite, newline="") as out:
         writer = csv.writer(out)
-        writer.writerow(table.columns)
+        writer.writerow(map(_as_text_cell, table.columns))
         for row in table.rows:
-            writer.writerow(row)
+            writer.writerow(map(_as_text_cell, row))
             count += 1
     return count
+
+
+def _as_text_cell(value: Any) -> Any:
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
 
 
 def write_json(table: Table, path: Path, overwrite: bool = False) -> int:

@@ -26,16 +26,16 @@ Where it is applied, and why there: so that a new view cannot forget it.
   for the code that copies or finds files.
 - For text that is not the model's, at the few doors it reaches the terminal by: `ReportError` (its
   message quotes paths), `commands.common.say`, `print_line` and `emit` (which makes every string of
-  a command's answer visible before it is drawn), the app's notifications and exit message, the
-  title bar, and the dialogs and the capture screen that name files and paths.
+  a command's answer visible before it is drawn), the status line (widgets/status.py: what the app
+  and its screens say), the title bar, and the dialogs and the capture screen that name files and paths.
 The model was chosen over the renderers because text reaches the screen through far more places
 (Static, DataTable cells, Tree labels, Strips of the Line-API views, notifications, Rich tables of
 the commands) than it leaves the model by, and because widths must be measured on what is shown:
 a Strip filter at the last moment would draw lines longer than Textual laid out.
 
 Markup is the renderers' business (pvtui.render.safe_text): report text is never given to Rich or
-Textual as markup, the commands print through a console that reads none, and where a screen builds
-markup around a name it escapes it with `markup_escape`.
+Textual as markup, the commands print through a console that reads none (render.console.TextConsole),
+and where a screen builds markup around a name it escapes it with `markup_escape`.
 """
 
 from __future__ import annotations
@@ -122,9 +122,13 @@ def _json_glyph(char: str) -> str:
 
 
 def _visible_escape(match: re.Match[str]) -> str:
-    if match.group(1) is not None:
-        return match.group()  # a character beyond the first plane: nothing to show differently
-    char = chr(int(match.group(2), 16)) if match.group(2) is not None else _JSON_SHORT.get(match.group(3))
+    if match.group(1) is not None:  # a surrogate pair: one character beyond the first plane
+        high, low = int(match.group(1)[:4], 16), int(match.group(1)[-4:], 16)
+        char = chr(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))
+    elif match.group(2) is not None:
+        char = chr(int(match.group(2), 16))
+    else:
+        char = _JSON_SHORT.get(match.group(3))
     if char is None or is_visible(char):
         return match.group()
     return _json_glyph(char)

@@ -1,4 +1,4 @@
-"""Themes from theme files: the built-in ones in themes/, then the user's own.
+"""Themes from theme files: the built-in ones in themes/ (installed as pvtui.themes), then the user's own.
 
 A theme file is JSON with Textual's Theme fields (name, primary, background, ...)
 and `variables`, the pv-* colours every view draws with. A theme may leave them
@@ -46,9 +46,18 @@ def _theme_from(data: Any) -> Theme:
     return Theme(**{**data, "variables": dict(variables)})
 
 
+def builtin_theme_files() -> Any:
+    """The installed pvtui.themes; in a checkout run as it is (no install, or the current directory's
+    pvtui/ shadowing the installed one), themes/ beside the package, which setup.py maps only at install."""
+    try:
+        return resources.files("pvtui.themes")
+    except ModuleNotFoundError:
+        return Path(__file__).resolve().parent.parent / "themes"
+
+
 def builtin_themes() -> list[Theme]:
     themes = []
-    for entry in sorted(resources.files("pvtui.themes").iterdir(), key=lambda e: e.name):
+    for entry in sorted(builtin_theme_files().iterdir(), key=lambda e: e.name):
         if entry.name.endswith(".json"):
             themes.append(_theme_from(json.loads(entry.read_text("utf-8"))))
     return themes

@@ -14,12 +14,18 @@ import os
 import random
 import shutil
 import struct
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator
 
 import cbor2
+import numpy as np
 
+from pvtui.errors import ReportError
+from pvtui.model.bundle import BundleWriter
+from pvtui.model.report import Report
+from pvtui.sources.base import IngestContext
 from pvtui.synth.elf import ElfSection, build_elf, write_ar
 
 WHOLE, PARTIAL, UNUSABLE = "whole", "partial", "unusable"
@@ -36,6 +42,39 @@ class BadInput:
     path: Path  # what the commands are given
     outcome: str  # WHOLE, PARTIAL or UNUSABLE
     mentions: str  # text the warning or error line must contain
+
+
+def read_or_report_error(read: Callable[[Path, IngestContext], None], data: bytes, name: str, part: str,
+                         check: Callable[[Report], None] | None = None) -> None:
+    """Run READ over DATA saved as NAME, a file of PART. It may raise ReportError, one line naming the
+    file; or it reads what it can: into a bundle the model opens whole, every column readable, with a
+    note naming the file for anything left out, and PART there unless such a note says why not. CHECK
+    then looks at what PART holds."""
+    with tempfile.TemporaryDirectory() as scratch:
+        path = Path(scratch) / name
+        path.write_bytes(data)
+        with BundleWriter(Path(scratch) / "bundle") as writer:
+            try:
+                read(path, IngestContext(writer))
+            except ReportError as error:
+                assert "\n" not in str(error) and str(path) in str(error), error
+                return
+            bundle = writer.commit()
+        report = Report(bundle)
+        assert not report.bundle.damaged, report.bundle.damaged
+        assert all("\n" not in note and str(path) in note for note in report.notes), report.notes
+        for column in report.bundle.columns:
+            np.asarray(report.bundle.array(column)).sum()
+        if part not in report.parts:
+            assert str(path) in report.missing(part), report.notes
+        elif check is not None:
+            check(report)
+
+
+def debug_read(report: Report) -> None:
+    """Every debug context counted is there; at most one note says what was left out."""
+    assert len(report.debug) == report.meta["debug"]["contexts"]
+    assert len(report.notes) <= 1
 
 
 def build_corpus(tiny: Path, root: Path) -> list[BadInput]:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
+from typing import Callable
 
 import pytest
 
@@ -93,14 +95,38 @@ def make_app(tiny_dir, cache_root):
     return make
 
 
+async def wait_for(pilot, condition: Callable[[], object], timeout: float = 20.0) -> None:
+    """Let the app run until CONDITION holds; fail if it does not within TIMEOUT seconds."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"not so after {timeout} s: {condition.__doc__ or condition} ({pilot.app.screen!r})")
+        await pilot.pause(0.02)
+
+
+def watching(app) -> bool:
+    """Whether the app watches its report's files: its watch worker runs, and so has set its
+    watches (watchfiles sets them before its first wait, in the worker's first step)."""
+    from textual.worker import WorkerState
+
+    return any(worker.group == "watch" and worker.state == WorkerState.RUNNING for worker in app.workers)
+
+
 async def wait_until_loaded(pilot) -> None:
     """Wait for the load worker and for the first screen to show the report."""
     app = pilot.app
-    for _ in range(200):
-        await pilot.pause(0.02)
-        if app.report is not None and getattr(app.screen, "SCREEN_NAME", "") and not app.screen.opening:
-            break
+
+    def loaded() -> bool:
+        """the report is open and the screen in front shows it"""
+        return app.report is not None and bool(getattr(app.screen, "SCREEN_NAME", "")) and not app.screen.opening
+
+    await wait_for(pilot, loaded, timeout=30)
     await pilot.pause()
+
+
+def said(app) -> str:
+    """The message on the status line (where the app and its screens say things), or ""."""
+    return "" if app.status.said is None else app.status.said.text
 
 
 async def open_screen(pilot, key: str, screen_type: type):

@@ -8,7 +8,7 @@ import json
 import shutil
 
 import pytest
-from conftest import wait_until_loaded
+from conftest import wait_for, wait_until_loaded, watching
 from rich.text import Text
 from textual.widgets import OptionList
 
@@ -241,21 +241,13 @@ async def test_accept_a_reload_keeps_the_screen_and_selection(tiny_dir, tmp_path
         from pvtui.widgets.heatmap import TileHeatmap
 
         worst = app.screen.query_one(TileHeatmap).selected
-        await asyncio.sleep(0.3)  # let the watcher start
+        await wait_for(pilot, lambda: watching(app))
         (folder / "framework.json").write_text(json.dumps({"framework": "popart", "version": "9.9"}))
-        for _ in range(100):
-            await pilot.pause(0.05)
-            if isinstance(app.screen, ReloadPrompt):
-                break
-        assert isinstance(app.screen, ReloadPrompt)
+        await wait_for(pilot, lambda: isinstance(app.screen, ReloadPrompt))
         assert [p.name for p in app.screen.changed] == ["framework.json"]
         old = app.report
         await pilot.press("r")
-        for _ in range(100):
-            await pilot.pause(0.05)
-            if app.report is not old and app.screen.SCREEN_NAME == "Memory":
-                break
-        assert app.report is not old
+        await wait_for(pilot, lambda: app.report is not old and app.screen.SCREEN_NAME == "Memory")
         assert app.report.framework_json == {"framework": "popart", "version": "9.9"}
         assert app.screen.SCREEN_NAME == "Memory"
         assert app.screen.query_one(TileHeatmap).selected == worst
@@ -266,7 +258,7 @@ async def test_dismissing_a_reload_keeps_the_model(make_app, tiny_dir):
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_until_loaded(pilot)
         old = app.report
-        app._offer_reload([tiny_dir / "archive.a"])
+        app.reloads.offer([tiny_dir / "archive.a"], app.a)
         await pilot.pause()
         assert isinstance(app.screen, ReloadPrompt)
         await pilot.press("escape")
@@ -297,26 +289,19 @@ async def test_escape_cancels_the_first_load(make_app, monkeypatch):
     from pvtui.errors import Cancelled
     from pvtui.screens.dialogs import LoadingScreen
 
-    def slow_load(files, *, progress=None, cancel=None, cache=None):
+    def slow_load(files, *, progress=None, cancel=None, cache=None, reader="auto"):
         while not cancel.cancelled:
             progress("archive.a", 1, 10)
             cancel._event.wait(0.05)
         raise Cancelled()
 
     monkeypatch.setattr(ingest, "load_report", slow_load)
-    monkeypatch.setattr(ingest, "open_current", lambda files, cache=None: None)  # as if never read
+    monkeypatch.setattr(ingest, "open_current", lambda files, cache=None, reader="auto": None)  # never read
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
-        for _ in range(50):
-            await pilot.pause(0.02)
-            if isinstance(app.screen, LoadingScreen):
-                break
-        assert isinstance(app.screen, LoadingScreen)
+        await wait_for(pilot, lambda: isinstance(app.screen, LoadingScreen))
         await pilot.press("escape")
-        for _ in range(50):
-            await pilot.pause(0.02)
-            if app.return_code is not None:
-                break
+        await wait_for(pilot, lambda: app.return_code is not None)
     assert app.report is None
     assert app.return_code == 0
 
@@ -400,11 +385,12 @@ async def test_a_screen_shown_before_is_switched_to_without_textuals_hold(make_a
     async with make_app().run_test(size=(80, 24)) as pilot:
         await wait_until_loaded(pilot)
         await pilot.press("m")
-        await pilot.pause(0.1)
+        await wait_for(pilot, lambda: pilot.app.screen.SCREEN_NAME == "Memory")
         assert held == ["summary"]  # the new screen: held while it is built (before the switch)
-        await pilot.press("s", "m")
-        await pilot.pause(0.1)
-        assert held == ["summary"] and pilot.app.screen.SCREEN_NAME == "Memory"
+        for key, name in (("s", "Summary"), ("m", "Memory")):
+            await pilot.press(key)
+            await wait_for(pilot, lambda: pilot.app.screen.SCREEN_NAME == name)
+        assert held == ["summary"]
 
 
 @pytest.mark.parametrize("key,name", [("m", "Memory"), ("p", "Programs"), ("o", "Operations")])
@@ -413,13 +399,12 @@ async def test_the_detail_panes_go_under_the_main_view_below_120_columns(make_ap
     async with make_app().run_test(size=(119, 30)) as pilot:
         await wait_until_loaded(pilot)
         await pilot.press(key)
-        await pilot.pause(0.2)
+        await wait_for(pilot, lambda: pilot.app.screen.SCREEN_NAME == name)
         screen = pilot.app.screen
-        assert screen.SCREEN_NAME == name
         assert screen.has_class("narrow") and not screen.has_class("wide")
         await pilot.resize_terminal(120, 30)
-        await pilot.pause(0.2)
-        assert screen.has_class("wide") and not screen.has_class("narrow")
+        await wait_for(pilot, lambda: screen.has_class("wide"))
+        assert not screen.has_class("narrow")
 
 
 @pytest.mark.parametrize("key, main, pane", [
@@ -430,11 +415,16 @@ async def test_on_a_short_terminal_the_panes_give_way_to_the_main_view(make_app,
     async with make_app().run_test(size=(60, 15)) as pilot:
         await wait_until_loaded(pilot)
         await pilot.press(key)
-        for _ in range(50):
-            await pilot.pause(0.02)
-        screen = pilot.app.screen
-        main_height = screen.query_one(main).size.height
-        assert main_height >= 5 and main_height > screen.query_one(pane).size.height
+
+        def laid_out() -> bool:
+            """the screen's main view is shown, at least 5 rows high, and higher than its pane"""
+            screen = pilot.app.screen
+            if getattr(screen, "opening", True) or not screen.query(main):
+                return False
+            main_height = screen.query_one(main).size.height
+            return main_height >= 5 and main_height > screen.query_one(pane).size.height
+
+        await wait_for(pilot, laid_out)
 
 
 @pytest.mark.parametrize("key", ["s", "m", "l", "p", "t", "i", "o"])

@@ -21,18 +21,26 @@ from pathlib import Path
 import cbor2
 import numpy as np
 import pytest
-from conftest import wait_until_loaded
+from conftest import said, wait_for, wait_until_loaded, watching
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bad_inputs import PARTIAL, UNUSABLE, BadInput, build_corpus, damage_header, exported_bundle
+from bad_inputs import (
+    PARTIAL,
+    UNUSABLE,
+    BadInput,
+    build_corpus,
+    damage_header,
+    debug_read,
+    exported_bundle,
+    read_or_report_error,
+)
 from pvtui.cli import main
 from pvtui.errors import ReportError
 from pvtui.model.bundle import Bundle, BundleWriter
 from pvtui.model.report import Report
 from pvtui.model.schema import part_of_column
 from pvtui.sources.archive import read_archive
-from pvtui.sources.base import IngestContext
 from pvtui.sources.debug_cbor import read_debug
 from pvtui.sources.discovery import discover
 from pvtui.sources.json_files import read_json
@@ -60,19 +68,23 @@ def snapshot(folder: Path) -> dict[str, str]:
     }
 
 
-def check_answer(entry: BadInput, status: int, err: str) -> None:
-    """The exit status and stderr pvtui owes ENTRY."""
+def check_answer(entry: BadInput, status: int, err: str, out: str) -> None:
+    """The exit status, stderr and stdout pvtui owes ENTRY: what it could read is shown, else a warning
+    says why there is nothing to show."""
     lines = err.splitlines()
     assert "Traceback" not in err, err
     warnings = [line for line in lines if line.startswith("warning: ")]
     if entry.outcome == UNUSABLE:
         assert status == 2, err
         assert len(lines) == 1 and lines[0].startswith("pvtui: ") and entry.mentions in lines[0], err
-    elif entry.outcome == PARTIAL:
+        assert out == "", out
+        return
+    if entry.outcome == PARTIAL:
         assert status == 0, err
         assert any(entry.mentions in line for line in warnings), err
     else:
         assert status == 0 and not warnings, err
+    assert out.strip() or warnings, f"{entry.name}: nothing shown, and no word why"
 
 
 def command_args(command: str, entry: BadInput, out: Path) -> list[str]:
@@ -85,7 +97,10 @@ def test_every_command_answers_every_entry_and_changes_nothing(corpus, capsys, t
         for command in COMMANDS:
             out = tmp_path / f"export-{number}"
             status = main(command_args(command, entry, out))
-            check_answer(entry, status, capsys.readouterr().err)
+            answer = capsys.readouterr()
+            check_answer(entry, status, answer.err, answer.out)
+            if command == "summary" and status == 0:  # whatever opened has a summary
+                assert answer.out.strip(), entry.name
             if command == "export" and status == 0:
                 assert Report(out).parts, entry.name  # the export opens on its own
         assert snapshot(entry_dir(entry)) == before, entry.name
@@ -109,7 +124,7 @@ def test_one_entry_of_each_kind_in_a_real_process(corpus, tmp_path, cache_root):
     before = {entry.name: snapshot(entry_dir(entry)) for entry in first_of_kind}
     with ThreadPoolExecutor(max_workers=2) as pool:
         for entry, done in pool.map(run, range(len(first_of_kind)), first_of_kind):
-            check_answer(entry, done.returncode, done.stderr)
+            check_answer(entry, done.returncode, done.stderr, done.stdout)
             assert snapshot(entry_dir(entry)) == before[entry.name]
 
 
@@ -157,12 +172,12 @@ def test_a_damaged_cache_entry_is_rebuilt_never_trusted(damage, tiny_dir, tmp_pa
     shutil.copytree(tiny_dir, report, ignore=shutil.ignore_patterns("profile.pvtui"))  # read into the cache
     monkeypatch.setenv("PVTUI_CACHE_DIR", str(tmp_path / "cache"))
     assert main(["summary", str(report), "--json"]) == 0
-    expected = capsys.readouterr().out
+    expected = capsys.readouterr()  # the warnings are profile.pop's, read without libpva
     (entry,) = [path for path in (tmp_path / "cache").iterdir() if not path.name.startswith(".")]  # not its lock
     CACHE_DAMAGE[damage](entry)
     assert main(["summary", str(report), "--json"]) == 0
     answer = capsys.readouterr()
-    assert answer.out == expected and answer.err == ""
+    assert answer.out == expected.out and answer.err == expected.err
     Bundle(entry)  # rebuilt whole, in place
 
 
@@ -264,9 +279,10 @@ async def test_the_app_says_which_file_is_wrong_where_it_matters(corpus, make_ap
         await pilot.press("m")  # the archive still gives the memory view
         await pilot.pause()
         assert app.screen.query_one("#memory-view").display
-        app.open_report(app._rediscover(), reload=True)
-        await wait_until_loaded(pilot)
-        await pilot.pause(0.2)
+        shown = app.report
+        app.open_report(app.a.files_now(app.path))
+        await wait_for(pilot, lambda: app.report is not shown and not app.load_running)
+        await pilot.pause()
         assert app.screen.SCREEN_NAME == "Memory"
     assert snapshot(entry.path) == before
 
@@ -277,7 +293,7 @@ async def test_the_app_watches_or_says_it_cannot_under_any_name(corpus, make_app
         app = make_app(entry.path, watch=True)
         async with app.run_test(size=(80, 24)) as pilot:
             await wait_until_loaded(pilot)
-            await pilot.pause(0.3)  # the watcher starts, or says why it cannot
+            await wait_for(pilot, lambda: watching(app) or "Live reload is off" in said(app))
             assert app.report is not None and app.screen.SCREEN_NAME == "Summary"
 
 
@@ -288,31 +304,13 @@ async def test_the_app_exits_with_the_problem_when_nothing_is_usable(corpus, mak
     entry = next(entry for entry in corpus if entry.name == "only-archive-random")
     app = make_app(entry.path)
     async with app.run_test(size=(80, 24)) as pilot:
-        for _ in range(100):
-            await pilot.pause(0.02)
-            if isinstance(app.screen, OpenFailed):
-                break
+        await wait_for(pilot, lambda: isinstance(app.screen, OpenFailed))
         await pilot.press("escape")  # the problem is shown until the user has read it
-        for _ in range(100):
-            await pilot.pause(0.02)
-            if app.return_code is not None:
-                break
+        await wait_for(pilot, lambda: app.return_code is not None)
     assert app.return_code == 2
 
 
 # --- each reader, fuzzed -------------------------------------------------------------
-
-
-def read_or_report_error(read, data: bytes, name: str) -> None:
-    """Run READ over DATA saved as NAME; it may only succeed or raise ReportError."""
-    with tempfile.TemporaryDirectory() as scratch:
-        path = Path(scratch) / name
-        path.write_bytes(data)
-        with BundleWriter(Path(scratch) / "bundle") as writer:
-            try:
-                read(path, IngestContext(writer))
-            except ReportError as error:
-                assert "\n" not in str(error)
 
 
 def damage(data: bytes, draw) -> bytes:
@@ -352,21 +350,36 @@ json_texts = st.recursive(
 @FUZZ
 @given(st.data())
 def test_fuzzed_archives_give_a_model_or_report_error(data):
-    read_or_report_error(read_archive, damage(SMALL_ARCHIVE, data.draw), "archive.a")
+    read_or_report_error(read_archive, damage(SMALL_ARCHIVE, data.draw), "archive.a", "archive", archive_read)
+
+
+def archive_read(report: Report) -> None:
+    """Every member has a tile's sizes, and the unusable ones are counted and said."""
+    members = report.meta["archive"]["members"]
+    assert len(report.archive.total) == members and (report.archive.total >= 0).all()
+    assert 0 <= report.meta["archive"]["unusable"] <= members
+    assert bool(report.meta["archive"]["unusable"]) == bool(report.notes)
 
 
 @FUZZ
 @given(st.data(), cbor_values)
 def test_fuzzed_debug_cbor_gives_a_model_or_report_error(data, value):
     document = data.draw(st.sampled_from([cbor2.dumps(value), cbor2.dumps({"contexts": value}), SMALL_DEBUG]))
-    read_or_report_error(read_debug, damage(document, data.draw), "debug.cbor")
+    read_or_report_error(read_debug, damage(document, data.draw), "debug.cbor", "debug", debug_read)
 
 
 @FUZZ
 @given(st.data(), json_texts)
 def test_fuzzed_json_files_give_a_model_or_report_error(data, text):
     document = text.encode() if data.draw(st.booleans()) else damage(text.encode() + b" ", data.draw)
-    read_or_report_error(lambda path, ctx: read_json(path, ctx, "app"), document, "app.json")
+    read_or_report_error(lambda path, ctx: read_json(path, ctx, "app"), document, "app.json", "app",
+                         lambda report: _same_json(Report(report.bundle, exact_text=True).app_json, document))
+
+
+def _same_json(kept, document: bytes) -> None:
+    """The value kept is the document's, as Python's own parser reads it (what a report shows of it is made
+    visible: tests/test_safe_text.py)."""
+    assert json.dumps(kept, sort_keys=True) == json.dumps(json.loads(document.decode("utf-8-sig")), sort_keys=True)
 
 
 tree_names = st.sampled_from(

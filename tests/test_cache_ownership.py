@@ -73,7 +73,7 @@ def test_a_cache_directory_holding_other_things_keeps_them(tiny_dir, tmp_path, p
     home.mkdir()
     _others(home, outside)
     before, outside_before = _tree(home), _tree(outside)
-    a, b = (shutil.copytree(tiny_dir, tmp_path / name, ignore=shutil.ignore_patterns("profile.pvtui"))
+    a, b = (shutil.copytree(tiny_dir, tmp_path / name, ignore=shutil.ignore_patterns("profile.pvtui", "profile.pop"))
             for name in ("a", "b"))
     for folder in (a, b):  # a cap of 1K: each open evicts every entry no process holds
         done = _summary(Path(folder), home, private_tmp, PVTUI_CACHE_MAX="1K")

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import math
 import shutil
 import threading
 
 import pytest
-from conftest import wait_until_loaded
+from conftest import said, wait_for, wait_until_loaded
 
 from pvtui.app import PvtuiApp
 from pvtui.child import ending
-from pvtui.screens.capture_wait import CaptureWait
+from pvtui.screens.capture_wait import LATER_POLL_SECONDS, CaptureWait
+from pvtui.watch import POLL_SECONDS, SETTLE_SECONDS
 
 pytestmark = pytest.mark.anyio
 
@@ -22,18 +24,28 @@ def live_app(directory, cache_root, status=None, engine=None, stop=None):
     return PvtuiApp([], path=directory, watch=False, cache=cache_root, waiting=waiting)
 
 
-async def until(pilot, condition, polls: int = 400) -> None:
-    for _ in range(polls):
-        if condition():
-            return
-        await pilot.pause(0.02)
+LOOKS_TO_HAND_OVER = 1 + math.ceil(SETTLE_SECONDS / POLL_SECONDS)  # one to see the files, then still long enough
+
+
+def counted(monkeypatch, method: str) -> list[CaptureWait]:
+    """Each call of CaptureWait.METHOD from now on (a look its timer runs), by the screen."""
+    calls: list[CaptureWait] = []
+    real = getattr(CaptureWait, method)
+
+    def count(screen: CaptureWait) -> None:
+        calls.append(screen)
+        real(screen)
+
+    monkeypatch.setattr(CaptureWait, method, count)
+    return calls
 
 
 def title(app) -> str:
     return str(app.screen.query_one("#capture-title").render())
 
 
-async def test_it_waits_with_the_programs_output_then_shows_the_report(tmp_path, tiny_dir, cache_root):
+async def test_it_waits_with_the_programs_output_then_shows_the_report(tmp_path, tiny_dir, cache_root, monkeypatch):
+    looks = counted(monkeypatch, "look")
     out = tmp_path / "out"
     out.mkdir()
     (out / "capture.log").write_text("compiling\nstep 1 of 2\n")
@@ -46,13 +58,13 @@ async def test_it_waits_with_the_programs_output_then_shows_the_report(tmp_path,
         (out / "training").mkdir()
         bundle = out / "training" / "profile.pvtui"
         shutil.copytree(tiny_dir / "profile.pvtui", bundle, ignore=shutil.ignore_patterns("meta.json"))
-        for _ in range(100):  # a bundle without its meta.json is still being written: not shown
-            await pilot.pause(0.02)
+        done = len(looks)  # a bundle without its meta.json is still being written: not shown however long it waits
+        await wait_for(pilot, lambda: len(looks) > done + LOOKS_TO_HAND_OVER)
         assert isinstance(app.screen, CaptureWait)
         shutil.copy(tiny_dir / "profile.pvtui" / "meta.json", bundle / "meta.json")
-        await until(pilot, lambda: app.report is not None)
+        await wait_for(pilot, lambda: app.report is not None)
         await wait_until_loaded(pilot)
-        assert app.files.name == "training"
+        assert app.a.files.name == "training"
         assert app.screen.SCREEN_NAME == "Summary"
 
 
@@ -62,34 +74,36 @@ async def test_several_engines_are_offered_or_the_one_named(tmp_path, tiny_dir, 
         shutil.copytree(tiny_dir, out / engine)
     app = live_app(out, cache_root, engine="inference")
     async with app.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: app.report is not None)
-        assert app.files.name == "inference"
+        await wait_for(pilot, lambda: app.report is not None)
+        assert app.a.files.name == "inference"
 
 
-async def test_an_engine_that_writes_its_report_later_is_offered_and_picked_with_e(tmp_path, tiny_dir, cache_root):
+async def test_an_engine_that_writes_its_report_later_is_offered_and_picked_with_e(tmp_path, tiny_dir, cache_root,
+                                                                                   monkeypatch):
+    looks = counted(monkeypatch, "look_for_later_reports")
     out = tmp_path / "out"
     shutil.copytree(tiny_dir, out / "training")
     app = live_app(out, cache_root)
     async with app.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: app.report is not None)
+        await wait_for(pilot, lambda: app.report is not None)
         await wait_until_loaded(pilot)
         shown = app.screen
         assert not app.check_action("pick_report", ())  # one report: nothing to pick
         shutil.copytree(tiny_dir, out / "inference")
-        await until(pilot, lambda: len(app.reports) == 2)
+        await wait_for(pilot, lambda: len(app.reports) == 2)
         assert [r.name for r in app.reports] == ["training", "inference"]
-        offered = lambda: any("wrote inference too: E picks the report shown" in n.message  # noqa: E731
-                              for n in app._notifications)
-        await until(pilot, offered)  # the notification is a message of its own: it may land a frame later
+        offered = lambda: "wrote inference too: E picks the report shown" in said(app)  # noqa: E731
+        await wait_for(pilot, offered)  # the notification is a message of its own: it may land a frame later
         assert offered()
-        assert app.screen is shown and app.files.name == "training"  # the report viewed stays
+        assert app.screen is shown and app.a.files.name == "training"  # the report viewed stays
         await pilot.press("E")
         await pilot.pause()
         await pilot.press("down", "enter")
-        await until(pilot, lambda: app.files.name == "inference" and not app.load_running)
+        await wait_for(pilot, lambda: app.a.files.name == "inference" and not app.load_running)
         await wait_until_loaded(pilot)
         assert app.report.name != "" and app.screen.SCREEN_NAME == "Summary"
-        await pilot.pause(2.5)  # a later look finds nothing new to offer
+        done = len(looks)  # as many looks as would offer a report anew find nothing new to offer
+        await wait_for(pilot, lambda: len(looks) > done + 1 + math.ceil(SETTLE_SECONDS / LATER_POLL_SECONDS))
         assert len(app.reports) == 2
 
 
@@ -109,5 +123,5 @@ async def test_the_app_quits_once_pvtui_is_asked_to_end(tmp_path, cache_root):
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         stop.set()
-        await until(pilot, lambda: not app.is_running)
+        await wait_for(pilot, lambda: not app.is_running)
         assert not app.is_running

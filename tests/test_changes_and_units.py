@@ -28,7 +28,7 @@ def run_text(capsys, *args: str) -> str:
 
 def test_step_change_words_go_from_a_to_b():
     words = step_change_words(10, 12, -3 * 1024 * 1024, 2, 1, format_bytes)
-    assert words == [f"from step 10 to step 12: {MINUS}3.0 MiB", "appeared 2 variables", "gone 1 variable"]
+    assert words == [f"From step 10 to step 12: {MINUS}3.0 MiB", "appeared 2 variables", "gone 1 variable"]
     assert step_change_line(10, 12, 4096, 1, 0, format_bytes) == \
         "From step 10 to step 12: +4.0 KiB; appeared 1 variable; gone 0 variables"
     rows = changed_variables([("x", 2048)], [("y", 1024)], format_bytes, minus="-")

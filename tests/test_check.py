@@ -14,9 +14,11 @@ from pathlib import Path
 import pytest
 
 from bad_inputs import WHOLE, build_corpus
+from conftest import wait_for
 from pvtui.cli import main
 from pvtui.errors import Cancelled
 from pvtui.sources import check as check_module
+from pvtui.sources import sqlite_file
 from pvtui.sources.base import CancelToken
 from pvtui.sources.check import check_path
 
@@ -78,7 +80,13 @@ def test_a_whole_profile_is_usable_with_its_tables_and_row_counts(report, capsys
     profile = data["files"]["profile.pop"]
     assert profile == {"usable": True, "problems": [], "facts": profile["facts"], "advice": []}
     facts = profile["facts"]
-    assert facts["tables"] == {"programs": 40, "steps": STEPS, "var_categories": 0}
+    assert facts["tables"] == {
+        "programs": {"rows": 40, "columns": {"id": "INTEGER", "name": "TEXT"}},
+        "steps": {"rows": STEPS, "columns": {"id": "INTEGER", "type": "TEXT", "program": "INTEGER",
+                                             "compute_set": "INTEGER"}},
+        "var_categories": {"rows": 0, "columns": {"id": "INTEGER", "name": "TEXT"}},
+    }
+    assert facts["known_tables"].startswith("3 of the 9 tables the public record shows (absent: compute_sets,")
     assert facts["quick_check"] == "ok"
     assert facts["pages"] * facts["page_size"] == facts["bytes"] == (report / "profile.pop").stat().st_size
     assert data["files"]["app.json"]["facts"]["keys"] == ["arguments"]
@@ -125,7 +133,7 @@ def test_a_writers_journal_beside_the_profile_means_still_being_written(report, 
     assert code == 2 and f"profile.pop{suffix} beside it" in out
     check = check_path(report).files["profile.pop"]
     assert check.problems[0].startswith(f"profile.pop{suffix} beside it: a program is still writing")
-    assert check.facts["tables"]["steps"] == STEPS  # the file as it stands is still read
+    assert check.facts["tables"]["steps"]["rows"] == STEPS  # the file as it stands is still read
 
 
 def test_a_file_growing_during_the_check_is_still_being_written(report):
@@ -269,7 +277,7 @@ class InterruptingToken(CancelToken):
 
 
 def test_ctrl_c_during_sqlites_checks_stops_the_check(report, monkeypatch):
-    monkeypatch.setattr(check_module, "CANCEL_EVERY_OPS", 1)
+    monkeypatch.setattr(sqlite_file, "CANCEL_EVERY_OPS", 1)
     with pytest.raises(KeyboardInterrupt):
         check_path(report, cancel=InterruptingToken())
 
@@ -319,14 +327,6 @@ def test_every_damaged_report_is_found_unusable_and_left_as_it_was(tiny_dir, tmp
 # --- in the app: a report that fails to open shows the check of its files -------------------
 
 
-async def wait_for(pilot, condition) -> None:
-    for _ in range(300):
-        await pilot.pause(0.02)
-        if condition():
-            return
-    raise AssertionError(f"never happened: {pilot.app.screen!r}")
-
-
 def findings(screen) -> str:
     """The check's findings as the dialog shows them, as text."""
     from rich.console import Console
@@ -373,9 +373,9 @@ async def test_a_failed_reload_shows_the_check_and_keeps_the_report(tiny_dir, ma
         def fail(files, **_):
             raise ReportError(files.directory, "profile.pop changed while being read, 3 times")
 
-        monkeypatch.setattr(ingest, "open_current", lambda files, cache=None: None)
+        monkeypatch.setattr(ingest, "open_current", lambda files, cache=None, reader="auto": None)
         monkeypatch.setattr(ingest, "load_report", fail)
-        app.open_report(app.files, reload=True)
+        app.open_report(app.a.files)
         await wait_for(pilot, lambda: isinstance(app.screen, OpenFailed) and "✓ usable" in findings(app.screen))
         assert "Reload failed" in str(app.screen.query_one("Label").content)
         await pilot.press("escape")

@@ -55,9 +55,11 @@ def test_summary_matches_the_generators_own_figures(capsys, tiny_dir):
     }
     assert data["poplar_version"] == expected["poplar_version"]
     assert data["files"] == {
-        "profile.pop": False, "debug.cbor": True, "archive.a": True,
+        "profile.pop": True, "debug.cbor": True, "archive.a": True,
         "framework.json": True, "app.json": True,
     }
+    assert data["file_states"]["profile.pop"] == "stood in"  # profile.pvtui, made from the stand-in, beside it
+    assert set(data["readers"].values()) == {"stand-in"}
 
 
 def test_memory_lists_tiles_largest_first(capsys, tiny_dir):
@@ -236,3 +238,14 @@ def test_an_unknown_theme_lists_the_themes_there_are(tiny_dir):
     line = theme_problem(PvtuiApp([]), "nosuch")
     assert line.startswith("pvtui: no theme named 'nosuch'; the themes are dark, high-contrast, light, ")
     assert "nord" in line and "themes/`" not in line
+
+
+@pytest.mark.parametrize("command", ["memory", "trace", "liveness", "operations", "insights"])
+def test_on_a_basic_console_the_tables_are_drawn_in_ascii(capsys, tiny_dir, monkeypatch, command):
+    """As the screens are there (TERM=linux): Rich's heavy and light box lines would not show."""
+    monkeypatch.setenv("TERM", "linux")
+    assert main([command, str(tiny_dir)]) == 0
+    out = capsys.readouterr().out
+    lines = {c for c in out if 0x2500 <= ord(c) <= 0x257F}  # the box-drawing block
+    assert not lines, sorted(lines)
+    assert "|" in out or "-" in out

@@ -6,21 +6,24 @@ import json
 
 import numpy as np
 import pytest
-from conftest import wait_until_loaded
+from conftest import said, wait_for, wait_until_loaded
 
 from pvtui.cli import main
 from pvtui.model.bundle import BundleWriter
 from pvtui.model.compare import (
     LIVENESS_X,
     compare,
+    comparison_json,
     liveness_pair,
     program_changes,
     summary_table,
     tile_diff,
 )
+from pvtui.model.compare_views import change_levels, grid_rows
 from pvtui.model.report import Report
+from pvtui.model.unavailable import Unavailable
 from pvtui.widgets.compare_chart import CompareChart
-from pvtui.widgets.diff_heatmap import DiffHeatmap, change_levels, grid_rows
+from pvtui.widgets.diff_heatmap import DiffHeatmap
 
 pytestmark = pytest.mark.anyio
 
@@ -154,14 +157,17 @@ def test_piped_output_prints_tables(capsys, tiny_dir, other_dir):
 
 def test_missing_parts_are_said_plainly(tiny_report, empty_report):
     comparison = compare(tiny_report, empty_report)
-    assert comparison.tiles.startswith("Report B has no per-tile memory") and "profile.pop" in comparison.tiles
-    assert comparison.liveness.startswith("Report B:")
-    assert comparison.programs.startswith("Report B has no programs")
+    tiles, liveness, programs = comparison.tiles, comparison.liveness, comparison.programs
+    assert all(isinstance(part, Unavailable) for part in (tiles, liveness, programs))
+    assert tiles.reason.startswith("Report B has no per-tile memory") and "profile.pop" in tiles.reason
+    assert liveness.reason.startswith("Report B:")
+    assert programs.reason.startswith("Report B has no programs")
+    assert comparison_json(comparison)["programs"] == {"available": False, "reason": programs.reason}
     table = summary_table(comparison.summary)
     assert table.columns == ["section", "quantity", "A", "B", "B - A", "change"]
     rows = {row[1]: row for row in table.rows}
     assert rows["Programs"][3] is None and rows["Programs"][4] is None
-    assert liveness_pair(empty_report, tiny_report).startswith("Report A:")
+    assert liveness_pair(empty_report, tiny_report).reason.startswith("Report A:")
 
 
 def test_a_missing_report_is_one_line_on_stderr(capsys, tiny_dir, tmp_path):
@@ -194,10 +200,7 @@ def compare_app(tiny_dir, other_dir, cache_root):
 
 async def wait_compared(pilot):
     await wait_until_loaded(pilot)
-    for _ in range(200):
-        if getattr(pilot.app.screen, "comparison", None) is not None:
-            break
-        await pilot.pause(0.02)
+    await wait_for(pilot, lambda: getattr(pilot.app.screen, "comparison", None) is not None)
     await pilot.pause()
     await pilot.pause()  # the tables and the heatmap paint after the comparison lands
     return pilot.app.screen
@@ -233,6 +236,19 @@ async def test_opens_on_the_comparison_and_walks_every_section(compare_app, tiny
         assert screen.export_table().name == "compare-programs"
         await pilot.press("5")
         assert screen.export_table().name == "compare-operations"
+
+
+async def test_a_peak_key_typed_with_the_tab_key_finds_the_peak(compare_app, other_report):
+    """3 and b in one read (a paste, a burst over SSH): b comes before the chart of the tab just opened is
+    laid out, and still puts the cursor on B's peak."""
+    async with compare_app().run_test(size=(80, 24)) as pilot:
+        screen = await wait_compared(pilot)
+        screen.action_section("liveness")
+        screen.action_peak("b")
+        await pilot.pause()
+        chart = screen.query_one(CompareChart)
+        assert chart.cursor == chart.frame().column_of(other_report.liveness.peak_step / len(other_report.liveness))
+        assert chart.cursor > 0 and "At 0%" not in str(screen.query_one("#liveness-detail").render())
 
 
 async def test_the_screen_says_two_identical_reports_are_identical(tiny_dir, cache_root, compare_app):
@@ -281,14 +297,63 @@ async def test_reload_and_units_redraw_the_comparison(compare_app):
         selected = screen.query_one(DiffHeatmap).selected
         first = screen.comparison
         screen.report_changed()
-        for _ in range(100):
-            await pilot.pause(0.02)
-            if screen.comparison is not first:
-                break
-        assert screen.comparison is not first
+        await wait_for(pilot, lambda: screen.comparison is not first)
         assert screen.query_one(DiffHeatmap).selected == selected
         await pilot.press("u")
         assert " kB" in str(screen.query_one("#tile-detail").render())
+
+
+async def test_a_section_the_reports_cannot_compare_says_why_in_place_of_its_view(tiny_dir, tmp_path, cache_root):
+    import shutil
+
+    from pvtui.app import PvtuiApp
+    from pvtui.sources.discovery import discover
+
+    folder = tmp_path / "archive-only"  # tile memory from archive.a, and no liveness
+    shutil.copytree(tiny_dir, folder, ignore=shutil.ignore_patterns("profile.pvtui"))
+    app = PvtuiApp(discover(tiny_dir), path=tiny_dir, watch=False, cache=cache_root,
+                   compare_with=discover(folder)[0])
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await wait_compared(pilot)
+        await pilot.press("3")
+        notice = screen.query_one("#liveness-missing")
+        assert notice.display and not screen.query_one(CompareChart).display
+        assert str(notice.render()) == screen.comparison.liveness.reason and "Report B:" in str(notice.render())
+        assert not screen.check_action("peak", ("a",))
+        await pilot.press("2")
+        assert not screen.query_one("#tiles-missing").display and screen.query_one(DiffHeatmap).display
+
+
+async def test_a_reload_of_b_is_offered_on_its_own_after_a_prompt_or_load_of_a(compare_app):
+    """One prompt speaks for one report: B's changes wait while A's prompt is up or A loads, and a
+    reload of B replaces B alone, and the comparison with it."""
+    from pvtui.screens.dialogs import ReloadPrompt
+
+    app = compare_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await wait_compared(pilot)
+        a, b = app.report, app.b.report
+        app.reloads.offer([app.a.files.directory / "archive.a"], app.a)
+        await pilot.pause()
+        prompt = app.screen
+        assert isinstance(prompt, ReloadPrompt)
+        app.reloads.offer([app.b.files.directory / "debug.cbor"], app.b)
+        await pilot.pause()
+        assert app.screen is prompt and [path.name for path in prompt.changed] == ["archive.a"]
+        await pilot.press("escape")  # A stays as it is; B's changes are offered next
+        await wait_for(pilot, lambda: isinstance(app.screen, ReloadPrompt) and app.screen is not prompt)
+        assert [path.name for path in app.screen.changed] == ["debug.cbor"]
+        await pilot.press("r")
+        await wait_for(pilot, lambda: app.b.report is not b and not app.load_running)
+        assert app.report is a and app.b.report.name == "other"
+        await wait_for(pilot, lambda: screen.comparison.b is app.b.report)
+        assert screen.comparison.a is a
+
+        app.open_report(app.a.files)  # a reload of A: B's changes meanwhile wait for it
+        app.reloads.offer([app.b.files.directory / "archive.a"], app.b)
+        assert not isinstance(app.screen, ReloadPrompt)
+        await wait_for(pilot, lambda: isinstance(app.screen, ReloadPrompt))
+        assert app.report is not a and app.reloads.prompted is app.b
 
 
 async def test_diff_key_only_with_a_second_report(make_app, compare_app):
@@ -297,7 +362,7 @@ async def test_diff_key_only_with_a_second_report(make_app, compare_app):
         await pilot.press("d")
         await pilot.pause()
         assert pilot.app.screen.SCREEN_NAME == "Summary"
-        assert any("pvtui compare A B" in str(n.message) for n in pilot.app._notifications)
+        assert "pvtui compare A B" in said(pilot.app)
     async with compare_app().run_test(size=(80, 24)) as pilot:
         await wait_compared(pilot)
         await pilot.press("s")
@@ -347,7 +412,7 @@ async def test_the_single_report_screens_name_their_report_and_B_switches_it(com
         assert "B A/B" in screen.query_one(KeyBar).render().plain  # shown, however many keys the screen has
         await pilot.press("B")
         await pilot.pause()
-        assert screen.report is pilot.app.compare_report
+        assert screen.report is pilot.app.b.report
         assert str(screen.query_one(TitleBar).render()).startswith("B: other")
         assert screen.nav.memory.num_tiles == other_report.memory.num_tiles
         await pilot.press("s")

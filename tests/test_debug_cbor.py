@@ -14,6 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from bad_inputs import debug_read, read_or_report_error
 from pvtui.errors import Cancelled, ReportError
 from pvtui.model.bundle import BundleWriter
 from pvtui.model.report import Report
@@ -243,15 +244,7 @@ documents = cbor_values.map(cbor2.dumps) | st.lists(cbor_values, max_size=4).map
 
 
 def ingest_or_error(data: bytes) -> None:
-    with tempfile.TemporaryDirectory() as tmp:
-        path = write(Path(tmp), data)
-        try:
-            report = ingest(path, Path(tmp) / "b")
-        except ReportError as error:
-            assert "\n" not in str(error)
-        else:
-            assert len(report.debug) == report.meta["debug"]["contexts"]
-            assert len(report.notes) <= 1
+    read_or_report_error(read_debug, data, "debug.cbor", "debug", debug_read)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -10,11 +10,20 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import open_screen, wait_until_loaded
+from conftest import open_screen, said, wait_for, wait_until_loaded
 from textual.widgets import Input, OptionList
 
 import pvtui.export
-from pvtui.export import default_directory, file_name, free_path, write_csv, write_json, write_text
+from pvtui.export import (
+    default_directory,
+    file_name,
+    free_path,
+    name_and_folder,
+    path_problem,
+    write_csv,
+    write_json,
+    write_text,
+)
 from pvtui.model.tables import Table
 from pvtui.screens.export import ExportDialog
 from pvtui.screens.liveness import LivenessScreen
@@ -45,6 +54,31 @@ def test_csv_round_trip(tmp_path):
     assert rows[0] == ["id", "text", "value"]
     expected = [[str(i), text, "" if value is None else str(value)] for i, text, value in AWKWARD]
     assert rows[1:] == expected
+
+
+def test_a_csv_text_cell_that_a_spreadsheet_would_run_is_written_as_text(tmp_path):
+    """A name from a report that starts like a formula gets a leading ' (a spreadsheet shows it as text);
+    numbers, negative ones too, stay numbers; JSON keeps the exact strings."""
+    cells = ["=HYPERLINK(\"http://x\")", "+1+1", "-2+3", "@SUM(A1)", "\t=1", "\r=1", "a=b", "layer-1", ""]
+    table = Table("formulas", ["name", "bytes", "delta"], ([cell, 7, -3.5] for cell in cells))
+    path = tmp_path / "f.csv"
+    write_csv(table, path)
+    with open(path, newline="", encoding="utf-8") as f:
+        rows = list(csv.reader(f))[1:]
+    assert [row[0] for row in rows] == ["'" + cell for cell in cells[:6]] + cells[6:]
+    assert all(row[1:] == ["7", "-3.5"] for row in rows)
+    write_json(Table("formulas", ["name"], ([cell] for cell in cells)), tmp_path / "f.json")
+    assert [row["name"] for row in json.loads((tmp_path / "f.json").read_text())] == cells
+
+
+def test_write_csv_is_the_only_csv_writer():
+    """Every `x` export of a table (each screen and tab) goes through write_csv: no module writes CSV another way."""
+    package = Path(pvtui.export.__file__).parent
+    writers = sorted(str(p.relative_to(package)) for p in package.rglob("*.py") if "csv.writer" in p.read_text())
+    assert writers == ["export.py"]
+    from pvtui.screens.export import KINDS
+
+    assert [kind.write for kind in KINDS if kind.extension == "csv"] == [write_csv]
 
 
 def test_json_round_trip_is_a_list_of_objects(tmp_path):
@@ -103,6 +137,19 @@ def test_file_names_are_sanitized_and_never_taken(tmp_path):
     assert free_path(tmp_path, "a.csv") == tmp_path / "a-3.csv"
 
 
+def test_a_path_that_cannot_be_written_says_why(tmp_path, monkeypatch):
+    reports = tmp_path / "reports"
+    (reports / "sub").mkdir(parents=True)
+    assert path_problem("reports", reports, [reports]) == "reports is a folder: add a file name."
+    assert "nothing into the report's folder" in path_problem("x.csv", reports / "sub" / "x.csv", [reports])
+    assert path_problem("y/x.csv", tmp_path / "y" / "x.csv", [reports]) == f"There is no folder {tmp_path / 'y'}."
+    assert path_problem("x.csv", tmp_path / "x.csv", [reports]) == ""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert name_and_folder(tmp_path / "x.csv") == "x.csv in the current folder"
+    assert name_and_folder(reports / "x.csv") == "x.csv in ~/reports"
+
+
 def test_the_default_folder_is_never_the_report_folder(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert default_directory([tmp_path / "elsewhere"]) == tmp_path
@@ -134,7 +181,7 @@ async def finish(pilot) -> None:
 
 
 def messages(app) -> list[str]:
-    return [notification.message for notification in app._notifications]
+    return [said(app)]
 
 
 def svg_text(path: Path) -> str:
@@ -207,10 +254,8 @@ async def test_the_palette_exports_the_table(make_app, tmp_path, monkeypatch, ti
         await pilot.press("ctrl+p")
         await pilot.pause()
         await pilot.press(*("space" if c == " " else c for c in "Export table as CSV"))
-        for _ in range(50):
-            await pilot.pause(0.02)
-            if "Export table as CSV" in str(pilot.app.screen.query_one(OptionList).get_option_at_index(0).prompt):
-                break
+        await wait_for(pilot, lambda: "Export table as CSV" in str(
+            pilot.app.screen.query_one(OptionList).get_option_at_index(0).prompt))
         await pilot.press("enter")
         await pilot.pause()
         dialog = pilot.app.screen
@@ -271,6 +316,16 @@ async def test_summary_exports_its_facts(make_app, tiny_report):
     assert facts[("files", "profile.pop")] == "stood in"
 
 
+def test_the_summary_warns_first_of_tiles_over_the_limit(tiny_report):
+    from pvtui.model.facts import over_limit_warning
+    from pvtui.model.queries import summary
+
+    data = summary(tiny_report)
+    assert over_limit_warning(data, "{:,} B".format) == \
+        "Out of memory: 1 tile over the 638,976 B limit (press m, then w for the worst)"
+    assert over_limit_warning({**data, "memory": {**data["memory"], "tiles_over_limit": 0}}, str) is None
+
+
 DISPLAY_FIGURE = r"^-?[\d,.]+ ?(%|[KMGT]i?B|B|kB|ms|GHz)?$"
 
 
@@ -282,12 +337,8 @@ async def test_every_table_exports_snake_case_columns_and_plain_numbers(make_app
     async with make_app().run_test(size=(80, 24)) as pilot:
         await wait_until_loaded(pilot)
         await pilot.press(key)
-        for _ in range(100):
-            await pilot.pause(0.02)
-            table = pilot.app.screen.export_table()
-            if table is not None:
-                break
-        assert table is not None
+        await wait_for(pilot, lambda: pilot.app.screen.export_table() is not None)
+        table = pilot.app.screen.export_table()
         # snake_case, but for the memory categories, kept as Poplar names them (vertexCode)
         assert all(re.fullmatch(r"[a-z][A-Za-z0-9_.]*", column) for column in table.columns), table.columns
         for row in list(table.rows)[:50]:

@@ -6,7 +6,7 @@ import os
 import shutil
 
 import pytest
-from conftest import open_screen, wait_until_loaded
+from conftest import said, wait_for, wait_until_loaded
 from rich.console import Console
 
 from pvtui.app import PvtuiApp
@@ -96,15 +96,12 @@ async def test_a_reload_that_reads_less_says_so(tiny_dir, tmp_path, cache_root):
         await wait_until_loaded(pilot)
         old = app.report
         _truncate(folder / "archive.a")
-        app._offer_reload([folder / "archive.a"])
+        app.reloads.offer([folder / "archive.a"], app.a)
         await pilot.pause()
         assert isinstance(app.screen, ReloadPrompt)
         await pilot.press("r")
-        for _ in range(200):
-            await pilot.pause(0.05)
-            if app.report is not old:
-                break
+        await wait_for(pilot, lambda: app.report is not old)
         await pilot.pause()
-        messages = [n.message for n in app._notifications]
+        messages = [said(app)]
         assert any("archive.a" in m and "problem" in m for m in messages), messages
         assert not any(m == f"Reloaded {app.report.name}" for m in messages)

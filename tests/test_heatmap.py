@@ -50,6 +50,7 @@ def memory_of(by_category, gaps=0, ipu=None, limit=100) -> TileMemory:
         limit=limit,
         always_live=excluding // 2,
         not_always_live=excluding - excluding // 2,
+        has_gaps=True,
     )
 
 

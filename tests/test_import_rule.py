@@ -1,7 +1,8 @@
 """The layers hold: data flows files -> sources -> bundle -> model -> screens, and the command line
-sits beside the screens, never under them.
+sits beside the screens, never under them; and no module imports itself through others.
 
-Every import in a module counts, a lazy one inside a function too: each module's syntax tree is read.
+Every import in a module counts, a lazy one inside a function and one for type checking too: each
+module's syntax tree is read.
 """
 
 from __future__ import annotations
@@ -91,3 +92,50 @@ def test_the_command_line_imports_only_the_command_that_runs():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip().splitlines()[-1] == "pvtui.commands.common,pvtui.commands.synth"
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def import_graph() -> dict[str, list[str]]:
+    """Each module of the package, and the modules of the package it imports."""
+    modules = {module_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
+    return {name: sorted(n for n in imported_names(path) if n in modules and n != name)
+            for name, path in modules.items()}
+
+
+def find_cycle(graph: dict[str, list[str]]) -> list[str] | None:
+    """A path of imports from a module back to itself, or None where there is none."""
+    done: set[str] = set()
+    path: list[str] = []
+
+    def visit(name: str) -> list[str] | None:
+        if name in path:
+            return path[path.index(name):] + [name]
+        if name in done:
+            return None
+        path.append(name)
+        for imported in graph.get(name, ()):
+            if (cycle := visit(imported)) is not None:
+                return cycle
+        path.pop()
+        done.add(name)
+        return None
+
+    for name in graph:
+        if (cycle := visit(name)) is not None:
+            return cycle
+    return None
+
+
+def test_no_module_imports_itself_through_others():
+    """Lazy and type-checking imports count: each is an edge a later change can make eager."""
+    cycle = find_cycle(import_graph())
+    assert cycle is None, " -> ".join(cycle)
+
+
+def test_the_cycle_finder_finds_one():
+    assert find_cycle({"a": ["b"], "b": ["c"], "c": ["a"], "d": ["a"]}) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": ["b", "c"], "b": ["c"], "c": []}) is None

@@ -13,6 +13,7 @@ from pvtui.model.report import Report
 from pvtui.sources.base import CancelToken, ReportFiles
 from pvtui.sources.discovery import discover
 from pvtui.sources.ingest import build_bundle, load_report
+from pvtui.synth import standin
 
 
 @pytest.fixture(scope="module")
@@ -27,8 +28,8 @@ def adapted(synthetic, tmp_path_factory):
     """The stand-in pva report read by the adapter alone (no other files)."""
     folder = tmp_path_factory.mktemp("adapted")
     files = ReportFiles(directory=folder, name="adapted")
-    path = build_bundle(files, folder / "bundle", pva_report=synthetic.as_pva(),
-                        operations=synthetic.operations())
+    path = build_bundle(files, folder / "bundle", pva_report=standin.PvaReport(synthetic),
+                        operations=standin.operations(synthetic))
     return Report(path)
 
 
@@ -43,7 +44,7 @@ def test_adapter_reads_target_and_memory(adapted, synthetic):
 
 
 def test_adapter_keeps_the_program_tree_and_unknown_types(adapted, synthetic):
-    pva = synthetic.as_pva()
+    pva = standin.PvaReport(synthetic)
     programs = adapted.programs
     assert len(programs) == len(pva.compilation.programs)
     known = {"OnTileExecute", "DoExchange", "GlobalExchange", "StreamCopyBegin", "StreamCopyMid",
@@ -55,7 +56,7 @@ def test_adapter_keeps_the_program_tree_and_unknown_types(adapted, synthetic):
 
 
 def test_adapter_liveness_matches_the_stand_in(adapted, synthetic):
-    pva = synthetic.as_pva()
+    pva = standin.PvaReport(synthetic)
     steps = pva.compilation.livenessProgramSteps
     live = adapted.liveness
     assert len(live) == len(steps)
@@ -72,7 +73,7 @@ def test_adapter_liveness_matches_the_stand_in(adapted, synthetic):
 
 
 def test_adapter_execution_matches_the_stand_in(adapted, synthetic):
-    pva = synthetic.as_pva()
+    pva = standin.PvaReport(synthetic)
     steps = pva.execution.steps
     ex = adapted.execution
     assert ex.num_steps == len(steps)
@@ -87,11 +88,10 @@ def test_adapter_execution_matches_the_stand_in(adapted, synthetic):
             assert int(ex.cycles_to[i, k]) == ipu.activeCycles.cyclesTo.max
             assert int(ex.data_in[i, k]) == ipu.dataIn
         by_tile = steps[i].cyclesByTile
-        row = ex.bsp_row(i)
+        rows = np.flatnonzero(np.asarray(ex.bsp_steps) == i)  # the step's row of per-tile cycles, if any
+        assert len(rows) == (1 if len(by_tile) else 0)
         if len(by_tile):
-            np.testing.assert_array_equal(ex.bsp_cycles[row], np.asarray(by_tile))
-        else:
-            assert row == -1
+            np.testing.assert_array_equal(ex.bsp_cycles[rows[0]], np.asarray(by_tile))
 
 
 class Fragment:
@@ -113,6 +113,81 @@ def test_a_report_missing_parts_notes_them(tmp_path):
     with pytest.raises(ReportError):  # nothing usable: no tiles, no programs, no archive
         build_bundle(files, tmp_path / "b", pva_report=Fragment())
     assert not (tmp_path / "b").exists()
+
+
+# A bug in pvtui (here one injected into a helper of each part reader) must fail loudly, even where its
+# exception is of a type libpva raises too: only libpva's own errors make a part "could not be read".
+BUGS = [
+    ("programs", "_sum_by_tile", ValueError),
+    ("memory", "_category_names", TypeError),
+    ("liveness", "VariableIntervals.add_step", KeyError),
+    ("lowered", "_variable_contexts", IndexError),
+    ("execution", "BspRows.add", RuntimeError),
+    ("operations", "_int_or", AttributeError),
+]
+
+
+@pytest.mark.parametrize("part, helper, error", BUGS, ids=[bug[0] for bug in BUGS])
+def test_a_bug_in_a_part_reader_raises_instead_of_reading_as_missing_data(part, helper, error, synthetic, tmp_path,
+                                                                         monkeypatch):
+    from pvtui.sources import libpva
+
+    def bug(*args, **kwargs):
+        raise error(f"a bug in the {part} reader")
+
+    owner, _, name = helper.rpartition(".")
+    monkeypatch.setattr(getattr(libpva, owner) if owner else libpva, name, bug)
+    files = ReportFiles(directory=tmp_path, name="buggy")
+    with pytest.raises(error, match=f"a bug in the {part} reader"):
+        build_bundle(files, tmp_path / "b", pva_report=standin.PvaReport(synthetic),
+                     operations=standin.operations(synthetic))
+    assert not (tmp_path / "b").exists()
+
+
+class Failing:
+    """A libpva object of which one attribute fails as libpva does on a damaged profile.pop:
+    raises at once (`raise_at=0`), or its sequence raises after RAISE_AT items."""
+
+    def __init__(self, wrapped, name: str, raise_at: int = 0) -> None:
+        self._wrapped, self._name, self._raise_at = wrapped, name, raise_at
+
+    def __getattr__(self, name: str):
+        value = getattr(self._wrapped, name)
+        if name != self._name:
+            return value
+        if not self._raise_at:
+            raise RuntimeError(f"profile.pop: cannot read {name}")
+        return FailingItems(value, self._raise_at)
+
+
+class FailingItems(list):
+    """A libpva sequence whose item RAISE_AT cannot be read."""
+
+    def __init__(self, items, raise_at: int) -> None:
+        super().__init__(items)
+        self.raise_at = raise_at
+
+    def __iter__(self):
+        for index, item in enumerate(super().__iter__()):
+            if index == self.raise_at:
+                raise RuntimeError(f"profile.pop: cannot read item {index}")
+            yield item
+
+
+@pytest.mark.parametrize("part, damage, why", [
+    ("memory", lambda pva: setattr(pva, "compilation", Failing(pva.compilation, "tiles")),
+     "tiles: RuntimeError: profile.pop: cannot read tiles"),
+    ("execution", lambda pva: setattr(pva, "execution", Failing(pva.execution, "steps", raise_at=3)),
+     "execution steps: RuntimeError: profile.pop: cannot read item 3"),
+])
+def test_what_libpva_cannot_read_is_noted_and_the_rest_opens(part, damage, why, synthetic, tmp_path):
+    pva = standin.PvaReport(synthetic)
+    damage(pva)
+    files = ReportFiles(directory=tmp_path, name="damaged")
+    report = Report(build_bundle(files, tmp_path / "b", pva_report=pva, operations=standin.operations(synthetic)))
+    assert report.missing(part) == f"profile.pop: the {part} data could not be read ({why})"
+    assert part not in report.parts
+    assert {"programs", "memory", "liveness", "execution", "operations"} - {part} <= report.parts
 
 
 def test_profile_without_libpva_opens_the_rest(tiny_dir, tmp_path, cache_root):

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import open_screen, wait_until_loaded
+from conftest import open_screen, wait_for, wait_until_loaded
 
 from pvtui.cli import main
 from pvtui.render.insights import SECTIONS
@@ -240,12 +240,8 @@ def test_an_empty_report_says_what_each_section_needs(capsys, empty_bundle):
 
 async def wait_for_insights(pilot) -> InsightsScreen:
     screen = pilot.app.screen
-    for _ in range(200):
-        if screen.data is not None and screen.query("#heading-suggestions"):
-            break
-        await pilot.pause(0.02)
+    await wait_for(pilot, lambda: screen.nav.data is not None and screen.query("#heading-suggestions"))
     await pilot.pause()
-    assert screen.data is not None
     return screen
 
 
@@ -289,10 +285,10 @@ async def test_sections_units_and_reload(make_app):
         scroll = screen.query_one("#insights")
         await pilot.press("n", "n")
         await pilot.pause()
-        assert screen.section == 2
+        assert screen.nav.section == 2
         assert scroll.scroll_y == screen.query_one("#heading-histogram").virtual_region_with_margin.y
         await pilot.press("N", "N", "N")
-        assert screen.section == len(SECTIONS)  # the pipeline splits, after the sections the command prints
+        assert screen.nav.section == len(SECTIONS)  # the pipeline splits, after the sections the command prints
         assert scroll.scroll_target_y > screen.query_one("#heading-suggestions").virtual_region_with_margin.y
         await pilot.press("u")
         assert " kB" in screen_text(screen) and "KiB" not in screen_text(screen)
@@ -310,10 +306,7 @@ async def test_screen_without_a_profile_says_so_and_shows_the_rest(make_app, no_
         assert "archive.a" in text  # capacity comes from the archive
         assert "IPU unknown" in text and "IPU 0" not in text
         assert [row[1] for row in screen.export_table().rows] == [None] * model.FULLEST
-        for _ in range(100):
-            if screen.split is not None:
-                break
-            await pilot.pause(0.02)
+        await wait_for(pilot, lambda: screen.nav.split is not None)
         split = " ".join(screen_text(screen, "#split-body").split())
         assert split == pilot.app.report.missing("operations")  # one sentence, as from pvtui split
         assert screen.check_action("split_ipus", (1,)) is None  # nothing to split: + and - are dimmed

@@ -10,7 +10,7 @@ from collections import defaultdict
 
 import numpy as np
 import pytest
-from conftest import open_screen
+from conftest import open_screen, wait_for
 
 from pvtui.cli import main
 from pvtui.model.flame import merged_flame
@@ -81,34 +81,49 @@ def test_step_statistics_layer_table_and_merged_flame_agree_to_the_cycle(tiny_re
     top = tree.children(-1)
     assert figures.total_cycles == by_stats == int(figures.cycles[top].sum())
     merged: dict[str, int] = defaultdict(int)
-    widest = []
+    by_ipu: dict[str, np.ndarray] = defaultdict(lambda: np.zeros(tiny_report.execution.num_ipus, np.int64))
     for run in range(tiny_report.execution.num_runs):
-        for rows in merged_flame(tiny_report, tree, run):
-            first = rows[0]
-            for node, cycles in zip(first.node.tolist(), first.cycles.tolist()):
-                merged[tree.names[node]] += cycles
-            layers = ~first.host
-            widest.append((int(first.cycles[layers].max()), tree.names[int(first.node[layers][0])]))
+        flame = merged_flame(tiny_report, tree, run)
+        assert flame.total == sum(ipu["cycles"] for ipu in stats["runs"][run]["ipus"])
+        first = flame.rows[0]
+        assert int(first.cycles.sum()) == flame.total == int(first.lane.ends[-1])
+        for node, cycles in zip(first.node.tolist(), first.cycles.tolist()):
+            merged[tree.names[node]] += cycles
+            by_ipu[tree.names[node]] += flame.cycles_by_ipu[node]
+        layers = ~first.host
+        # the widest block at the first depth, on the left, is the costliest model layer
+        assert tree.names[int(first.node[0])] == layers_data(tiny_report)["groups"][0]["name"]
+        assert int(first.cycles[0]) == int(first.cycles[layers].max())
     assert merged == {tree.names[n]: int(figures.cycles[n]) for n in top.tolist()}
-    costliest = layers_data(tiny_report)["groups"][0]["name"]
-    assert max(widest)[1] == costliest  # the widest block at the first depth is the costliest layer
+    assert {name: c.tolist() for name, c in by_ipu.items()} == {
+        tree.names[n]: figures.cycles_by_ipu[n].tolist() for n in top.tolist()}
 
 
 def test_merged_flame_is_left_heavy_and_nested(tiny_report):
     tree = build_tree(tiny_report)
-    rows = merged_flame(tiny_report, tree, 0)[0]
+    flame = merged_flame(tiny_report, tree, 0)
+    rows, lane = flame.rows, flame.lane
     first = rows[0]
     layers = first.cycles[~first.host]
     assert list(layers) == sorted(layers, reverse=True) and first.lane.starts[0] == 0
     assert first.host[-1] and not first.host[:-1].any()  # the host waits last, at the right
-    without = merged_flame(tiny_report, tree, 0, include_host=False)[0][0]
-    assert not without.host.any() and len(without) == len(first) - 1
     for depth in range(1, len(rows)):  # every block lies within its parent's, children costliest first
         above = {int(n): (int(s), int(e)) for n, s, e in zip(rows[depth - 1].node, rows[depth - 1].lane.starts,
                                                            rows[depth - 1].lane.ends)}
         for node, start, end in zip(rows[depth].node, rows[depth].lane.starts, rows[depth].lane.ends):
             lo, hi = above[int(tree.parent[node])]
             assert lo <= start < end <= hi
+        siblings = defaultdict(list)
+        for node, cycles in zip(rows[depth].node.tolist(), rows[depth].cycles.tolist()):
+            siblings[int(tree.parent[node])].append(cycles)
+        assert all(widths == sorted(widths, reverse=True) for widths in siblings.values())
+    # the lane above the first depth: each node's own part, end to end; a block covers its parts exactly
+    assert lane.starts[0] == 0 and (lane.starts[1:] == lane.ends[:-1]).all() and lane.ends[-1] == flame.total
+    for row in rows:
+        assert (lane.starts[row.first] == row.lane.starts).all() and (lane.ends[row.stop - 1] == row.lane.ends).all()
+        for node, part in zip(row.node.tolist(), row.first.tolist()):  # its first part is its own or below it
+            path, inner = tree.paths[node], tree.paths[flame.node_at(part)]
+            assert inner == path or inner.startswith(path + "/")
 
 
 def test_names_nest_at_every_slash(capsys, tiny_dir, tiny_report):
@@ -174,6 +189,7 @@ def host_only_dir(tmp_path_factory, truth):
     """The tiny report with only the steps that wait on the host."""
     from pvtui.sources.base import ReportFiles
     from pvtui.sources.ingest import build_bundle
+    from pvtui.synth import standin
 
     e = truth.execution
     keep = truth_host_waits(truth)[e.program]
@@ -185,7 +201,7 @@ def host_only_dir(tmp_path_factory, truth):
     host_only = dataclasses.replace(truth, execution=execution)
     folder = tmp_path_factory.mktemp("host-only")
     build_bundle(ReportFiles(directory=folder, name="host-only"), folder / "profile.pvtui",
-                 pva_report=host_only.as_pva(), operations=host_only.operations())
+                 pva_report=standin.PvaReport(host_only), operations=standin.operations(host_only))
     return folder
 
 
@@ -226,10 +242,7 @@ def test_compare_by_layer(capsys, tiny_dir, other_dir):
 async def open_by_layer(pilot) -> OperationsScreen:
     """Press o and wait for the model layers."""
     screen = await open_screen(pilot, "o", OperationsScreen)
-    for _ in range(200):
-        if screen.outline is not None:
-            break
-        await pilot.pause(0.02)
+    await wait_for(pilot, lambda: screen.nav.outline is not None)
     await pilot.pause()
     return screen
 
@@ -246,22 +259,22 @@ async def test_three_keys_from_the_summary_show_the_costliest_layer_and_its_shar
 async def test_opening_closing_and_sorting_by_memory(make_app):
     async with make_app().run_test(size=(100, 30)) as pilot:
         screen = await open_by_layer(pilot)
-        first = screen.selected_node()
+        first = screen.nav.selected_node()
         await pilot.press("right")  # opens
-        assert first in screen.outline.expanded
+        assert first in screen.nav.outline.expanded
         await pilot.press("right")  # to its first row
-        child = screen.selected_node()
-        assert screen.outline.tree.parent[child] == first
+        child = screen.nav.selected_node()
+        assert screen.nav.outline.tree.parent[child] == first
         await pilot.press("left")  # back to the row above it
-        assert screen.selected_node() == first
+        assert screen.nav.selected_node() == first
         await pilot.press("left")  # closes
-        assert first not in screen.outline.expanded
+        assert first not in screen.nav.outline.expanded
         await pilot.press("S")
-        figures = screen.outline.figures
-        memory = [int(figures.memory[n]) for n in screen.nodes if not screen.outline.tree.is_host(n)]
+        figures = screen.nav.outline.figures
+        memory = [int(figures.memory[n]) for n in screen.nav.nodes if not screen.nav.outline.tree.is_host(n)]
         assert memory == sorted(memory, reverse=True)
         table = screen.export_table()
-        assert table.columns[0] == "path" and len(list(table.rows)) == len(screen.nodes)
+        assert table.columns[0] == "path" and len(list(table.rows)) == len(screen.nav.nodes)
 
 
 async def test_the_compare_screen_has_a_table_by_model_layer(tiny_dir, other_dir, cache_root):
@@ -272,10 +285,7 @@ async def test_the_compare_screen_has_a_table_by_model_layer(tiny_dir, other_dir
     app = PvtuiApp(discover(tiny_dir), path=tiny_dir, watch=False, cache=cache_root,
                    compare_with=discover(other_dir)[0])
     async with app.run_test(size=(80, 24)) as pilot:
-        for _ in range(300):
-            if getattr(app.screen, "comparison", None) is not None:
-                break
-            await pilot.pause(0.02)
+        await wait_for(pilot, lambda: getattr(app.screen, "comparison", None) is not None)
         screen = app.screen
         await pilot.press("6")
         await pilot.pause()
@@ -298,18 +308,14 @@ async def test_T_and_P_from_a_model_layer(make_app, tiny_report):
 
     async with make_app().run_test(size=(80, 24)) as pilot:
         screen = await open_by_layer(pilot)
-        node = screen.selected_node()
-        tree = screen.outline.tree
+        node = screen.nav.selected_node()
+        tree = screen.nav.outline.tree
         steps = program_steps(tiny_report, tree.programs_under(node)).tolist()
-        assert len(steps) == screen.outline.figures.steps[node] > 1
+        assert len(steps) == screen.nav.outline.figures.steps[node] > 1
         await pilot.press("T")
         trace = pilot.app.screen
         assert isinstance(trace, TraceScreen)
-        for _ in range(200):
-            if trace.nav.selected_step == steps[0]:
-                break
-            await pilot.pause(0.02)
-        assert trace.nav.selected_step == steps[0]
+        await wait_for(pilot, lambda: trace.nav.selected_step == steps[0])
         await pilot.press("o", "P")
         await pilot.pause()
         programs = pilot.app.screen

@@ -14,6 +14,8 @@ from pvtui.model.liveness_views import (
     MIN_SPAN,
     StepSeries,
     Window,
+    YScale,
+    column_around,
     column_first_steps,
     columns_of_step,
     envelope_columns,
@@ -26,8 +28,8 @@ from pvtui.model.liveness_views import (
 )
 from pvtui.theming import DEFAULT_THEME, builtin_themes
 from pvtui.widgets.chart_rows import BLOCKS
-from pvtui.render.liveness import column_scale
-from pvtui.widgets.liveness_chart import LivenessChart, _ticks
+from pvtui.render.liveness import column_line, column_scale, ordinal
+from pvtui.widgets.liveness_chart import ALWAYS, LivenessChart, _ticks
 
 
 def brute_columns(series, start, stop, width):
@@ -99,6 +101,35 @@ def test_zoomed_in_the_axis_does_not_repeat_a_step():
 ])
 def test_the_scale_says_step_or_steps_and_columns_per_step_when_zoomed_in(span, width, scale):
     assert column_scale(Window(0, span), width) == scale
+
+
+class _Nav:  # what column_line reads of a LivenessNavigator
+    def __init__(self, cursor: int, window: Window, num_steps: int) -> None:
+        self.cursor, self.window, self.num_steps = cursor, window, num_steps
+
+
+def test_the_cursors_column_says_which_steps_it_holds_and_which_one_the_cursor_is_on():
+    window = Window(0, 2483)  # 2,483 steps on 69 columns: 35 or 36 a column
+    steps = column_around(1173, window, 69)
+    assert steps.start <= 1173 < steps.stop and len(steps) in (35, 36)
+    assert list(column_first_steps(0, 2483, 69)).count(steps.start) == 1
+    line = column_line(_Nav(1173, window, 2483), 69)
+    assert line == f"Column {steps.start:,}–{steps.stop - 1:,}: cursor {ordinal(1173 - steps.start + 1)} of {len(steps)}"
+    assert column_line(_Nav(5, Window(0, 10), 2483), 70) == "1 step/7 columns · steps 0–9"  # zoomed in: the scale
+    assert [ordinal(n) for n in (1, 2, 3, 4, 11, 12, 13, 21, 22, 101, 111)] == \
+        ["1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "101st", "111th"]
+
+
+def test_a_compressed_band_keeps_its_share_of_rows_and_what_changes_takes_the_rest():
+    scale = YScale.build(1000, 20, 900, "compressed")
+    assert scale.band_rows == 3  # 15% of 20 rows
+    assert scale.bottoms[0] == 0 and scale.tops[2] == 900 and scale.tops[-1] == 1000
+    assert np.array_equal(scale.bottoms[1:], scale.tops[:-1])  # no gap, no overlap
+    assert np.allclose(scale.tops[3:] - scale.bottoms[3:], 100 / 17)  # the 100 bytes above it, evenly
+    to_scale = YScale.build(1000, 20, 900, "to scale")
+    assert to_scale.band_rows == 0 and np.allclose(to_scale.tops - to_scale.bottoms, 50)
+    assert YScale.build(1000, 20, 100, "compressed").band_rows == 0  # to scale it takes no more than its share
+    assert YScale.build(1000, 2, 900, "compressed").band_rows == 0  # too low a plot to break its axis
 
 
 def test_window_zoom_keeps_the_cursor_in_place_and_stays_inside():
@@ -202,11 +233,11 @@ def enveloped(series: np.ndarray, always: int) -> StepSeries:
 
 
 @asynccontextmanager
-async def peak_at_37_chart():
-    """A chart of 60 steps of 100 bytes but step 37's 1,000, over 200 always-live; the cursor on step 10."""
+async def peak_at_37_chart(always_live: int = 200):
+    """A chart of 60 steps of 100 bytes but step 37's 1,000, over ALWAYS_LIVE bytes; the cursor on step 10."""
     series = np.full(60, 100, dtype=np.int64)
     series[37] = 1000
-    app = ChartApp(enveloped(series, 200), Window.fit(60), cursor=10)
+    app = ChartApp(enveloped(series, always_live), Window.fit(60), cursor=10)
     async with app.run_test(size=(80, 20)) as pilot:
         await pilot.pause()
         yield app.query_one(LivenessChart)
@@ -265,8 +296,27 @@ async def test_a_cursor_drawn_with_its_row_and_laid_over_it_look_the_same():
         chart._first_cursor = ((), range(0))  # forget the frame: it is new again
         one_pass = [list(chart.render_line(y)) for y in rows]
         assert laid_over == one_pass
-        assert chart._strips.get((0, chart.size, chart.window, chart.series.label, True, "binary", app.theme,
+        assert chart._strips.get((0, chart.size, chart.window, chart.series.label, chart.band, "binary", app.theme,
                                   None)) is None
+
+
+@pytest.mark.anyio
+async def test_the_always_live_band_is_compressed_under_what_changes_or_drawn_to_scale_or_left_out():
+    async with peak_at_37_chart(always_live=9000) as chart:
+
+        def band_rows() -> int:  # the plot rows that are always-live bytes, whole, in a plain column
+            cells = chart._frame().cells
+            return int(np.sum((cells.lower[:, 0] == ALWAYS) & (cells.upper[:, 0] == ALWAYS)))
+
+        rows = chart._frame().plot_height
+        assert chart.band == "compressed" and band_rows() == round(rows * 0.15)
+        band_top = plot_text(chart)[1 + rows - band_rows()]  # under the marker row
+        assert band_top[: chart.label_width].split() == ["8.8", "KiB", "≈"]  # its bytes, the axis broken there
+        assert plot_text(chart)[1][chart.label_width + columns_of_step(37, 0, 60, chart.plot_width)[0]] != " "
+        chart.show(chart.series, chart.window, 10, band="to scale")
+        assert band_rows() >= rows * 9000 // 10000 - 1 and "≈" not in "".join(plot_text(chart))
+        chart.show(chart.series, chart.window, 10, band="hidden")
+        assert band_rows() == 0 and "1000 B" in "".join(plot_text(chart))  # not-always-live bytes alone
 
 
 class ShortReads(np.ndarray):

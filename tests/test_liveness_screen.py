@@ -8,7 +8,7 @@ import shutil
 
 import numpy as np
 import pytest
-from conftest import open_screen, wait_until_loaded
+from conftest import open_screen, wait_for, wait_until_loaded
 
 from pvtui.model.liveness_views import columns_of_step
 from pvtui.model.report import Report
@@ -132,13 +132,12 @@ async def test_views_cycle_through_ipus_and_tiles(make_app, tiny_report):
             assert screen.query_one("#view-missing", Unavailable).display
         await pilot.press("v")
         assert screen.view == "tile"
-        await pilot.pause(0.2)
-        if live.by_tile is not None:
-            assert f"tile {screen.nav.tile}" in facts_text(screen)
+        if live.by_tile is not None:  # a tile's column is read in a worker
+            await wait_for(pilot, lambda: f"tile {screen.nav.tile}" in facts_text(screen))
             first = screen.nav.tile
             await pilot.press("right_square_bracket")
-            await pilot.pause(0.2)
             assert screen.nav.tile == (first + 1) % live.by_tile.shape[1]
+            await wait_for(pilot, lambda: f"tile {screen.nav.tile}" in facts_text(screen))
         else:
             missing = screen.query_one("#view-missing", Unavailable)
             assert missing.display and "per-tile" in str(missing.render())
@@ -152,7 +151,7 @@ async def test_a_reload_keeps_the_cursor_step(make_app, tiny_report):
         screen = await open_liveness(pilot)
         await pilot.press("home", "right", "right")
         kept = screen.nav.cursor
-        pilot.app.report = Report(pilot.app.report.path)
+        pilot.app.a.report = Report(pilot.app.report.path)
         screen.report_changed()
         await pilot.pause()
         assert screen.nav.cursor == kept
@@ -218,19 +217,42 @@ async def test_a_report_without_liveness_says_why(make_app, tiny_report, tmp_pat
 
 
 @pytest.mark.anyio
-async def test_each_arrow_press_moves_the_cursor_one_column(make_app):
+async def test_an_arrow_moves_one_step_and_shift_one_column_whatever_the_zoom(make_app):
     async with make_app().run_test(size=(80, 24)) as pilot:
         screen = await open_liveness(pilot)
         await pilot.press("home")
         width = screen.query_one(LivenessChart).plot_width
         window = screen.nav.window
         assert window.span > width  # several steps a column, not a whole number of them
-        for column in range(1, 12):
+        for step in range(1, 12):  # every step of the first columns, none skipped
             await pilot.press("right")
-            assert screen.nav.window == window
-            assert columns_of_step(screen.nav.cursor, window.start, window.stop, width).start == column
+            assert screen.nav.cursor == step and screen.nav.window == window
         await pilot.press("left")
-        assert columns_of_step(screen.nav.cursor, window.start, window.stop, width).start == 10
+        assert screen.nav.cursor == 10
+        column = columns_of_step(10, window.start, window.stop, width).start
+        for columns in range(1, 4):
+            await pilot.press("shift+right")
+            assert columns_of_step(screen.nav.cursor, window.start, window.stop, width).start == column + columns
+        await pilot.press("shift+left")
+        assert columns_of_step(screen.nav.cursor, window.start, window.stop, width).start == column + 2
+        await pilot.press("plus", "plus", "plus")  # zoomed in: still one step a key
+        cursor = screen.nav.cursor
+        await pilot.press("right")
+        assert screen.nav.cursor == cursor + 1
+
+
+@pytest.mark.anyio
+async def test_a_cycles_the_always_live_band_compressed_to_scale_and_left_out(make_app, tiny_report):
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        screen = await open_liveness(pilot)
+        chart = screen.query_one(LivenessChart)
+        seen = []
+        for _ in range(4):
+            said = re.search(r"Always-live +\S+ \S+ ?(.*)", facts_text(screen)).group(1)
+            seen.append((screen.nav.band, chart.band, chart._frame().scale.band_rows > 0, said))
+            await pilot.press("a")
+        assert seen == [("compressed", "compressed", True, "compressed"), ("to scale", "to scale", False, ""),
+                        ("hidden", "hidden", False, "not drawn"), ("compressed", "compressed", True, "compressed")]
 
 
 @pytest.mark.anyio
@@ -275,7 +297,7 @@ async def test_without_always_live_bytes_the_details_do_not_add_them_up(make_app
 async def press_l(pilot) -> None:
     await wait_until_loaded(pilot)
     await pilot.press("l")
-    await pilot.pause(0.3)
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, LivenessScreen) and not pilot.app.screen.opening)
 
 
 def test_snapshot_liveness_80x24(snap_compare, make_app):

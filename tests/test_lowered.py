@@ -10,6 +10,7 @@ import pytest
 from pvtui.model.report import Report
 from pvtui.sources.base import ReportFiles
 from pvtui.sources.ingest import build_bundle
+from pvtui.synth import standin
 
 
 @pytest.fixture(scope="module")
@@ -21,8 +22,8 @@ def synthetic():
 
 def _adapt(synthetic, folder, pva_report=None) -> Report:
     files = ReportFiles(directory=folder, name="adapted")
-    path = build_bundle(files, folder / "bundle", pva_report=pva_report or synthetic.as_pva(),
-                        operations=synthetic.operations())
+    path = build_bundle(files, folder / "bundle", pva_report=pva_report or standin.PvaReport(synthetic),
+                        operations=standin.operations(synthetic))
     return Report(path)
 
 
@@ -83,7 +84,7 @@ def test_per_tile_liveness_leaves_the_always_live_out(adapted, synthetic):
 
 
 def test_a_report_without_lowered_variables_says_which_option_adds_them(synthetic, tmp_path):
-    pva = synthetic.as_pva()
+    pva = standin.PvaReport(synthetic)
     del pva.compilation.loweredVariables
     report = _adapt(synthetic, tmp_path, pva)
     assert report.lowered is None

@@ -58,6 +58,43 @@ async def test_the_tables_names_take_the_room_the_pane_has(make_app, width):
         assert grid.virtual_size.width <= grid.size.width  # and the table needs no sideways scroll
 
 
+def _cells(grid: DataTable, column: int) -> list[str]:
+    return [str(grid.get_row_at(row)[column]) for row in range(grid.row_count)]
+
+
+@pytest.mark.anyio
+async def test_f_gives_the_details_the_whole_body_and_the_variables_names_and_contexts_are_whole(make_app):
+    async with make_app().run_test(size=(160, 48)) as pilot:
+        screen = await _open_tab(pilot, 1)
+        grid = screen.query_one("#table-variables", DataTable)
+        rows = screen.export_table().rows
+        names, contexts = [row[3] for row in rows], [row[4] or "—" for row in rows]
+        assert any(cell.startswith("…") for cell in _cells(grid, 3) + _cells(grid, 4))  # beside the bars: cut
+        await pilot.press("f")
+        await pilot.pause()
+        assert not screen.views.display and screen.details.size.width == 160
+        assert _cells(grid, 3) == names and _cells(grid, 4) == contexts
+        assert grid.virtual_size.width <= grid.size.width  # and no sideways scroll
+        await pilot.press("f")
+        await pilot.pause()
+        assert screen.views.display and screen.views.has_focus_within
+        assert any(cell.startswith("…") for cell in _cells(grid, 3) + _cells(grid, 4))
+
+
+@pytest.mark.anyio
+async def test_a_cut_name_shows_whole_under_the_table_for_the_row_under_the_cursor(make_app):
+    async with make_app().run_test(size=(160, 48)) as pilot:
+        screen = await _open_tab(pilot, 1)
+        grid = screen.query_one("#table-variables", DataTable)
+        assert grid.virtual_size.width <= grid.size.width  # the columns share the pane's width, names first
+        cut = next(row for row, cell in enumerate(_cells(grid, 4)) if cell.startswith("…"))
+        grid.move_cursor(row=cut)
+        await pilot.pause()
+        name, context = screen.export_table().rows[cut][3:5]
+        whole = screen.query_one("#whole-variables").text.plain
+        assert f"name: {name}" in whole and f"debug context: {context}" in whole
+
+
 @pytest.mark.anyio
 @pytest.mark.parametrize("tabs, name", [(2, "compute-sets"), (3, "vertices"), (4, "exchanges")])
 async def test_the_other_tabs_list_the_tile(make_app, tiny_report, tabs, name):
@@ -70,10 +107,10 @@ async def test_the_other_tabs_list_the_tile(make_app, tiny_report, tabs, name):
 
 @pytest.mark.anyio
 async def test_a_report_without_lowered_variables_names_the_option(make_app, tmp_path):
-    from pvtui.synth import generate
+    from pvtui.synth import generate, standin
 
     truth = generate("tiny", seed=0)
-    pva = truth.as_pva()
+    pva = standin.PvaReport(truth)
     del pva.compilation.loweredVariables
     folder = tmp_path / "nolowered"
     build_bundle(ReportFiles(directory=folder, name="nolowered"), folder / "profile.pvtui", pva_report=pva)

@@ -1,5 +1,5 @@
-"""The screens' navigators, without Textual: each key's move on the Trace, Memory and Liveness state,
-and the tables that say what each screen's keys need."""
+"""The screens' navigators, without Textual: each key's move on the Trace, Memory, Liveness, Operations
+and Insights state, and the tables that say what each screen's keys need."""
 
 from __future__ import annotations
 
@@ -9,19 +9,20 @@ import numpy as np
 import pytest
 
 from pvtui.model import flame as fl
+from pvtui.model import lanes as ln
 from pvtui.model import trace_views as tv
 from pvtui.model.liveness_views import TILE_SERIES_KEPT, LivenessNavigator, Window, columns_of_step
 from pvtui.model.tile_views import CHOSEN, MemoryNavigator, TileMemory, VariableSearch, max_zoom, tiles_table
 from pvtui.model.trace_index import TraceIndex, steps_table
 
 
-def lane_of(starts, ends, first_step: int = 0) -> tv.Lane:
+def lane_of(starts, ends, first_step: int = 0) -> ln.Lane:
     starts, ends = np.array(starts, np.int64), np.array(ends, np.int64)
-    return tv.Lane(np.arange(first_step, first_step + len(starts), dtype=np.int64), starts, ends,
+    return ln.Lane(np.arange(first_step, first_step + len(starts), dtype=np.int64), starts, ends,
                    np.zeros(len(starts), np.int8), np.maximum.accumulate(ends))
 
 
-def two_lanes() -> tuple[tv.Lane, ...]:
+def two_lanes() -> tuple[ln.Lane, ...]:
     """IPU 0 runs ten steps of 100 cycles from 0; IPU 1 five of 200 from 50: cycles 0 to 1050."""
     return (lane_of(range(0, 1000, 100), range(100, 1100, 100)), lane_of(range(50, 1050, 200), range(250, 1250, 200)))
 
@@ -69,7 +70,7 @@ def test_a_lane_without_steps_moves_nothing():
     assert not tv.TraceNavigator().move_row(1, rows=[])  # no lanes at all
 
 
-def flame_of(lane: tv.Lane) -> tuple[fl.Nesting, list[fl.FlameRow]]:
+def flame_of(lane: ln.Lane) -> tuple[fl.Nesting, list[fl.FlameRow]]:
     """Steps 0-3 in a/b (a/b, a/b, a/c, a/c), 4-9 in d: depth 0 has blocks a, d; depth 1 b, c."""
     nesting = fl.Nesting(np.array([[0, 1], [0, 2], [3, -1]], np.int32), ["a", "b", "c", "d"], np.zeros(3, bool))
     programs = np.array([0, 0, 1, 1, 2, 2, 2, 2, 2, 2])
@@ -111,6 +112,33 @@ def test_costliest_goes_to_the_largest_block_of_the_costliest_name():
     nav.flame_cursor = tv.FlameCursor(1, 0)
     assert nav.costliest() and nav.flame_cursor == tv.FlameCursor(1, 1)  # c: 200 against b's 20
     assert nav.cursor_pos == 2 and nav.window[0] <= 200 and 400 <= nav.window[1]
+
+
+def test_costliest_skips_the_host_waits_until_they_are_included():
+    lanes = two_lanes()
+    nav = tv.TraceNavigator()
+    nav.show_run(0, lanes)
+    nesting, _ = flame_of(lanes[0])
+    host = np.array([False] * 4 + [True] * 6)  # d's steps wait on the host
+    rows = fl.flame_rows(lanes[0], np.array([0, 0, 1, 1, 2, 2, 2, 2, 2, 2]),
+                         np.array([10, 10, 10, 10, 300, 30, 30, 30, 30, 30]), nesting, host)
+    assert rows[0].host.tolist() == [False, True] and rows[1].host.tolist() == [False, False]
+    nav.flame = (rows, [])
+    assert nav.costliest() and nav.flame_cursor == tv.FlameCursor(0, 0)  # a (40), not d (450): d waits
+    nav.toggle_host_waits()
+    assert nav.costliest() and nav.flame_cursor == tv.FlameCursor(0, 1)
+    nav.toggle_host_waits()
+    nav.flame = ([fl.flame_rows(lanes[0], np.full(10, 2), np.full(10, 5), nesting, np.ones(10, bool))[0]], [])
+    assert not nav.costliest()  # nothing but host waits at this depth
+
+
+def test_a_run_opens_on_a_stretch_of_its_steps():
+    nav = tv.TraceNavigator()
+    nav.show_run(0, two_lanes())
+    nav.open_at(1, 1, 3)  # IPU 1's steps 1-2: cycles 250 to 650
+    assert (nav.cursor_ipu, nav.cursor_pos) == (1, 1) and nav.window == (230, 670)
+    nav.open_at(1, 4, 9)  # past the lane's end: nothing moves
+    assert nav.window == (230, 670)
 
 
 def test_an_operations_steps_are_followed_in_turn():
@@ -160,7 +188,7 @@ def memory_of(totals: list[int], ipus: list[int], gaps: int = 0, limit: int | No
     by_category = np.array([[t - t // 4, t // 4] for t in totals], np.int64)
     return TileMemory("profile", ("code", "data"), by_category, by_category.sum(axis=1) + gaps,
                       by_category.sum(axis=1), np.array(ipus, np.int64), limit,
-                      always_live=by_category[:, 0], not_always_live=by_category[:, 1])
+                      always_live=by_category[:, 0], not_always_live=by_category[:, 1], has_gaps=True)
 
 
 def test_the_ipu_filter_the_worst_tile_and_the_zoom():
@@ -324,6 +352,104 @@ def test_a_report_without_per_tile_liveness_says_why(tiny_report, monkeypatch):
     assert series is None and why_not == tiny_report.missing("liveness_tiles")
 
 
+# Operations -------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def operations_nav(tiny_report):
+    """The Operations navigator over the tiny report (131 operations), its model layers read."""
+    from pvtui.model.layers import build_tree, layer_figures
+    from pvtui.model.operation_views import OperationsNavigator
+
+    nav = OperationsNavigator()
+    nav.open(tiny_report)
+    nav.choose_group(len(tiny_report.operations), rows=12)
+    assert nav.group == "layer" and nav.to_read() == "layers" and not nav.ready
+    nav.layers_read(layer_figures(tiny_report, build_tree(tiny_report)))
+    nav.rows()
+    return nav
+
+
+def test_model_layers_open_and_close_as_the_program_tree_does(operations_nav):
+    nav = operations_nav
+    first = nav.nodes[0]
+    nav.select(0)
+    assert nav.selected_node() == first and nav.selected_row() is None
+    assert nav.fold(True) == str(first) and first in nav.outline.expanded  # right opens it
+    nav.rows()
+    assert nav.fold(True) == str(nav.nodes[1]) and nav.outline.tree.parent[nav.nodes[1]] == first  # its first row
+    nav.select(1)
+    assert nav.fold(False) == str(first)  # left on a closed row: the row above it
+    nav.select(len(nav.nodes))  # past the nodes: where a filter puts its total row
+    assert nav.selected_node() is None and nav.fold(None) is None and not nav.row_has_steps
+    assert nav.export_table().name == "operations-model-layers"
+
+
+def test_a_reload_reopens_the_model_layers_that_were_open(operations_nav, tiny_report):
+    from pvtui.model.layers import build_tree, layer_figures
+
+    nav = operations_nav
+    opened = nav.nodes[0]
+    nav.outline.expanded = {opened}
+    nav.open(tiny_report)
+    assert nav.outline is None and not nav.ready and nav.group == "layer"
+    nav.layers_read(layer_figures(tiny_report, build_tree(tiny_report)))
+    assert nav.outline.expanded == {opened}
+
+
+def test_a_debug_layers_operations_sort_filter_and_say_what_the_row_has(operations_nav):
+    nav = operations_nav
+    nav.toggle_group()
+    assert nav.by_operation and nav.to_read() == "operations"
+    layer = nav.layer_to_read(None)
+    nav.operations_read(nav.index.layer(layer))
+    assert layer == nav.layer_name == "popart" and nav.next_layer(1) == "poplibs" and nav.next_layer(-1) == "onnx"
+    nav.rows()
+    assert len(nav.shown) == 131 and nav.layer_not_empty
+    nav.next_sort()
+    nav.rows()
+    assert nav.sort == "code" and [r.code_bytes for r in nav.shown] == sorted((r.code_bytes for r in nav.shown),
+                                                                              reverse=True)
+    nav.filter_open = True
+    nav.filter("gelu")
+    nav.rows()
+    assert nav.filtering and nav.shown and all("gelu" in r.name.lower() for r in nav.shown)
+    idle = next(i for i, row in enumerate(nav.shown) if row.steps == 0)
+    nav.select(idle)
+    assert not nav.row_has_steps and nav.selected_steps() == ("", []) and nav.row_has_program
+    ran = next(i for i, row in enumerate(nav.shown) if row.steps)
+    nav.select(ran)
+    name, steps = nav.selected_steps()
+    assert nav.row_has_steps and name == nav.shown[ran].name and len(steps) == nav.shown[ran].steps
+    nav.select(len(nav.shown))  # the filter's total
+    assert nav.selected_row() is None and not nav.row_has_steps and not nav.row_has_program
+    nav.filter("")
+    assert not nav.filtering and nav.export_table().name == "operations-popart"
+
+
+# Insights ---------------------------------------------------------------------------------------
+
+
+def test_insights_sections_wrap_and_the_split_keeps_within_one_ipu_and_its_layers():
+    from pvtui.model.insight_views import MAX_IPUS, InsightsNavigator
+
+    nav = InsightsNavigator()
+    assert nav.go(1, 7) is None and nav.section == 0  # the insights are not in yet
+    nav.data = {}
+    assert nav.go(-1, 7) == 6 and nav.go(1, 7) == 0
+    assert not nav.split_over(1) and not nav.split_shown  # no split in yet: nothing changes
+    assert nav.split_in({"available": True, "layers": ["a"] * 40}) is None and nav.most_ipus() == MAX_IPUS
+    assert nav.split_shown and nav.split_over(1) and nav.ipus == 3
+    nav.ipus = 1
+    assert not nav.fewer_ipus_fit and not nav.split_over(-1) and nav.ipus == 1
+    nav.ipus = 5
+    assert nav.split_in({"available": True, "layers": ["a", "b", "c"]}) == 3  # a reload left three layers
+    assert nav.ipus == 3 and not nav.more_ipus_fit and not nav.split_over(1)
+    assert nav.split_in({"available": False, "reason": "no layers"}) is None and not nav.split_shown
+    nav.forget()
+    assert nav.data is None and nav.split is None and nav.ipus == 3
+
+
 # The keys' tables -------------------------------------------------------------------------------
 
 
@@ -338,16 +464,21 @@ def test_a_key_is_hidden_dimmed_or_usable_by_the_facts_it_needs():
 
 
 @pytest.mark.parametrize("module, name", [
-    ("memory", "MemoryScreen"), ("liveness", "LivenessScreen"), ("trace", "TraceScreen"),
-    ("programs", "ProgramsScreen"), ("operations", "OperationsScreen"), ("summary", "SummaryScreen"),
-    ("insights", "InsightsScreen"), ("compare", "CompareScreen"),
+    ("screens.memory", "MemoryScreen"), ("screens.liveness", "LivenessScreen"), ("screens.trace", "TraceScreen"),
+    ("screens.programs", "ProgramsScreen"), ("screens.operations", "OperationsScreen"),
+    ("screens.summary", "SummaryScreen"), ("screens.insights", "InsightsScreen"), ("screens.compare", "CompareScreen"),
+    ("screens.dialogs", "ReportPicker"), ("app", "PvtuiApp"),
 ])
 def test_every_fact_a_screen_names_is_one_its_navigator_or_it_has(module, name):
     import importlib
 
-    screen = getattr(importlib.import_module(f"pvtui.screens.{module}"), name)
-    source = screen.NAVIGATOR() if screen.NAVIGATOR is not None else screen
-    facts = {fact for needs in (screen.EVERY_KEY, *screen.KEYS.values()) for fact in needs.shown + needs.usable}
+    from pvtui.screens.base import Needs
+
+    screen = getattr(importlib.import_module(f"pvtui.{module}"), name)
+    navigator = getattr(screen, "NAVIGATOR", None)
+    source = navigator() if navigator is not None else screen
+    every = getattr(screen, "EVERY_KEY", Needs())
+    facts = {fact for needs in (every, *screen.KEYS.values()) for fact in needs.shown + needs.usable}
     assert facts and all(hasattr(source, fact) for fact in facts), sorted(f for f in facts if not hasattr(source, f))
     actions = {binding.action.split("(")[0] for binding in screen.BINDINGS}
     assert {key.split("(")[0] for key in screen.KEYS} <= actions  # no entry for a key the screen lacks

@@ -6,7 +6,7 @@ import json
 
 import numpy as np
 import pytest
-from conftest import open_screen, wait_until_loaded
+from conftest import open_screen, wait_for, wait_until_loaded
 
 from pvtui.cli import main
 from pvtui.model.operations import OperationIndex, select_rows, top_program
@@ -135,20 +135,13 @@ def test_table_names_break_only_after_slashes(capsys, monkeypatch, tiny_dir, col
     assert all(max(len(piece) for piece in "".join(parts).split("/")) > width for parts in folded)
 
 
-async def wait_for(pilot, condition) -> None:
-    for _ in range(300):
-        if condition():
-            return
-        await pilot.pause(0.02)
-
-
 async def open_operations(pilot) -> OperationsScreen:
     """The Operations screen by operation (the tiny report's 131 operations open by model layer)."""
     screen = await open_screen(pilot, "o", OperationsScreen)
-    await wait_for(pilot, lambda: screen.outline is not None)
-    assert screen.group == "layer"
+    await wait_for(pilot, lambda: screen.nav.outline is not None)
+    assert screen.nav.group == "layer"
     await pilot.press("g")
-    await wait_for(pilot, lambda: screen.view is not None)
+    await wait_for(pilot, lambda: screen.nav.view is not None)
     await pilot.pause()
     return screen
 
@@ -156,25 +149,25 @@ async def open_operations(pilot) -> OperationsScreen:
 async def test_layer_sort_and_filter_keys(make_app):
     async with make_app().run_test(size=(80, 24)) as pilot:
         screen = await open_operations(pilot)
-        assert screen.layer_name == "popart" and len(screen.shown) == len(screen.view.rows)
+        assert screen.nav.layer_name == "popart" and len(screen.nav.shown) == len(screen.nav.view.rows)
         await pilot.press("L")
-        await wait_for(pilot, lambda: screen.layer_name == "poplibs")
-        assert screen.view.reason and screen.shown == []
+        await wait_for(pilot, lambda: screen.nav.layer_name == "poplibs")
+        assert screen.nav.view.reason and screen.nav.shown == []
         await pilot.press("L")
-        await wait_for(pilot, lambda: screen.layer_name == "poptorch")
-        assert screen.shown
+        await wait_for(pilot, lambda: screen.nav.layer_name == "poptorch")
+        assert screen.nav.shown
         await pilot.press("S")
-        assert screen.sort == "code"
-        codes = [r.code_bytes for r in screen.shown]
+        assert screen.nav.sort == "code"
+        codes = [r.code_bytes for r in screen.nav.shown]
         assert codes == sorted(codes, reverse=True)
         await pilot.press("slash", *"softmax", "enter")
         await pilot.pause()
-        assert screen.shown and all("softmax" in r.name.lower() for r in screen.shown)
+        assert screen.nav.shown and all("softmax" in r.name.lower() for r in screen.nav.shown)
         table = screen.export_table()
-        assert [row[0] for row in table.rows] == [r.name for r in screen.shown]
+        assert [row[0] for row in table.rows] == [r.name for r in screen.nav.shown]
         await pilot.press("escape")
         await pilot.pause()
-        assert screen.filter_text == "" and len(screen.shown) == len(screen.view.rows)
+        assert screen.nav.filter_text == "" and len(screen.nav.shown) == len(screen.nav.view.rows)
 
 
 async def test_names_first_then_the_figures_that_fit(make_app):
@@ -184,7 +177,7 @@ async def test_names_first_then_the_figures_that_fit(make_app):
             screen = await open_operations(pilot)
             table = screen.table
             keys = [column.key.value for column in table.ordered_columns]
-            longest = max(len(row.name) for row in screen.shown)
+            longest = max(len(row.name) for row in screen.nav.shown)
             assert table.ordered_columns[0].width == longest  # every name whole
             assert {"memory bytes", "cycles"} <= set(keys)
             assert sum(column.get_render_width(table) for column in table.ordered_columns) <= table.size.width
@@ -197,10 +190,10 @@ async def test_T_steps_through_the_operations_steps(make_app):
 
     async with make_app().run_test(size=(80, 24)) as pilot:
         screen = await open_operations(pilot)
-        position = next(i for i, row in enumerate(screen.shown) if row.steps > 2)
+        position = next(i for i, row in enumerate(screen.nav.shown) if row.steps > 2)
         screen.table.move_cursor(row=position)
-        row = screen.selected_row()
-        steps = screen.index.execution_steps(row).tolist()
+        row = screen.nav.selected_row()
+        steps = screen.nav.index.execution_steps(row).tolist()
         assert len(steps) == row.steps and steps[0] == row.first_step
         await pilot.press("T")
         trace = pilot.app.screen
@@ -216,6 +209,26 @@ async def test_T_steps_through_the_operations_steps(make_app):
         assert trace.nav.selected_step == steps[2] and pilot.app.screen is trace
 
 
+async def test_T_shows_on_a_row_whose_programs_ran_and_only_there(make_app):
+    from pvtui.widgets.key_bar import KeyBar
+
+    async with make_app().run_test(size=(160, 48)) as pilot:
+        screen = await open_operations(pilot)
+        bar = screen.query_one(KeyBar)
+
+        async def keys_at(row: int) -> set[str]:
+            screen.table.move_cursor(row=row)
+            await pilot.pause()
+            await pilot.pause()  # the bar repaints after the bindings change
+            return {binding.id for _start, _end, binding, _enabled in bar.spans}
+
+        idle = next(i for i, row in enumerate(screen.nav.shown) if row.steps == 0)
+        ran = next(i for i, row in enumerate(screen.nav.shown) if row.steps)
+        assert "operations.trace" not in await keys_at(idle) and screen.check_action("show_step", ()) is False
+        assert "operations.trace" in await keys_at(ran)
+        assert "operations.trace" not in await keys_at(idle)
+
+
 async def test_jump_to_programs_and_trace(make_app):
     from pvtui.screens.programs import ProgramsScreen
     from pvtui.screens.trace import TraceScreen
@@ -223,8 +236,8 @@ async def test_jump_to_programs_and_trace(make_app):
     async with make_app().run_test(size=(80, 24)) as pilot:
         screen = await open_operations(pilot)
         await pilot.press("down", "down")
-        row = screen.selected_row()
-        assert row is screen.shown[2]
+        row = screen.nav.selected_row()
+        assert row is screen.nav.shown[2]
         await pilot.press("P")
         await pilot.pause()
         programs = pilot.app.screen
@@ -232,7 +245,7 @@ async def test_jump_to_programs_and_trace(make_app):
         assert programs.selected_program() == top_program(programs.report, row)
         await pilot.press("o")
         await pilot.pause()
-        assert pilot.app.screen is screen and screen.selected_row() is row
+        assert pilot.app.screen is screen and screen.nav.selected_row() is row
         await pilot.press("T")
         trace = pilot.app.screen
         assert isinstance(trace, TraceScreen)
@@ -248,25 +261,30 @@ async def test_without_operations_model_layers_come_from_program_names(make_app,
     (out / "debug.cbor").unlink()
     async with make_app(out).run_test(size=(80, 24)) as pilot:
         screen = await open_screen(pilot, "o", OperationsScreen)
-        await wait_for(pilot, lambda: screen.outline is not None)
-        assert screen.group == "layer" and screen.operations_reason is not None
+        await wait_for(pilot, lambda: screen.nav.outline is not None)
+        assert screen.nav.group == "layer" and screen.nav.operations_reason is not None
         header = str(screen.query_one("#operations-header").render())
         assert "programs' names" in header and "debug.cbor" in header
-        tree = screen.outline.tree
+        tree = screen.nav.outline.tree
         assert tree.by_name[tree.program_node >= 0].sum() > 0
         shown = {binding.binding.key for binding in screen.active_bindings.values()}
         assert not shown & {"g", "L"}  # by operation is not to be had: the key bar offers no dead key
         assert {"S", "slash", "P", "T"} <= shown
         await pilot.press("g", "L")  # harmless
-        assert screen.group == "layer"
+        assert screen.nav.group == "layer"
+
+
+def _has_read(pilot, rows: str) -> bool:
+    """The screen in front is Operations, and its navigator holds ROWS ("outline" or "view")."""
+    return getattr(getattr(pilot.app.screen, "nav", None), rows, None) is not None
 
 
 async def _open_operations_sorted(pilot):
     await wait_until_loaded(pilot)
     await pilot.press("o")
-    await wait_for(pilot, lambda: getattr(pilot.app.screen, "outline", None) is not None)
+    await wait_for(pilot, lambda: _has_read(pilot, "outline"))
     await pilot.press("g")
-    await wait_for(pilot, lambda: getattr(pilot.app.screen, "view", None) is not None)
+    await wait_for(pilot, lambda: _has_read(pilot, "view"))
     await pilot.press("S", "S", "S")  # by cycles
     await pilot.pause()
 
@@ -278,7 +296,7 @@ def test_snapshot_operations_80x24(snap_compare, make_app):
 async def _open_model_layers(pilot):
     await wait_until_loaded(pilot)
     await pilot.press("o")
-    await wait_for(pilot, lambda: getattr(pilot.app.screen, "outline", None) is not None)
+    await wait_for(pilot, lambda: _has_read(pilot, "outline"))
     await pilot.press("right", "right", "right", "down")  # layer1 open, its first part open, the cursor in it
     await pilot.pause()
 
@@ -290,8 +308,8 @@ def test_snapshot_model_layers_80x24(snap_compare, make_app):
 async def test_details_give_the_first_step_not_as_a_share_of_the_steps(make_app):
     async with make_app().run_test(size=(80, 24)) as pilot:
         screen = await open_operations(pilot)
-        row = next(r for r in screen.shown if r.steps > 1 and r.first_step >= r.steps)
-        details = operation_details(screen.report, row, screen.layer_name, screen.bytes).plain
+        row = next(r for r in screen.nav.shown if r.steps > 1 and r.first_step >= r.steps)
+        details = operation_details(screen.report, row, screen.nav.layer_name, screen.bytes).plain
         assert f"{row.first_step:,} of {row.steps:,}" not in details
         assert f"First step    {row.first_step:,}, the first of its {row.steps:,}" in details
 
@@ -303,15 +321,15 @@ async def test_every_layer_and_sort_fits_the_width_beside_the_scrollbar(make_app
 
     async with make_app().run_test(size=(width, 24)) as pilot:
         screen = await open_operations(pilot)
-        for _layer in screen.index.layers:
+        for _layer in screen.nav.index.layers:
             for _sort in SORT_KEYS:
                 table = screen.table
-                if screen.shown:
+                if screen.nav.shown:
                     used = sum(column.get_render_width(table) for column in table.ordered_columns)
-                    assert used <= table.size.width - SCROLLBAR, (screen.layer_name, screen.sort)
-                    assert SORT_COLUMN[screen.sort] in [c.key.value for c in table.ordered_columns]
+                    assert used <= table.size.width - SCROLLBAR, (screen.nav.layer_name, screen.nav.sort)
+                    assert SORT_COLUMN[screen.nav.sort] in [c.key.value for c in table.ordered_columns]
                 await pilot.press("S")
                 await pilot.pause()
-            layer = screen.layer_name
+            layer = screen.nav.layer_name
             await pilot.press("L")
-            await wait_for(pilot, lambda: screen.layer_name != layer)
+            await wait_for(pilot, lambda: screen.nav.layer_name != layer)

@@ -95,24 +95,31 @@ def dependency_paths() -> list[str]:
             if entry and Path(entry).is_dir() and not (Path(entry) / "pvtui" / "__init__.py").exists()]
 
 
-def run(venv: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess:
-    """ARGS run in CWD as a user of VENV would: its bin first on PATH, nothing of the checkout."""
+def user_environment(venv: Path, cwd: Path) -> dict[str, str]:
+    """The environment of a user of VENV working in CWD: its bin first on PATH, nothing of the checkout."""
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")}
     env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}"
     env["PVTUI_CACHE_DIR"] = str(cwd / "cache")
     env["TEXTUAL_ANIMATIONS"] = "none"
-    return subprocess.run(list(args), cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+    return env
+
+
+def run(venv: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess:
+    """ARGS run in CWD as a user of VENV would."""
+    return subprocess.run(list(args), cwd=cwd, env=user_environment(venv, cwd), capture_output=True, text=True,
+                          timeout=300)
+
+
+PACKAGE_DATA = (".py", ".tcss", ".json", ".html", ".css")  # modules, stylesheets, themes, serve's page
 
 
 def source_files() -> set[str]:
-    """What the wheel must hold: every module and stylesheet under pvtui/, every theme as pvtui/themes/."""
-    wanted = {p.relative_to(ROOT).as_posix() for p in (ROOT / "pvtui").rglob("*")
-              if p.suffix in (".py", ".tcss") and "__pycache__" not in p.parts}
-    wanted |= {f"pvtui/themes/{p.name}" for p in (ROOT / "themes").iterdir() if p.suffix in (".py", ".json")}
-    return wanted
+    """What the wheel and the sdist must hold: every module, stylesheet, theme and page file under pvtui/."""
+    return {p.relative_to(ROOT).as_posix() for p in (ROOT / "pvtui").rglob("*")
+            if p.suffix in PACKAGE_DATA and "__pycache__" not in p.parts}
 
 
-def test_the_wheel_holds_every_module_stylesheet_and_theme(wheel):
+def test_the_wheel_holds_every_module_stylesheet_theme_and_page_file(wheel):
     names = set(zipfile.ZipFile(wheel).namelist())
     missing = sorted(source_files() - names)
     assert not missing, f"the wheel lacks {missing}"
@@ -125,8 +132,7 @@ def test_the_sdist_holds_the_sources(dist):
     (sdist,) = dist.glob("pvtui-*.tar.gz")
     with tarfile.open(sdist) as archive:
         names = {name.split("/", 1)[1] for name in archive.getnames() if "/" in name}
-    missing = sorted(p for p in source_files() if not p.startswith("pvtui/themes/") and p not in names)
-    missing += sorted(f"themes/{p.name}" for p in (ROOT / "themes").glob("*.json") if f"themes/{p.name}" not in names)
+    missing = sorted(source_files() - names)
     assert not missing, f"the sdist lacks {missing}"
 
 
@@ -174,3 +180,36 @@ def test_the_installed_app_opens_every_screen(venv, outside):
     done = run(venv, cwd, str(venv / "bin" / "python"), "-c", VISIT_SCREENS, str(report), "".join(SCREEN_KEYS))
     assert done.returncode == 0, done.stderr[-3000:]
     assert json.loads(done.stdout.strip().splitlines()[-1]) == SCREEN_KEYS
+
+
+def test_the_installed_serve_runs_its_sessions_from_anywhere(venv, outside, tmp_path):
+    """`pvtui serve` from a directory that holds a `pvtui/` package of its own (as a checkout does):
+    the page and its stylesheet come from the installed package, and a session runs the installed pvtui."""
+    import asyncio
+    import signal
+
+    from test_serve import Served, open_session, plain, printed_url, received
+
+    _, report = outside
+    (tmp_path / "pvtui").mkdir()
+    (tmp_path / "pvtui" / "__init__.py").write_text("raise SystemExit('the pvtui of the current directory')\n")
+    process = subprocess.Popen(["pvtui", "serve", str(report), "--port", "0"], cwd=tmp_path,
+                               env=user_environment(venv, outside[0]), stdin=subprocess.DEVNULL,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    async def first_screen(served: Served) -> str:
+        session, websocket = await open_session(served)
+        try:
+            return plain(await received(websocket, until="Summary"))
+        finally:
+            await websocket.close()
+            await session.close()
+
+    try:
+        served = Served(process, printed_url(process))
+        assert served.status(f"/{served.token}/page.css")[0] == 200
+        assert "Summary" in asyncio.run(first_screen(served))
+    finally:
+        process.send_signal(signal.SIGINT)
+        _, errors = process.communicate(timeout=60)
+    assert "current directory" not in errors

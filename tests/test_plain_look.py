@@ -4,7 +4,7 @@ on a basic console (TERM=linux) the views draw in ASCII."""
 from __future__ import annotations
 
 import pytest
-from conftest import wait_until_loaded
+from conftest import wait_for, wait_until_loaded
 from test_line_styles import line_api_views
 
 from pvtui.app import PvtuiApp
@@ -32,11 +32,14 @@ def showing(screen: str, *keys: str):
     async def run_before(pilot) -> None:
         await wait_until_loaded(pilot)
         await pilot.app.run_action(f"show('{screen}')")
-        for _ in range(100):  # the comparison and the trace's lanes are computed in workers
-            await pilot.pause(0.02)
+
+        def ready() -> bool:
+            """the screen is shown over the report, with what its workers compute (the comparison, the lanes)"""
             shown = pilot.app.screen
-            if getattr(shown, "comparison", True) is not None and getattr(shown, "available", True):
-                break
+            return (getattr(shown, "SCREEN_NAME", "").lower() == screen and not shown.opening
+                    and getattr(shown, "comparison", True) is not None and getattr(shown, "available", True))
+
+        await wait_for(pilot, ready)
         await pilot.press(*keys)
         for _ in range(3):
             await pilot.pause()

@@ -511,7 +511,7 @@ async def test_search_results_that_outlive_a_reload_are_ignored(make_app, tiny_d
     async with make_app().run_test(size=(80, 24)) as pilot:
         screen = await _programs_screen(pilot)
         old = screen.report
-        pilot.app.report = load_report(discover(tiny_dir)[0], cache=pilot.app.cache)
+        pilot.app.a.report = load_report(discover(tiny_dir)[0], cache=pilot.app.cache)
         screen.report_changed()
         await pilot.app.workers.wait_for_complete()
         await pilot.pause()

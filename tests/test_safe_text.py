@@ -15,7 +15,8 @@ from rich.table import Table
 from textual.content import Content
 from textual.markup import MarkupError, escape
 
-from pvtui.render.safe_text import markup_escape, plain_console, visible_text
+from pvtui.render.console import TextConsole
+from pvtui.render.safe_text import markup_escape, visible_text
 from pvtui.safe_text import _UNSAFE, is_visible, may_be_shown, visible, visible_all, visible_json
 
 NAME = "\x1b[6n[link=mailto:m@pvtui.invalid]x\x9c[@click=app.quit]q"  # what a report may call something
@@ -82,8 +83,8 @@ def test_the_rich_form_dims_what_stands_for_a_control_and_reads_no_markup():
     assert visible_text("plain").spans == []
 
 
-def test_a_plain_console_prints_names_as_they_are():
-    console = plain_console(file=None, record=True, width=200, force_terminal=True, color_system="truecolor")
+def test_the_commands_console_prints_names_as_they_are():
+    console = TextConsole(record=True, width=200, force_terminal=True, color_system="truecolor")
     table = Table()
     table.add_column("name")
     table.add_row("[link=https://x.invalid]a:cat:[/link]")

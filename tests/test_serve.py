@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import http.client
+import json
 import os
 import re
 import selectors
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import time
@@ -40,7 +42,7 @@ class Served:
         self.host, self.port, self.token = parts.hostname, parts.port, parts.path.strip("/")
 
     def app_processes(self) -> list[int]:
-        """The explorer processes the server runs: its descendants running `python -m pvtui.cli open`."""
+        """The explorer processes the server runs: its descendants running pvtui.cli's `open`."""
         children: dict[int, list[int]] = {}
         for entry in Path("/proc").iterdir():
             if entry.name.isdigit():
@@ -57,7 +59,7 @@ class Served:
                     argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
                 except OSError:
                     continue
-                if argv[1:4] == [b"-m", b"pvtui.cli", b"open"]:
+                if argv[1:2] == [b"-c"] and b"pvtui.cli" in argv[2] and argv[3:4] == [b"open"]:
                     found.append(pid)
         return found
 
@@ -70,11 +72,16 @@ class Served:
 
     def status(self, path: str, headers: dict[str, str] | None = None) -> tuple[int, str]:
         """A plain HTTP GET of PATH: the status and the body."""
+        status, _, body = self.get(path, headers)
+        return status, body
+
+    def get(self, path: str, headers: dict[str, str] | None = None) -> tuple[int, http.client.HTTPMessage, str]:
+        """A plain HTTP GET of PATH: the status, the headers and the body."""
         connection = http.client.HTTPConnection(self.host, self.port, timeout=WAIT)
         try:
             connection.request("GET", path, headers=headers or {})
             response = connection.getresponse()
-            return response.status, response.read().decode("utf-8", "replace")
+            return response.status, response.headers, response.read().decode("utf-8", "replace")
         finally:
             connection.close()
 
@@ -132,7 +139,75 @@ def test_a_request_without_the_token_gets_403_and_starts_no_process(tiny_dir):
         status, body = served.status(f"/{served.token}/", {"Host": "127.0.0.1:9000"})
         assert status == 200 and f"ws://127.0.0.1:9000/{served.token}/ws" in body
         status, body = served.status(f"/{served.token}/", {"Host": 'x"><script>alert(1)</script>'})
-        assert status == 200 and "<script>alert(1)" not in body
+        assert status == 400 and "<script>alert(1)" not in body
+
+
+def policy(header: str) -> dict[str, list[str]]:
+    """A Content-Security-Policy header as {directive: [sources]}."""
+    return {name: values for name, *values in (part.split() for part in header.split(";") if part.strip())}
+
+
+def test_every_response_keeps_the_page_to_itself(tiny_dir):
+    """No referrer (the token is in every URL), no framing, and a page that may load from its own server
+    alone, and talk to its own websocket alone: whatever the response, a refusal too."""
+    with serve(tiny_dir) as served:
+        root = f"/{served.token}"
+        for path, expected in ((f"{root}/", 200), (f"{root}/page.css", 200), (f"{root}/static/js/textual.js", 200),
+                               (f"{root}/static/fonts/RobotoMono-VariableFont_wght.ttf", 200), ("/", 403),
+                               (f"{root}/nothing", 404)):
+            status, headers, _ = served.get(path)
+            assert status == expected, path
+            assert headers["Referrer-Policy"] == "no-referrer" and headers["X-Frame-Options"] == "DENY", path
+            directives = policy(headers["Content-Security-Policy"])
+            assert directives.pop("connect-src") == ["'self'", f"ws://127.0.0.1:{served.port}"], path
+            assert directives.pop("default-src") == ["'none'"] and directives.pop("frame-ancestors") == ["'none'"]
+            assert all(sources in (["'self'"], ["'none'"]) for sources in directives.values()), directives
+        # through an SSH port forward to local port 9000, the page's own websocket is the forwarded one
+        _, headers, _ = served.get(f"{root}/", {"Host": "127.0.0.1:9000"})
+        assert "ws://127.0.0.1:9000" in policy(headers["Content-Security-Policy"])["connect-src"]
+        page = served.status(f"{root}/")[1]
+        assert "http" not in page  # every address in the page is relative: its own server's
+
+
+async def connect(served: Served, origin: str | None = None, host: str | None = None):
+    """A websocket to the server, sent as a browser would from a page at ORIGIN (Host: HOST)."""
+    import aiohttp
+
+    session = aiohttp.ClientSession()
+    try:
+        return session, await session.ws_connect(f"http://{served.host}:{served.port}/{served.token}/ws",
+                                                 origin=origin, headers={"Host": host} if host else None)
+    except BaseException:
+        await session.close()
+        raise
+
+
+def test_a_page_of_another_origin_is_refused_and_a_port_forward_is_not(tiny_dir):
+    import aiohttp
+
+    async def scenario(served: Served) -> None:
+        own = f"127.0.0.1:{served.port}"
+        # another site's page, a sandboxed or file page ("null"), the same host on another port: refused
+        for origin, host in (("http://evil.example", None), ("null", None), ("http://127.0.0.1:9000", None),
+                             (f"https://{own}", None), ("http://evil.example", "evil.example:8000")):
+            with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
+                await connect(served, origin, host)
+            assert refused.value.status == 403, origin
+            status, body = served.status(f"/{served.token}/", {"Origin": origin, **({"Host": host} if host else {})})
+            assert status == 403 and "another site" in body, origin
+        assert served.app_processes() == []
+        # the server's own origin, directly or through `ssh -L 9000:127.0.0.1:PORT` (the browser's Host and
+        # Origin both name 127.0.0.1:9000); a program that sends no Origin passes on its token alone
+        for origin, host in ((f"http://{own}", None), ("http://127.0.0.1:9000", "127.0.0.1:9000"),
+                             ("http://LOCALHOST:9000", "localhost:9000"), (None, None)):
+            session, websocket = await connect(served, origin, host)
+            await asyncio.to_thread(served.wait_for_app_processes, 1)
+            await websocket.close()
+            await session.close()
+            await asyncio.to_thread(served.wait_for_app_processes, 0)
+
+    with serve(tiny_dir) as served:
+        asyncio.run(scenario(served))
 
 
 async def open_session(served: Served):
@@ -232,6 +307,68 @@ def test_a_hung_app_is_ended_when_its_websocket_closes_and_its_place_freed(tmp_p
     asyncio.run(scenario())
 
 
+# An app that fails at start, as `pvtui open` on a report gone since the server started, with a
+# control sequence (the window's title) in what it says.
+FAILING_APP = """
+import sys
+sys.stderr.write("pvtui: /reports/\\x1b]0;owned\\x07r1: no such file or directory\\n")
+sys.exit(2)
+"""
+
+
+def plain(text: str) -> str:
+    """TEXT without its escape sequences (colours, cursor moves, window titles)."""
+    return re.sub(r"\x1b(\[[0-9;?$]*[A-Za-z]|\][^\x07]*\x07)", "", text)
+
+
+async def received(websocket, until: str | None = None) -> str:
+    """What the app process sends over WEBSOCKET, as text, until it holds UNTIL (escape sequences aside)
+    or the server closes it."""
+    import aiohttp
+
+    text = ""
+
+    async def read() -> None:
+        nonlocal text
+        async for message in websocket:
+            if message.type == aiohttp.WSMsgType.BINARY:
+                text += message.data.decode("utf-8", "replace")
+                if until is not None and until in plain(text):
+                    return
+
+    await asyncio.wait_for(read(), WAIT)
+    return text
+
+
+def test_an_app_that_fails_at_start_says_why_in_the_page_and_in_the_servers_output(capfd):
+    import shlex
+
+    import aiohttp
+
+    from pvtui.commands.web_session import SessionServer
+
+    command = "exec " + shlex.join([sys.executable, "-c", FAILING_APP])
+    server = SessionServer(command, title="failing", host="127.0.0.1", port=0, token="t0ken", max_sessions=1)
+
+    async def scenario() -> str:
+        port = await server.start()
+        try:
+            async with aiohttp.ClientSession() as client:
+                websocket = await client.ws_connect(f"http://127.0.0.1:{port}/t0ken/ws")
+                text = await received(websocket)  # until the server closes it
+                assert websocket.closed
+        finally:
+            await server.stop()
+        return text
+
+    page = asyncio.run(scenario())
+    said = capfd.readouterr().err.splitlines()
+    assert "pvtui serve: the explorer stopped (exit status 2):" in page
+    assert "pvtui: /reports/␛]0;owned␇r1: no such file or directory" in page and "\x1b]" not in page
+    assert said[-2:] == ["pvtui serve: the explorer stopped (exit status 2):",
+                         "pvtui serve:   pvtui: /reports/␛]0;owned␇r1: no such file or directory"]
+
+
 def serve_in_process(tiny_dir, monkeypatch, opener) -> tuple[int, list[str], list[str]]:
     """`pvtui serve --open-browser` in this process, with OPENER as webbrowser.open, stopped (by SIGINT, as
     Ctrl+C) once the browser has been opened or pvtui has said to open the URL by hand; (exit status,
@@ -263,13 +400,77 @@ def serve_in_process(tiny_dir, monkeypatch, opener) -> tuple[int, list[str], lis
     return cli.main(["serve", str(tiny_dir), "--port", "0", "--open-browser"]), opened, said
 
 
-def test_open_browser_opens_the_tokenised_url(tiny_dir, monkeypatch, capsys):
+def test_open_browser_opens_a_private_page_that_goes_on_to_the_tokenised_url(tiny_dir, monkeypatch, capsys):
     monkeypatch.setenv("DISPLAY", ":0")
-    status, opened, said = serve_in_process(tiny_dir, monkeypatch, lambda url: True)
+    pages = []
+
+    def opener(url: str) -> bool:
+        page = Path(urlsplit(url).path)
+        pages.append((page, page.read_text(), page.stat().st_mode, page.parent.stat().st_mode))
+        return True
+
+    status, opened, said = serve_in_process(tiny_dir, monkeypatch, opener)
     printed = capsys.readouterr().out.splitlines()[0]
     assert status == 0 and printed.startswith("pvtui serve: open ")
-    assert opened == [printed.split()[-1]] and re.fullmatch(r"http://127\.0\.0\.1:\d+/[\w-]{32}/", opened[0])
+    url = printed.split()[-1]
+    assert re.fullmatch(r"http://127\.0\.0\.1:\d+/[\w-]{32}/", url)
+    ((page, text, mode, folder_mode),) = pages
+    assert opened == [page.as_uri()] and urlsplit(url).path.strip("/") not in opened[0]
+    assert f'content="0; url={url}"' in text
+    assert stat.S_IMODE(mode) == 0o600 and stat.S_IMODE(folder_mode) == 0o700
+    assert not page.parent.exists()  # removed when the server stopped
     assert not any("by hand" in line for line in said)
+
+
+# Run as the web browser: records its arguments and its environment, and the page it was given.
+FAKE_BROWSER = """
+import json, os, sys
+from urllib.parse import urlsplit
+page = urlsplit(sys.argv[1]).path
+record = {"argv": sys.argv, "environ": dict(os.environ), "page": open(page).read()}
+json.dump(record, open(os.environ["FAKE_BROWSER_RECORD"], "w"))
+"""
+
+
+def test_the_token_is_on_no_command_line_and_in_no_environment(tiny_dir, tmp_path):
+    """Every local user can read each process's command line in /proc: the browser's, the server's and the
+    sessions' hold no token, nor their environments (readable by the same user, and inherited)."""
+    script = tmp_path / "browser"
+    script.write_text(f"#!{sys.executable}\n{FAKE_BROWSER}")
+    script.chmod(0o700)
+    record = tmp_path / "record.json"
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    env.update(BROWSER=f"{script} %s", FAKE_BROWSER_RECORD=str(record))
+    process = subprocess.Popen([sys.executable, "-m", "pvtui.cli", "serve", str(tiny_dir), "--port", "0",
+                                "--open-browser"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, env=env)
+    served = Served(process, printed_url(process))
+
+    async def a_session() -> list[int]:
+        session, websocket = await open_session(served)
+        pids = await asyncio.to_thread(served.wait_for_app_processes, 1)
+        for pid in [process.pid, *pids]:
+            for name in ("cmdline", "environ"):
+                assert served.token.encode() not in Path(f"/proc/{pid}/{name}").read_bytes(), (pid, name)
+        await websocket.close()
+        await session.close()
+        return pids
+
+    try:
+        for _ in range(WAIT * 10):
+            if record.exists() and record.stat().st_size:
+                break
+            time.sleep(0.1)
+        browser = json.loads(record.read_text())
+        asyncio.run(a_session())
+    finally:
+        process.send_signal(signal.SIGINT)
+        process.wait(timeout=WAIT)
+    assert served.token not in " ".join(browser["argv"])
+    assert not [name for name, value in browser["environ"].items() if served.token in value]
+    page = Path(urlsplit(browser["argv"][1]).path)
+    assert browser["argv"][1] == page.as_uri() and served.url in browser["page"]
+    assert not page.exists()
 
 
 def _no_browser(url: str) -> bool:
@@ -393,15 +594,18 @@ class Screen:
         self.page = page
         self.frames: list[bytes] = []
         self.url = ""
+        self.requests: list[str] = []  # every address the page asked for, the websocket's too
+        page.on("request", lambda request: self.requests.append(request.url))
         page.on("websocket", self._watch)
 
     def _watch(self, websocket) -> None:
         self.url = websocket.url
+        self.requests.append(websocket.url)
         # the terminal's output comes in binary frames; text frames are the protocol's (pong...)
         websocket.on("framereceived", lambda frame: isinstance(frame, bytes) and self.frames.append(frame))
 
     def text(self) -> str:
-        return re.sub(r"\x1b(\[[0-9;?$]*[A-Za-z]|\][^\x07]*\x07)", "", b"".join(self.frames).decode("utf-8", "replace"))
+        return plain(b"".join(self.frames).decode("utf-8", "replace"))
 
     def wait_for(self, words: str) -> None:
         for _ in range(WAIT * 10):
@@ -429,6 +633,11 @@ def test_the_explorer_in_chromium_by_keys_and_by_mouse(browser, tiny_dir, tmp_pa
         page.wait_for_timeout(500)
         before = page.screenshot(path=str(tmp_path / "summary.png"))
         assert before[:8] == b"\x89PNG\r\n\x1a\n"
+        # everything the page loaded came from the server, under its token; Roboto Mono too
+        own = f"//127.0.0.1:{served.port}/{served.token}/"
+        assert screen.requests and all(url.split(":", 1)[1].startswith(own) for url in screen.requests), screen.requests
+        assert f"http:{own}static/fonts/RobotoMono-VariableFont_wght.ttf" in screen.requests
+        assert page.evaluate("[...document.fonts].some(f => f.family.includes('Roboto Mono') && f.status == 'loaded')")
         page.click("#terminal")  # the terminal takes the keys
         for key, words in SCREENS.items():
             screen.frames.clear()
@@ -458,3 +667,19 @@ def test_closing_the_page_ends_its_process(browser, tiny_dir):
         served.wait_for_app_processes(0)
         assert not Path(f"/proc/{pid}").exists()
         assert served.process.poll() is None  # the server carries on
+
+
+def test_a_session_that_fails_at_start_says_why_in_the_page(browser, tiny_dir, tmp_path):
+    report = tmp_path / "report"
+    shutil.copytree(tiny_dir, report)
+    with serve(report) as served:
+        shutil.rmtree(report)  # gone since the server read it: each session's `pvtui open` fails at start
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        screen = Screen(page)
+        page.goto(served.url)
+        screen.wait_for("the explorer stopped (exit status 2)")
+        assert f"pvtui: {report}: no such file or directory" in screen.text()
+        page.wait_for_selector("body.-closed")
+        assert page.is_visible("text=The session has ended")
+        page.close()
+    assert f"pvtui serve:   pvtui: {report}: no such file or directory" in served.process.stderr.read()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 
 import pytest
-from conftest import open_screen, wait_until_loaded
+from conftest import open_screen, wait_for, wait_until_loaded
 
 from pvtui.app import ScreenActions
 from pvtui.model.splits import DEFAULT_LAYER_PATTERN, split_data
@@ -17,12 +17,10 @@ from pvtui.units import format_bytes
 async def wait_for_split(pilot, ipus: int) -> InsightsScreen:
     """The Insights screen once its sections and the split over IPUS IPUs are shown."""
     screen = pilot.app.screen
-    for _ in range(200):
-        if screen.data is not None and screen.split is not None and screen.split.get("ipus") == ipus:
-            break
-        await pilot.pause(0.02)
+    await wait_for(pilot, lambda: screen.nav.data is not None and screen.nav.split is not None
+                   and screen.nav.split.get("ipus") == ipus)
     await pilot.pause()
-    assert screen.split["ipus"] == ipus and screen.query("#split-body")
+    assert screen.query("#split-body")
     return screen
 
 
@@ -62,7 +60,7 @@ async def test_plus_splits_the_report_over_three_ipus(make_app, tiny_report):
         await pilot.press("plus")
         screen = await wait_for_split(pilot, 3)
         expected = split_data(tiny_report, 3, DEFAULT_LAYER_PATTERN)
-        assert screen.split == expected
+        assert screen.nav.split == expected
         lines = split_lines(screen)
         assert lines[0] == f"Stages on 3 IPUs (tile memory {format_bytes(expected['bytes_per_tile'])})"
         rows = stage_rows(lines)
@@ -90,10 +88,10 @@ async def test_the_ipu_count_stays_within_one_and_the_layers(make_app, tiny_repo
         screen = await wait_for_split(pilot, 1)
         assert screen.check_action("split_ipus", (-1,)) is None  # shown dimmed
         await pilot.press("minus")
-        assert screen.ipus == 1
+        assert screen.nav.ipus == 1
         await pilot.press(*["plus"] * (layers + 3))
         screen = await wait_for_split(pilot, min(layers, 16))
-        assert screen.ipus == min(layers, 16) and len(screen.split["stages"]) == screen.ipus
+        assert screen.nav.ipus == min(layers, 16) and len(screen.nav.split["stages"]) == screen.nav.ipus
         assert screen.check_action("split_ipus", (1,)) is None
         await pilot.press("u")  # other units: the section is drawn again in them
         assert " kB" in "\n".join(split_lines(screen))
@@ -138,4 +136,4 @@ async def test_plus_and_minus_bring_the_splits_into_view(make_app):
             heading.virtual_region_with_margin.y, scroll.max_scroll_y)
         await pilot.press("n")  # sections go on from the splits: wraps to the first
         await pilot.pause()
-        assert screen.section == 0
+        assert screen.nav.section == 0

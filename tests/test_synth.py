@@ -13,7 +13,7 @@ import pytest
 from elftools.elf.constants import SH_FLAGS
 from elftools.elf.elffile import ELFFile
 
-from pvtui.synth import SCALES, files, generate, write_report
+from pvtui.synth import SCALES, files, generate, standin, write_report
 from pvtui.synth.memory import CATEGORIES, CODE_CATEGORIES, DATA_CATEGORIES
 from pvtui.synth.scales import BYTES_PER_TILE
 
@@ -25,7 +25,7 @@ def tiny():
 
 @pytest.fixture(scope="module")
 def pva(tiny):
-    return tiny.as_pva()
+    return standin.PvaReport(tiny)
 
 
 def _same(a, b) -> bool:
@@ -94,7 +94,7 @@ def test_scale_figures():
 
 def test_ipus_override():
     truth = generate("tiny", ipus=4)
-    pva = truth.as_pva()
+    pva = standin.PvaReport(truth)
     assert pva.compilation.target.numIPUs == 4 and pva.compilation.target.numTiles == 4 * 64
     assert truth.liveness.step_bytes_by_ipu.shape[1] == 4
     assert len(pva.execution.steps[0].ipus) == 4
@@ -262,7 +262,7 @@ def test_program_tree(tiny, pva):
 
 
 def test_operations_link_debug_contexts(tiny):
-    ops = tiny.operations()
+    ops = standin.operations(tiny)
     assert len(ops) == len(tiny.graph.op_name)
     forward = ops[10]
     context = forward.debugContext

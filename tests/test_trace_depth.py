@@ -9,15 +9,16 @@ import re
 import numpy as np
 import pytest
 from textual.widgets import Static
-from conftest import open_screen
+from conftest import open_screen, said, wait_for
 from test_trace_screen import open_trace
 
 from pvtui.cli import main
 from pvtui.render.insights import column_eighths
+from pvtui.render.step_change import step_change_line
 from pvtui.model import flame as fl
-from pvtui.model import trace_views as tv
+from pvtui.model import lanes as ln
 from pvtui.model.queries import live_difference
-from pvtui.model.program_search import display_order, in_display_order, programs_in_layer
+from pvtui.model.program_search import display_order, in_display_order
 from pvtui.model.step_stats import step_stats
 from pvtui.screens.liveness import LivenessScreen
 from pvtui.widgets.live_variables import LiveVariables
@@ -32,9 +33,9 @@ pytestmark = pytest.mark.anyio
 # The nesting ------------------------------------------------------------------------
 
 
-def lane_of(starts, ends, phases) -> tv.Lane:
+def lane_of(starts, ends, phases) -> ln.Lane:
     starts, ends = np.array(starts, np.int64), np.array(ends, np.int64)
-    return tv.Lane(np.arange(len(starts), dtype=np.int64), starts, ends, np.array(phases, np.int8),
+    return ln.Lane(np.arange(len(starts), dtype=np.int64), starts, ends, np.array(phases, np.int8),
                    np.maximum.accumulate(ends))
 
 
@@ -82,7 +83,7 @@ def test_without_debug_or_programs_the_nesting_comes_from_what_is_left(tiny_repo
     if report.programs is not None:
         program = int(report.execution.program[0])
         assert nesting.path(program) == [p for p in report.programs.names[program].split("/") if p]
-    lane = tv.build_lanes(report.execution.cycles_from[:5], report.execution.cycles_to[:5], np.zeros(5, np.int8), 0)[0]
+    lane = ln.build_lanes(report.execution.cycles_from[:5], report.execution.cycles_to[:5], np.zeros(5, np.int8), 0)[0]
     rows = fl.lane_flame(report, lane, 0, nesting)
     assert rows and (len(rows[0]) > 0) == (report.programs is not None)
     assert fl.layer_names(report) == []
@@ -113,10 +114,7 @@ def test_depth_rows_fit_the_room_shallowest_first_and_leave_out_those_empty_in_t
 async def open_flame(pilot):
     screen = await open_trace(pilot)
     await pilot.press("f")
-    for _ in range(200):
-        if screen.nav.flame is not None:
-            break
-        await pilot.pause(0.02)
+    await wait_for(pilot, lambda: screen.nav.flame is not None)
     await pilot.pause()
     return screen
 
@@ -151,6 +149,7 @@ def drawn_text(view: FlameView) -> list[str]:
 async def test_the_flame_view_fits_its_depth_rows_to_the_height(make_app, size):
     async with make_app().run_test(size=size) as pilot:
         screen = await open_flame(pilot)
+        await pilot.press("0")  # the whole run: every IPU has blocks in the window
         view = screen.query_one(FlameView)
         height, lo_hi = view.scrollable_content_region.height, screen.nav.window
         wanted = [[d for d, row in enumerate(rows) if fl.shows_blocks(row, *lo_hi)] for rows in screen.nav.flame]
@@ -220,9 +219,8 @@ async def test_c_finds_the_costliest_name_and_p_opens_its_program(make_app):
         assert lo <= row.lane.starts[block] and row.lane.ends[block] <= hi
         program = screen.nav.selected_program(screen.report.execution, screen.report.programs)
         await pilot.press("P")
-        await pilot.pause(0.2)
-        programs = pilot.app.screen
-        assert isinstance(programs, ProgramsScreen) and programs.selected_program() == program
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, ProgramsScreen) and not pilot.app.screen.opening)
+        assert pilot.app.screen.selected_program() == program
 
 
 # Step statistics ----------------------------------------------------------------------
@@ -275,12 +273,9 @@ async def test_the_statistics_panel_shows_the_runs_types(make_app, monkeypatch):
     async with make_app().run_test(size=(80, 24)) as pilot:
         screen = await open_trace(pilot)
         await pilot.press("S")
-        for _ in range(100):  # counted in a worker: a large report's take longer than a frame
-            await pilot.pause(0.02)
-            text = str(screen.query_one("#stats-text").render())
-            if "Step statistics" in text:
-                break
-        assert "Step statistics" in text and "OnTileExecute" in text and "IPU 1" in text
+        await wait_for(pilot, lambda: stats_shown(screen))  # counted in a worker: a large report's take longer
+        text = str(screen.query_one("#stats-text").render())
+        assert "OnTileExecute" in text and "IPU 1" in text
         assert threads and threading.main_thread() not in threads
         await pilot.press("S")
         assert screen.pane == "details"
@@ -314,11 +309,14 @@ async def test_marking_a_liveness_step_compares_the_cursor_with_it(make_app, tin
         await pilot.press("left")
         assert screen.nav.marked == peak and screen.nav.cursor < peak
         added, removed, change = live_difference(tiny_report, peak, screen.nav.cursor)
-        panel = screen.query_one(LiveVariables)
-        heading = " · ".join(panel.heading)
-        assert f"vs {peak:,}: " in heading
-        assert f"+{len(added):,} −{len(removed):,} variables" in heading
+        panel = screen.query_one(LiveVariables)  # in the words of `pvtui liveness --step A --vs B`
+        assert panel.heading == step_change_line(peak, screen.nav.cursor, change, len(added), len(removed),
+                                                 screen.bytes)
+        assert panel.heading.startswith(f"From step {peak:,} to step {screen.nav.cursor:,}: ")
         assert len(panel.variables) == min(len(added) + len(removed), 64)
+        names = tiny_report.liveness.variable_names
+        if added:  # those that appeared first, signed as the command signs them
+            assert panel.variables[0] == (f"+{screen.bytes(added[0][1])}", names[added[0][0]])
         chart = screen.query_one(LivenessChart)
         marker_row = chart.render_line(0).text
         marked_columns = columns_of_step(peak, screen.nav.window.start, screen.nav.window.stop, chart.plot_width)
@@ -372,7 +370,7 @@ def test_programs_in_a_layer_are_those_named_by_it(tiny_report):
         memo: dict = {}
         expected = [p for p in range(len(tiny_report.programs))
                     if fl.name_in_layer(tiny_report, p, layer, memo) is not None]
-        assert programs_in_layer(tiny_report, layer).tolist() == expected
+        assert fl.programs_in_layer(tiny_report, layer).tolist() == expected
 
 
 async def test_l_says_how_many_programs_have_a_name_and_goes_to_the_first(make_app, tiny_report):
@@ -380,18 +378,14 @@ async def test_l_says_how_many_programs_have_a_name_and_goes_to_the_first(make_a
         screen = await open_screen(pilot, "p", ProgramsScreen)
         tree = screen.tree
         layer = fl.layer_names(tiny_report)[0]
-        named = programs_in_layer(tiny_report, layer)
+        named = fl.programs_in_layer(tiny_report, layer)
         await pilot.press("L")
-        for _ in range(100):  # found in a worker
-            await pilot.pause(0.02)
-            if tree.cursor_program in set(named.tolist()):
-                break
+        await wait_for(pilot, lambda: tree.cursor_program in set(named.tolist()))  # found in a worker
         programs = tiny_report.programs
         order = display_order(programs.child_offsets, programs.child_ids, programs.roots, programs.parent)
         assert tree.cursor_program == int(in_display_order(named, order)[0])
         assert tree.name_source[1](tree.cursor_program) is not None
-        said = [n.message for n in pilot.app._notifications]
-        assert any(f"{len(named):,} of {len(programs):,} programs have one" in m for m in said), said
+        assert f"{len(named):,} of {len(programs):,} programs have one" in said(pilot.app)
 
 
 # Small things -------------------------------------------------------------------------------
@@ -412,8 +406,8 @@ async def test_the_trace_header_keeps_the_run_name_apart_from_the_cycles(make_ap
         lines = [status.render_line(y).text.strip() for y in range(status.size.height)]
         # each item whole on a line of its own (never wrapped at a space, which glued the range to the name)
         assert lines[0].startswith("Run 1/") and lines[0].endswith("main#0"), lines
-        assert re.fullmatch(r"cycles [\d,]+–[\d,]+ ×\S+", lines[1]), lines
-        assert lines[2] == "IPU 0 step 0" and "…" not in "".join(lines)
+        assert re.fullmatch(r"cycles [\d,]+–[\d,]+", lines[1]), lines
+        assert re.fullmatch(r"[\d.]+% of the run · IPU 0 step [\d,]+", lines[2]) and "…" not in "".join(lines)
         assert screen.nav.run == 0
 
 
@@ -423,23 +417,22 @@ async def test_the_trace_header_keeps_the_run_name_apart_from_the_cycles(make_ap
 async def _flame_costliest(pilot) -> None:
     await open_flame(pilot)
     await pilot.press("down", "c")
-    await pilot.pause(0.1)
+
+
+def stats_shown(screen) -> bool:
+    """the step statistics are counted and shown"""
+    return "Step statistics" in str(screen.query_one("#stats-text").render())
 
 
 async def _stats_shown(pilot) -> None:
     screen = await open_trace(pilot)
     await pilot.press("S")
-    for _ in range(100):  # counted in a worker
-        await pilot.pause(0.02)
-        if "Step statistics" in str(screen.query_one("#stats-text").render()):
-            break
-    await pilot.pause(0.1)
+    await wait_for(pilot, lambda: stats_shown(screen))  # counted in a worker
 
 
 async def _peak_against_the_step_before(pilot) -> None:
     await open_screen(pilot, "l", LivenessScreen)
     await pilot.press("b", *["plus"] * 6, "left")
-    await pilot.pause(0.1)
 
 
 def test_snapshot_trace_flame_80x24(snap_compare, make_app):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import wait_until_loaded
+from conftest import wait_for, wait_until_loaded
 from rich.style import Style
 
 from pvtui.model import trace_views
@@ -23,11 +23,7 @@ async def open_trace(pilot) -> TraceScreen:
     """Press t and wait until the first run's lanes are indexed and drawn."""
     await wait_until_loaded(pilot)
     await pilot.press("t")
-    for _ in range(200):
-        screen = pilot.app.screen
-        if isinstance(screen, TraceScreen) and screen.available:
-            break
-        await pilot.pause(0.02)
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, TraceScreen) and pilot.app.screen.available)
     await pilot.pause()
     return pilot.app.screen
 
@@ -41,7 +37,9 @@ async def test_zoom_the_trace(make_app):
     async with make_app().run_test(size=(80, 24)) as pilot:
         screen = await open_trace(pilot)
         whole = screen.nav.bounds
-        assert screen.nav.window == whole and screen.nav.selected_step >= 0
+        assert screen.nav.window != whole and screen.nav.selected_step >= 0  # it opens on the first model layer
+        await pilot.press("0")
+        assert screen.nav.window == whole
         for _ in range(3):
             await pilot.press("plus")
         lo, hi = screen.nav.window
@@ -87,12 +85,9 @@ async def test_lanes_runs_and_the_bsp_panel(make_app, tiny_report):
         await pilot.press("up")
         assert screen.nav.cursor_ipu == 0
         await pilot.press("r")
-        for _ in range(100):
-            if screen.nav.run == 1 % tiny_report.execution.num_runs and screen.available:
-                break
-            await pilot.pause(0.02)
-        assert screen.nav.run == 1 % tiny_report.execution.num_runs
-        assert screen.nav.window == screen.nav.bounds
+        await wait_for(pilot, lambda: screen.nav.run == 1 % tiny_report.execution.num_runs and screen.available)
+        ipu, first, _ = screen.index.openings[screen.nav.run]  # each run opens on its first model layer
+        assert (screen.nav.cursor_ipu, screen.nav.cursor_pos) == (ipu, first)
         await pilot.press("b")
         await pilot.pause()
         if tiny_report.execution.bsp_steps is None:
@@ -125,12 +120,9 @@ async def test_reload_keeps_run_window_and_step(make_app, tiny_dir):
         screen = await open_trace(pilot)
         await pilot.press("plus", "plus", "right", "right")
         kept = (screen.nav.run, screen.nav.window, screen.nav.selected_step)
-        pilot.app.report = load_report(discover(tiny_dir)[0], cache=pilot.app.cache)
+        pilot.app.a.report = load_report(discover(tiny_dir)[0], cache=pilot.app.cache)
         screen.report_changed()
-        for _ in range(100):
-            await pilot.pause(0.02)
-            if screen.available:
-                break
+        await wait_for(pilot, lambda: screen.available)
         assert (screen.nav.run, screen.nav.window, screen.nav.selected_step) == kept
 
 
@@ -140,8 +132,7 @@ async def test_a_report_without_execution_says_so(make_app):
         screen = pilot.app.screen
         pilot.app.report.execution = None
         screen.report_changed()
-        await pilot.pause(0.1)
-        assert not screen.query(TraceView)
+        await wait_for(pilot, lambda: not screen.query(TraceView) and screen.query(Unavailable))
         message = screen.query_one(Unavailable)
         assert "execution" in str(message.render())
 
@@ -157,10 +148,8 @@ def test_step_details_name_the_step_and_every_ipu(tiny_report):
 
 
 async def wait_available(pilot, screen: TraceScreen) -> None:
-    for _ in range(100):
-        await pilot.pause(0.02)
-        if screen.available:
-            break
+    await pilot.pause()  # a reload recomposing the screen has begun
+    await wait_for(pilot, lambda: screen.available)
     await pilot.pause()
 
 
@@ -223,11 +212,11 @@ async def test_a_reload_that_gains_or_loses_per_tile_cycles_recomposes(make_app,
         await pilot.press("b")
         report = load_report(discover(tiny_dir)[0], cache=pilot.app.cache)
         report.execution.__dict__.update(bsp_steps=None, bsp_cycles=None)
-        pilot.app.report = report
+        pilot.app.a.report = report
         screen.report_changed()
         await wait_available(pilot, screen)
         assert not screen.query(BspView) and screen.query_one("#bsp").query(Unavailable)
-        pilot.app.report = load_report(discover(tiny_dir)[0], cache=pilot.app.cache)
+        pilot.app.a.report = load_report(discover(tiny_dir)[0], cache=pilot.app.cache)
         screen.report_changed()
         await wait_available(pilot, screen)
         assert screen.query_one(BspView).frame is not None
@@ -264,8 +253,7 @@ async def _trace_ready(pilot) -> None:
 
 async def _bsp_ready(pilot) -> None:
     await open_trace(pilot)
-    await pilot.press("b", "n")
-    await pilot.pause(0.1)
+    await pilot.press("b", "n")  # drawn after the next refresh, which the snapshot waits for
 
 
 def test_snapshot_trace_80x24(snap_compare, make_app):

@@ -7,32 +7,33 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from pvtui.model import lanes as ln
 from pvtui.model import trace_views as tv
 from pvtui.model.step_types import PHASES
 
 COMPUTE, EXCHANGE, SYNC = (PHASES.index(p) for p in ("compute", "exchange", "sync"))
 
 
-def lane_of(spans: list[tuple[int, int]], phases: list[int] | None = None) -> tv.Lane:
+def lane_of(spans: list[tuple[int, int]], phases: list[int] | None = None) -> ln.Lane:
     starts = np.array([a for a, _ in spans], dtype=np.int64)
     ends = np.array([b for _, b in spans], dtype=np.int64)
     ph = np.array(phases if phases is not None else [COMPUTE] * len(spans), dtype=np.int8)
-    return tv.Lane(np.arange(len(spans), dtype=np.int64), starts, ends, ph, np.maximum.accumulate(ends))
+    return ln.Lane(np.arange(len(spans), dtype=np.int64), starts, ends, ph, np.maximum.accumulate(ends))
 
 
 def test_step_phases_follow_program_types():
     types = np.array([0, 1, 2])
     names = ["OnTileExecute", "DoExchange", "Mystery"]
-    phases = tv.step_phases(np.array([0, 1, 2, -1, 7]), types, names)
+    phases = ln.step_phases(np.array([0, 1, 2, -1, 7]), types, names)
     assert [PHASES[p] for p in phases] == ["compute", "exchange", "other", "other", "other"]
-    assert list(tv.step_phases(np.array([0, 1]), None, [])) == [tv.OTHER, tv.OTHER]
+    assert list(ln.step_phases(np.array([0, 1]), None, [])) == [ln.OTHER, ln.OTHER]
 
 
 def test_build_lanes_sorts_by_start_and_skips_steps_that_did_not_run():
     cycles_from = np.array([[10, -1], [0, 5], [20, 15]])
     cycles_to = np.array([[20, -1], [10, 15], [30, 25]])
     phases = np.array([COMPUTE, EXCHANGE, SYNC], dtype=np.int8)
-    lanes = tv.build_lanes(cycles_from, cycles_to, phases, first_step=100)
+    lanes = ln.build_lanes(cycles_from, cycles_to, phases, first_step=100)
     assert lanes[0].steps.tolist() == [101, 100, 102]
     assert lanes[0].starts.tolist() == [0, 10, 20]
     assert lanes[0].phases.tolist() == [EXCHANGE, COMPUTE, SYNC]
@@ -41,15 +42,15 @@ def test_build_lanes_sorts_by_start_and_skips_steps_that_did_not_run():
 
 
 def test_run_span_of_an_empty_run():
-    empty = tv.build_lanes(np.full((2, 1), -1), np.full((2, 1), -1), np.zeros(2, np.int8), 0)
+    empty = ln.build_lanes(np.full((2, 1), -1), np.full((2, 1), -1), np.zeros(2, np.int8), 0)
     assert tv.run_span(empty) == (0, tv.MIN_SPAN)
 
 
 def test_build_lanes_of_a_run_with_no_steps_and_of_one_ipu_column():
-    lanes = tv.build_lanes(np.zeros((0, 2)), np.zeros((0, 2)), np.zeros(0, np.int8), first_step=7)
+    lanes = ln.build_lanes(np.zeros((0, 2)), np.zeros((0, 2)), np.zeros(0, np.int8), first_step=7)
     assert [len(lane) for lane in lanes] == [0, 0]
     assert tv.run_span(lanes) == (0, tv.MIN_SPAN)
-    single = tv.build_lanes(np.array([5, 0]), np.array([9, 5]), np.array([COMPUTE, SYNC], np.int8), 0)
+    single = ln.build_lanes(np.array([5, 0]), np.array([9, 5]), np.array([COMPUTE, SYNC], np.int8), 0)
     assert len(single) == 1 and single[0].steps.tolist() == [1, 0]
 
 

@@ -4,7 +4,7 @@ that opens a search or a filter go into it, not to the screen behind it."""
 from __future__ import annotations
 
 import pytest
-from conftest import open_screen
+from conftest import open_screen, wait_for
 from textual import events
 from textual.widgets import Input
 
@@ -34,7 +34,7 @@ async def test_what_is_typed_right_after_slash_goes_into_the_search(make_app, sc
     async with make_app().run_test(size=(100, 30)) as pilot:
         screen = await open_screen(pilot, screen_key, screen_type)
         arrive_together(pilot.app, "slash", *"lay")  # "l" alone would open Liveness
-        await pilot.pause(0.2)
+        await wait_for(pilot, lambda: screen.query_one(input_id, Input).value == "lay")
         assert pilot.app.screen is screen, pilot.app.screen
         assert pilot.app.focused is screen.query_one(input_id, Input), pilot.app.focused
         assert screen.query_one(input_id, Input).value == "lay"
@@ -45,6 +45,6 @@ async def test_keys_before_and_after_slash_keep_their_order(make_app):
     async with make_app().run_test(size=(100, 30)) as pilot:
         screen = await open_screen(pilot, "m", MemoryScreen)
         arrive_together(pilot.app, "v", "slash", *"lay", "slash", "f")
-        await pilot.pause(0.2)
+        await wait_for(pilot, lambda: screen.query_one("#variable-input", Input).value == "lay/f")
         assert screen.view == "map"
         assert screen.query_one("#variable-input", Input).value == "lay/f"

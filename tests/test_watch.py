@@ -17,6 +17,14 @@ async def _next(events, timeout: float = 10.0) -> Seen:
     return await asyncio.wait_for(events.__anext__(), timeout)
 
 
+async def _watching(events, timeout: float = 10.0) -> None:
+    """Once the watch waits for news: its watches are set (watchfiles sets them before its first wait)."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while events.ag_await is None:  # not yet started, or not yet asked for what comes next
+        assert asyncio.get_running_loop().time() < deadline, "the watch never began"
+        await asyncio.sleep(0)
+
+
 async def test_a_report_directory_removed_and_made_again_is_said_and_watched_again(tmp_path):
     report = tmp_path / "run"
     report.mkdir()
@@ -24,7 +32,7 @@ async def test_a_report_directory_removed_and_made_again_is_said_and_watched_aga
     stop = asyncio.Event()
     events = watch_report(ReportFiles(report, "run", app=report / "app.json"), stop, settle=0.2)
     first = asyncio.ensure_future(_next(events))
-    await asyncio.sleep(0.5)  # the watch is running
+    await _watching(events)
     (report / "app.json").write_text('{"a": 1}')
     assert await first == Seen("changed", [report / "app.json"])
 
@@ -33,7 +41,7 @@ async def test_a_report_directory_removed_and_made_again_is_said_and_watched_aga
     report.mkdir()
     assert await _next(events) == Seen("back", [report])
     later = asyncio.ensure_future(_next(events))  # as the app does: it waits for what comes next
-    await asyncio.sleep(0.5)  # watched again
+    await _watching(events)  # watched again
     (report / "framework.json").write_text("{}")
     assert await later == Seen("changed", [report / "framework.json"])
     stop.set()

@@ -90,9 +90,9 @@ def _print_skipped(data: dict[str, Any], verbose: bool) -> None:
 
 
 def _print_listed(data: dict[str, Any], verbose: bool) -> None:
+    from pvtui.render.console import TextConsole
     from rich.table import Table
 
-    from pvtui.render.safe_text import plain_console
     from pvtui.units import format_bytes
 
     entries = data["entries"]
@@ -111,7 +111,7 @@ def _print_listed(data: dict[str, Any], verbose: bool) -> None:
     for entry in entries:
         table.add_row(entry["report"], format_bytes(entry["bytes"]), _local_time(entry["last_used"]),
                       "in use" if entry["in_use"] else "")
-    plain_console().print(table)
+    TextConsole().print(table)
     print("Remove them with `pvtui cache clear [--older-than DAYS]`.")
     _print_skipped(data, verbose)
 

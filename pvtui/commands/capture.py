@@ -10,13 +10,13 @@ import re
 import shlex
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 from pvtui.commands.common import EXIT_BAD_INPUT, add_app_arguments, print_line, say
 from pvtui.safe_text import visible
 from pvtui.commands.options import ENV, read_options
+from pvtui.streams import on_a_terminal
 
 LOG_ENV = "POPLAR_PROFILER_LOG_LEVEL"
 LOG_LEVELS = ("TRACE", "DEBUG", "INFO", "WARN", "ERR", "OFF")
@@ -170,7 +170,7 @@ def run_and_show(program: list[str], env: dict[str, str], directory: Path, args:
     from pvtui.child import EXIT_CANNOT_RUN, ending, start, wait
 
     started = time.time()
-    live = args.live and sys.stdout.isatty() and sys.stdin.isatty()
+    live = args.live and on_a_terminal()
     if args.live and not live:
         say("pvtui capture: --live needs a terminal; running without it")
     log = None
@@ -192,14 +192,14 @@ def run_and_show(program: list[str], env: dict[str, str], directory: Path, args:
     say(f"pvtui capture: {program_name(program)} {ending(status)}")
     reports = list_written(directory, started)
     stopped = status in (128 + signal.SIGINT, 128 + signal.SIGTERM)
-    if not reports or args.no_open or stopped or not (sys.stdout.isatty() and sys.stdin.isatty()):
+    if not reports or args.no_open or stopped or not on_a_terminal():
         return status
     if args.engine is not None and args.engine not in {r.name for r in reports}:
         say(f"pvtui capture: no report named {args.engine!r}; there are {', '.join(r.name for r in reports)}")
         return status
     from pvtui.app import run_app
 
-    run_app(directory, engine=args.engine, theme=args.theme, screen=args.screen)
+    run_app(directory, engine=args.engine, theme=args.theme, screen=args.screen, reader=args.reader)
     return status
 
 
@@ -214,8 +214,9 @@ def _run_live(child, mask, program: list[str], directory: Path, args: argparse.N
     name = program_name(program)
     status: list[int] = []
     stop = threading.Event()  # set on SIGTERM: pvtui is asked to end, so the explorer closes too
-    app = PvtuiApp([], path=directory, theme=args.theme, first_screen=args.screen, waiting=CaptureWait(
-        name, directory, directory / LOG_FILE, lambda: status[0] if status else None, ending, stop, args.engine))
+    app = PvtuiApp([], path=directory, theme=args.theme, first_screen=args.screen, reader=args.reader,
+                   waiting=CaptureWait(name, directory, directory / LOG_FILE, lambda: status[0] if status else None,
+                                       ending, stop, args.engine))
 
     def forward() -> None:
         status.append(forward_until_exit(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 from pathlib import Path
@@ -19,15 +20,29 @@ FIRST_SCREENS = ("summary", "memory", "liveness", "programs", "trace", "insights
 
 
 def add_report_arguments(parser: argparse.ArgumentParser) -> None:
-    """PATH and --engine, as every command that reads one report takes them."""
+    """PATH, --engine and --reader, as every command that reads one report takes them."""
     parser.add_argument("path", type=Path, help="report directory, file or bundle")
     parser.add_argument("--engine", help="which report, where PATH holds several")
+    add_reader_argument(parser)
+
+
+def add_reader_argument(parser: argparse.ArgumentParser) -> None:
+    """--reader, as every command that opens a report takes it."""
+    from pvtui.sources.readers import READERS
+
+    parser.add_argument(
+        "--reader", choices=READERS, default="auto",
+        help="how profile.pop is read: libpva (module pva, from the Poplar SDK: every part), native (its SQLite "
+             "tables, without the SDK: memory, programs, steps, variables), or auto (default): libpva where it "
+             "imports, else native",
+    )
 
 
 def add_app_arguments(parser: argparse.ArgumentParser) -> None:
-    """--theme and --screen, as every command that opens the explorer takes them."""
+    """--theme, --screen and --reader, as every command that opens the explorer takes them."""
     parser.add_argument("--theme", help="theme name (dark, light, high-contrast or your own)")
     parser.add_argument("--screen", choices=FIRST_SCREENS, default="summary", help="the screen to open on")
+    add_reader_argument(parser)
 
 
 def add_units_argument(parser: argparse.ArgumentParser) -> None:
@@ -67,9 +82,11 @@ def say(line: str) -> None:
     """One unwrapped line on stderr: errors and warnings stay greppable.
 
     It is made visible (pvtui.safe_text): a path or name quoted in it drives no terminal, and a line
-    break inside it (a path may hold one) shows as ␊, so one message stays one line.
+    break inside it (a path may hold one) shows as ␊, so one message stays one line. Where stderr is
+    closed or cannot be written (full), the line is lost: there is nowhere else to say it.
     """
-    print(visible(line), file=sys.stderr)
+    with contextlib.suppress(OSError):
+        print(visible(line), file=sys.stderr, flush=True)
 
 
 def print_line(line: str) -> None:
@@ -79,10 +96,10 @@ def print_line(line: str) -> None:
 
 def progress_bar():
     """A Rich progress bar on stderr, and the progress callback that drives it."""
-    from rich.console import Console
+    from pvtui.render.console import TextConsole
     from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn
 
-    console = Console(stderr=True)
+    console = TextConsole(stderr=True)
     bar = Progress(
         TextColumn("{task.description}", markup=False), BarColumn(), TaskProgressColumn(),
         console=console, transient=True, disable=not console.is_terminal,  # piped: no stray blank line
@@ -116,15 +133,16 @@ def find_report(path: Path, engine: str | None = None):
     return found[0]
 
 
-def load(path: Path, engine: str | None = None, exact_text: bool = False):
-    """Discover and open the report at PATH, with a progress bar while it is read; its names exactly as
-    the files hold them where EXACT_TEXT (for JSON), else made visible (pvtui.safe_text)."""
+def load(path: Path, engine: str | None = None, reader: str = "auto", exact_text: bool = False):
+    """Discover and open the report at PATH (profile.pop read by READER), with a progress bar while it is
+    read; its names exactly as the files hold them where EXACT_TEXT (for JSON), else made visible
+    (pvtui.safe_text)."""
     from pvtui.sources.ingest import load_report
 
     files = find_report(path, engine)
     bar, update = progress_bar()
     with bar:
-        report = load_report(files, progress=update, exact_text=exact_text)
+        report = load_report(files, progress=update, reader=reader, exact_text=exact_text)
     for problem in report.problems:
         say(f"warning: {problem}")
     return report
@@ -153,7 +171,7 @@ def emit_available(args: argparse.Namespace, data: Any, render: Callable[[Any], 
 
 def run_part(args: argparse.Namespace, query: Callable, render: Callable[[Any], None], part: str) -> int:
     """A command that shows one part of the report (QUERY's answer), or says the report lacks PART."""
-    report = load(args.path, args.engine, exact_text=args.json)
+    report = load(args.path, args.engine, args.reader, exact_text=args.json)
     data = query(report)
     if data is None:
         data = {"available": False, "reason": report.missing(part)}

@@ -14,13 +14,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("out", type=Path, help="a new (or empty) directory for the bundle")
 
 
+def refuse_taken(out: Path) -> None:
+    """OUT must be new, or an empty directory (not a link to one): nothing there is ever replaced."""
+    try:
+        if out.is_symlink():
+            raise ReportError(out, "is a symbolic link; nothing was written; choose a new directory")
+        if out.exists() and not out.is_dir():
+            raise ReportError(out, "is a file, not a directory; nothing was written; choose a new directory")
+        if out.exists() and any(out.iterdir()):
+            raise ReportError(out, "already exists and is not empty; choose a new directory")
+    except OSError as exc:
+        raise ReportError(out, f"cannot be used ({exc.strerror or exc})") from None
+
+
 def run(args: argparse.Namespace) -> int:
     from pvtui.model.bundle import BundleWriter
 
-    report = load(args.path, args.engine)
     out: Path = args.out
-    if out.exists() and any(out.iterdir()):
-        raise ReportError(out, "already exists and is not empty; choose a new directory")
+    refuse_taken(out)  # before reading the report, which may take minutes
+    report = load(args.path, args.engine, args.reader)
     with BundleWriter(out) as writer:
         writer.link_from(report.bundle, report.bundle.columns)  # a damaged column stays behind, its part noted
         for name in ("framework.json", "app.json"):

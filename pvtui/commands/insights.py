@@ -17,20 +17,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from pvtui.model.insights import insights
 
-    report = load(args.path, args.engine, exact_text=args.json)
+    report = load(args.path, args.engine, args.reader, exact_text=args.json)
     emit(args, insights(report), lambda data: _print(report, data, bytes_format(args)))
     return 0
 
 
 def _print(report, data: dict[str, Any], fmt) -> None:
+    from pvtui.render.console import TextConsole
     from rich.text import Text
 
     from pvtui.model.insights import histogram
     from pvtui.model.tile_views import tile_memory
     from pvtui.render.insights import SECTIONS, headline, section_renderables
-    from pvtui.render.safe_text import plain_console
-
-    console = plain_console()
+    console = TextConsole()
     console.print(Text(f"Insights · {data['report']}", style="bold"))
     console.print(headline(data, fmt))
     for key, title in SECTIONS:

@@ -66,8 +66,7 @@ def _render_tile(data: dict, fmt: Fmt) -> list[str]:
     missing = data["missing"]
     variables = data["variables"]
     if variables is not None:
-        variables = [dict(v, live="always live" if v["always_live"] else count_of(v["steps_live"], "step"))
-                     for v in variables]
+        variables = [dict(v, live=_live(v)) for v in variables]
     lines += _table("variables", variables, ("bytes", "live", "name"), missing.get("variables"), fmt)
     lines += _table("compute sets", data["compute_sets"], ("state_bytes", "instances", "vertices", "name"),
                     missing.get("compute_sets"), fmt)
@@ -75,6 +74,12 @@ def _render_tile(data: dict, fmt: Fmt) -> list[str]:
                     missing.get("vertices"), fmt)
     lines += _table("exchanges", data["exchanges"], ("code_bytes", "type", "program"), missing.get("exchanges"), fmt)
     return lines
+
+
+def _live(variable: dict) -> str:
+    if "always_live" not in variable:  # profile.pop read without libpva: no live steps
+        return "—"
+    return "always live" if variable["always_live"] else count_of(variable["steps_live"], "step")
 
 
 def _render_variable(data: dict, fmt: Fmt) -> list[str]:

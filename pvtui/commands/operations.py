@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     if by_layer and args.layer:
         say("pvtui: --layer names a debug layer, which only --group operation shows")
         return EXIT_BAD_INPUT
-    report = load(args.path, args.engine, exact_text=args.json)
+    report = load(args.path, args.engine, args.reader, exact_text=args.json)
     text = report.text(args.filter)  # compared with names in the form the report gives them
     top = args.top if args.top is not None else (None if args.json else 20)
     try:
@@ -71,13 +71,13 @@ def run(args: argparse.Namespace) -> int:
 
 
 def render(data: dict[str, Any], fmt) -> None:
+    from pvtui.render.console import TextConsole
     from rich.table import Table
 
     from pvtui.render.names import wrap_at_slashes
-    from pvtui.render.safe_text import plain_console
     from pvtui.units import count_of, format_cycles
 
-    console = plain_console()
+    console = TextConsole()
     shown = f"{data['shown']:,} of {data['total']:,}"
     title = f"{data['label']} operations by {data['sort']} ({shown}"
     title += f", name contains {data['filter']!r})" if data["filter"] else ")"

@@ -11,21 +11,35 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import html
 import ipaddress
 import os
 import secrets
 import shlex
+import shutil
 import signal
 import socket
 import stat
 import sys
+import tempfile
 import threading
 import webbrowser
+from pathlib import Path
 
 from pvtui.commands.common import EXIT_BAD_INPUT, find_report, load, say
 from pvtui.commands.open import add_arguments as add_open_arguments
 
 LOOPBACK = "127.0.0.1"
+# What a session's Python runs: `pvtui.cli` as `-m` would, but with the current directory taken off the
+# path first (-m and -c put it first, so that a `pvtui/` there, such as the project's own checkout,
+# would be imported instead of the installed pvtui). Python 3.11's -P does this; 3.10 has no -P.
+SESSION_MAIN = "import sys; sys.path[:1] = filter(None, sys.path[:1]); from pvtui.cli import main; sys.exit(main())"
+# The page --open-browser opens: it sends the browser on to the URL with the token
+REDIRECT = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><meta http-equiv="refresh" content="0; url={url}">
+<title>pvtui serve</title></head>
+<body><p><a href="{url}">Open pvtui</a></p></body></html>
+"""
 GRAPHICAL = ("DISPLAY", "WAYLAND_DISPLAY", "BROWSER")  # a display for a browser, or a browser named by the user
 
 
@@ -66,13 +80,14 @@ def who_can_reach(host: str, port: int) -> str:
 
 
 def app_command(args: argparse.Namespace) -> str:
-    """The shell command that runs one session's explorer: this Python, this pvtui, on the same report
-    (`exec`: the app is the process started, so that ending it ends the app, not a shell above it)."""
-    argv = [sys.executable, "-m", "pvtui.cli", "open", str(args.path.resolve()), "--screen", args.screen]
+    """The shell command that runs one session's explorer: this Python, the installed pvtui, on the same
+    report (`exec`: the app is the process started, so that ending it ends the app, not a shell above it)."""
+    argv = [sys.executable, "-c", SESSION_MAIN, "open", str(args.path.resolve()), "--screen", args.screen]
     if args.engine:
         argv += ["--engine", args.engine]
     if args.theme:
         argv += ["--theme", args.theme]
+    argv += ["--reader", args.reader]
     return "exec " + shlex.join(argv)
 
 
@@ -85,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_BAD_INPUT
     # Read the report once, here: each session's process then opens the cached bundle at once, and a
     # bad path is one line now rather than in every browser tab.
-    report = load(args.path, args.engine)
+    report = load(args.path, args.engine, args.reader)
     if args.theme is not None:  # checked here too, or every session would end at once
         from pvtui.app import PvtuiApp, theme_problem
 
@@ -130,20 +145,32 @@ def stop_when_stdin_ends(loop: asyncio.AbstractEventLoop, stop: asyncio.Event) -
     loop.add_reader(descriptor, read)
 
 
-def open_in_browser(url: str) -> bool:
-    """Open URL in this machine's web browser; else say (one line) to open it by hand. Without a
-    display, only a text browser could run: it would take the server's terminal and cannot run the page."""
+def open_in_browser(url: str, folder: Path) -> bool:
+    """Open URL in this machine's web browser, by way of a page in FOLDER that sends the browser on to
+    it: every local user can read a browser's command line (in /proc), which must not hold the token.
+    Else say (one line) to open it by hand. Without a display, only a text browser could run: it would
+    take the server's terminal and cannot run the page."""
     if sys.platform.startswith("linux") and not any(os.environ.get(name) for name in GRAPHICAL):
         say("  no display here for a web browser: open the URL above by hand")
         return False
     try:
-        opened = webbrowser.open(url)
+        opened = webbrowser.open(redirect_page(url, folder).as_uri())
     except (webbrowser.Error, OSError) as exc:
         say(f"  the web browser could not be started ({exc}): open the URL above by hand")
         return False
     if not opened:
         say("  no web browser found here: open the URL above by hand")
     return opened
+
+
+def redirect_page(url: str, folder: Path) -> Path:
+    """A page in FOLDER that sends the browser on to URL, readable and writable by this user alone
+    (FOLDER too: mkdtemp makes it so)."""
+    path = folder / "open-pvtui.html"
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    with open(descriptor, "w", encoding="utf-8") as page:
+        page.write(REDIRECT.format(url=html.escape(url)))
+    return path
 
 
 async def _serve(server, open_browser: bool) -> int:
@@ -153,13 +180,23 @@ async def _serve(server, open_browser: bool) -> int:
         loop.add_signal_handler(signum, stop.set)
     stop_when_stdin_ends(loop, stop)
     port = await server.start()
-    url = server.url(socket.gethostname() if is_every_interface(server.host) else server.host, port)
-    with contextlib.suppress(OSError):  # the SSH session that started the server may be gone already
-        print(f"pvtui serve: open {url}", flush=True)
-        say(f"  {server.max_sessions} sessions at most; Ctrl+C stops the server and every session")
-        if open_browser:  # in a thread of its own: a browser's command may not return at once
-            threading.Thread(target=open_in_browser, args=(url,), daemon=True).start()
-    await stop.wait()
-    await server.stop()
+    folder = None  # where the page that opens the browser is, until the server stops
+    try:
+        url = server.url(socket.gethostname() if is_every_interface(server.host) else server.host, port)
+        with contextlib.suppress(OSError):  # the SSH session that started the server may be gone already
+            print(f"pvtui serve: open {url}", flush=True)
+            say(f"  {server.max_sessions} sessions at most; Ctrl+C stops the server and every session")
+        if open_browser:
+            try:
+                folder = Path(tempfile.mkdtemp(prefix="pvtui-serve-"))
+            except OSError as exc:
+                say(f"  no room for the page that opens the web browser ({exc.strerror or exc}): "
+                    "open the URL above by hand")
+            else:  # in a thread of its own: a browser's command may not return at once
+                threading.Thread(target=open_in_browser, args=(url, folder), daemon=True).start()
+        await stop.wait()
+    finally:
+        await server.stop()
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
     return 0
-

@@ -15,6 +15,7 @@ import errno
 import io
 import json
 import math
+import mmap
 import os
 import shutil
 import stat
@@ -50,6 +51,17 @@ def is_bundle(path: Path) -> bool:
     except OSError:
         return False
     return FORMAT_TAG.encode() in head
+
+
+def release_pages(column: np.memmap) -> None:
+    """Let go of a writable memory-mapped column's pages: they stay in the file (the page cache), out of
+    this process's resident memory, so that filling a large column a slice at a time costs a slice.
+
+    numpy keeps the mapping as `_mmap` (not public): without it, or without madvise, nothing is let go.
+    """
+    mapping = getattr(column, "_mmap", None)
+    if mapping is not None and hasattr(mmap, "MADV_DONTNEED"):
+        mapping.madvise(mmap.MADV_DONTNEED)
 
 
 class BundleWriter:
@@ -96,13 +108,20 @@ class BundleWriter:
         with _writing(path):
             arr = np.lib.format.open_memmap(path, mode="w+", dtype=dtype, shape=shape)
             _reserve(path)
-        self.columns.append(name)
+        if name not in self.columns:  # opened again: written anew
+            self.columns.append(name)
         return arr
 
     @contextmanager
     def byte_column(self, name: str, size: int) -> Iterator[BinaryIO]:
         """A uint8 column of SIZE bytes filled through a plain file, for blobs streamed from disk."""
-        header = self.open_array(name, (size,), np.uint8)
+        with self.column_file(name, (size,), np.uint8) as out:
+            yield out
+
+    @contextmanager
+    def column_file(self, name: str, shape: tuple[int, ...], dtype: Any) -> Iterator[BinaryIO]:
+        """A column of SHAPE filled in order through a plain file (its values' bytes, C order)."""
+        header = self.open_array(name, shape, dtype)
         path, data_start = header.filename, header.offset
         del header  # write through the file, so no mapped pages count against RSS
         with _writing(path), open(path, "r+b") as out:

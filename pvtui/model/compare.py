@@ -20,6 +20,7 @@ from pvtui.model.queries import summary
 from pvtui.model.report import Report
 from pvtui.model.tables import Table
 from pvtui.model.tile_views import TileMemory, tile_memory
+from pvtui.model.unavailable import Unavailable
 from pvtui.units import MINUS, format_bytes, sign
 
 TOP_CHANGES = 10  # grown and shrunk entries in the JSON
@@ -104,7 +105,7 @@ class TileDiff:
 
     a: TileMemory
     b: TileMemory
-    gaps: bool  # both from profile.pop: including gaps; else excluding gaps (archive.a has none)
+    gaps: bool  # both from profile.pop: including gaps; else each side's own (archive.a has no gaps)
 
     @property
     def compared(self) -> int:
@@ -154,7 +155,9 @@ class TileDiff:
         sources = {self.a.source, self.b.source}
         if sources == {"archive"}:
             return "allocated bytes (archive.a)"
-        return "bytes excluding gaps from the graph profile against allocated bytes from archive.a"
+        profile = self.a if self.a.source == "profile" else self.b
+        which = "excluding gaps" if profile.has_gaps else "including gaps (profile.pop read without libpva)"
+        return f"bytes {which} from the graph profile against allocated bytes from archive.a"
 
     @property
     def statement(self) -> str:
@@ -204,19 +207,19 @@ def _ipus(memory: TileMemory) -> str:
     return f"{count} IPU" if count == 1 else f"{count} IPUs"
 
 
-def tile_diff(a: Report, b: Report) -> TileDiff | str:
+def tile_diff(a: Report, b: Report) -> TileDiff | Unavailable:
     """The per-tile difference, or why there is none."""
     ma, mb = tile_memory(a), tile_memory(b)
     for name, memory, report in (("A", ma, a), ("B", mb, b)):
         if memory is None or memory.num_tiles == 0:
-            return f"Report {name} has no per-tile memory: {report.missing('memory')}"
+            return Unavailable(f"Report {name} has no per-tile memory: {report.missing('memory')}")
     assert ma is not None and mb is not None
-    return TileDiff(ma, mb, gaps=ma.has_gaps and mb.has_gaps)
+    return TileDiff(ma, mb, gaps=ma.source == mb.source == "profile")  # either reader gives the total with gaps
 
 
-def tiles_json(diff: TileDiff | str, top: int = TOP_CHANGES) -> dict[str, Any]:
-    if isinstance(diff, str):
-        return {"available": False, "reason": diff}
+def tiles_json(diff: TileDiff | Unavailable, top: int = TOP_CHANGES) -> dict[str, Any]:
+    if isinstance(diff, Unavailable):
+        return diff.as_dict()
     delta = diff.delta
     return {
         "available": True,
@@ -242,13 +245,13 @@ def tiles_json(diff: TileDiff | str, top: int = TOP_CHANGES) -> dict[str, Any]:
 LIVENESS_X = "fraction of each report's program steps"
 
 
-def liveness_series(report: Report) -> StepSeries | str:
+def liveness_series(report: Report) -> StepSeries | Unavailable:
     """The report's liveness over all IPUs, or why there is none."""
     live = report.liveness
     if live is None:
-        return report.missing("liveness")
+        return Unavailable(report.missing("liveness"))
     if not len(live):
-        return "The liveness profile has no steps."
+        return Unavailable("The liveness profile has no steps.")
     return StepSeries(report.name, live.not_always_live, live.always_live_bytes, report.target.total_memory,
                       live.envelope)
 
@@ -298,12 +301,13 @@ class LivenessPair:
         return first, max(first, (point + 1) * n // count - 1)
 
 
-def liveness_pair(a: Report, b: Report) -> LivenessPair | str:
+def liveness_pair(a: Report, b: Report) -> LivenessPair | Unavailable:
     sa, sb = liveness_series(a), liveness_series(b)
-    for name, series in (("A", sa), ("B", sb)):
-        if isinstance(series, str):
-            return f"Report {name}: {series}"
-    return LivenessPair(sa, sb)  # type: ignore[arg-type]
+    if isinstance(sa, Unavailable):
+        return Unavailable(f"Report A: {sa.reason}")
+    if isinstance(sb, Unavailable):
+        return Unavailable(f"Report B: {sb.reason}")
+    return LivenessPair(sa, sb)
 
 
 def liveness_table(pair: LivenessPair, count: int = LIVENESS_POINTS) -> Table:
@@ -312,9 +316,9 @@ def liveness_table(pair: LivenessPair, count: int = LIVENESS_POINTS) -> Table:
                  [[i / count, int(x), int(y), int(y - x)] for i, (x, y) in enumerate(zip(a, b))])
 
 
-def liveness_json(pair: LivenessPair | str, count: int = LIVENESS_POINTS) -> dict[str, Any]:
-    if isinstance(pair, str):
-        return {"available": False, "reason": pair}
+def liveness_json(pair: LivenessPair | Unavailable, count: int = LIVENESS_POINTS) -> dict[str, Any]:
+    if isinstance(pair, Unavailable):
+        return pair.as_dict()
     a, b = pair.points(count)
     return {
         "available": True,
@@ -341,6 +345,9 @@ class Change:
     @property
     def delta(self) -> int:
         return (self.b or 0) - (self.a or 0)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "a": self.a, "b": self.b, "delta": self.delta}
 
 
 @dataclass(frozen=True, eq=False)
@@ -394,10 +401,12 @@ def program_code(report: Report) -> dict[str, int]:
     return _sum_by_name([programs.names[p] for p in leaf.tolist()], np.asarray(programs.code_bytes)[leaf])
 
 
-def program_changes(a: Report, b: Report) -> Changes | str:
+def program_changes(a: Report, b: Report) -> Changes | Unavailable:
     for name, report in (("A", a), ("B", b)):
         if report.programs is None:
-            return f"Report {name} has no programs: {report.missing('programs')}"
+            return Unavailable(f"Report {name} has no programs: {report.missing('programs')}")
+        if report.programs.code_bytes is None:
+            return Unavailable(f"Report {name} has no code bytes of its programs: {report.missing('program_tree')}")
     return match_by_name(
         "programs", "code bytes of leaf programs",
         "Leaf programs matched by name by code bytes, those of one name summed (parents are left out: "
@@ -412,22 +421,22 @@ def operation_memory(report: Report, layer: str) -> dict[str, int]:
     return _sum_by_name([row.name for row in rows], [row.memory for row in rows])
 
 
-def operation_changes(a: Report, b: Report) -> Changes | str:
+def operation_changes(a: Report, b: Report) -> Changes | Unavailable:
     """Operations of A's default debug layer, matched by name with B's of the same layer."""
     index_a, index_b = OperationIndex(a), OperationIndex(b)
     for name, index in (("A", index_a), ("B", index_b)):
         reason = index.unavailable()
         if reason is not None:
-            return f"Report {name} has no operations: {reason}"
+            return Unavailable(f"Report {name} has no operations: {reason}")
     layer = index_a.default_layer
     if layer is None:
-        return "No debug context of report A belongs to an operation."
+        return Unavailable("No debug context of report A belongs to an operation.")
     if layer not in index_b.layers:
-        return f"Report B has no operations of {layer_label(layer)}, the layer of most of A's operations."
+        return Unavailable(f"Report B has no operations of {layer_label(layer)}, the layer of most of A's operations.")
     for name, index in (("A", index_a), ("B", index_b)):
         reason = index.layer(layer).reason
         if reason is not None:
-            return f"Report {name}: {reason}"
+            return Unavailable(f"Report {name}: {reason}")
     return match_by_name(
         "operations", "memory (code + variable bytes)",
         f"{layer_label(layer)} operations matched by name; memory is code plus variable bytes.",
@@ -435,13 +444,9 @@ def operation_changes(a: Report, b: Report) -> Changes | str:
     )
 
 
-def changes_json(changes: Changes | str, top: int = TOP_CHANGES) -> dict[str, Any]:
-    if isinstance(changes, str):
-        return {"available": False, "reason": changes}
-
-    def rows(items: list[Change]) -> list[dict[str, Any]]:
-        return [{"name": c.name, "a": c.a, "b": c.b, "delta": c.delta} for c in items]
-
+def changes_json(changes: Changes | Unavailable, top: int = TOP_CHANGES) -> dict[str, Any]:
+    if isinstance(changes, Unavailable):
+        return changes.as_dict()
     return {
         "available": True,
         "statement": changes.statement,
@@ -450,8 +455,8 @@ def changes_json(changes: Changes | str, top: int = TOP_CHANGES) -> dict[str, An
         "only_a": changes.only_a,
         "only_b": changes.only_b,
         "changed": len(changes.rows),
-        "grown": rows(changes.grown(top)),
-        "shrunk": rows(changes.shrunk(top)),
+        "grown": [c.as_dict() for c in changes.grown(top)],
+        "shrunk": [c.as_dict() for c in changes.shrunk(top)],
     }
 
 
@@ -463,11 +468,11 @@ class Comparison:
     a: Report
     b: Report
     summary: list[SummaryDelta]
-    tiles: TileDiff | str
-    liveness: LivenessPair | str
-    programs: Changes | str
-    operations: Changes | str
-    layers: list[LayerChange] | str
+    tiles: TileDiff | Unavailable
+    liveness: LivenessPair | Unavailable
+    programs: Changes | Unavailable
+    operations: Changes | Unavailable
+    layers: list[LayerChange] | Unavailable
 
     @cached_property
     def identical(self) -> bool:
@@ -475,14 +480,15 @@ class Comparison:
         if any(row.a != row.b for row in self.summary):
             return False
         tiles, live = self.tiles, self.liveness
-        if not isinstance(tiles, str) and (tiles.a.num_tiles != tiles.b.num_tiles or tiles.delta.any()):
+        if isinstance(tiles, TileDiff) and (tiles.a.num_tiles != tiles.b.num_tiles or tiles.delta.any()):
             return False
-        if not isinstance(live, str) and (live.a.always_live != live.b.always_live
-                                          or not np.array_equal(live.a.not_always_live, live.b.not_always_live)):
+        if isinstance(live, LivenessPair) and (live.a.always_live != live.b.always_live
+                                               or not np.array_equal(live.a.not_always_live, live.b.not_always_live)):
             return False
-        if not isinstance(self.layers, str) and any(c.a != c.b for c in self.layers):
+        if not isinstance(self.layers, Unavailable) and any(c.a != c.b for c in self.layers):
             return False
-        return all(isinstance(changes, str) or not changes.rows for changes in (self.programs, self.operations))
+        return all(isinstance(changes, Unavailable) or not changes.rows
+                   for changes in (self.programs, self.operations))
 
 
 IDENTICAL = "A and B are identical: no figure compared differs."

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from pvtui.model.tables import Table
+from pvtui.units import count_of
+
 FactRows = list[tuple[str, list[tuple[str, Any]]]]
 
 
@@ -63,19 +66,48 @@ def fact_rows(data: dict[str, Any], fmt: Callable[[int], str]) -> FactRows:
     ]
 
 
+def over_limit_warning(data: dict[str, Any], fmt: Callable[[int], str]) -> str | None:
+    """What the Summary screen says first where tiles are over the limit (queries.summary DATA): how many
+    and where to see them; FMT formats bytes."""
+    over = data["memory"]["tiles_over_limit"]
+    if not over:
+        return None
+    limit = fmt(data["target"]["bytes_per_tile"])
+    return f"Out of memory: {count_of(over, 'tile')} over the {limit} limit (press m, then w for the worst)"
+
+
+def summary_facts_table(data: dict[str, Any]) -> Table:
+    """The summary's facts (queries.summary DATA) as `pvtui summary --json` gives them, for export: numbers
+    in bytes, cycles and hertz, each file's state; a fact the report does not give is empty."""
+    rows = [["report", "name", data["name"]], ["report", "poplar_version", data["poplar_version"]]]
+    for section in ("target", "memory", "programs", "execution", "instrumentation"):
+        rows += [[section, fact, value] for fact, value in (data[section] or {}).items()]
+    rows.append(["debug", "contexts", data["debug_contexts"]])
+    rows += [["files", name, state] for name, state in data["file_states"].items()]
+    rows += [["readers", part, reader] for part, reader in data["readers"].items()]
+    return Table("summary", ["section", "fact", "value"], rows)
+
+
 BUNDLE_NAME = "profile.pvtui"  # the bundle beside a report that stands in for its profile.pop
 FILE_MARKS = {"read": "✓", "stood in": "✓", "partly read": "!", "unreadable": "!", "absent": "✗"}
 
 
-def file_entries(states: dict[str, str]) -> list[tuple[str, str]]:
-    """The Files row (queries.file_states) as (entry, state): a mark, the name, and what stands in or failed."""
+READER_NAMES = {"native": "native reader", "libpva": "libpva"}
+
+
+def file_entries(states: dict[str, str], readers: dict[str, str] | None = None) -> list[tuple[str, str]]:
+    """The Files row (queries.file_states) as (entry, state): a mark, the name, and what stands in, failed,
+    or read profile.pop (READERS: queries.summary's, each profile part's reader)."""
     entries = []
+    read_by = [READER_NAMES[r] for r in dict.fromkeys((readers or {}).values()) if r in READER_NAMES]
     for name, state in states.items():
         label = name
         if state == "stood in":
             label = f"{BUNDLE_NAME} (for {name})"
         elif state in ("partly read", "unreadable"):
             label = f"{name} ({state})"
+        elif name == "profile.pop" and state == "read" and read_by:
+            label = f"{name} ({', '.join(read_by)})"
         entries.append((f"{FILE_MARKS[state]} {label}", state))
     return entries
 

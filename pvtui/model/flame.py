@@ -17,7 +17,7 @@ import numpy as np
 from pvtui.model import schema as s
 from pvtui.model.layers import LayerTree, capped, common_length, program_cycles, split_name
 from pvtui.model.report import Report
-from pvtui.model.trace_views import Lane, step_phases
+from pvtui.model.lanes import Lane, step_phases
 
 MAX_DEPTH = 8  # deeper names are joined into the last level
 NONE = -1
@@ -135,7 +135,7 @@ class FlameRow:
     stop: np.ndarray  # int64 lane position after its last
     cycles: np.ndarray  # int64 sum of its steps' cycles on the lane's IPU
     leaf: np.ndarray  # bool: its steps' paths end at this depth
-    host: np.ndarray | None = None  # bool: its steps wait on the host (merged rows)
+    host: np.ndarray  # bool: every step of it waits on the host (host_waits)
 
     def __len__(self) -> int:
         return len(self.node)
@@ -146,22 +146,25 @@ class FlameRow:
         return i if i >= 0 and position < int(self.stop[i]) else -1
 
 
-def flame_rows(lane: Lane, step_programs: np.ndarray, step_cycles: np.ndarray, nesting: Nesting) -> list[FlameRow]:
-    """One FlameRow per depth for LANE; STEP_PROGRAMS and STEP_CYCLES are per lane position."""
+def flame_rows(lane: Lane, step_programs: np.ndarray, step_cycles: np.ndarray, nesting: Nesting,
+               step_host: np.ndarray | None = None) -> list[FlameRow]:
+    """One FlameRow per depth for LANE; STEP_PROGRAMS, STEP_CYCLES and STEP_HOST (whether the step waits
+    on the host; None: none does) are per lane position."""
     programs = np.asarray(step_programs, dtype=np.int64)
     known = (programs >= 0) & (programs < len(nesting.node_of))
     nodes = np.full((len(lane), nesting.depth), NONE, dtype=np.int32)
     nodes[known] = nesting.node_of[programs[known]]
     cycles = np.asarray(step_cycles, dtype=np.int64)
+    host = np.zeros(len(lane), bool) if step_host is None else np.asarray(step_host, dtype=bool)
     rows = []
     for d in range(nesting.depth):
         ids = nodes[:, d]
         deeper = nodes[:, d + 1] if d + 1 < nesting.depth else np.full(len(ids), NONE, dtype=np.int32)
-        rows.append(_blocks(lane, ids, deeper, cycles))
+        rows.append(_blocks(lane, ids, deeper, cycles, host))
     return rows
 
 
-def _blocks(lane: Lane, ids: np.ndarray, deeper: np.ndarray, cycles: np.ndarray) -> FlameRow:
+def _blocks(lane: Lane, ids: np.ndarray, deeper: np.ndarray, cycles: np.ndarray, host: np.ndarray) -> FlameRow:
     n = len(ids)
     if n:
         change = np.flatnonzero(ids[1:] != ids[:-1]) + 1
@@ -169,72 +172,122 @@ def _blocks(lane: Lane, ids: np.ndarray, deeper: np.ndarray, cycles: np.ndarray)
         stop = np.concatenate((change, [n])).astype(np.int64)
         ends = np.maximum.reduceat(lane.ends, first)
         sums = np.add.reduceat(cycles, first)
+        waits = np.logical_and.reduceat(host, first)
         keep = ids[first] != NONE
-        first, stop, ends, sums = first[keep], stop[keep], ends[keep], sums[keep]
+        first, stop, ends, sums, waits = first[keep], stop[keep], ends[keep], sums[keep], waits[keep]
     else:
         first = stop = ends = sums = np.zeros(0, dtype=np.int64)
+        waits = np.zeros(0, dtype=bool)
     starts = lane.starts[first]
     leaf = deeper[first] == NONE
     phases = np.where(leaf, lane.phases[first] if n else 0, NONE).astype(np.int8)
     reach = np.maximum.accumulate(ends) if len(ends) else ends
     blocks = Lane(np.arange(len(first), dtype=np.int64), starts, ends, phases, reach)
-    return FlameRow(blocks, ids[first] if n else np.zeros(0, np.int32), first, stop, sums, leaf)
+    return FlameRow(blocks, ids[first] if n else np.zeros(0, np.int32), first, stop, sums, leaf, waits)
 
 
-def lane_flame(report: Report, lane: Lane, ipu: int, nesting: Nesting) -> list[FlameRow]:
-    """The flame rows of one IPU's lane, reading only that lane's steps."""
+def lane_flame(report: Report, lane: Lane, ipu: int, nesting: Nesting,
+               waits: np.ndarray | None = None) -> list[FlameRow]:
+    """The flame rows of one IPU's lane, reading only that lane's steps; WAITS is host_wait_programs()."""
     execution = report.execution
     steps = lane.steps
-    return flame_rows(lane, np.asarray(execution.program)[steps], np.asarray(execution.cycles[:, ipu])[steps], nesting)
+    programs = np.asarray(execution.program)[steps]
+    host = None
+    if waits is not None and len(waits):
+        known = (programs >= 0) & (programs < len(waits))
+        host = np.zeros(len(programs), bool)
+        host[known] = waits[programs[known]]
+    return flame_rows(lane, programs, np.asarray(execution.cycles[:, ipu])[steps], nesting, host)
 
 
-def merged_flame(report: Report, tree: LayerTree, run: int, include_host: bool = True) -> tuple[list[FlameRow], ...]:
-    """Per IPU, the run's steps merged by model-layer path (one block per node of TREE, its cycles summed
-    over every step of the run on that IPU), a FlameRow per depth, laid out left heavy: the costliest
-    node first under its parent, the host waits last at the top (left out unless INCLUDE_HOST).
+@dataclass(frozen=True, eq=False)
+class MergedFlame:
+    """A run's steps merged by model-layer path over every IPU (speedscope's "left heavy"): one block
+    per node of the layer tree, as wide as its IPU-cycles in the run, the costliest first under its
+    parent, the host waits and the steps of no known program last at the top.
 
-    A block's lane position is its index, its start and end are cycles from the left edge.
+    Its x axis counts IPU-cycles from 0, not time. `lane` is the row above the first depth: each
+    node's own part (its cycles less its children's, right of them), left to right; its `steps` are
+    node ids. A block's `first` and `stop` are the range of `lane` positions it covers, so a block's
+    first child is the one holding its first position.
     """
-    lo, hi = report.execution.run_range(run)
+
+    run: int
+    tree: LayerTree
+    rows: list[FlameRow]  # per depth
+    lane: Lane
+    cycles_by_ipu: np.ndarray  # int64 [nodes, IPUs]: IPU-cycles in the run, the nodes below included
+    steps: np.ndarray  # int64 per node: the run's steps of its programs, each counted once
+    total: int  # the run's IPU-cycles
+
+    def node_at(self, position: int) -> int:
+        """The node whose own part is at lane POSITION."""
+        return int(self.lane.steps[position])
+
+
+def merged_flame(report: Report, tree: LayerTree, run: int) -> MergedFlame:
+    """RUN's steps merged by TREE's paths, summed over every IPU (which needs a program table)."""
+    execution, programs = report.execution, report.programs
+    lo, hi = execution.run_range(run)
     per_program, unknown = program_cycles(report, lo, hi)
-    phases = step_phases(tree.first_program, report.programs.type, report.programs.type_names)
-    return tuple(merged_rows(tree, tree.at_nodes(per_program[:, ipu], unknown[ipu]), phases, include_host)
-                 for ipu in range(per_program.shape[1]))
+    by_ipu = tree.at_nodes(per_program, unknown)
+    step_programs = np.asarray(execution.program[lo:hi], dtype=np.int64)
+    known = (step_programs >= 0) & (step_programs < len(programs))
+    steps = tree.at_nodes(np.bincount(step_programs[known], minlength=len(programs)), int((~known).sum()))
+    phases = step_phases(tree.first_program, programs.type, programs.type_names)
+    cycles = by_ipu.sum(axis=1)
+    rows, lane = merged_rows(tree, cycles, phases)
+    return MergedFlame(run, tree, rows, lane, by_ipu, steps, int(cycles[tree.parent < 0].sum()))
 
 
-def merged_rows(tree: LayerTree, cycles: np.ndarray, phases: np.ndarray, include_host: bool) -> list[FlameRow]:
-    """The depth rows of the nodes with CYCLES (per node, its subtree's), each node within its parent."""
-    shown = cycles > 0
-    if not include_host and tree.host >= 0:
-        shown &= tree.top != tree.host
-    depth, start = tree.depth, np.zeros(len(tree), np.int64)
-    rows = []
+def left_heavy_starts(tree: LayerTree, cycles: np.ndarray) -> np.ndarray:
+    """Each node's start, in cycles from 0: its parent's start plus the widths of the siblings before
+    it, costliest first (at the top, the host waits and the steps of no known program last)."""
+    shown, depth, start = cycles > 0, tree.depth, np.zeros(len(tree), np.int64)
+    unranked = np.isin(np.arange(len(tree)), [tree.unknown, tree.host])
     for d in range(int(depth[shown].max(initial=-1)) + 1):
         nodes = np.flatnonzero(shown & (depth == d))
         parents = tree.parent[nodes]
-        last = tree.top[nodes] == tree.host if d == 0 else np.zeros(len(nodes), bool)
-        nodes = nodes[np.lexsort((nodes, -cycles[nodes], last, parents))]  # by parent, then costliest first
+        nodes = nodes[np.lexsort((nodes, -cycles[nodes], nodes == tree.host, unranked[nodes], parents))]
         parents, widths = tree.parent[nodes], cycles[nodes]
         before = np.cumsum(widths) - widths
         first = np.r_[True, parents[1:] != parents[:-1]] if len(nodes) else np.zeros(0, bool)
         start[nodes] = np.where(parents >= 0, start[np.maximum(parents, 0)], 0) + before - before[first][
             np.cumsum(first) - 1]
-        nodes = nodes[np.argsort(start[nodes], kind="stable")]
-        rows.append(_merged_row(tree, nodes, start[nodes], cycles[nodes], phases, shown))
-    return rows
+    return start
 
 
-def _merged_row(tree: LayerTree, nodes: np.ndarray, starts: np.ndarray, widths: np.ndarray, phases: np.ndarray,
-                shown: np.ndarray) -> FlameRow:
+def merged_rows(tree: LayerTree, cycles: np.ndarray, phases: np.ndarray) -> tuple[list[FlameRow], Lane]:
+    """The depth rows of the nodes with CYCLES (per node, its subtree's), each node within its parent,
+    and the lane of the nodes' own parts."""
+    shown = cycles > 0
+    start = left_heavy_starts(tree, cycles)
     below = np.flatnonzero(shown & (tree.parent >= 0))
-    parent_of_shown = np.bincount(tree.parent[below], minlength=len(tree)) > 0
-    leaf = ~parent_of_shown[nodes]
-    ends = starts + widths
-    blocks = np.arange(len(nodes), dtype=np.int64)
-    lane = Lane(blocks, starts, ends, np.where(leaf, phases[nodes], NONE).astype(np.int8),
-                np.maximum.accumulate(ends) if len(ends) else ends)
-    return FlameRow(lane, nodes.astype(np.int32), blocks, blocks + 1, widths.astype(np.int64), leaf,
-                    tree.top[nodes] == tree.host)
+    children = np.zeros(len(tree), np.int64)
+    np.add.at(children, tree.parent[below], cycles[below])
+    own = np.where(shown, cycles - children, 0)
+    parts = np.flatnonzero(own > 0)
+    part_starts = start[parts] + children[parts]
+    order = np.argsort(part_starts, kind="stable")
+    parts, part_starts = parts[order], part_starts[order]
+    part_ends = part_starts + own[parts]
+    lane = Lane(parts.astype(np.int64), part_starts, part_ends, phases[parts].astype(np.int8),
+                np.maximum.accumulate(part_ends) if len(parts) else part_ends)
+    has_children = np.bincount(tree.parent[below], minlength=len(tree)) > 0
+    rows = []
+    for d in range(int(tree.depth[shown].max(initial=-1)) + 1):
+        nodes = np.flatnonzero(shown & (tree.depth == d))
+        nodes = nodes[np.argsort(start[nodes], kind="stable")]
+        starts, ends = start[nodes], start[nodes] + cycles[nodes]
+        leaf = ~has_children[nodes]
+        blocks = Lane(np.arange(len(nodes), dtype=np.int64), starts, ends,
+                      np.where(leaf, phases[nodes], NONE).astype(np.int8),
+                      np.maximum.accumulate(ends) if len(ends) else ends)
+        first = np.searchsorted(part_starts, starts).astype(np.int64)
+        stop = np.searchsorted(part_starts, ends).astype(np.int64)
+        rows.append(FlameRow(blocks, nodes.astype(np.int32), first, stop, cycles[nodes].astype(np.int64), leaf,
+                             tree.top[nodes] == tree.host if tree.host >= 0 else np.zeros(len(nodes), bool)))
+    return rows, lane
 
 
 def layer_names(report: Report) -> list[str]:
@@ -251,6 +304,34 @@ def name_in_layer(report: Report, program: int, layer: str, memo: dict[int, str 
         rows = [row for row in context_chain(report, context) if debug.layer_names[int(debug.layer[row])] == layer]
         memo[context] = debug.names[rows[-1]] if rows else None
     return memo[context]
+
+
+def programs_in_layer(report: Report, layer: str) -> np.ndarray:
+    """Programs whose debug context, or a context above it, is of debug layer LAYER (those the tree can
+    name by that layer's operation, name_in_layer), ascending. Pointer jumping over the contexts'
+    parents: O(contexts x log depth), not a walk per program."""
+    programs, debug = report.programs, report.debug
+    contexts = None if programs is None else programs.opt(s.PROGRAM_DEBUG_CONTEXT)
+    if contexts is None or debug is None or layer not in debug.layer_names or not len(debug):
+        return np.zeros(0, dtype=np.int64)
+    ids = np.asarray(debug.ids, dtype=np.int64)
+    has = np.asarray(debug.layer) == debug.layer_names.index(layer)
+    up = _rows_of(ids, np.asarray(debug.parent, dtype=np.int64))
+    up = np.where(up < 0, np.arange(len(ids)), up)  # a root points at itself
+    for _ in range(64):  # 2**64 levels; a cycle of parents (a damaged file) ends here too
+        has = has | has[up]
+        jumped = up[up]
+        if np.array_equal(jumped, up):
+            break
+        up = jumped
+    rows = _rows_of(ids, np.asarray(contexts, dtype=np.int64))
+    return np.flatnonzero((rows >= 0) & has[np.maximum(rows, 0)])
+
+
+def _rows_of(ids: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+    """The row of each context id of WANTED in the sorted IDS, -1 where it is not there."""
+    rows = np.minimum(np.searchsorted(ids, wanted), len(ids) - 1)
+    return np.where((wanted >= 0) & (ids[rows] == wanted), rows, -1)
 
 
 def shows_blocks(row: FlameRow, lo: int, hi: int) -> bool:

@@ -60,6 +60,8 @@ def device_cycles(report: Report) -> list[int | None]:
     """Per run, its device time: from the start of its first step that is not a host wait to the end of
     its last, on any IPU (cycles); None for a run whose every step waits on the host."""
     execution = report.execution
+    if not execution.runs_known:  # one "run" of every step: the host's time between runs is inside it
+        return [None] * execution.num_runs
     waits = host_wait_programs(report)
     spans: list[int | None] = []
     for run in range(execution.num_runs):

@@ -12,12 +12,13 @@ from pvtui.model.layer_views import ranked
 from pvtui.model.layers import LayerFigures, build_tree, layer_figures
 from pvtui.model.report import Report
 from pvtui.model.tables import Table
+from pvtui.model.unavailable import Unavailable
 
 
 @dataclass(frozen=True)
 class LayerFigure:
     cycles: int | None  # None without an execution profile
-    memory: int
+    memory: int | None  # None where the programs have no code bytes (profile.pop read without libpva)
 
 
 @dataclass(frozen=True)
@@ -45,16 +46,16 @@ def top_layers(figures: LayerFigures) -> dict[str, LayerFigure]:
     """Each top-level node's figures by name, costliest first (the host waits last)."""
     tree = figures.tree
     cycles = figures.cycles
-    return {tree.names[n]: LayerFigure(None if cycles is None else int(cycles[n]), int(figures.memory[n]))
+    return {tree.names[n]: LayerFigure(None if cycles is None else int(cycles[n]), figures.memory_of(n))
             for n in ranked(figures, tree.children(-1), "cycles")}
 
 
-def layer_changes(a: Report, b: Report) -> list[LayerChange] | str:
+def layer_changes(a: Report, b: Report) -> list[LayerChange] | Unavailable:
     """A's model layers in A's order of cost, then those only in B, each with B - A; host waits last."""
     layers = []
     for name, report in (("A", a), ("B", b)):
         if report.programs is None:
-            return f"Report {name} has no model layers: {report.missing('programs')}"
+            return Unavailable(f"Report {name} has no model layers: {report.missing('programs')}")
         tree = build_tree(report)
         layers.append((top_layers(layer_figures(report, tree)), tree))
     (in_a, tree_a), (in_b, tree_b) = layers
@@ -73,7 +74,7 @@ def layer_table(changes: list[LayerChange]) -> Table:
     return Table("compare-layers", columns, rows)
 
 
-def layers_json(changes: list[LayerChange] | str) -> dict[str, Any]:
-    if isinstance(changes, str):
-        return {"available": False, "reason": changes}
+def layers_json(changes: list[LayerChange] | Unavailable) -> dict[str, Any]:
+    if isinstance(changes, Unavailable):
+        return changes.as_dict()
     return {"available": True, "layers": [c.as_dict() for c in changes]}

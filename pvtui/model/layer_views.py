@@ -19,8 +19,9 @@ SORTS = ("cycles", "memory")
 
 
 def figure_of(figures: LayerFigures, sort: str) -> np.ndarray:
-    """The figure SORT ranks nodes by; memory where there is no execution profile."""
-    if sort == "cycles" and figures.cycles is not None:
+    """The figure SORT ranks nodes by; memory where there is no execution profile, cycles where the memory
+    is not known."""
+    if figures.cycles is not None and (sort == "cycles" or not figures.memory_known):
         return figures.cycles
     return figures.memory
 
@@ -81,7 +82,7 @@ class Kept:
     nodes: int
     cycles: int | None
     cycles_by_ipu: list[int] | None
-    memory: int
+    memory: int | None
     operations: int
     share: float | None
 
@@ -96,8 +97,8 @@ def kept_total(figures: LayerFigures, nodes: np.ndarray) -> Kept:
         sums = figures.cycles_by_ipu[nodes].sum(axis=0)
         by_ipu, cycles = sums.tolist(), int(sums.sum())
         share = cycles / figures.total_cycles if figures.total_cycles else None
-    return Kept(len(nodes), cycles, by_ipu, int(figures.memory[nodes].sum()), int(figures.operations[nodes].sum()),
-                share)
+    memory = int(figures.memory[nodes].sum()) if figures.memory_known else None
+    return Kept(len(nodes), cycles, by_ipu, memory, int(figures.operations[nodes].sum()), share)
 
 
 @dataclass
@@ -174,8 +175,8 @@ def layers_table(figures: LayerFigures, nodes: list[int]) -> Table:
     for node in nodes:
         cycles = [None] * (1 + ipus) if figures.cycles is None else [
             int(figures.cycles[node]), *figures.cycles_by_ipu[node].tolist()]
-        rows.append([tree.paths[node], cycles[0], figures.share(node), *cycles[1:], int(figures.memory[node]),
-                     int(figures.code_bytes[node]), int(figures.variable_bytes[node]),
+        rows.append([tree.paths[node], cycles[0], figures.share(node), *cycles[1:], figures.memory_of(node),
+                     figures.memory_of(node, "code_bytes"), figures.memory_of(node, "variable_bytes"),
                      int(figures.operations[node]), int(figures.steps[node]), tree.is_host(node)])
     return Table("operations-model-layers", columns, rows)
 
@@ -204,8 +205,9 @@ def node_dict(figures: LayerFigures, node: int, sort: str, depth: int) -> dict[s
     entry: dict[str, Any] = {
         "name": tree.names[node], "path": tree.paths[node], "cycles": cycles,
         "cycles_by_ipu": None if figures.cycles_by_ipu is None else figures.cycles_by_ipu[node].tolist(),
-        "share": figures.share(node), "memory": int(figures.memory[node]), "code_bytes": int(figures.code_bytes[node]),
-        "variable_bytes": int(figures.variable_bytes[node]), "operations": int(figures.operations[node]),
+        "share": figures.share(node), "memory": figures.memory_of(node),
+        "code_bytes": figures.memory_of(node, "code_bytes"), "variable_bytes": figures.memory_of(node, "variable_bytes"),
+        "operations": int(figures.operations[node]),
         "steps": int(figures.steps[node]), "host": tree.is_host(node),
     }
     children = tree.children(node)
@@ -225,6 +227,8 @@ def layers_data(report: Report, sort: str = "cycles", text: str = "", depth: int
         raise ValueError("--depth must be 1 or more and --top 0 or more")
     tree = build_tree(report)
     figures = layer_figures(report, tree)
+    if sort == "memory" and not figures.memory_known:
+        raise ValueError(f"--sort memory by model layer needs the programs' code bytes: {report.missing('program_tree')}")
     nodes = kept_nodes(tree, text)[0] if text else tree.children(-1)
     order = ranked(figures, nodes, sort)
     if top is not None:

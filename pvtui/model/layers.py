@@ -269,6 +269,7 @@ class LayerFigures:
     variable_bytes: np.ndarray  # of the variables its operations list, those found in the liveness data
     operations: np.ndarray  # operations at or below it
     total_cycles: int | None  # IPU-cycles of every step of every run: what a share divides
+    memory_known: bool = True  # False: the programs have no code bytes (profile.pop read without libpva)
 
     @cached_property
     def cycles(self) -> np.ndarray | None:
@@ -278,6 +279,10 @@ class LayerFigures:
     def memory(self) -> np.ndarray:
         return self.code_bytes + self.variable_bytes
 
+    def memory_of(self, node: int, figure: str = "memory") -> int | None:
+        """A node's memory, or its code or variable bytes; None where the report does not give them."""
+        return int(getattr(self, figure)[node]) if self.memory_known else None
+
     def share(self, node: int) -> float | None:
         if self.cycles is None or not self.total_cycles:
             return None
@@ -286,7 +291,9 @@ class LayerFigures:
 
 def layer_figures(report: Report, tree: LayerTree) -> LayerFigures:
     programs, ops = report.programs, linked_operations(report)
-    leaf_code = np.where(programs.is_leaf, np.asarray(programs.code_bytes, dtype=np.int64), 0)
+    has_code = programs.code_bytes is not None
+    code_bytes = np.asarray(programs.code_bytes, dtype=np.int64) if has_code else np.zeros(len(programs), np.int64)
+    leaf_code = np.where(programs.is_leaf, code_bytes, 0)
     code = tree.at_nodes(leaf_code)
     op_count = np.zeros(len(tree), np.int64)
     variables = np.zeros(len(tree), np.int64)
@@ -302,4 +309,4 @@ def layer_figures(report: Report, tree: LayerTree) -> LayerFigures:
         steps = tree.at_nodes(np.bincount(step_programs[known], minlength=len(programs)), int((~known).sum()))
         total = int(per_program.sum() + unknown.sum())
     return LayerFigures(tree, cycles, steps if steps is not None else np.zeros(len(tree), np.int64), code,
-                        tree.subtree_sums(variables), tree.subtree_sums(op_count), total)
+                        tree.subtree_sums(variables), tree.subtree_sums(op_count), total, has_code)

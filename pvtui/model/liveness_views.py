@@ -25,6 +25,11 @@ if TYPE_CHECKING:
 
 MIN_SPAN = 8  # the most one can zoom in: this many steps across the chart
 ZOOM_FACTOR = 2
+# The always-live band under the chart: squeezed into a few rows under what changes (the axis broken at its
+# top), to scale (it fills most of the chart on most reports), or left out (not-always-live bytes alone).
+BANDS = ("compressed", "to scale", "hidden")
+BAND_SHARE = 0.15  # of the plot's rows, the compressed band's
+MIN_COMPRESSED_ROWS = 3  # a plot lower than this shows the band to scale
 EXPORT_CHUNK = 4096  # steps read at a time when exporting
 
 
@@ -78,6 +83,40 @@ def columns_of_step(step: int, start: int, stop: int, width: int) -> range:
 
 def steps_per_column(window: Window, width: int) -> int:
     return max(1, window.span // max(1, width))
+
+
+def column_around(step: int, window: Window, width: int) -> range:
+    """The steps of the chart column that shows STEP (STEP alone where a step spans columns or is off the chart)."""
+    shown = columns_of_step(step, window.start, window.stop, width)
+    if not shown or window.span <= width:
+        return range(step, step + 1)
+    first = column_first_steps(window.start, window.stop, width)
+    column = shown.start
+    return range(int(first[column]), int(first[column + 1]) if column + 1 < width else window.stop)
+
+
+@dataclass(frozen=True)
+class YScale:
+    """The bytes each plot row spans, row 0 at the bottom: evenly, or with the always-live band squeezed into
+    its first BAND_ROWS rows and what is above it spread over the rest."""
+
+    bottoms: np.ndarray
+    tops: np.ndarray
+    band_rows: int  # 0: every row spans as many bytes
+
+    @classmethod
+    def build(cls, top: float, rows: int, always_live: int, band: str) -> "YScale":
+        """ROWS from zero to TOP bytes, the lowest ALWAYS_LIVE bytes compressed where BAND says so and the
+        band would take more rows to scale than its share."""
+        levels = np.arange(rows, dtype=np.float64)
+        band_rows = max(1, round(rows * BAND_SHARE))
+        compressed = band == "compressed" and rows >= MIN_COMPRESSED_ROWS and top > always_live
+        if not compressed or always_live * rows <= band_rows * top:  # to scale, the band takes no more rows
+            return cls(levels * top / rows, (levels + 1) * top / rows, 0)
+        above = rows - band_rows
+        edges = np.where(levels < band_rows, levels * always_live / band_rows,
+                         always_live + (levels - band_rows) * (top - always_live) / above)
+        return cls(edges, np.append(edges[1:], float(top)), band_rows)
 
 
 def step_columns_away(step: int, window: Window, width: int, columns: int) -> int:
@@ -214,7 +253,8 @@ def worst_tile(report: "Report") -> int:
 
 class LivenessNavigator:
     """Where the Liveness screen is: the cursor's step, the window of steps across the chart, the
-    view (all IPUs, an IPU, a tile) and which IPU or tile, and the step marked to compare with.
+    view (all IPUs, an IPU, a tile) and which IPU or tile, the step marked to compare with, and how
+    the always-live band is drawn.
 
     Pure: each key's move is a method here. It keeps each view's series; a tile's column is read
     by the screen (in a worker) when `tile_to_read` names it, and handed back to `tile_read`.
@@ -228,6 +268,7 @@ class LivenessNavigator:
         self.ipu = 0
         self.tile: int | None = None  # the worst, until moved
         self.marked: int | None = None  # the step the cursor's step is compared with
+        self.band = BANDS[0]  # how the always-live band is drawn
         self.reading: int | None = None  # the tile whose column is being read
         self._series: OrderedDict[tuple[str, int], StepSeries] = OrderedDict()
 
@@ -303,6 +344,10 @@ class LivenessNavigator:
             self.cursor = min(max(0, step), self.num_steps - 1)
             self.window = self.window.following(self.num_steps, self.cursor)
 
+    def step(self, steps: int) -> None:
+        """STEPS steps along: one key, one step, whatever the zoom."""
+        self.go_to(self.cursor + steps)
+
     def move(self, columns: int, width: int) -> None:
         """COLUMNS chart columns along, the chart WIDTH columns wide."""
         self.go_to(step_columns_away(self.cursor, self.window, width, columns))
@@ -325,6 +370,10 @@ class LivenessNavigator:
 
     def fit(self) -> None:
         self.window = Window.fit(self.num_steps)
+
+    def next_band(self) -> None:
+        """The always-live band compressed, to scale, left out, and compressed again."""
+        self.band = BANDS[(BANDS.index(self.band) + 1) % len(BANDS)]
 
     def next_ipu(self) -> None:
         self.ipu += 1  # wrapped in `series`, which knows how many IPUs there are

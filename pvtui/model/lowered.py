@@ -20,14 +20,14 @@ from pvtui.safe_text import may_be_shown
 
 @dataclass(frozen=True)
 class TileVariable:
-    """One variable's piece on a tile."""
+    """One variable's piece on a tile; its liveness None where the reader gave none (without libpva)."""
 
     name: str
     name_id: int
     bytes: int
-    always_live: bool
-    steps_live: int
-    intervals: tuple[tuple[int, int], ...]  # (first step, end step exclusive)
+    always_live: bool | None
+    steps_live: int | None
+    intervals: tuple[tuple[int, int], ...] | None  # (first step, end step exclusive)
     debug_context: int  # a context id, -1 when debug.cbor links none
 
 
@@ -51,6 +51,11 @@ class Lowered(Part):
 
     def __len__(self) -> int:
         return len(self.tile)
+
+    @property
+    def has_liveness(self) -> bool:
+        """Whether each piece's live steps are known (libpva gives them; profile.pop's known tables do not)."""
+        return self.bundle.has(s.LOWERED_CLASS)
 
     @property
     def num_tiles(self) -> int:
@@ -106,9 +111,13 @@ class Lowered(Part):
     def tile_variables(self, tile: int) -> list[TileVariable]:
         """The variables on TILE, largest first."""
         window = self.tile_pieces(tile)
+        order = np.argsort(-np.asarray(self.bytes[window]), kind="stable")
+        names, sizes = self.name[window][order].tolist(), self.bytes[window][order].tolist()
+        if not self.has_liveness:
+            return [TileVariable(self.names[n], n, size, None, None, None, self.debug_context(n))
+                    for n, size in zip(names, sizes)]
         out = []
-        for name_id, size, cls in zip(self.name[window].tolist(), self.bytes[window].tolist(),
-                                      self.cls[window].tolist()):
+        for name_id, size, cls in zip(names, sizes, self.cls[window][order].tolist()):
             out.append(TileVariable(self.names[name_id], name_id, size, self.always_live(cls),
                                     int(self.class_steps[cls]), self.intervals(cls), self.debug_context(name_id)))
         return out

@@ -5,16 +5,10 @@ Pure helpers for the program tree: no decoding of every name, no textual.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 
-from pvtui.model import schema as s
 from pvtui.model.strings import StringTable
 from pvtui.model.tables import Table
-
-if TYPE_CHECKING:
-    from pvtui.model.report import Report
 
 
 class NameSearch:
@@ -147,35 +141,9 @@ def programs_table(programs, found: np.ndarray | None, needle: str = "") -> Tabl
                 program, programs.names[program], programs.type_name(program), None if parent < 0 else parent,
                 None if compute_set < 0 else compute_set,
                 None if compute_set < 0 else programs.compute_set_names[compute_set],
-                int(programs.code_bytes[program]), programs.num_children(program),
+                None if programs.code_bytes is None else int(programs.code_bytes[program]),
+                programs.num_children(program),
             ]
 
     return Table(f"programs-matching-{needle}" if needle else "programs", columns, rows())
 
-
-def programs_in_layer(report: "Report", layer: str) -> np.ndarray:
-    """Programs whose debug context, or a context above it, is of debug layer LAYER (those the tree can
-    name by that layer's operation, flame.name_in_layer), ascending. Pointer jumping over the contexts'
-    parents: O(contexts x log depth), not a walk per program."""
-    programs, debug = report.programs, report.debug
-    contexts = None if programs is None else programs.opt(s.PROGRAM_DEBUG_CONTEXT)
-    if contexts is None or debug is None or layer not in debug.layer_names or not len(debug):
-        return no_matches()
-    ids = np.asarray(debug.ids, dtype=np.int64)
-    has = np.asarray(debug.layer) == debug.layer_names.index(layer)
-    up = _rows_of(ids, np.asarray(debug.parent, dtype=np.int64))
-    up = np.where(up < 0, np.arange(len(ids)), up)  # a root points at itself
-    for _ in range(64):  # 2**64 levels; a cycle of parents (a damaged file) ends here too
-        has = has | has[up]
-        jumped = up[up]
-        if np.array_equal(jumped, up):
-            break
-        up = jumped
-    rows = _rows_of(ids, np.asarray(contexts, dtype=np.int64))
-    return np.flatnonzero((rows >= 0) & has[np.maximum(rows, 0)])
-
-
-def _rows_of(ids: np.ndarray, wanted: np.ndarray) -> np.ndarray:
-    """The row of each context id of WANTED in the sorted IDS, -1 where it is not there."""
-    rows = np.minimum(np.searchsorted(ids, wanted), len(ids) - 1)
-    return np.where((wanted >= 0) & (ids[rows] == wanted), rows, -1)

@@ -11,7 +11,7 @@ import numpy as np
 
 from pvtui.model.host_waits import device_cycles
 from pvtui.model.report import Report
-from pvtui.model.schema import PROFILE_PARTS, REPORT_FILES
+from pvtui.model.schema import PROFILE_PARTS, PROFILE_READERS, REPORT_FILES
 
 # the parts of the model each report file gives
 FILE_PARTS = {
@@ -71,9 +71,10 @@ def memory_summary(report: Report) -> dict[str, Any]:
         limit = report.target.bytes_per_tile
         out["tiles_over_limit"] = int(np.sum(values > limit)) if limit else None
         if source == "profile":
+            memory = report.memory
             out["total_including_gaps"] = int(values.sum())
-            out["total_excluding_gaps"] = int(np.sum(report.memory.excluding_gaps))
-            out["always_live_bytes"] = int(np.sum(report.memory.always_live))
+            out["total_excluding_gaps"] = _total(memory.excluding_gaps)
+            out["always_live_bytes"] = _total(memory.always_live)
         else:
             out["total_excluding_gaps"] = int(values.sum())
     live = report.liveness
@@ -83,6 +84,10 @@ def memory_summary(report: Report) -> dict[str, Any]:
         out["peak_not_always_live_bytes"] = int(live.not_always_live[peak])
         out["peak_step_name"] = step_program_name(report, int(live.program[peak]))
     return out
+
+
+def _total(values: np.ndarray | None) -> int | None:
+    return None if values is None else int(np.sum(values))
 
 
 def unknown_program(report: Report, program: int) -> str | None:
@@ -140,6 +145,7 @@ def summary(report: Report) -> dict[str, Any]:
         "debug_contexts": len(report.debug) if report.debug is not None else None,
         "files": {name: report.files.get(name) is not None for name in REPORT_FILES},
         "file_states": file_states(report),
+        "readers": report.readers,
         "notes": report.notes,
     }
 
@@ -154,10 +160,12 @@ def file_states(report: Report) -> dict[str, str]:
     """Each report file: "read"; "partly read" (a problem was noted); "unreadable" (present, nothing
     read); "absent"; or, for profile.pop, "stood in" when a bundle (profile.pvtui) gave its parts."""
     noted = {note.split("]", 1)[0].strip("[") for note in report.notes}
+    readers = set(report.readers.values())
     states = {}
     for name, parts in FILE_PARTS.items():
         read = bool(report.parts & set(parts))
-        if report.files.get(name) is None:
+        stood_in = name == "profile.pop" and bool(readers) and not readers & set(PROFILE_READERS)
+        if report.files.get(name) is None or read and stood_in:
             states[name] = "stood in" if read else "absent"
         elif not read:
             states[name] = "unreadable"
@@ -224,7 +232,8 @@ def programs_table(report: Report) -> dict[str, Any] | None:
         "roots": [int(r) for r in programs.roots],
         "by_type": {name: int(c) for name, c in zip(programs.type_names, counts)},
         # each leaf once: a parent's control code includes its children's (summing all would count it twice)
-        "code_bytes": programs.leaf_code_bytes(np.arange(len(programs))),
+        "code_bytes": programs.leaf_code_bytes(np.arange(len(programs))),  # None without libpva
+        "tree": programs.has_tree,
     }
 
 

@@ -54,7 +54,8 @@ class Target:
 
 
 class Memory(Part):
-    """Per-tile memory from the graph profile."""
+    """Per-tile memory from the graph profile. Gaps, always-live and not-always-live bytes are None where
+    the reader did not give them (profile.pop read without libpva)."""
 
     @cached_property
     def categories(self) -> list[str]:
@@ -62,9 +63,9 @@ class Memory(Part):
 
     ipu = cached_property(lambda self: self.col(s.TILE_IPU))
     including_gaps = cached_property(lambda self: self.col(s.TILE_INCLUDING_GAPS))
-    excluding_gaps = cached_property(lambda self: self.col(s.TILE_EXCLUDING_GAPS))
-    always_live = cached_property(lambda self: self.col(s.TILE_ALWAYS_LIVE))
-    not_always_live = cached_property(lambda self: self.col(s.TILE_NOT_ALWAYS_LIVE))
+    excluding_gaps = cached_property(lambda self: self.opt(s.TILE_EXCLUDING_GAPS))
+    always_live = cached_property(lambda self: self.opt(s.TILE_ALWAYS_LIVE))
+    not_always_live = cached_property(lambda self: self.opt(s.TILE_NOT_ALWAYS_LIVE))
     by_category = cached_property(lambda self: self.col(s.TILE_CATEGORIES))
 
     @property
@@ -93,13 +94,10 @@ class Archive(Part):
     def total(self) -> np.ndarray:
         return np.asarray(self.code) + np.asarray(self.data) + np.asarray(self.bss)
 
-    @cached_property
-    def member_names(self):
-        return self.strings(s.ARCHIVE_MEMBER)
-
 
 class Programs(Part):
-    """The program tree, compute sets and vertex types."""
+    """The program tree, compute sets and vertex types. Read without libpva, every program is a root
+    (`has_tree` false) and code bytes are None."""
 
     type = cached_property(lambda self: self.col(s.PROGRAM_TYPE))
     names = cached_property(lambda self: self.strings(s.PROGRAM_NAME))
@@ -108,10 +106,18 @@ class Programs(Part):
     child_ids = cached_property(lambda self: self.col(s.PROGRAM_CHILDREN))
     roots = cached_property(lambda self: self.col(s.PROGRAM_ROOTS))
     compute_set = cached_property(lambda self: self.col(s.PROGRAM_COMPUTE_SET))
-    code_bytes = cached_property(lambda self: self.col(s.PROGRAM_CODE_BYTES))
-    compute_set_names = cached_property(lambda self: self.strings(s.COMPUTE_SET_NAME))
-    vertex_type_names = cached_property(lambda self: self.strings(s.VERTEX_TYPE_NAME))
+    code_bytes = cached_property(lambda self: self.opt(s.PROGRAM_CODE_BYTES))
+    compute_set_names = cached_property(lambda self: self._strings(s.COMPUTE_SET_NAME))
+    vertex_type_names = cached_property(lambda self: self._strings(s.VERTEX_TYPE_NAME))
     vertex_state_bytes = cached_property(lambda self: self.col(s.VERTEX_TYPE_STATE_BYTES))
+
+    def _strings(self, name: str):
+        return self.strings(name) if self.bundle.has(name) else []
+
+    @property
+    def has_tree(self) -> bool:
+        """Whether the reader gave the program tree (libpva does; profile.pop's known tables do not)."""
+        return self.meta.get("programs", {}).get("tree", True)
 
     @cached_property
     def type_names(self) -> list[str]:
@@ -143,8 +149,11 @@ class Programs(Part):
         """Per program, whether it has no children: only a leaf's code bytes are its own."""
         return np.diff(np.asarray(self.child_offsets)) == 0
 
-    def leaf_code_bytes(self, programs: np.ndarray) -> int:
-        """The code bytes of PROGRAMS, each counted once: a parent's bytes include its children's."""
+    def leaf_code_bytes(self, programs: np.ndarray) -> int | None:
+        """The code bytes of PROGRAMS, each counted once: a parent's bytes include its children's; None where
+        the reader gave no code bytes."""
+        if self.code_bytes is None:
+            return None
         programs = np.asarray(programs, dtype=np.int64)
         return int(np.asarray(self.code_bytes)[programs[self.is_leaf[programs]]].sum())
 
@@ -256,12 +265,20 @@ class Execution(Part):
     cycles_from = cached_property(lambda self: self.col(s.STEP_FROM))
     cycles_to = cached_property(lambda self: self.col(s.STEP_TO))
     cycles = cached_property(lambda self: self.col(s.STEP_CYCLES))
-    tile_balance = cached_property(lambda self: self.col(s.STEP_TILE_BALANCE))
-    active_tile_balance = cached_property(lambda self: self.col(s.STEP_ACTIVE_TILE_BALANCE))
-    data_in = cached_property(lambda self: self.col(s.STEP_DATA_IN))
-    data_out = cached_property(lambda self: self.col(s.STEP_DATA_OUT))
+    # libpva's; None where profile.pop was read without it
+    tile_balance = cached_property(lambda self: self.opt(s.STEP_TILE_BALANCE))
+    active_tile_balance = cached_property(lambda self: self.opt(s.STEP_ACTIVE_TILE_BALANCE))
+    data_in = cached_property(lambda self: self.opt(s.STEP_DATA_IN))
+    data_out = cached_property(lambda self: self.opt(s.STEP_DATA_OUT))
+    active_tiles = cached_property(lambda self: self.opt(s.STEP_ACTIVE_TILES))  # profile.pop's steps_by_ipu
     bsp_steps = cached_property(lambda self: self.opt(s.BSP_STEP))
     bsp_cycles = cached_property(lambda self: self.opt(s.BSP_CYCLES))
+
+    @property
+    def runs_known(self) -> bool:
+        """Whether the steps are split into the runs profiled (libpva's); profile.pop's known tables give
+        one run of every step, whose span holds the host's time between runs."""
+        return self.meta.get("execution", {}).get("runs", True)
 
     @property
     def total_cycles(self) -> int | None:
@@ -281,14 +298,6 @@ class Execution(Part):
 
     def run_range(self, run: int) -> tuple[int, int]:
         return int(self.run_step_offsets[run]), int(self.run_step_offsets[run + 1])
-
-    def bsp_row(self, step: int) -> int:
-        """Row of STEP in the per-tile cycles, or -1 when it has none."""
-        steps = self.bsp_steps
-        if steps is None or len(steps) == 0:
-            return -1
-        i = int(np.searchsorted(steps, step))
-        return i if i < len(steps) and int(steps[i]) == step else -1
 
 
 class Operations(Part):
@@ -404,6 +413,12 @@ class Report:
         return self.text(self.meta.get("instrumentation"))
 
     @property
+    def readers(self) -> dict[str, str]:
+        """Who read each profile part present (schema.PROFILE_READERS, "stand-in", "profile.pvtui")."""
+        recorded = self.meta.get("readers", {})
+        return self.text({part: str(recorded[part]) for part in s.PROFILE_PARTS if part in self.parts and part in recorded})
+
+    @property
     def files(self) -> dict[str, Any]:
         """Each report file: {path, size, mtime_ns} when it was present, else None."""
         return dict(self.meta.get("files", {}))
@@ -445,5 +460,9 @@ class Report:
             "archive": "archive.a",
             "operations": "profile.pop and debug.cbor, read through libpva's OperationAnalysis",
             "lowered": "profile.pop written with the engine option autoReport.outputLoweredVars",
+            "tile_split": "profile.pop read by libpva",
+            "program_tree": "profile.pop read by libpva",
+            "step_details": "profile.pop read by libpva",
+            "variable_liveness": "profile.pop read by libpva",
         }.get(part, part)
         return f"This report has no {part} data: it needs {needs}."

@@ -74,16 +74,17 @@ INTERVAL_START = "intervals.start"  # int32 [K] first live step
 INTERVAL_END = "intervals.end"  # int32 [K] exclusive
 INTERVAL_MAX_LENGTH = "intervals.max_length"  # int64 [1]: longest interval, bounds lookups
 
-# part "lowered" (profile.pop written with autoReport.outputLoweredVars): pieces sorted by
-# tile, largest first within a tile; meta lowered{steps} = the liveness steps the intervals index
+# part "lowered" (profile.pop written with autoReport.outputLoweredVars): pieces grouped by
+# tile (through libpva, largest first within a tile); meta lowered{steps} = the liveness steps the
+# intervals index; the class columns only where the reader gave liveness (libpva)
 LOWERED_TILE_OFFSETS = "lowered.tile_offsets"  # int64 [T+1]: the pieces of each tile (CSR)
 LOWERED_TILE = "lowered.tile"  # int32 [L]
 LOWERED_NAME = "lowered.name"  # int32 [L] index into lowered.names
-LOWERED_BYTES = "lowered.bytes"  # int64 [L]
-LOWERED_CLASS = "lowered.class"  # int32 [L] equivalence class: the steps the piece is live
+LOWERED_BYTES = "lowered.bytes"  # int64 [L] (int32 where the native reader finds them to fit)
+LOWERED_CLASS = "lowered.class"  # int32 [L] equivalence class: the steps the piece is live (optional)
 LOWERED_NAMES = "lowered.names"  # str [LN]: the (unlowered) variable's name
 LOWERED_NAME_OFFSETS = "lowered.name_offsets"  # int64 [LN+1]: the pieces of each name (CSR over name_pieces)
-LOWERED_NAME_PIECES = "lowered.name_pieces"  # int64 [L] piece indices grouped by name, in tile order
+LOWERED_NAME_PIECES = "lowered.name_pieces"  # int64 [L] piece indices grouped by name, in tile order (or int32)
 LOWERED_NAME_CONTEXT = "lowered.name_context"  # int64 [LN] debug context id via an operation, -1 (optional)
 LOWERED_CLASS_OFFSETS = "lowered.class_offsets"  # int64 [EC+1]: the intervals of each class (CSR)
 LOWERED_CLASS_START = "lowered.class_start"  # int32 [EK] first live step
@@ -99,10 +100,11 @@ STEP_PROGRAM = "steps.program"  # int32 [X]
 STEP_FROM = "steps.from"  # int64 [X, I], -1 where the step did not run on the IPU
 STEP_TO = "steps.to"  # int64 [X, I]
 STEP_CYCLES = "steps.cycles"  # int64 [X, I]
-STEP_TILE_BALANCE = "steps.tile_balance"  # float32 [X, I]
-STEP_ACTIVE_TILE_BALANCE = "steps.active_tile_balance"  # float32 [X, I]
-STEP_DATA_IN = "steps.data_in"  # int64 [X, I]
-STEP_DATA_OUT = "steps.data_out"  # int64 [X, I]
+STEP_TILE_BALANCE = "steps.tile_balance"  # float32 [X, I] (optional: libpva)
+STEP_ACTIVE_TILE_BALANCE = "steps.active_tile_balance"  # float32 [X, I] (optional: libpva)
+STEP_DATA_IN = "steps.data_in"  # int64 [X, I] (optional: libpva)
+STEP_DATA_OUT = "steps.data_out"  # int64 [X, I] (optional: libpva)
+STEP_ACTIVE_TILES = "steps.active_tiles"  # int32 [X, I] (optional: profile.pop's steps_by_ipu)
 BSP_STEP = "bsp.step"  # int64 [B] indices into steps (part "bsp")
 BSP_CYCLES = "bsp.cycles"  # int32 [B, T]
 
@@ -129,6 +131,9 @@ DEBUG_FIELDS = "debug.fields"  # str [D]: JSON object text of all the context's 
 FRAMEWORK_JSON = "framework.json"
 APP_JSON = "app.json"
 
+# meta readers{part: reader}: who read each profile part: one of PROFILE_READERS from profile.pop itself,
+# "stand-in" (the synthetic generator's libpva stand-in, through the libpva adapter) or "profile.pvtui"
+PROFILE_READERS = ("libpva", "native")
 PROFILE_PARTS = ("memory", "programs", "liveness", "liveness_tiles", "lowered", "execution", "bsp", "operations")
 REPORT_FILES = ("profile.pop", "debug.cbor", "archive.a", "framework.json", "app.json")
 

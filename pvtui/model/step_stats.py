@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from pvtui.model.host_waits import remote_buffer_programs
+from pvtui.model.host_waits import device_cycles, remote_buffer_programs
 from pvtui.model.queries import run_figures
 from pvtui.model.report import Report
 from pvtui.model.step_types import phase_of
@@ -20,9 +20,20 @@ UNKNOWN = "unknown program"
 HOST, REMOTE = "host", "remote_buffer"
 
 
+def device_figures(report: Report) -> list[dict[str, Any]]:
+    """Per run, its device time (`device_cycles`), and where it has none, why (`device_note`)."""
+    figures: list[dict[str, Any]] = []
+    for cycles in device_cycles(report):
+        figures.append({"device_cycles": cycles})
+        if cycles is None:
+            figures[-1]["device_note"] = ("every step waits on the host" if report.execution.runs_known
+                                          else "the steps are not split into runs")
+    return figures
+
+
 def step_stats(report: Report) -> dict[str, Any] | None:
     """The `pvtui trace --stats --json` object; None without an execution profile. Each run has its
-    figures (queries.run_figures) and, per IPU, the steps and cycles of that IPU."""
+    figures (queries.run_figures, and its device time) and, per IPU, the steps and cycles of that IPU."""
     execution, programs = report.execution, report.programs
     if execution is None:
         return None
@@ -32,6 +43,7 @@ def step_stats(report: Report) -> dict[str, Any] | None:
     remote = remote_buffer_programs(report) if programs is not None else np.zeros(0, bool)
     stream = {i for i, name in enumerate(type_names) if phase_of(name) == "stream"}
     labels = type_names + [UNKNOWN]
+    device = device_figures(report)
     runs = []
     for run in range(execution.num_runs):
         lo, hi = execution.run_range(run)
@@ -63,5 +75,5 @@ def step_stats(report: Report) -> dict[str, Any] | None:
                 table[label] = entry
             ipus.append({"ipu": ipu, "steps": int(ran.sum()), "cycles": int(total),
                          "types": dict(sorted(table.items(), key=lambda kv: -kv[1]["cycles"]))})
-        runs.append({"name": execution.run_names[run], **run_figures(execution, run), "ipus": ipus})
+        runs.append({"name": execution.run_names[run], **run_figures(execution, run), **device[run], "ipus": ipus})
     return {"runs": runs}

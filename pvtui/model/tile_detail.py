@@ -112,13 +112,14 @@ def tile_report(report: Report, tile: int) -> dict[str, Any]:
     return {
         "tile": tile,
         "ipu": memory.ipu_of(tile),
-        "including_gaps": int(memory.including_gaps[tile]) if memory.has_gaps else None,
-        "excluding_gaps": int(memory.excluding_gaps[tile]),
+        **dict(zip(("including_gaps", "excluding_gaps"), memory.tile_totals(tile))),
         "limit": memory.limit,
         "categories": dict(memory.tile_categories(tile)),
         **{name: None if table is None else [dict(zip(table.columns, row)) for row in table.rows]
            for name, table in tables.items()},
-        "missing": {name: why_missing(report, name) for name, table in tables.items() if table is None},
+        "missing": {name: why_missing(report, name) for name, table in tables.items() if table is None}
+        | ({} if report.lowered is None or report.lowered.has_liveness
+           else {"variable_liveness": report.missing("variable_liveness")}),
     }
 
 
@@ -145,8 +146,12 @@ def tile_table(report: Report, tile: int, table: str) -> Table | None:
     if table == "variables":
         if report.lowered is None:
             return None
+        variables = report.lowered.tile_variables(tile)
+        if not report.lowered.has_liveness:  # profile.pop read without libpva
+            rows = [[v.bytes, v.name, _context_name(report, v.debug_context)] for v in variables]
+            return Table(f"tile{tile}-variables", ["bytes", "name", "debug_context"], rows)
         rows = [[v.bytes, v.always_live, v.steps_live, v.name, _context_name(report, v.debug_context)]
-                for v in report.lowered.tile_variables(tile)]
+                for v in variables]
         return Table(f"tile{tile}-variables", ["bytes", "always_live", "steps_live", "name", "debug_context"], rows)
     if table == "compute_sets":
         sets = compute_sets_on_tile(report, tile)

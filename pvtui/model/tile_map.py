@@ -96,13 +96,6 @@ class MapLayout:
     def block_of_group(self, group: int) -> int:
         return int(np.searchsorted(self.group_offsets, group, side="right")) - 1
 
-    def tiles_of(self, group: int) -> tuple[int, int]:
-        """The tiles [lo, hi) a flat group stands for."""
-        block = self.block_of_group(group)
-        b = self.blocks[block]
-        lo = b.first + (group - int(self.group_offsets[block])) * self.per_cell
-        return lo, min(lo + self.per_cell, b.first + b.count)
-
     def line_of(self, group: int) -> int:
         """The line a group's cell is drawn on."""
         return int(self.lines_of(np.array([group]))[0])

@@ -40,14 +40,20 @@ class TileMemory:
     limit: int | None  # bytes per tile
     always_live: np.ndarray | None = None
     not_always_live: np.ndarray | None = None
+    has_gaps: bool = False  # whether including and excluding gaps differ (the profile read by libpva)
 
     @property
     def num_tiles(self) -> int:
         return len(self.including_gaps)
 
-    @property
-    def has_gaps(self) -> bool:
-        return self.source == "profile"
+    def tile_totals(self, tile: int) -> tuple[int | None, int | None]:
+        """(including gaps, excluding gaps) of TILE, each None where the source does not give it: archive.a has
+        no gaps (its total excludes them), profile.pop read without libpva gives the total including them."""
+        if self.has_gaps:
+            return int(self.including_gaps[tile]), int(self.excluding_gaps[tile])
+        if self.source == "profile":
+            return int(self.including_gaps[tile]), None
+        return None, int(self.excluding_gaps[tile])
 
     @cached_property
     def ipu_known(self) -> bool:
@@ -83,17 +89,20 @@ def tile_memory(report: Report) -> TileMemory | None:
         m = report.memory
         by_category = np.asarray(m.by_category, dtype=np.int64).reshape(m.num_tiles, -1)
         names = list(m.categories)
+        including = np.asarray(m.including_gaps, dtype=np.int64)
+        live = m.always_live is not None and m.not_always_live is not None
         return _ordered(
             TileMemory(
                 source="profile",
                 categories=tuple(names),
                 by_category=by_category,
-                including_gaps=np.asarray(m.including_gaps, dtype=np.int64),
-                excluding_gaps=np.asarray(m.excluding_gaps, dtype=np.int64),
+                including_gaps=including,
+                excluding_gaps=including if m.excluding_gaps is None else np.asarray(m.excluding_gaps, dtype=np.int64),
                 ipu=np.asarray(m.ipu, dtype=np.int64),
                 limit=limit,
-                always_live=np.asarray(m.always_live, dtype=np.int64),
-                not_always_live=np.asarray(m.not_always_live, dtype=np.int64),
+                always_live=np.asarray(m.always_live, dtype=np.int64) if live else None,
+                not_always_live=np.asarray(m.not_always_live, dtype=np.int64) if live else None,
+                has_gaps=m.excluding_gaps is not None,
             )
         )
     if report.archive is not None:
@@ -130,6 +139,7 @@ def _ordered(memory: TileMemory) -> TileMemory:
         limit=memory.limit,
         always_live=memory.always_live,
         not_always_live=memory.not_always_live,
+        has_gaps=memory.has_gaps,
     )
 
 

@@ -1,5 +1,5 @@
-"""The arithmetic behind the execution trace: lanes, columns, windows, BSP phases, and the
-Trace screen's navigator (the run, window and cursor each key moves).
+"""The arithmetic behind the execution trace over its lanes (model/lanes.py): spans, columns,
+windows, BSP phases, and the Trace screen's navigator (the run, window and cursor each key moves).
 
 Pure numpy over the execution columns; the trace and BSP widgets only draw what
 these functions return. A window is a half-open cycle range [lo, hi).
@@ -12,63 +12,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from pvtui.model.step_types import PHASES, phase_index
+from pvtui.model.lanes import Lane
 
 if TYPE_CHECKING:
-    from pvtui.model.flame import FlameRow
+    from pvtui.model.flame import FlameRow, MergedFlame
 
-OTHER = PHASES.index("other")
-SYNC = PHASES.index("sync")
 MIN_SPAN = 32  # cycles: the narrowest window zooming in reaches
 IDLE = -1
-
-
-@dataclass(frozen=True, eq=False)
-class Lane:
-    """The steps of one run that ran on one IPU, in the order they started."""
-
-    steps: np.ndarray  # int64 absolute step indices
-    starts: np.ndarray  # int64 first cycle
-    ends: np.ndarray  # int64 cycle after the last
-    phases: np.ndarray  # int8 index into PHASES
-    reach: np.ndarray  # int64 running maximum of ends: sorted, so it can be searched
-
-    def __len__(self) -> int:
-        return len(self.steps)
-
-
-def step_phases(step_programs: np.ndarray, program_types: np.ndarray | None, type_names: list[str]) -> np.ndarray:
-    """The phase index of each step's program type ("other" where it is unknown)."""
-    programs = np.asarray(step_programs, dtype=np.int64)
-    phases = np.full(len(programs), OTHER, dtype=np.int8)
-    if program_types is None or not type_names:
-        return phases
-    phase_of_type = np.array([phase_index(name) for name in type_names], dtype=np.int8)
-    types = np.asarray(program_types, dtype=np.int64)
-    known = (programs >= 0) & (programs < len(types))
-    step_types = types[programs[known]]
-    valid = (step_types >= 0) & (step_types < len(phase_of_type))
-    phases[np.flatnonzero(known)[valid]] = phase_of_type[step_types[valid]]
-    return phases
-
-
-def build_lanes(cycles_from: np.ndarray, cycles_to: np.ndarray, phases: np.ndarray, first_step: int) -> list[Lane]:
-    """One lane per IPU from a run's [steps, IPUs] cycles (-1 where a step did not run)."""
-    starts_all = np.asarray(cycles_from, dtype=np.int64)
-    ends_all = np.asarray(cycles_to, dtype=np.int64)
-    if starts_all.ndim == 1:  # a single IPU's column
-        starts_all, ends_all = starts_all[:, None], ends_all[:, None]
-    lanes = []
-    for ipu in range(starts_all.shape[1]):
-        ran = np.flatnonzero(starts_all[:, ipu] >= 0)
-        starts = starts_all[ran, ipu]
-        if len(starts) > 1 and np.any(starts[1:] < starts[:-1]):
-            order = np.argsort(starts, kind="stable")
-            ran, starts = ran[order], starts[order]
-        ends = np.maximum(ends_all[ran, ipu], starts)
-        reach = np.maximum.accumulate(ends) if len(ends) else ends
-        lanes.append(Lane(ran + first_step, starts, ends, np.asarray(phases)[ran], reach))
-    return lanes
 
 
 def run_span(lanes: list[Lane]) -> tuple[int, int]:
@@ -328,7 +278,9 @@ class TraceNavigator:
     a step on one IPU's lane or, in the flame view, a block of one of its depth rows.
 
     Each key's move is a method here (pure, no Textual); the screen draws what it then says.
-    `flame` holds the run's depth rows while the flame view shows them, else None.
+    `flame` holds the run's depth rows while the flame view shows them, else None. While the merged
+    view shows (`merged`), the lanes, window and flame rows are the merged flame's, each key moves
+    over them alike, and the lanes' own place waits to come back.
     """
 
     def __init__(self) -> None:
@@ -344,6 +296,9 @@ class TraceNavigator:
         self.generation = 0  # counts the lanes shown, so that drawings of older ones are never reused
         self.operation: tuple[str, list[int]] | None = None  # name and execution steps of the operation followed
         self.operation_at = -1  # which of its steps is shown
+        self.include_host = False  # `c` ranks the host waits too
+        self.merged: MergedFlame | None = None  # the run merged by model-layer path, while the merged view shows
+        self._lanes_place: tuple | None = None  # lanes, bounds, window and cursor of the lanes, meanwhile
 
     # What is selected --------------------------------------------------------------
 
@@ -353,9 +308,26 @@ class TraceNavigator:
 
     @property
     def selected_step(self) -> int:
-        """The absolute index of the selected step, or -1."""
+        """The absolute index of the selected step, or -1 (none, or the merged view, which sums steps)."""
         lane = self.current_lane
-        return int(lane.steps[self.cursor_pos]) if lane is not None and self.cursor_pos >= 0 else -1
+        if lane is None or self.cursor_pos < 0 or self.merged is not None:
+            return -1
+        return int(lane.steps[self.cursor_pos])
+
+    @property
+    def selected_node(self) -> int:
+        """In the merged view, the node of the block under the cursor (on its lane, of the part there); else -1."""
+        merged, block = self.merged, self.flame_block
+        if merged is None or self.cursor_pos < 0:
+            return -1
+        return int(block[0].node[block[1]]) if block is not None else merged.node_at(self.cursor_pos)
+
+    def lanes_place(self) -> tuple[int, tuple[int, int]]:
+        """The selected step and the window of the lanes, even while the merged view shows."""
+        if self._lanes_place is None:
+            return self.selected_step, self.window
+        lanes, _, window, ipu, pos = self._lanes_place
+        return (int(lanes[ipu].steps[pos]) if ipu < len(lanes) and pos >= 0 else -1), window
 
     @property
     def flame_block(self) -> tuple[FlameRow, int] | None:
@@ -380,6 +352,9 @@ class TraceNavigator:
         """The program of the block under the cursor (its steps' deepest common one), else of the step; -1."""
         if programs is None:
             return -1
+        if self.merged is not None:
+            node = self.selected_node
+            return int(self.merged.tree.first_program[node]) if node >= 0 else -1
         block, lane = self.flame_block, self.current_lane
         if block is not None and lane is not None:
             row, b = block
@@ -401,6 +376,11 @@ class TraceNavigator:
         """An operation's steps are followed (Operations' T)."""
         return self.operation is not None
 
+    @property
+    def stepped(self) -> bool:
+        """The lanes are steps (not the merged view's sums)."""
+        return self.merged is None
+
     # Moves -----------------------------------------------------------------------------
 
     def show_run(self, run: int, lanes: tuple[Lane, ...], keep_step: int | None = None,
@@ -409,6 +389,7 @@ class TraceNavigator:
         cursor's IPU (else the step at the window's middle or start)."""
         self.run, self.lanes = run, lanes
         self.generation += 1
+        self.merged = self._lanes_place = None
         self.bounds = run_span(list(lanes))
         self.window = clamp_window(*keep_window, self.bounds) if keep_window else self.bounds
         self.cursor_ipu = min(self.cursor_ipu, max(len(lanes) - 1, 0))
@@ -420,6 +401,38 @@ class TraceNavigator:
             self.cursor_pos = pos
         else:
             self.cursor_pos = position_at(lane, sum(self.window) / 2 if keep_window else self.bounds[0])
+
+    def open_at(self, ipu: int, first: int, stop: int) -> None:
+        """The window on IPU's lane positions [FIRST, STOP) (where a run opens), the cursor on FIRST."""
+        if ipu >= len(self.lanes) or not 0 <= first < stop <= len(self.lanes[ipu]):
+            return
+        lane = self.lanes[ipu]
+        self.cursor_ipu, self.cursor_pos = ipu, first
+        self.window = around(int(lane.starts[first]), int(lane.reach[stop - 1]), self.bounds, margin=0.05)
+
+    def show_merged(self, merged: MergedFlame) -> None:
+        """Show MERGED in place of the lanes (theirs kept for leave_merged): all of it in the window,
+        the cursor on the costliest block of the first depth that is not the host waits."""
+        if self.merged is None:
+            self._lanes_place = (self.lanes, self.bounds, self.window, self.cursor_ipu, self.cursor_pos)
+        self.merged, self.lanes, self.flame = merged, (merged.lane,), (merged.rows,)
+        self.generation += 1
+        self.bounds = self.window = (0, max(merged.total, 1))
+        self.cursor_ipu, self.cursor_pos, self.flame_cursor = 0, -1, FlameCursor()
+        if merged.rows and len(merged.rows[0]):
+            top = merged.rows[0]
+            ranked = np.flatnonzero(~top.host)
+            block = int(ranked[0]) if len(ranked) else 0
+            self.flame_cursor, self.cursor_pos = FlameCursor(0, block), int(top.first[block])
+
+    def leave_merged(self) -> None:
+        """Back to the lanes as they were before the merged view showed."""
+        if self._lanes_place is None:
+            return
+        self.lanes, self.bounds, self.window, self.cursor_ipu, self.cursor_pos = self._lanes_place
+        self.merged = self._lanes_place = None
+        self.flame, self.flame_cursor = None, FlameCursor()
+        self.generation += 1
 
     def _anchor(self) -> float:
         """The cycle zooms and moves between lanes keep in place: the cursor's middle, else the window's."""
@@ -513,22 +526,28 @@ class TraceNavigator:
 
     def costliest(self) -> bool:
         """In the flame view, the block whose name costs most cycles at the cursor's depth (its largest
-        block), the window fitted to it; False where the depth row is empty."""
+        block), the window fitted to it; False where the depth row has none. The host waits' blocks
+        count only with `include_host`."""
         if self.flame is None:
             return False
         depth = max(self.flame_cursor.depth, 0)
         row = self.flame[self.cursor_ipu][depth]
-        if not len(row):
+        ranked = np.arange(len(row)) if self.include_host else np.flatnonzero(~np.asarray(row.host))
+        if not len(ranked):
             return False
-        cycles = np.asarray(row.cycles)
-        _, inverse = np.unique(np.asarray(row.node), return_inverse=True)
+        cycles = np.asarray(row.cycles)[ranked]
+        _, inverse = np.unique(np.asarray(row.node)[ranked], return_inverse=True)
         costliest = int(np.argmax(np.bincount(inverse, weights=cycles)))
         mine = np.flatnonzero(inverse == costliest)
-        block = int(mine[np.argmax(cycles[mine])])
+        block = int(ranked[mine[np.argmax(cycles[mine])]])
         self.flame_cursor = FlameCursor(depth, block)
         self.cursor_pos = int(row.first[block])
         self.window = around(int(row.lane.starts[block]), int(row.lane.ends[block]), self.bounds)
         return True
+
+    def toggle_host_waits(self) -> None:
+        """Whether `c` ranks the host waits too."""
+        self.include_host = not self.include_host
 
     def follow(self, name: str, steps: list[int]) -> None:
         """Follow operation NAME's execution STEPS (from the first, unless it is followed already)."""

@@ -9,7 +9,7 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
-from pvtui.render.safe_text import plain_console
+from pvtui.render.console import TextConsole
 from pvtui.safe_text import visible_all
 from pvtui.units import count_of, format_bytes
 
@@ -34,7 +34,7 @@ def check_renderables(data: dict[str, Any]) -> Group:
 
 
 def render_check(data: dict[str, Any]) -> None:
-    plain_console().print(check_renderables(data))
+    TextConsole().print(check_renderables(data))
 
 
 def _verdict(data: dict[str, Any]) -> Text:
@@ -113,11 +113,12 @@ def _describe_profile(facts: dict[str, Any]) -> str:
         words.append(f"quick_check {facts['quick_check']}")
     tables = facts.get("tables")
     if tables is not None:
-        largest = sorted(((rows or 0, name) for name, rows in tables.items()), reverse=True)[:MOST_TABLES]
+        largest = sorted(((table["rows"] or 0, name) for name, table in tables.items()), reverse=True)[:MOST_TABLES]
         listed = ", ".join(f"{name} {rows:,}" for rows, name in largest)
         more = " …" if len(tables) > MOST_TABLES else ""
-        count = f"{len(tables):,} table{'' if len(tables) == 1 else 's'}"
-        words.append(f"{count} ({listed}{more} rows)" if tables else "no tables")
+        words.append(f"{count_of(len(tables), 'table')} ({listed}{more} rows)" if tables else "no tables")
+    if "known_tables" in facts:
+        words.append(facts["known_tables"])
     return "; ".join(words)
 
 

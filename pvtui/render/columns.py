@@ -43,6 +43,16 @@ def fit_columns(room: int, longest: int, widths: dict[str, int], priority: list[
     return Fit([key for key in widths if key in shown], name_width)
 
 
+def share_room(room: int, longest: list[int], least: int) -> list[int]:
+    """The cells of each text column, in the order they take ROOM (names first): each takes what its
+    LONGEST cell needs while the columns after it keep min(their longest, LEAST); none gets fewer."""
+    floors = [min(cells, least) for cells in longest]
+    widths: list[int] = []
+    for i, cells in enumerate(longest):
+        widths.append(max(floors[i], min(cells, room - sum(widths) - sum(floors[i + 1:]))))
+    return widths
+
+
 def cut_middle(name: str, width: int) -> str:
     """NAME in WIDTH characters: its first part, an ellipsis and as much of its end as fits."""
     if len(name) <= width:

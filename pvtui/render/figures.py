@@ -17,7 +17,7 @@ FIGURE_WORDS = (
                    "4,000; what step statistics and IPU-cycles by step type add up, more than the run "
                    "span when IPUs work at once."),
     ("device time", "a run's span without the host waits at its ends: from the start of its first step that "
-                    "is not a host wait to the end of its last (Summary, `pvtui trace`)."),
+                    "is not a host wait to the end of its last (Summary, Trace's step statistics, `pvtui trace`)."),
     ("host wait", "a step that waits on the host (a stream copy to or from the host, a sync with the host); "
                   "never ranked as a model layer or an operation."),
     ("steps", "the steps of the program, each counted once whichever IPUs it ran on."),
@@ -34,6 +34,11 @@ def figures_text() -> str:
 
 
 def run_figures_line(run: dict[str, Any]) -> str:
-    """A run's figures (queries.run_figures) in words: steps and IPU-steps, run span and IPU-cycles."""
+    """A run's figures (queries.run_figures) in words: steps and IPU-steps, run span, device time where
+    the run has one, and IPU-cycles."""
+    device = ""
+    if "device_cycles" in run:
+        device = (f", device time {format_cycles(run['device_cycles'])}" if run["device_cycles"] is not None
+                  else f", no device time ({run['device_note']})")
     return (f"{count_of(run['steps'], 'step')}, {count_of(run['ipu_steps'], 'IPU-step')}, "
-            f"run span {format_cycles(run['run_span_cycles'])}, {format_cycles(run['ipu_cycles'])} IPU-cycles")
+            f"run span {format_cycles(run['run_span_cycles'])}{device}, {format_cycles(run['ipu_cycles'])} IPU-cycles")

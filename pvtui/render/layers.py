@@ -38,11 +38,10 @@ def headings(ipus: int | None) -> list[str]:
 
 
 def render_layers(data: dict[str, Any], fmt: Callable[[int], str] = format_bytes) -> None:
+    from pvtui.render.console import TextConsole
     from rich.table import Table
 
-    from pvtui.render.safe_text import plain_console
-
-    console = plain_console()
+    console = TextConsole()
     rows = list(flattened(data["groups"]))
     title = f"Model layers by {SORT_WORDS[data['sort']]}" + (f", path contains {data['filter']!r}" if data["filter"] else "")
     if not rows:
@@ -97,7 +96,8 @@ def node_cells(figures: LayerFigures, node: int, fmt: Callable[[int], str]) -> d
              "share": format_share(figures.share(node))}
     if figures.cycles_by_ipu is not None:
         cells.update({f"ipu {i}": format_cycles(int(c)) for i, c in enumerate(figures.cycles_by_ipu[node])})
-    cells.update({"memory": fmt(int(figures.memory[node])), "ops": f"{int(figures.operations[node]):,}"})
+    memory = figures.memory_of(node)
+    cells.update({"memory": "—" if memory is None else fmt(memory), "ops": f"{int(figures.operations[node]):,}"})
     return cells
 
 
@@ -105,7 +105,7 @@ def kept_cells(kept: Kept, fmt: Callable[[int], str]) -> dict[str, str]:
     """The total of what a filter keeps, by column as node_cells gives them."""
     cells = {"cycles": format_cycles(kept.cycles), "share": format_share(kept.share)}
     cells.update({f"ipu {i}": format_cycles(c) for i, c in enumerate(kept.cycles_by_ipu or [])})
-    cells.update({"memory": fmt(kept.memory), "ops": f"{kept.operations:,}"})
+    cells.update({"memory": "—" if kept.memory is None else fmt(kept.memory), "ops": f"{kept.operations:,}"})
     return cells
 
 
@@ -179,8 +179,11 @@ def node_details(report: Report, figures: LayerFigures, node: int, fmt: Callable
         text.append(f"            {by_ipu}\n", muted)
     else:
         text.append(cycles_note(report) + "\n", muted)
-    text.append(f"Memory      {fmt(int(figures.memory[node]))}  (code {fmt(int(figures.code_bytes[node]))}"
-                f" + variables {fmt(int(figures.variable_bytes[node]))})\n")
+    if figures.memory_known:
+        text.append(f"Memory      {fmt(int(figures.memory[node]))}  (code {fmt(int(figures.code_bytes[node]))}"
+                    f" + variables {fmt(int(figures.variable_bytes[node]))})\n")
+    else:
+        text.append(f"Memory      {report.missing('program_tree')}\n", muted)
     text.append(f"Operations  {int(figures.operations[node]):,}\n")
     programs = tree.programs_under(node)
     text.append(f"Programs ({len(programs):,})  P shows the first in the tree, T its first step in the trace\n",

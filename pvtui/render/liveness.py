@@ -6,11 +6,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
-from pvtui.model.liveness_views import Window, steps_per_column
+from pvtui.model.liveness_views import Window, column_around, steps_per_column
 from pvtui.model.queries import live_difference, unknown_program
 from pvtui.render.names import CPP_BREAKS, wrap_at_slashes
 from pvtui.render.safe_text import markup_escape as escape  # Rich's and Textual's leave `ESC[6n[link=…]` a tag
-from pvtui.units import count_of
+from pvtui.render.step_change import changed_variables, step_change_line
+from pvtui.units import MINUS, count_of
 
 if TYPE_CHECKING:
     from pvtui.model.liveness_views import LivenessNavigator, StepSeries
@@ -29,12 +30,31 @@ class Marks:
     marked: str = "◇"
 
 
+BAND_SAID = {"compressed": "compressed", "hidden": "not drawn"}  # of the always-live band, after its bytes
+
+
 def column_scale(window: Window, width: int) -> str:
     """How many steps a chart column shows; zoomed in past one step a column, how many columns a step spans."""
     if window.span >= width:
         return f"{count_of(steps_per_column(window, width), 'step')}/column"
     fewest, most = width // window.span, -(-width // window.span)  # the columns split between the steps
     return f"1 step/{fewest} columns" if fewest == most else f"1 step/{fewest}–{most} columns"
+
+
+def ordinal(number: int) -> str:
+    """`1st`, `2nd`, `3rd`, `4th`, `11th`, `22nd`."""
+    suffix = "th" if number % 100 in (11, 12, 13) else {1: "st", 2: "nd", 3: "rd"}.get(number % 10, "th")
+    return f"{number:,}{suffix}"
+
+
+def column_line(nav: "LivenessNavigator", width: int) -> str:
+    """What the cursor's chart column holds and which of its steps the cursor is on (a column of several
+    steps), else the scale; then the steps across the chart where they are not all of them."""
+    steps = column_around(nav.cursor, nav.window, width)
+    where = (f"Column {steps.start:,}–{steps.stop - 1:,}: cursor {ordinal(nav.cursor - steps.start + 1)} of "
+             f"{len(steps):,}" if len(steps) > 1 else column_scale(nav.window, width))
+    shown = "" if nav.window.span >= nav.num_steps else f" · steps {nav.window.start:,}–{nav.window.stop - 1:,}"
+    return where + shown
 
 
 def hanging(head: str, name: str, width: int, tail: str = "", style: str = "", after: str = "/") -> list[str]:
@@ -65,14 +85,15 @@ def step_facts(report: "Report", nav: "LivenessNavigator", series: "StepSeries |
         total = not_always if always is None else always + not_always
         share = f"{100 * total / series.capacity:.1f}% of {fmt(series.capacity)}" if series.capacity else "—"
         always_text = "unknown" if always is None else fmt(always)
+        band = BAND_SAID.get(nav.band, "") if always is not None else ""
         lines += [
-            f"[$pv-always-live]{marks.always_live}[/] Always-live      {always_text}",
+            f"[$pv-always-live]{marks.always_live}[/] Always-live      {always_text}"
+            + (f" [$pv-muted]{band}[/]" if band else ""),
             f"[$pv-not-always-live]{marks.not_always_live}[/] Not-always-live  {fmt(not_always)}",
             f"  Total            {fmt(total)}" if always is not None
             else "  [$pv-muted]always-live unknown: not-always-live only[/]",
             f"  Of the memory    {share}",
-            f"[$pv-muted]{column_scale(nav.window, chart_width)}"
-            f" · steps {nav.window.start:,}–{nav.window.stop - 1:,}[/]",
+            f"[$pv-muted]{column_line(nav, chart_width)}[/]",
         ]
     elif nav.view == "tile" and live.by_tile is not None:
         lines.append(f"[$pv-muted]Reading tile {nav.tile}…[/]")
@@ -112,26 +133,25 @@ def vertex_lines(report: "Report", program: int, width: int) -> list[str]:
     return lines
 
 
-def live_list(report: "Report", nav: "LivenessNavigator",
-              fmt: Callable[[int], str]) -> tuple[list[str], list[tuple[str, str]], int]:
-    """The variables panel: its heading's parts, (size, name) of the largest variables, and how many
-    there are: those live at the cursor's step, or those that came and went since the marked step."""
+def live_list(report: "Report", nav: "LivenessNavigator", fmt: Callable[[int], str],
+              minus: str = MINUS) -> tuple[str, list[tuple[str, str]], int]:
+    """The variables panel: its heading, (size, name) of the largest variables, and how many there are:
+    those live at the cursor's step, or, in the words of `pvtui liveness --step A --vs B`, what changed
+    from the marked step to the cursor's."""
     live, step = report.liveness, nav.cursor
     names = live.variable_names
     if nav.marked is not None and nav.marked != step:
-        added, removed, change = live_difference(report, nav.marked, step)
-        sign = "+" if change >= 0 else "−"
+        appeared, gone, change = live_difference(report, nav.marked, step)
         return (
-            [f"vs {nav.marked:,}: {sign}{fmt(abs(change))}",
-             f"+{len(added):,} −{len(removed):,} variable{'s' * (len(added) + len(removed) != 1)}"],
-            [(f"+{fmt(size)}", names[v]) for v, size in added[:MAX_VARIABLES_LISTED]]
-            + [(f"−{fmt(size)}", names[v]) for v, size in removed[:MAX_VARIABLES_LISTED]],
-            len(added) + len(removed),
+            step_change_line(nav.marked, step, change, len(appeared), len(gone), fmt, minus),
+            changed_variables([(names[v], size) for v, size in appeared[:MAX_VARIABLES_LISTED]],
+                              [(names[v], size) for v, size in gone[:MAX_VARIABLES_LISTED]], fmt, minus),
+            len(appeared) + len(gone),
         )
     live_here = live.live_variables(step)
     return (
-        [f"Live at step {step:,}: {count_of(len(live_here), 'variable')}"
-         + ("" if nav.view == "total" else ", all IPUs")],
+        f"Live at step {step:,}: {count_of(len(live_here), 'variable')}"
+        + ("" if nav.view == "total" else ", all IPUs"),
         [(fmt(size), names[v]) for v, size in live_here[:MAX_VARIABLES_LISTED]],
         len(live_here),
     )

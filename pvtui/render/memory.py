@@ -37,8 +37,10 @@ def header_items(nav: "MemoryNavigator", colour: str, swatch: str | None, fmt: C
         parts.append("1 tile/row" if nav.zoom == 1 else f"{nav.zoom} tiles/row, the fullest shown")
         if swatch is not None:
             parts.append(f"swatch: {swatch}")
-    if not memory.has_gaps:
+    if memory.source == "archive":
         parts.append("from archive.a")
+    elif not memory.has_gaps:
+        parts.append("incl. gaps")
     elif not nav.map_shown:
         parts.append("incl. gaps" if nav.gaps else "excl. gaps")
     if memory.limit:
@@ -56,10 +58,11 @@ def tile_facts(memory: "TileMemory", tile: int, fmt: Callable[[int], str], label
     facts.append(f"Tile {tile}", "bold")
     ipu = memory.ipu_of(tile)
     facts.append(f" · IPU {'unknown' if ipu is None else ipu}\n")
-    if memory.has_gaps:
+    if memory.has_gaps or memory.source == "profile":  # read without libpva: its total, including gaps
         facts.append(f"Including gaps   {fmt(total)}\n")
+    if memory.has_gaps:
         facts.append(f"Excluding gaps   {fmt(int(memory.excluding_gaps[tile]))}\n")
-    else:
+    elif memory.source != "profile":
         facts.append(f"Allocated        {fmt(total)}\n")
     if memory.limit:
         share = total / memory.limit

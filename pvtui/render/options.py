@@ -11,7 +11,8 @@ from rich.padding import Padding
 from rich.text import Text
 
 from pvtui.option_set import PER_ENGINE, Analysis
-from pvtui.render.safe_text import plain_console, visible_text
+from pvtui.render.console import TextConsole
+from pvtui.render.safe_text import visible_text
 
 STATUS_STYLE = {"ok": "green", "unknown": "bold red", "bad value": "bold red", "not a string": "bold red"}
 
@@ -45,7 +46,7 @@ def render_problems(analysis: Analysis, console: Console) -> None:
 
 
 def render_analysis(analysis: Analysis, console: Console | None = None) -> None:
-    console = console or plain_console()
+    console = console or TextConsole()
     if analysis.entries:
         console.print(option_rows(analysis))
     render_problems(analysis, console)

@@ -44,13 +44,17 @@ def program_details(
     row("Program", str(program))
     row("Type", Text.assemble((type_name, styles.get(phase, Style())), (f"  {phase}", muted)))
     row("Name", programs.names[program] or "—")
-    parent = int(programs.parent[program])
-    row("Parent", "— (a root)" if parent < 0 else f"{parent}  {_describe(programs, parent)}")
-    row("Children", f"{programs.num_children(program):,}")
-    code = fmt(int(programs.code_bytes[program]))
-    if programs.num_children(program):  # so that a parent's figure is not added to its children's
-        code = Text.assemble(code, ("  control code, its children's included", muted))
-    row("Code", code)
+    if programs.has_tree:
+        parent = int(programs.parent[program])
+        row("Parent", "— (a root)" if parent < 0 else f"{parent}  {_describe(programs, parent)}")
+        row("Children", f"{programs.num_children(program):,}")
+    else:  # profile.pop read without libpva: a flat list
+        row("Tree", Text(report.missing("program_tree"), style=muted))
+    if programs.code_bytes is not None:
+        code = fmt(int(programs.code_bytes[program]))
+        if programs.num_children(program):  # so that a parent's figure is not added to its children's
+            code = Text.assemble(code, ("  control code, its children's included", muted))
+        row("Code", code)
     _compute_set(out, row, programs, int(programs.compute_set[program]), fmt, muted, width)
     _debug(out, row, report, programs.debug_context(program), muted, width)
     out.rstrip()

@@ -1,11 +1,9 @@
-"""Outside text for Rich: as a `Text` whose shown control characters are dim, and consoles that read no
-markup. The rules and where they apply: `pvtui.safe_text`."""
+"""Outside text for Rich and Textual: as a `Text` whose shown control characters are dim, and escaped for
+Textual markup. The rules and where they apply: `pvtui.safe_text`; the commands' console, which reads
+no markup: `pvtui.render.console.TextConsole`."""
 
 from __future__ import annotations
 
-from typing import Any
-
-from rich.console import Console
 from rich.style import Style, StyleType
 from rich.text import Text
 
@@ -34,9 +32,3 @@ def markup_escape(text: str) -> str:
     """
     shown = visible(text).replace("[", "\\[")
     return f"{shown} " if shown.endswith("\\") else shown
-
-
-def plain_console(**options: Any) -> Console:
-    """A Rich console that prints strings as they are: no markup (a name like `[bold]x` shows as
-    itself) and no emoji codes (`:cat:` too)."""
-    return Console(markup=False, emoji=False, **options)

@@ -5,19 +5,18 @@ from __future__ import annotations
 from typing import Any
 
 from rich.columns import Columns
-from rich.console import Console
+from pvtui.render.console import TextConsole
 from rich.table import Table
 from rich.text import Text
 
 from pvtui.model.facts import clock_time, device_time, fact_rows, file_entries, report_total
 from pvtui.render.figures import run_figures_line
-from pvtui.render.safe_text import plain_console
 from pvtui.render.step_change import changed_variables, step_change_line
 from pvtui.units import Fmt, format_bytes, format_cycles
 
 
-def _console() -> Console:
-    return plain_console()
+def _console() -> TextConsole:
+    return TextConsole()
 
 
 def facts_table(title: str, rows: list[tuple[str, Any]]) -> Table:
@@ -48,9 +47,10 @@ def ranked_table(title: str, columns: tuple[str, str], values: dict[str, int], f
 FILE_STYLES = {"partly read": "bold", "unreadable": "bold", "absent": "dim"}
 
 
-def files_row(states: dict[str, str]) -> Columns:
-    """Each file's mark and name (queries.file_states); lines break between files, never inside one."""
-    return Columns([Text(entry, style=FILE_STYLES.get(state, "")) for entry, state in file_entries(states)],
+def files_row(states: dict[str, str], readers: dict[str, str] | None = None) -> Columns:
+    """Each file's mark and name (queries.file_states), and profile.pop's reader (READERS); lines break
+    between files, never inside one."""
+    return Columns([Text(entry, style=FILE_STYLES.get(state, "")) for entry, state in file_entries(states, readers)],
                    padding=(0, 3))
 
 
@@ -59,7 +59,7 @@ def render_summary(data: dict[str, Any], fmt: Fmt = format_bytes) -> None:
     console.print(Text(f"Report {data['name']}", style="bold"))
     for title, rows in fact_rows(data, fmt):
         console.print(facts_table(title, rows))
-    console.print(facts_table("Files", [("Present", files_row(data["file_states"]))]))
+    console.print(facts_table("Files", [("Present", files_row(data["file_states"], data["readers"]))]))
 
 
 def render_memory(data: dict[str, Any], fmt: Fmt = format_bytes) -> None:

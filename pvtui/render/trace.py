@@ -1,4 +1,5 @@
-"""What the Trace screen says in words: the status line, a step's or a block's details, the step statistics."""
+"""What the Trace screen says in words: the status line, a step's or a block's details (of the flame
+view or of the merged view), the step statistics."""
 
 from __future__ import annotations
 
@@ -15,12 +16,14 @@ from pvtui.render.item_lines import item_lines
 from pvtui.units import count_of, format_cycles
 
 if TYPE_CHECKING:
-    from pvtui.model.flame import FlameRow, Nesting
+    from pvtui.model.flame import FlameRow, MergedFlame, Nesting
     from pvtui.model.report import Report
-    from pvtui.model.trace_views import Lane, TraceNavigator
+    from pvtui.model.lanes import Lane
+    from pvtui.model.trace_views import TraceNavigator
 
 STATS_TYPE_WIDTH = 18  # the step type column of the statistics
 STATS_IPU_WIDTH = 27  # each IPU's steps, cycles and share
+HOST_WAIT_NOTE = "its steps wait on the host: never ranked as a model layer; c skips it unless h"
 
 
 def format_seconds(seconds: float) -> str:
@@ -49,21 +52,36 @@ def _type_text(type_name: str, styles: dict[str, Style], muted: Style) -> Text:
     return Text.assemble((type_name, styles.get(phase, Style())), (f"  {phase}", muted))
 
 
-def status_text(report: "Report", nav: "TraceNavigator", width: int, nesting: bool) -> Text:
-    """The status line: the run, the cycle window and its zoom, the cursor's IPU and step; NESTING
-    while the flame view waits for its rows. Broken between items, never inside one (a wrap at a
-    space once glued the range to the run's name)."""
+def window_share(window: tuple[int, int], bounds: tuple[int, int]) -> str:
+    """How much of the run the window shows, in words: `the whole run`, `4.1% of the run`."""
+    share = (window[1] - window[0]) / max(bounds[1] - bounds[0], 1)
+    if share >= 0.9995:
+        return "the whole run"
+    figure = f"{share:.0%}" if share >= 0.1 else f"{share:.1%}" if share >= 0.01 else f"{share * 100:.2g}%"
+    return f"{figure} of the run"
+
+
+def status_text(report: "Report", nav: "TraceNavigator", width: int, waiting: str | None) -> Text:
+    """The status line: the run, the window (cycles, or the merged view's IPU-cycles) and how much of
+    the run it shows, the cursor's IPU and step, in the flame views what `c` ranks; WAITING says what
+    the view shown waits for. Broken between items, never inside one (a wrap at a space once glued
+    the range to the run's name)."""
     execution = report.execution
     lo, hi = nav.window
-    zoom = (nav.bounds[1] - nav.bounds[0]) / max(hi - lo, 1)
-    zoom_text = f"×{zoom:,.0f}" if zoom >= 10 else f"×{zoom:.2g}"
     step = nav.selected_step
     run = f"Run {nav.run + 1}/{execution.num_runs} {execution.run_names[nav.run]}" if execution.num_runs \
         else "no runs"
-    items = [Text(run, style="bold"), Text(f"cycles {format_cycles(lo)}–{format_cycles(hi)} {zoom_text}"),
-             Text(f"IPU {nav.cursor_ipu} step {step:,}" if step >= 0 else f"IPU {nav.cursor_ipu} no steps")]
-    if nesting:
-        items.append(Text("nesting the steps…"))
+    items = [Text(run, style="bold")]
+    if nav.merged is not None:
+        items.append(Text("merged: every step summed by model layer"))
+    items += [Text(f"{'IPU-cycles' if nav.merged is not None else 'cycles'} {format_cycles(lo)}–{format_cycles(hi)}"),
+              Text(window_share(nav.window, nav.bounds))]
+    if nav.merged is None:
+        items.append(Text(f"IPU {nav.cursor_ipu} step {step:,}" if step >= 0 else f"IPU {nav.cursor_ipu} no steps"))
+    if nav.flame is not None:
+        items.append(Text(f"c {'counts' if nav.include_host else 'skips'} host waits (h)"))
+    if waiting:
+        items.append(Text(waiting))
     return Text("\n").join(item_lines(items, max(width, 20), gap=" · ", max_lines=len(items)))
 
 
@@ -107,26 +125,38 @@ def step_details(
     start, end = int(execution.cycles_from[step, ipu]), int(execution.cycles_to[step, ipu])
     time = f"  {format_seconds(cycles / clock)} at {clock / 1e9:.3g} GHz" if clock else ""
     row(f"IPU {ipu}", f"{format_cycles(start)} → {format_cycles(end)}  {format_cycles(cycles)} cycles{time}")
-    row("Balance", f"tiles {percent(float(execution.tile_balance[step, ipu]))}  "
-                   f"active tiles {percent(float(execution.active_tile_balance[step, ipu]))}")
-    row("Data", f"in {fmt(int(execution.data_in[step, ipu]))}  out {fmt(int(execution.data_out[step, ipu]))}")
+    if execution.tile_balance is not None:
+        row("Balance", f"tiles {percent(float(execution.tile_balance[step, ipu]))}  "
+                       f"active tiles {percent(float(execution.active_tile_balance[step, ipu]))}")
+        row("Data", f"in {fmt(int(execution.data_in[step, ipu]))}  out {fmt(int(execution.data_out[step, ipu]))}")
+    elif execution.active_tiles is not None:
+        row("Active", f"{int(execution.active_tiles[step, ipu]):,} tiles  (balance, data: profile.pop read by libpva)")
     _every_ipu(out, execution, step, ipu, fmt, muted)
     out.rstrip()
     return out
 
 
+def _ipu_extras(execution, step: int, ipu: int, fmt: Callable[[int], str]) -> tuple[str, ...]:
+    """The step's balance and data on IPU (libpva's), else its active tiles (profile.pop's tables), else nothing."""
+    if execution.tile_balance is not None:
+        return (percent(float(execution.tile_balance[step, ipu])),
+                percent(float(execution.active_tile_balance[step, ipu])),
+                fmt(int(execution.data_in[step, ipu])), fmt(int(execution.data_out[step, ipu])))
+    if execution.active_tiles is not None:
+        return (f"{int(execution.active_tiles[step, ipu]):,}",)
+    return ()
+
+
 def _every_ipu(out: Text, execution, step: int, ipu: int, fmt: Callable[[int], str], muted: Style) -> None:
     """A table of STEP on every IPU, IPU's row in bold."""
-    header = ("IPU", "from", "to", "cycles", "balance", "active", "in", "out")
+    balanced = execution.tile_balance is not None
+    header = ("IPU", "from", "to", "cycles", *(("balance", "active", "in", "out") if balanced else ("active tiles",)))
     rows = []
     for other in range(execution.num_ipus):
         begin = int(execution.cycles_from[step, other])
         rows.append((other, None) if begin < 0 else (other, (
             str(other), f"{begin:,}", f"{int(execution.cycles_to[step, other]):,}",
-            f"{int(execution.cycles[step, other]):,}",
-            percent(float(execution.tile_balance[step, other])),
-            percent(float(execution.active_tile_balance[step, other])),
-            fmt(int(execution.data_in[step, other])), fmt(int(execution.data_out[step, other])),
+            f"{int(execution.cycles[step, other]):,}", *_ipu_extras(execution, step, other, fmt),
         )))
     widths = [max([len(h)] + [len(r[i]) for _, r in rows if r]) for i, h in enumerate(header)]
     out.append(" ".join(h.rjust(w) for h, w in zip(header, widths)) + "\n", style=muted)
@@ -164,15 +194,45 @@ def block_details(
     total = int(np.asarray(row.cycles)[same].sum())
     share = f" ({percent(total / run_cycles)})" if run_cycles else ""
     line("All", f"{format_cycles(total)} cycles{share} in {count_of(int(same.sum()), 'block')} named so at this depth")
+    if row.host[block]:
+        line("Host wait", Text(HOST_WAIT_NOTE, style=muted))
     source = "debug.cbor: layer › operation › PopLibs call" if nesting.linked[program] else "the program's name"
     line("Nesting", Text(f"depth {len(path)}, from {source}", style=muted))
     out.rstrip()
     return out
 
 
-def stats_text(stats: dict | None, run: int, styles: dict[str, Style], first_ipu: int = 0, width: int = 80) -> Text:
+def merged_details(merged: "MergedFlame", node: int, own: bool, muted: Style) -> Text:
+    """What the details panel says about NODE's block of the merged view (with OWN, about its own part,
+    on the row above the first depth): its path, IPU-cycles and share of the run's, each IPU's, its
+    steps, and what the merged view sums."""
+    out = Text()
+    line = _labelled(out, muted)
+    tree, run = merged.tree, merged.run + 1
+    if node < 0:
+        return Text("Nothing ran in this run.")
+    line("Block", Text(" › ".join(tree.path(node)), style="bold"))
+    cycles = int(merged.cycles_by_ipu[node].sum())
+    if own:
+        below = sum(int(merged.cycles_by_ipu[child].sum()) for child in tree.children(node).tolist())
+        line("Own", f"{format_cycles(cycles - below)} IPU-cycles of its own steps, not of a path below it")
+    share = f": {percent(cycles / merged.total)} of run {run}'s {format_cycles(merged.total)}" if merged.total else ""
+    line("Cycles", f"{format_cycles(cycles)} IPU-cycles{share}")
+    by_ipu = merged.cycles_by_ipu[node].tolist()
+    line("Per IPU", " · ".join(f"IPU {ipu} {format_cycles(c)}" for ipu, c in enumerate(by_ipu)))
+    line("Steps", f"{int(merged.steps[node]):,}")
+    if tree.is_host(node):
+        line("Host wait", Text(HOST_WAIT_NOTE, style=muted))
+    line("Merged", Text(f"run {run}'s steps on every IPU summed by model-layer path, widest first", style=muted))
+    out.rstrip()
+    return out
+
+
+def stats_text(stats: dict | None, run: int, styles: dict[str, Style], first_ipu: int = 0, width: int = 80,
+               report_total: int | None = None) -> Text:
     """The step statistics of RUN: a row per step type, and for each IPU from FIRST_IPU that fits in
-    WIDTH its steps, cycles and share; stream copies split into host and remote-buffer rows."""
+    WIDTH its steps, cycles and share; stream copies split into host and remote-buffer rows. The
+    run's figures come first, and the REPORT_TOTAL where the report states one."""
     if stats is None or run >= len(stats["runs"]):
         return Text("No execution profile: no step statistics.")
     muted = styles.get("muted", Style(dim=True))
@@ -185,7 +245,8 @@ def stats_text(stats: dict | None, run: int, styles: dict[str, Style], first_ipu
     out.append(f"Step statistics, run {run + 1} {data['name']}", style="bold")
     more = f" · IPUs {first}–{first + len(shown) - 1} of {len(ipus)}, up/down for others" if len(shown) < len(ipus) else ""
     out.append(f"{more}\n", style=muted)
-    out.append(f"{run_figures_line(data)}\n", style=muted)
+    total = f"; report total {format_cycles(report_total)} (every run)" if report_total is not None else ""
+    out.append(f"{run_figures_line(data)}{total}\n", style=muted)
     out.append(" " * STATS_TYPE_WIDTH)
     for ipu in shown:
         out.append(f"{'IPU ' + str(ipu['ipu']):>{STATS_IPU_WIDTH}}", style="bold")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, Protocol
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -21,9 +21,11 @@ from pvtui.widgets.key_bar import KeyBar
 from pvtui.widgets.look import look_of
 
 if TYPE_CHECKING:
-    from pvtui.app import PvtuiApp
+    from weakref import WeakSet
+
     from pvtui.model.report import Report
     from pvtui.model.tables import Table
+    from pvtui.slots import ReportSlot, Slot
 
 
 WIDE = 120  # columns from which a screen's details sit beside its main view
@@ -109,6 +111,29 @@ def beside_or_under(screen: str, body: str, main: str, details: str, under: int)
     """
 
 
+class ReportsShown(Protocol):
+    """What a report screen reads of its app (pvtui.app.PvtuiApp, which imports the screens and so is
+    not imported by them): the reports, which one is shown, the units of bytes."""
+
+    a: ReportSlot
+    b: ReportSlot | None  # in a comparison
+    shown: Slot
+    units: str
+    report_screens: WeakSet[ReportScreen]
+
+    @property
+    def slots(self) -> list[ReportSlot]: ...
+
+    @property
+    def shown_slot(self) -> ReportSlot: ...
+
+    @property
+    def ready(self) -> bool: ...
+
+    @property
+    def report_shown(self) -> bool: ...
+
+
 class Unavailable(Static):
     """A plain statement of what the report does not hold, where a view would be: never markup (it may
     quote the report's names and paths)."""
@@ -142,6 +167,15 @@ class Needs:
         if not all(getattr(facts, fact) for fact in self.shown):
             return False
         return True if all(getattr(facts, fact) for fact in self.usable) else None
+
+
+def key_state(keys: Mapping[str, Needs], action: str, parameters: tuple[object, ...], facts: object,
+              every: Needs = Needs()) -> bool | None:
+    """Whether the key of ACTION with PARAMETERS applies (Needs.state): by what KEYS says it needs (under
+    "name(parameters)" as its binding writes them, else "name"; else nothing) and what EVERY key needs,
+    the facts being attributes of FACTS."""
+    needs = keys.get(f"{action}({', '.join(map(repr, parameters))})") if parameters else None
+    return (every + (needs or keys.get(action, Needs()))).state(facts)
 
 
 _NO_PARAMETER = object()
@@ -205,12 +239,12 @@ class ReportScreen(Screen):
         self.nav = self.NAVIGATOR() if self.NAVIGATOR is not None else None
 
     @property
-    def pv_app(self) -> "PvtuiApp":
+    def pv_app(self) -> ReportsShown:
         return self.app  # type: ignore[return-value]
 
     @property
     def report(self) -> "Report":
-        return self.pv_app.shown_report
+        return self.pv_app.shown_slot.report
 
     def compose(self) -> ComposeResult:
         self._has_body = self.pv_app.ready
@@ -269,8 +303,7 @@ class ReportScreen(Screen):
 
     def key_state(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Whether the screen's key for ACTION applies now: True runs it, None dims it, False hides it."""
-        needs = self.KEYS.get(f"{action}({', '.join(map(repr, parameters))})") if parameters else None
-        return (self.EVERY_KEY + (needs or self.KEYS.get(action, Needs()))).state(self.key_facts())
+        return key_state(self.KEYS, action, parameters, self.key_facts(), self.EVERY_KEY)
 
     def key_facts(self) -> object:
         """What the facts of `KEYS` are attributes of: the screen's navigator, else the screen."""
@@ -287,13 +320,13 @@ class ReportScreen(Screen):
     def title_label(self) -> str:
         """What the title bar names: the report, and in a comparison which of the two it is."""
         app = self.pv_app
-        files = app.shown_files
+        files = app.shown_slot.files
         name = files.name if files is not None else ""
-        return name if app.compare_files is None else f"{'B' if app.showing_b else 'A'}: {name}"
+        return name if app.b is None else f"{app.shown.value}: {name}"
 
     def title_tabs(self) -> tuple[tuple[str, str], ...]:
         """The screens the user can switch to, with their keys."""
-        if self.pv_app.compare_files is None:
+        if self.pv_app.b is None:
             return SCREEN_KEYS
         return SCREEN_KEYS + (("d", "Compare"),)
 

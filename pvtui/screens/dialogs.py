@@ -21,6 +21,7 @@ from pvtui.errors import Cancelled
 from pvtui.render.figures import FIGURE_WORDS, FIGURES_HEADING
 from pvtui.render.safe_text import markup_escape as escape, visible_text
 from pvtui.safe_text import visible
+from pvtui.screens.base import Needs, key_state
 from pvtui.sources.base import CancelToken, ReportFiles
 from pvtui.units import format_bytes
 from pvtui.widgets.key_bar import KeyBar
@@ -36,10 +37,11 @@ class ReportPicker(Screen[ReportFiles | None]):
     any report, Escape and q quit, there being nothing to go back to.
     """
 
-    BINDINGS = [  # one of the two applies (check_action); over a report, q is the app's Quit
+    BINDINGS = [  # one of the two applies; over a report, q is the app's Quit
         Binding("escape", "back", "Back"),
         Binding("escape,q", "quit", "Quit"),
     ]
+    KEYS = {"back": Needs(shown=("over_a_report",)), "quit": Needs(shown=("before_any_report",))}
 
     def __init__(self, reports: list[ReportFiles], shown: ReportFiles | None = None) -> None:
         super().__init__()
@@ -47,11 +49,15 @@ class ReportPicker(Screen[ReportFiles | None]):
         self.shown = shown
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "back":
-            return self.shown is not None
-        if action == "quit":
-            return self.shown is None
-        return True
+        return key_state(self.KEYS, action, parameters, self)
+
+    @property
+    def over_a_report(self) -> bool:
+        return self.shown is not None
+
+    @property
+    def before_any_report(self) -> bool:
+        return self.shown is None
 
     def action_back(self) -> None:
         self.dismiss(None)

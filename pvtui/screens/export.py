@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import Callable
 
 from textual.app import App, ComposeResult
 from textual.binding import Binding
@@ -26,19 +26,18 @@ from pvtui.export import (
     default_directory,
     file_name,
     free_path,
-    is_inside,
+    name_and_folder,
     os_problem,
+    path_problem,
+    shown_path,
     write_csv,
     write_json,
     write_text,
 )
 from pvtui.model.tables import Table
 from pvtui.render.safe_text import markup_escape as escape
-from pvtui.screens.base import ReportScreen
+from pvtui.screens.base import ReportScreen, ReportsShown
 from pvtui.units import count_of
-
-if TYPE_CHECKING:
-    from pvtui.app import PvtuiApp
 
 CANCEL_CHECK_ROWS = 4096  # rows written between looks at whether the worker was cancelled
 
@@ -168,7 +167,7 @@ class ExportDialog(ModalScreen[ExportRequest | None]):
         path = Path(text).expanduser()
         try:
             path = path.resolve()
-            problem = self._problem(text, path)
+            problem = path_problem(text, path, self.forbidden)
         except OSError as exc:  # a name too long, a folder that cannot be read
             problem = os_problem(path, exc)
         if problem:
@@ -179,52 +178,22 @@ class ExportDialog(ModalScreen[ExportRequest | None]):
         else:
             self.dismiss(ExportRequest(self.kind, path, overwrite=path == self.confirmed))
 
-    def _problem(self, text: str, path: Path) -> str:
-        """Why PATH cannot be written to, or the empty string."""
-        if path.is_dir():
-            return f"{text} is a folder: add a file name."
-        if is_inside(path, self.forbidden):
-            return "pvtui writes nothing into the report's folder: choose another one."
-        if not path.parent.is_dir():
-            return f"There is no folder {path.parent}."
-        if path.exists() and not path.is_file():
-            return f"{text} is not a regular file."
-        return ""
 
-
-def shown_path(path: Path) -> str:
-    """PATH relative to the current directory when it lies there, else absolute."""
-    try:
-        return str(path.relative_to(Path.cwd()))
-    except ValueError:
-        return str(path)
-
-
-def name_and_folder(path: Path) -> str:
-    """`NAME in FOLDER`: a narrow notification then wraps between words, not inside the file name."""
-    folder = path.parent
-    if folder == Path.cwd():
-        return f"{path.name} in the current folder"
-    home = Path.home()
-    shown = Path("~") / folder.relative_to(home) if folder.is_relative_to(home) else folder
-    return f"{path.name} in {shown}"
-
-
-def report_folders(app: "PvtuiApp") -> list[Path]:
+def report_folders(app: ReportsShown) -> list[Path]:
     folders = []
-    for files in (app.files, app.compare_files):  # nothing is written beside either report compared
-        if files is not None:
+    for slot in app.slots:  # nothing is written beside either report compared
+        if (files := slot.files) is not None:
             folders += [files.directory, *(path.parent for path in files.existing())]
     return folders
 
 
-def open_export(app: "PvtuiApp", kind: str | None = None) -> None:
+def open_export(app: App, kind: str | None = None) -> None:
     """Open the export dialog over the current report screen, KIND chosen (csv, json or svg)."""
     screen = app.screen
-    if not isinstance(screen, ReportScreen) or not app.report_shown:
+    if not isinstance(screen, ReportScreen) or not screen.pv_app.report_shown:
         return
     table = screen.export_table()
-    forbidden = report_folders(app)
+    forbidden = report_folders(screen.pv_app)
     directory = default_directory(forbidden)
     report_name = screen.report.name
     defaults = {k.key: free_path(directory, file_name(report_name, table.name if k.table and table else

@@ -18,6 +18,7 @@ from textual.worker import get_current_worker
 from pvtui.render.insights import SECTIONS, fullest_rows, headline, section_renderables
 from pvtui.render.split import split_renderables
 from pvtui.errors import Cancelled
+from pvtui.model.insight_views import InsightsNavigator
 from pvtui.model.insights import insights
 from pvtui.model.splits import DEFAULT_LAYER_PATTERN, split_data
 from pvtui.model.tables import Table
@@ -27,12 +28,15 @@ from pvtui.widgets.histogram_chart import HistogramChart
 
 SPLITS = "splits"  # the last section, computed apart as its IPU count changes
 NAVIGATION = (*(key for key, _ in SECTIONS), SPLITS)
-MAX_IPUS = 16
 PATTERN_HINT = "; pvtui split PATH --ipus N --layer-pattern REGEX takes another"
 SECTION_KEYS = Binding.Group("Section")
 
 
 class InsightsScreen(ReportScreen):
+    """The insights' sections one under the other, then the pipeline splits; n and N go from section to
+    section, + and - split over more or fewer IPUs. `nav` (an InsightsNavigator) holds the insights and
+    the split shown, computed in workers; render/insights.py and render/split.py word them."""
+
     SCREEN_NAME = "Insights"
     DEFAULT_CSS = """
     InsightsScreen #insights { padding: 0 1; }
@@ -52,12 +56,8 @@ class InsightsScreen(ReportScreen):
         "split_ipus(-1)": Needs(usable=("split_shown", "fewer_ipus_fit")),
     }
 
-    def __init__(self) -> None:
-        super().__init__()
-        self.data: dict[str, Any] | None = None  # the insights shown, unit-free
-        self.section = 0  # the section the last n or N went to
-        self.ipus = 2  # how many IPUs the pipeline split is over
-        self.split: dict[str, Any] | None = None  # the split shown, None until the report's first is in
+    NAVIGATOR = InsightsNavigator
+    nav: InsightsNavigator
 
     def compose_body(self) -> ComposeResult:
         with VerticalScroll(id="insights"):
@@ -65,21 +65,21 @@ class InsightsScreen(ReportScreen):
 
     def show_report(self) -> None:
         self._compute(self.report)
-        self._compute_split(self.report, self.ipus)
+        self._compute_split(self.report, self.nav.ipus)
 
     def report_changed(self) -> None:
         super().report_changed()
-        self.data = None  # until the new report's insights are in
-        self.split = None
+        self.nav.forget()
         self._compute(self.report)
-        self._compute_split(self.report, self.ipus)
+        self._compute_split(self.report, self.nav.ipus)
 
     def units_changed(self) -> None:
-        if self.data is not None:
-            self.query_one("#insights-headline", Static).update(headline(self.data, self.bytes))
+        data = self.nav.data
+        if data is not None:
+            self.query_one("#insights-headline", Static).update(headline(data, self.bytes))
             for key, _ in SECTIONS:
                 for widget in self.query(f".body-{key}").results(Static):
-                    widget.update(self._renderable(self.data, key))
+                    widget.update(self._renderable(data, key))
         self._update_split()
         self.query(HistogramChart).refresh()
 
@@ -110,17 +110,16 @@ class InsightsScreen(ReportScreen):
         widgets += [Static("Pipeline splits", classes="heading", id=f"heading-{SPLITS}"),
                     Static(self._split_renderable(), classes="body", id="split-body")]
         await body.mount_all(widgets)
-        self.data = data
+        self.nav.data = data
 
     def action_section(self, step: int) -> None:
         """Scroll the next (STEP 1) or previous (-1) section to the top."""
-        if self.data is None:
-            return
-        self._go_to_section((self.section + step) % len(NAVIGATION))
+        section = self.nav.go(step, len(NAVIGATION))
+        if section is not None:
+            self._scroll_to(NAVIGATION[section])
 
-    def _go_to_section(self, section: int) -> None:
-        self.section = section
-        heading = self.query_one(f"#heading-{NAVIGATION[section]}")
+    def _scroll_to(self, section: str) -> None:
+        heading = self.query_one(f"#heading-{section}")
         self.query_one("#insights", VerticalScroll).scroll_to_widget(heading, top=True, animate=False)
 
     # Pipeline splits ---------------------------------------------------------------
@@ -132,53 +131,34 @@ class InsightsScreen(ReportScreen):
             self.app.call_from_thread(self._show_split, data)
 
     def _show_split(self, data: dict[str, Any]) -> None:
-        self.split = data
+        again = self.nav.split_in(data)
         self._update_split()
         self.refresh_bindings()
-        if self.ipus > self.most_ipus():  # a reload left fewer layers than IPUs
-            self.ipus = self.most_ipus()
-            self._compute_split(self.report, self.ipus)
+        if again is not None:  # a reload left fewer layers than IPUs
+            self._compute_split(self.report, again)
 
     def _split_renderable(self) -> Group | Text:
-        if self.split is None:
-            return Text(f"Computing the split over {self.ipus} IPU{'s' * (self.ipus != 1)}…", style="italic")
-        return Group(*split_renderables(self.split, self.bytes, boxed=False, pattern_hint=PATTERN_HINT))
+        split, ipus = self.nav.split, self.nav.ipus
+        if split is None:
+            return Text(f"Computing the split over {ipus} IPU{'s' * (ipus != 1)}…", style="italic")
+        return Group(*split_renderables(split, self.bytes, boxed=False, pattern_hint=PATTERN_HINT))
 
     def _update_split(self) -> None:
         for widget in self.query("#split-body").results(Static):
             widget.update(self._split_renderable())
 
-    def most_ipus(self) -> int:
-        """16, or fewer where the report has fewer layers to split."""
-        layers = self.split["layers"] if self.split and self.split["available"] else ()
-        return min(MAX_IPUS, len(layers)) if layers else MAX_IPUS
-
-    @property
-    def split_shown(self) -> bool:
-        """A split is shown: not while the first is computed, nor where there is nothing to split."""
-        return self.split is not None and self.split["available"]
-
-    @property
-    def more_ipus_fit(self) -> bool:
-        return self.ipus + 1 <= self.most_ipus()
-
-    @property
-    def fewer_ipus_fit(self) -> bool:
-        return self.ipus > 1
-
     def action_split_ipus(self, step: int) -> None:
-        """Split over one more (STEP 1) or one fewer (-1) IPU, within 1 and `most_ipus`."""
-        ipus = min(max(self.ipus + step, 1), self.most_ipus())
-        if self.split is None or ipus == self.ipus:
+        """Split over one more (STEP 1) or one fewer (-1) IPU, and show the splits."""
+        if not self.nav.split_over(step):
             return
-        self.ipus = ipus  # the last split stays in view until this one is in, so the page does not jump
         self.refresh_bindings()
-        if self.data is not None:  # + and - change the splits: show them
-            self._go_to_section(NAVIGATION.index(SPLITS))
-        self._compute_split(self.report, ipus)
+        if self.nav.data is not None:  # + and - change the splits: show them
+            self.nav.section = NAVIGATION.index(SPLITS)
+            self._scroll_to(SPLITS)
+        self._compute_split(self.report, self.nav.ipus)
 
     def export_table(self) -> Table | None:
-        if self.data is None:
+        if self.nav.data is None:
             return None
-        columns, rows = fullest_rows(self.data["fullest_tiles"])
+        columns, rows = fullest_rows(self.nav.data["fullest_tiles"])
         return Table("insights-fullest-tiles", columns, rows)

@@ -19,8 +19,6 @@ from pvtui.widgets.live_variables import LiveVariables
 from pvtui.widgets.liveness_chart import LivenessChart
 from pvtui.widgets.look import look_of
 
-FAST_COLUMNS = 10
-
 
 class LivenessScreen(ReportScreen):
     """The chart of memory against step, and under it the cursor step's facts and live variables.
@@ -50,10 +48,10 @@ class LivenessScreen(ReportScreen):
     """
 
     BINDINGS = [
-        Binding("left", "move(-1)", "Previous column", show=False),
-        Binding("right", "move(1)", "Next column", show=False),
-        Binding("shift+left", f"move(-{FAST_COLUMNS})", f"Back {FAST_COLUMNS} columns", show=False),
-        Binding("shift+right", f"move({FAST_COLUMNS})", f"Forward {FAST_COLUMNS} columns", show=False),
+        Binding("left", "step(-1)", "Previous step", show=False),
+        Binding("right", "step(1)", "Next step", show=False),
+        Binding("shift+left", "move(-1)", "Previous column", show=False),
+        Binding("shift+right", "move(1)", "Next column", show=False),
         *pages("Back one chart width", "Forward one chart width"),
         *ends("First step", "Last step"),
         Binding("k", "peak", "Go to peak", id="liveness.peak"),
@@ -63,15 +61,15 @@ class LivenessScreen(ReportScreen):
         Binding("right_square_bracket", "tile(1)", "Next tile", key_display="]", id="liveness.tile_next"),
         *ZOOM,
         Binding("0", "fit", "Fit all", id="liveness.fit"),
-        Binding("a", "toggle_always_live", "Always-live band", id="liveness.always_live"),
+        Binding("a", "next_band", "Always-live band", id="liveness.always_live"),
         Binding("b", "mark", "Mark to compare", id="liveness.mark"),
     ]
     NAVIGATOR = LivenessNavigator
     nav: LivenessNavigator
     EVERY_KEY = Needs(shown=("has_steps",))
     KEYS = {"next_ipu": Needs(shown=("ipu_view",)), "tile": Needs(shown=("tile_view",))}
-    MOVES = {"page": "page", "move_to_end": "to_end", "zoom": "zoom", "fit": "fit", "next_ipu": "next_ipu",
-             "tile": "next_tile"}
+    MOVES = {"step": "step", "page": "page", "move_to_end": "to_end", "zoom": "zoom", "fit": "fit",
+             "next_ipu": "next_ipu", "tile": "next_tile", "next_band": "next_band"}
 
     view = var(VIEWS[0], init=False)
 
@@ -129,7 +127,7 @@ class LivenessScreen(ReportScreen):
             view_missing.update(why_not)
         chart = self.query_one(LivenessChart)
         chart.display = not view_missing.display
-        chart.show(series, self.nav.window, self.nav.cursor, self.nav.marked)
+        chart.show(series, self.nav.window, self.nav.cursor, self.nav.marked, self.nav.band)
         self._show_details(series, chart.plot_width)
 
     def _show_details(self, series: StepSeries | None, chart_width: int) -> None:
@@ -140,7 +138,7 @@ class LivenessScreen(ReportScreen):
         facts = self.query_one("#step-facts", PaneText)
         width = facts.content_size.width or 40  # set on a resize, in _fit_details
         facts.show(step_facts(self.report, self.nav, series, width, chart_width, self.bytes, marks))
-        self.query_one(LiveVariables).show(*live_list(self.report, self.nav, self.bytes))
+        self.query_one(LiveVariables).show(*live_list(self.report, self.nav, self.bytes, self.minus))
 
     @work(thread=True, exclusive=True, group="liveness-tile")
     def _read_tile(self, report, tile: int) -> None:
@@ -191,12 +189,6 @@ class LivenessScreen(ReportScreen):
 
     def action_next_view(self) -> None:
         self.view = VIEWS[(VIEWS.index(self.view) + 1) % len(VIEWS)]
-
-
-    def action_toggle_always_live(self) -> None:
-        chart = self.query_one(LivenessChart)
-        chart.stack_always_live = not chart.stack_always_live
-        chart.refresh()
 
     def action_mark(self) -> None:
         """Mark the cursor's step (or clear the mark on it): the details then compare the cursor's step with it."""

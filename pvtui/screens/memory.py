@@ -99,6 +99,14 @@ class MemoryScreen(ReportScreen):
     MemoryScreen.short.narrow #detail-pane {
         height: 30vh;
     }
+    MemoryScreen.details-full #memory-views { display: none; }
+    MemoryScreen.details-full #detail-pane, MemoryScreen.details-full.narrow #detail-pane,
+    MemoryScreen.details-full.short.narrow #detail-pane {
+        width: 1fr;
+        height: 1fr;
+        border-left: none;
+        border-top: none;
+    }
     MemoryScreen.narrow #detail-facts {
         width: auto;
         max-width: 38;
@@ -120,6 +128,7 @@ class MemoryScreen(ReportScreen):
         Binding("left_square_bracket", "next_tab(-1)", "Previous tab", key_display="[", id="memory.previous_tab",
                 show=False),
         Binding("S", "next_sort", "Sort", key_display="S", id="memory.sort"),
+        Binding("f", "full_details", "Full details", id="memory.full_details"),
         open_search("Find variable"),
         close_search("No variable"),
         Binding("enter", "pick_variable", "Where it lives", id="memory.pick"),
@@ -271,6 +280,15 @@ class MemoryScreen(ReportScreen):
 
     def action_next_tab(self, step: int) -> None:
         self.details.next_tab(step)
+
+    def action_full_details(self) -> None:
+        """The detail pane in the whole body, the tiles' view hidden (a table's names whole), and back."""
+        full = not self.has_class("details-full")
+        self.set_class(full, "details-full")
+        if full and self.views.has_focus_within:
+            self.details.focus_shown()
+        elif not full:
+            self.views.focus()
 
     def action_next_sort(self) -> None:
         table = self.details.table_pane

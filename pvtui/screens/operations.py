@@ -11,23 +11,14 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import DataTable, Input, Label, Static
 
-from pvtui.model.layer_views import SORTS, LayerOutline, layers_table
 from pvtui.model.layers import build_tree, layer_figures
-from pvtui.model.operations import (
-    SORT_KEYS,
-    LayerOperations,
-    OperationIndex,
-    OperationRow,
-    operations_table,
-    program_steps,
-    select_rows,
-    top_program,
-)
+from pvtui.model.operation_views import OperationsNavigator
+from pvtui.model.operations import LayerOperations, OperationIndex
 from pvtui.model.tables import Table
 from pvtui.render.columns import TOTAL, TableRows
 from pvtui.render.layers import layer_header, layer_rows, node_details
 from pvtui.render.operations import operation_details, operation_header, operation_rows
-from pvtui.screens.base import Needs, ReportScreen, Unavailable
+from pvtui.screens.base import Needs, ReportScreen, Unavailable, beside_or_under
 from pvtui.widgets.fitted_table import FittedTable
 from pvtui.widgets.look import look_of
 
@@ -37,27 +28,18 @@ CHROME_ROWS = 12  # rows of the screen besides the table's rows (tabs, header, h
 
 
 class OperationsScreen(ReportScreen):
+    """A header, the table of the rows of the grouping shown (model layers, whose rows open and close, or
+    a debug layer's operations), a filter bar, and the selected row's details.
+
+    `nav` (an OperationsNavigator) holds the grouping, the rows read and shown, the sort and filter; the
+    rows are read in workers; render/layers.py and render/operations.py word them.
+    """
+
     SCREEN_NAME = "Operations"
 
-    DEFAULT_CSS = """
+    DEFAULT_CSS = beside_or_under("OperationsScreen", "#operations-body", "#operations-table", "#operation-scroll",
+                                  8) + """
     OperationsScreen #operations-header { height: auto; max-height: 3; padding: 0 1; background: $surface; }
-    OperationsScreen #operations-body { height: 1fr; }
-    OperationsScreen #operations-table { width: 3fr; height: 1fr; }
-    OperationsScreen #operation-scroll {
-        width: 2fr;
-        height: 1fr;
-        border-left: vkey $panel;
-        padding: 0 1;
-    }
-    OperationsScreen.narrow #operations-body { layout: vertical; }
-    OperationsScreen.narrow #operations-table { width: 1fr; }
-    OperationsScreen.narrow #operation-scroll {
-        width: 1fr;
-        height: 8;
-        border-left: none;
-        border-top: hkey $panel;
-    }
-    OperationsScreen.short.narrow #operation-scroll { height: 30vh; }
     OperationsScreen #filter-bar { height: 1; display: none; background: $panel; }
     OperationsScreen #filter-bar.open { display: block; }
     OperationsScreen #filter-bar Label { width: auto; padding: 0 1; }
@@ -83,28 +65,16 @@ class OperationsScreen(ReportScreen):
         "show_step": Needs(shown=("has_programs", "layer_not_empty", "row_has_steps"), usable=("ready",)),
     }
 
-    def __init__(self) -> None:
-        super().__init__()
-        self.index: OperationIndex | None = None
-        self.operations_reason: str | None = None  # why there are no operations of a debug layer
-        self.group: str | None = None  # "layer" or "operation", once chosen
-        self.outline: LayerOutline | None = None  # by model layer, once read
-        self.nodes: list[int] = []  # by model layer: the nodes shown, in order
-        self.layer_name: str | None = None
-        self.view: LayerOperations | None = None  # by operation, once read
-        self.sort = SORT_KEYS[0]
-        self.filter_text = ""
-        self.shown: list[OperationRow] = []
-        self.filled_width = 0  # of the table when it was last filled
-        self._name_width = MIN_NAME_WIDTH  # of the name column when it was last filled
-        self._reopen: set[str] = set()  # after a reload: the paths of the model layers that were open
+    NAVIGATOR = OperationsNavigator
+    nav: OperationsNavigator
+    filled_width = 0  # of the table when it was last filled
 
     def compose_body(self) -> ComposeResult:
-        if self.report.programs is None:
+        if self.nav.report is not self.report:
+            self.nav.open(self.report)
+        if self.nav.index is None:
             yield Unavailable(self.report.missing("programs"))
             return
-        self.index = OperationIndex(self.report)
-        self.operations_reason = self.index.unavailable()
         yield Static("Reading the operations…", id="operations-header")
         with Horizontal(id="filter-bar"):
             yield Label("/")
@@ -117,20 +87,19 @@ class OperationsScreen(ReportScreen):
 
     def show_report(self) -> None:
         self.on_resize()
-        if self.index is None:
+        if self.nav.index is None:
             return
-        if self.group is None:  # by model layer where the operations would not fit on a screen
-            many = (self.operations_reason is not None
-                    or len(self.report.operations) > self.app.size.height - CHROME_ROWS)
-            self.group = "layer" if many else "operation"
+        operations = self.report.operations  # by model layer where they would not fit on a screen
+        self.nav.choose_group(len(operations) if operations is not None else 0, self.app.size.height - CHROME_ROWS)
         self._load()
 
     def _load(self) -> None:
         """Read the rows of the grouping chosen, unless they are read already."""
-        if self.group == "layer" and self.outline is None:
+        wanted = self.nav.to_read()
+        if wanted == "layers":
             self._load_layers()
-        elif self.group == "operation" and self.view is None:
-            self._load_layer(self.layer_name)
+        elif wanted == "operations":
+            self._load_layer(self.nav.layer_name)
         else:
             self._shown_again()
 
@@ -140,16 +109,13 @@ class OperationsScreen(ReportScreen):
     def _fit_width(self) -> None:
         """Fill the table again when its width changed: the names and columns shown depend on it."""
         table = self.table
-        if table is not None and self._ready() and table.size.width != self.filled_width:
+        if table is not None and self.nav.ready and table.size.width != self.filled_width:
             self._fill(keep=self._selected_key())
 
     @property
     def table(self) -> FittedTable | None:
         found = self.query("#operations-table")
         return found.first(FittedTable) if found else None
-
-    def _ready(self) -> bool:
-        return self.outline is not None if self.group == "layer" else self.view is not None
 
     # Loading ----------------------------------------------------------------------
 
@@ -160,28 +126,24 @@ class OperationsScreen(ReportScreen):
         self.app.call_from_thread(self._layers_loaded, report, figures)
 
     def _layers_loaded(self, report, figures) -> None:
-        if report is not self.report or self.index is None:
+        if report is not self.report or self.nav.index is None:
             return  # a reload came in meanwhile
-        self.outline = LayerOutline(figures)
-        if self._reopen:
-            self.outline.expanded = {n for n, path in enumerate(figures.tree.paths) if path in self._reopen}
-        self.outline.filter(self.filter_text)
+        self.nav.layers_read(figures)
         self._shown_again()
 
     @work(thread=True, exclusive=True, group="operations-layer")
     def _load_layer(self, layer: str | None) -> None:
-        index = self.index
-        if index is None or self.operations_reason is not None:
+        index = self.nav.index
+        if index is None or self.nav.operations_reason is not None:
             return
-        chosen = layer if layer in index.layers else index.default_layer
+        chosen = self.nav.layer_to_read(layer)
         view = index.layer(chosen) if chosen is not None else None
         self.app.call_from_thread(self._layer_loaded, index, view)
 
     def _layer_loaded(self, index: OperationIndex, view: LayerOperations | None) -> None:
-        if index is not self.index:
+        if index is not self.nav.index:
             return  # a reload came in meanwhile
-        self.view = view
-        self.layer_name = view.layer if view is not None else None
+        self.nav.operations_read(view)
         self._shown_again()
 
     def _shown_again(self) -> None:
@@ -195,7 +157,7 @@ class OperationsScreen(ReportScreen):
         table = self.table
         if table is None:
             return
-        table.folds = self.group == "layer"
+        table.folds = self.nav.group == "layer"
         self.filled_width = table.size.width
         room = (table.size.width or self.app.size.width) - SCROLLBAR
         keys = table.show_rows(self._rows(), room, MIN_NAME_WIDTH)
@@ -207,23 +169,22 @@ class OperationsScreen(ReportScreen):
 
     def _rows(self) -> TableRows:
         """The rows of the grouping chosen, as the table shows them."""
-        if self.group == "layer" and self.outline is not None:
-            self.nodes = self.outline.rows()
+        nav = self.nav
+        nav.rows()
+        if nav.group == "layer" and nav.outline is not None:
             glyphs = look_of(self.app).glyphs
-            return layer_rows(self.outline, self.bytes, glyphs.marker, glyphs.pointer)
-        view = self.view
-        self.shown = select_rows(view.rows, self.sort, self.filter_text) if view is not None else []
-        return operation_rows(self.shown, self.sort, bool(self.filter_text), self.bytes)
+            return layer_rows(nav.outline, self.bytes, glyphs.marker, glyphs.pointer)
+        return operation_rows(nav.shown, nav.sort, bool(nav.filter_text), self.bytes)
 
     def _show_header(self) -> None:
-        header = self.query_one("#operations-header", Static)
-        if self.group == "layer":
-            if self.outline is not None:
-                header.update(layer_header(self.report, self.outline))
-        elif self.view is None:
+        header, nav = self.query_one("#operations-header", Static), self.nav
+        if nav.group == "layer":
+            if nav.outline is not None:
+                header.update(layer_header(self.report, nav.outline))
+        elif nav.view is None:
             header.update("No debug context of this report belongs to an operation.")
         else:
-            header.update(operation_header(self.view, len(self.shown), self.sort, self.filter_text))
+            header.update(operation_header(nav.view, len(nav.shown), nav.sort, nav.filter_text))
 
     # Details -----------------------------------------------------------------------
 
@@ -233,38 +194,30 @@ class OperationsScreen(ReportScreen):
             return None
         return table.coordinate_to_cell_key((table.cursor_row, 0)).row_key.value
 
-    def selected_node(self) -> int | None:
-        """By model layer: the node under the cursor (None on the total row)."""
-        key = self._selected_key() if self.group == "layer" else None
-        return int(key) if key is not None and key != TOTAL else None
-
-    def selected_row(self) -> OperationRow | None:
-        """By operation: the row under the cursor (None on the total row)."""
-        table = self.table
-        if self.group != "operation" or table is None or not 0 <= table.cursor_row < len(self.shown):
-            return None
-        return self.shown[table.cursor_row]
-
     @on(DataTable.RowHighlighted, "#operations-table")
     def _highlighted(self) -> None:
         self._show_details()
+        self.refresh_bindings()  # P and T apply to some rows only (the key bar redraws when they change)
 
     def _show_details(self) -> None:
-        details = self.query("#operation-details")
-        if not details:
+        """The row under the cursor, told to the navigator, and its details."""
+        table = self.table
+        if table is None:
             return
-        details.first(Static).update(self._details())
+        self.nav.select(table.cursor_row if table.row_count else -1)
+        self.query_one("#operation-details", Static).update(self._details())
 
     def _details(self) -> Text:
+        nav = self.nav
         if self._selected_key() == TOTAL:
-            return Text(f"The total of what the filter {self.filter_text!r} keeps: every row it matches, each"
+            return Text(f"The total of what the filter {nav.filter_text!r} keeps: every row it matches, each"
                         " counted once (the rows under a kept row are within it).")
-        node, row = self.selected_node(), self.selected_row()
-        if node is not None:
-            return node_details(self.report, self.outline.shown, node, self.bytes, self.outline.partial(node))
+        node, row = nav.selected_node(), nav.selected_row()
+        if node is not None and nav.outline is not None:
+            return node_details(self.report, nav.outline.shown, node, self.bytes, nav.outline.partial(node))
         if row is not None:
-            return operation_details(self.report, row, self.layer_name or "", self.bytes)
-        empty = self.filter_text and (self.group == "layer" or (self.view is not None and self.view.rows))
+            return operation_details(self.report, row, nav.layer_name or "", self.bytes)
+        empty = nav.filter_text and (nav.group == "layer" or (nav.view is not None and nav.view.rows))
         return Text("Nothing matches the filter." if empty else "", "dim")
 
     def units_changed(self) -> None:
@@ -272,59 +225,16 @@ class OperationsScreen(ReportScreen):
 
     # Actions -----------------------------------------------------------------------
 
-    @property
-    def filtering(self) -> bool:
-        return bool(self.filter_text) or bool(self.query("#filter-bar.open"))
-
-    @property
-    def has_programs(self) -> bool:
-        """The report has a program table to group by model layer (else the keys hide)."""
-        return self.index is not None
-
-    @property
-    def has_operations(self) -> bool:
-        """Some debug layer has operations (the grouping by operation)."""
-        return self.operations_reason is None
-
-    @property
-    def by_operation(self) -> bool:
-        return self.group == "operation"
-
-    @property
-    def ready(self) -> bool:
-        """The rows of the grouping shown are read."""
-        return self._ready()
-
-    @property
-    def layer_not_empty(self) -> bool:
-        """Rows to sort, filter or show: by model layer, or a debug layer with operations (or one still read)."""
-        return not self._ready() or self.group != "operation" or bool(self.view.rows)
-
-    @property
-    def row_has_steps(self) -> bool:
-        """The row selected has execution steps (or the rows are still read)."""
-        return not self._ready() or bool(self._selected_steps())
-
-    @property
-    def row_has_program(self) -> bool:
-        """The row selected has a program (or the rows are still read)."""
-        return not self._ready() or self._selected_program() >= 0
-
     def action_toggle_group(self) -> None:
-        self.group = "operation" if self.group == "layer" else "layer"
+        self.nav.toggle_group()
         self._load()
 
     def action_next_layer(self, delta: int) -> None:
-        layers = self.index.layers
-        position = layers.index(self.layer_name) if self.layer_name in layers else -1
-        self._load_layer(layers[(position + delta) % len(layers)])
+        self._load_layer(self.nav.next_layer(delta))
 
     def action_next_sort(self) -> None:
         keep = self._selected_key()
-        if self.group == "layer":
-            self.outline.sort = SORTS[(SORTS.index(self.outline.sort) + 1) % len(SORTS)]
-        else:
-            self.sort = SORT_KEYS[(SORT_KEYS.index(self.sort) + 1) % len(SORT_KEYS)]
+        self.nav.next_sort()
         self._fill(keep=keep)
 
     @on(FittedTable.Fold)
@@ -333,26 +243,16 @@ class OperationsScreen(ReportScreen):
 
     @on(DataTable.RowSelected, "#operations-table")
     def _selected(self) -> None:
-        if self.group == "layer":
+        if self.nav.group == "layer":
             self._fold_node(None)
 
     def _fold_node(self, opened: bool | None) -> None:
-        """Open (OPENED), close or toggle (None) the node under the cursor; right on an open node goes to its
-        first row, left on a closed one to the row above it, as in the program tree."""
-        node, outline = self.selected_node(), self.outline
-        if node is None or outline is None:
-            return
-        target, is_open = node, node in outline.expanded
-        if opened is None or opened != is_open:
-            if outline.has_children(node):
-                outline.expanded ^= {node}
-        elif opened:
-            target = (outline.children(node) or [node])[0]
-        elif outline.tree.parent[node] >= 0:
-            target = int(outline.tree.parent[node])
-        self._fill(keep=str(target))
+        target = self.nav.fold(opened)
+        if target is not None:
+            self._fill(keep=target)
 
     def action_open_filter(self) -> None:
+        self.nav.filter_open = True
         self.query_one("#filter-bar").add_class("open")
         self.start_typing(self.query_one("#filter-input", Input))
         self.refresh_bindings()
@@ -366,32 +266,13 @@ class OperationsScreen(ReportScreen):
         self._filter("", keep=self._selected_key())
 
     def _filter(self, text: str, keep: str | None) -> None:
-        self.filter_text = text
-        if not text:
-            self.query_one("#filter-bar").remove_class("open")
-        if self.outline is not None:
-            self.outline.filter(text)
+        self.nav.filter(text)
+        self.query_one("#filter-bar").set_class(self.nav.filter_open, "open")
         self._fill(keep=keep)
         self.refresh_bindings()
 
-    def _selected_program(self) -> int:
-        node, row = self.selected_node(), self.selected_row()
-        if node is not None:
-            return int(self.outline.tree.first_program[node])
-        return top_program(self.report, row) if row is not None else -1
-
-    def _selected_steps(self) -> tuple[str, list[int]]:
-        """The name of the row under the cursor and the execution steps of its programs, in order."""
-        node, row = self.selected_node(), self.selected_row()
-        if node is not None and self.outline.figures.steps[node]:
-            steps = program_steps(self.report, self.outline.tree.programs_under(node))
-            return self.outline.tree.paths[node], steps.tolist()
-        if row is not None and row.steps:
-            return row.name, self.index.execution_steps(row).tolist()
-        return "", []
-
     async def action_show_program(self) -> None:
-        program = self._selected_program()
+        program = self.nav.selected_program()
         if program < 0:
             self.notify("This row has no programs.", severity="warning")
             return
@@ -402,7 +283,7 @@ class OperationsScreen(ReportScreen):
 
     async def action_show_step(self) -> None:
         """Show the row's first execution step in the trace; T again (here or there) shows its next."""
-        name, steps = self._selected_steps()
+        name, steps = self.nav.selected_steps()
         if not steps:
             return
         await self.app.switch_mode("trace")
@@ -413,11 +294,7 @@ class OperationsScreen(ReportScreen):
     # Export and reload ---------------------------------------------------------------
 
     def export_table(self) -> Table | None:
-        if self.group == "layer":
-            return None if self.outline is None else layers_table(self.outline.shown, self.nodes)
-        if self.view is None or not self.view.rows:
-            return None
-        return operations_table(self.view, self.shown)
+        return self.nav.export_table()
 
     def report_changed(self) -> None:
         super().report_changed()
@@ -425,11 +302,8 @@ class OperationsScreen(ReportScreen):
 
     @work(exclusive=True, group="operations-rebuild")
     async def _rebuild(self) -> None:
-        if self.outline is not None:
-            self._reopen = {self.outline.tree.paths[n] for n in self.outline.expanded}
-        self.index, self.view, self.outline = None, None, None
+        self.nav.open(self.report)  # its rows not ready until read again
         await self.recompose()
         self.on_resize()
-        if self.index is not None:
+        if self.nav.index is not None:
             self._load()
-

@@ -12,8 +12,8 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Input, Label
 
-from pvtui.model.flame import layer_names, name_in_layer
-from pvtui.model.program_search import ProgramSearch, in_display_order, programs_in_layer, programs_table
+from pvtui.model.flame import layer_names, name_in_layer, programs_in_layer
+from pvtui.model.program_search import ProgramSearch, in_display_order, programs_table
 from pvtui.model.tables import Table
 from pvtui.render.programs import match_status, program_details
 from pvtui.screens.base import Needs, ReportScreen, Unavailable, beside_or_under

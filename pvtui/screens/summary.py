@@ -10,13 +10,12 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Label, Static
 
-from pvtui.model.facts import fact_rows
+from pvtui.model.facts import fact_rows, over_limit_warning, summary_facts_table
 from pvtui.model.queries import summary
 from pvtui.model.tables import Table
 from pvtui.render.json_text import json_value
 from pvtui.render.tables import facts_table, files_row
 from pvtui.screens.base import Needs, ReportScreen, Unavailable
-from pvtui.units import count_of
 from pvtui.widgets.json_tree import JsonTree
 
 
@@ -53,24 +52,14 @@ class SummaryScreen(ReportScreen):
     def _facts(self, data: dict[str, Any]) -> list:
         """What shows bytes: the out-of-memory warning (if any) and the fact tables."""
         facts: list = []
-        over = data["memory"]["tiles_over_limit"]
-        if over:
-            limit = self.bytes(data["target"]["bytes_per_tile"])
-            facts.append(Text(f"Out of memory: {count_of(over, 'tile')} over the {limit} limit"
-                              " (press m, then w for the worst)", style="bold"))
+        warning = over_limit_warning(data, self.bytes)
+        if warning is not None:
+            facts.append(Text(warning, style="bold"))
         facts.extend(facts_table(title, rows) for title, rows in fact_rows(data, self.bytes))
         return facts
 
     def export_table(self) -> Table:
-        """The facts as `pvtui summary --json` gives them: numbers in bytes, cycles and hertz, each file's
-        state; a fact the report does not give is empty."""
-        data = summary(self.report)
-        rows = [["report", "name", data["name"]], ["report", "poplar_version", data["poplar_version"]]]
-        for section in ("target", "memory", "programs", "execution", "instrumentation"):
-            rows += [[section, fact, value] for fact, value in (data[section] or {}).items()]
-        rows.append(["debug", "contexts", data["debug_contexts"]])
-        rows += [["files", name, state] for name, state in data["file_states"].items()]
-        return Table("summary", ["section", "fact", "value"], rows)
+        return summary_facts_table(summary(self.report))
 
     def _widgets(self):
         report = self.report
@@ -85,7 +74,8 @@ class SummaryScreen(ReportScreen):
             yield Static(problem, classes="note", markup=False)
         for table in facts:
             yield Static(table, classes="fact facts")
-        yield Static(facts_table("Files", [("Present", files_row(data["file_states"]))]), classes="facts")
+        yield Static(facts_table("Files", [("Present", files_row(data["file_states"], data["readers"]))]),
+                     classes="facts")
         for part, label, value in (("framework", "framework.json", report.framework_json),
                                    ("app", "app.json", report.app_json)):
             yield Label(label, classes="heading")

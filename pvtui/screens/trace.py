@@ -1,5 +1,6 @@
-"""Trace: the steps of a run over cycles, one lane per IPU (or their nesting, in the flame view), and
-under them the cursor's details, the run's step statistics or the BSP view of an IPU's tiles."""
+"""Trace: the steps of a run over cycles, one lane per IPU (or their nesting, in the flame view, or the
+run merged by model-layer path), and under them the cursor's details, the run's step statistics or
+the BSP view of an IPU's tiles."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from pvtui.model.step_stats import step_stats
 from pvtui.model.tables import Table
 from pvtui.model.trace_index import TraceIndex, has_bsp, steps_table
 from pvtui.model.trace_views import FlameCursor, TraceNavigator, step_place
-from pvtui.render.trace import cursor_details, stats_text, status_text
+from pvtui.render.trace import cursor_details, merged_details, stats_text, status_text
 from pvtui.screens.base import Needs, ReportScreen, Unavailable
 from pvtui.widgets.bsp_view import BspView
 from pvtui.widgets.detail_text import PaneText
@@ -28,7 +29,8 @@ from pvtui.widgets.palette import phase_fill_styles, phase_text_styles
 from pvtui.widgets.trace_view import TraceState, TraceView, lane_legend
 
 PAN_STEP = 0.25  # of the window's width
-VIEWS = ("lanes", "flame")  # the upper pane: each IPU's lane of steps, or also its depth rows under it
+# the upper pane: each IPU's lane of steps, or also its depth rows under it, or the run merged by path
+VIEWS = ("lanes", "flame", "merged")
 PANES = ("details", "stats", "bsp")  # the lower pane: the cursor's details, step statistics, the BSP view
 
 
@@ -70,7 +72,9 @@ class TraceScreen(ReportScreen):
         Binding("0", "fit", "Fit run", id="trace.fit"),
         Binding("b", "pane('bsp')", "BSP/details", id="trace.bsp"),
         Binding("f", "view('flame')", "Flame", id="trace.flame"),
+        Binding("M", "view('merged')", "Merged", key_display="M", id="trace.merged"),
         Binding("c", "costliest", "Costliest", id="trace.costliest"),
+        Binding("h", "toggle_host_waits", "Host waits", id="trace.host_waits"),
         Binding("S", "pane('stats')", "Stats", key_display="S", id="trace.stats"),
         Binding("P", "show_program", "Program", key_display="P", id="trace.program"),
         Binding("r", "next_run", "Next run", id="trace.run"),
@@ -86,9 +90,11 @@ class TraceScreen(ReportScreen):
     NAVIGATOR = TraceNavigator
     nav: TraceNavigator
     EVERY_KEY = Needs(shown=("traced",))
-    KEYS = {"costliest": Needs(shown=("has_flame",)), "next_operation_step": Needs(shown=("following",))}
+    KEYS = {"costliest": Needs(shown=("has_flame",)), "toggle_host_waits": Needs(shown=("has_flame",)),
+            "next_operation_step": Needs(shown=("following",)), "pane('bsp')": Needs(shown=("stepped",)),
+            "next_bsp_step": Needs(shown=("stepped",))}
     MOVES = {"step": "step", "zoom": "zoom", "pan": "pan", "page": "page", "move_to_end": "to_end", "fit": "fit",
-             "costliest": "costliest"}
+             "costliest": "costliest", "toggle_host_waits": "toggle_host_waits"}
 
     view = var(VIEWS[0], init=False)
     pane = var(PANES[0], init=False)
@@ -98,6 +104,7 @@ class TraceScreen(ReportScreen):
         self.index: TraceIndex | None = None  # the report's, from the first show on
         self._composed_for: tuple[bool, bool] | None = None  # the layout key the screen was composed for
         self._opened = 0  # counts the runs asked for: the indexing of one asked for since is not shown
+        self._left = VIEWS[0]  # the view shown before the one shown now
 
     def _layout_key(self) -> tuple[bool, bool]:
         """What decides which widgets compose yields: a trace at all, and a BSP view or its absence."""
@@ -167,15 +174,26 @@ class TraceScreen(ReportScreen):
             self._show_run(run, lanes, keep_step, keep_window)
 
     def _show_run(self, run: int, lanes, keep_step: int | None, keep_window: tuple[int, int] | None) -> None:
+        """Show RUN's LANES over KEEP_WINDOW on KEEP_STEP, or where the run opens (its first model layer)."""
         self.nav.show_run(run, lanes, keep_step, keep_window)
+        opening = self.index.openings.get(run)
+        if keep_step is None and keep_window is None and opening is not None:
+            self.nav.open_at(*opening)
         self._show_flame()
 
     def _show_flame(self) -> None:
-        """Give the navigator the run's flame rows where the flame view shows (nesting them first), and redraw."""
+        """Give the navigator the run's flame rows or merged flame where the view shows them (built first
+        in a worker), and redraw."""
         nav, index = self.nav, self.index
-        nav.flame = index.flames.get(nav.run) if self.view == "flame" else None
-        if self.view == "flame" and nav.flame is None and self.available:
-            self._nest_run(index, nav.run)
+        if self.view == "merged" and nav.run in index.merged:
+            nav.show_merged(index.merged[nav.run])
+        else:
+            nav.leave_merged()
+            nav.flame = index.flames.get(nav.run) if self.view == "flame" else None
+            if self.view == "flame" and nav.flame is None and self.available:
+                self._nest_run(index, nav.run)
+            elif self.view == "merged" and self.available:
+                self._merge_run(index, nav.run)
         self.redraw()
 
     @work(thread=True, exclusive=True, group="trace-flame")
@@ -188,6 +206,19 @@ class TraceScreen(ReportScreen):
             self.nav.flame = index.flames[run]
             self.redraw()
             self.refresh_bindings()
+
+    @work(thread=True, exclusive=True, group="trace-merge")
+    def _merge_run(self, index: TraceIndex, run: int) -> None:
+        merged = index.merge_run(run)
+        self.app.call_from_thread(self._merged, index, run, merged)
+
+    def _merged(self, index: TraceIndex, run: int, merged) -> None:
+        if index is not self.index or run != self.nav.run or self.view != "merged":
+            return
+        if merged is not None:  # else no program table to merge by: the status line says so
+            self.nav.show_merged(merged)
+        self.redraw()
+        self.refresh_bindings()
 
     @work(thread=True, exclusive=True, group="trace-stats")
     def _count_steps(self, index: TraceIndex) -> None:
@@ -202,8 +233,10 @@ class TraceScreen(ReportScreen):
     # The panes ------------------------------------------------------------------------
 
     def watch_view(self, view: str) -> None:
-        self.set_class(view == "flame", "flame")
+        self.set_class(view != "lanes", "flame")
         self.nav.flame_cursor = FlameCursor()
+        if view == "merged" and self.pane == "bsp":  # the BSP view draws one IPU's steps, which merged are not
+            self.pane = "details"
         if self.available:
             self._show_flame()
         self.refresh_bindings()
@@ -216,19 +249,37 @@ class TraceScreen(ReportScreen):
 
     def redraw(self) -> None:
         nav = self.nav
-        state = TraceState(nav.run, nav.lanes, nav.window, nav.cursor_ipu, nav.cursor_pos)
+        merged = nav.merged
+        state = TraceState(nav.run, nav.lanes, nav.window, nav.cursor_ipu, nav.cursor_pos,
+                           *((("all IPUs",), "IPU-cycles") if merged is not None else ()))
         cursor = nav.flame_cursor if nav.flame is not None else FlameCursor()
-        self.query_one(FlameView).show_flame(state, nav.flame, self.index.names, cursor)
-        waiting = self.view == "flame" and nav.flame is None
-        self.query_one("#trace-status", PaneText).show(status_text(self.report, nav, self.size.width - 2, waiting))
+        names = merged.tree.names if merged is not None else self.index.names
+        self.query_one(FlameView).show_flame(state, nav.flame, names, cursor)
+        self.query_one("#trace-status", PaneText).show(status_text(self.report, nav, self.size.width - 2,
+                                                                    self._waiting_for()))
         self.query_one(ContentSwitcher).current = self.pane
         self._draw_lower()
+
+    def _waiting_for(self) -> str | None:
+        """What the view shown waits for (or lacks), in words; None when it shows."""
+        if self.view == "lanes" or self.nav.flame is not None:
+            return None
+        if self.view == "flame":
+            return "nesting the steps…"
+        if self.report.programs is None:
+            return f"no merged view: {self.report.missing('programs')}"
+        return "merging the run's steps by model layer…"
 
     def _draw_lower(self) -> None:
         {"details": self._draw_details, "stats": self._draw_stats, "bsp": self._draw_bsp}[self.pane]()
 
     def _draw_details(self) -> None:
         nav, index = self.nav, self.index
+        if nav.merged is not None:
+            muted = phase_text_styles(self.app.theme_variables).get("muted", Style(dim=True))
+            text = merged_details(nav.merged, nav.selected_node, nav.flame_block is None, muted)
+            self.query_one("#details-text", PaneText).show(text)
+            return
         cycles = index.run_cycles.get(nav.run, ())
         run_cycles = cycles[nav.cursor_ipu] if nav.cursor_ipu < len(cycles) else 0
         styles = phase_text_styles(self.app.theme_variables)
@@ -243,7 +294,8 @@ class TraceScreen(ReportScreen):
             self._count_steps(index)
             return
         width = max(self.query_one("#trace-lower").size.width - 2, 40)
-        panel.show(stats_text(index.stats, self.nav.run, styles, self.nav.cursor_ipu, width))
+        panel.show(stats_text(index.stats, self.nav.run, styles, self.nav.cursor_ipu, width,
+                              self.report.execution.total_cycles))
 
     def _draw_bsp(self) -> None:
         status, views = self.query_one("#bsp-status", Static), self.query(BspView)
@@ -280,7 +332,7 @@ class TraceScreen(ReportScreen):
 
     def report_changed(self) -> None:
         super().report_changed()
-        keep_step, keep_window = self.nav.selected_step, self.nav.window
+        keep_step, keep_window = self.nav.lanes_place()
         if self._layout_key() != self._composed_for:
             self.call_later(self._rebuild)
         else:
@@ -300,6 +352,8 @@ class TraceScreen(ReportScreen):
         execution = self.report.execution
         if execution is None or not 0 <= step < execution.num_steps:
             return False
+        if self.view == "merged":  # a step shows in the view of steps nearest it
+            self.view = "flame"
         run, self.nav.cursor_ipu, window = step_place(execution, step)
         self._open_run(run, keep_step=step, keep_window=window)
         return True
@@ -316,7 +370,11 @@ class TraceScreen(ReportScreen):
             self.redraw()
 
     def action_view(self, view: str) -> None:
-        self.view = "lanes" if self.view == view else view
+        """VIEW; its key again goes back: from the merged view to the view it came from, else to the lanes."""
+        if self.view != view:
+            self._left, self.view = self.view, view
+        else:
+            self.view = self._left if view == "merged" and self._left != view else "lanes"
 
     def action_pane(self, pane: str) -> None:
         self.pane = "details" if self.pane == pane else pane

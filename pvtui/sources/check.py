@@ -1,7 +1,7 @@
 """`pvtui check`: file by file, whether a report is usable, and why not.
 
 Needs no libpva and only reads: profile.pop is opened by SQLite as immutable (see
-`_connect`), the other files through pvtui's own readers with nothing kept.
+`sqlite_file.connect`), the other files through pvtui's own readers with nothing kept.
 A report still being written shows as a writer's -journal or -wal beside profile.pop,
 or as files whose size or time change over the check.
 """
@@ -22,6 +22,7 @@ from typing import Any, Callable, Iterable
 from pvtui.errors import Cancelled, ReportError
 from pvtui.model.schema import REPORT_FILES
 from pvtui.sources.base import CancelToken, ReportFiles
+from pvtui.sources.sqlite_file import connect, interrupted, tables
 
 SETTLE_SECONDS = 1.0  # a file whose size or time changes within this is still being written
 LARGE_BYTES = 256 * 2**20  # from this size on, the options that would shrink a file are listed
@@ -29,7 +30,6 @@ SQLITE_MAGIC = b"SQLite format 3\x00"
 SQLITE_HEADER_BYTES = 100
 WRITER_SUFFIXES = ("-journal", "-wal")  # SQLite's files beside a database it is writing
 QUICK_CHECK_ROWS = 5  # problems kept from PRAGMA quick_check
-CANCEL_EVERY_OPS = 100_000  # SQLite virtual machine steps between looks at the cancel token
 
 
 @dataclass(frozen=True)
@@ -258,32 +258,16 @@ def _check_profile(path: Path, check: FileCheck, cancel: CancelToken) -> None:
         return
     _check_pages(header_pages(header), size, check)
     try:
-        with closing(_connect(path, cancel)) as db:
+        with closing(connect(path, cancel)) as db:
             _check_pages(_pragma_pages(db), size, check)
             _quick_check(db, check)
             _count_rows(db, check)
     except sqlite3.Error as exc:
         if cancel.cancelled:
             raise Cancelled() from None
-        if _interrupted(exc):  # Ctrl+C, raised in the progress handler, where sqlite3 swallows it
+        if interrupted(exc):  # Ctrl+C, raised in the progress handler, where sqlite3 swallows it
             raise KeyboardInterrupt from None
         check.problems.append(f"SQLite cannot read it ({exc})")
-
-
-def _interrupted(exc: sqlite3.Error) -> bool:
-    return getattr(exc, "sqlite_errorname", None) == "SQLITE_INTERRUPT" or str(exc) == "interrupted"
-
-
-def _connect(path: Path, cancel: CancelToken) -> sqlite3.Connection:
-    """PATH opened by SQLite read-only and immutable, its long statements stopped by CANCEL.
-
-    `mode=ro` alone still takes locks and, for a WAL database, creates -wal and -shm files
-    beside it (and leaves them); `immutable=1` reads the file as it stands and touches
-    nothing else. A writer's -journal or -wal is looked for separately.
-    """
-    db = sqlite3.connect(Path(os.path.abspath(path)).as_uri() + "?mode=ro&immutable=1", uri=True)
-    db.set_progress_handler(lambda: 1 if cancel.cancelled else 0, CANCEL_EVERY_OPS)
-    return db
 
 
 def header_pages(header: bytes) -> tuple[int, int] | None:
@@ -328,19 +312,16 @@ def _quick_check(db: sqlite3.Connection, check: FileCheck) -> None:
 
 
 def _count_rows(db: sqlite3.Connection, check: FileCheck) -> None:
-    names = [row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
-    tables: dict[str, int | None] = {}
-    for name in names:
-        quoted = '"' + name.replace('"', '""') + '"'
-        try:
-            tables[name] = db.execute(f"SELECT count(*) FROM {quoted}").fetchone()[0]
-        except sqlite3.DatabaseError as exc:
-            if _interrupted(exc):
-                raise
-            tables[name] = None
-            check.problems.append(f"table {name}: cannot be read ({exc})")
-    check.facts["tables"] = tables
-    if not names:
+    """Every table with its columns and rows, and in words which of the tables the native reader knows."""
+    from pvtui.sources.pop_schema import describe_known
+
+    found = tables(db)
+    check.facts["tables"] = {name: table.to_json() for name, table in found.items()}
+    check.facts["known_tables"] = describe_known(found)
+    for name, table in found.items():
+        if table.rows is None:
+            check.problems.append(f"table {name}: cannot be read ({table.problem})")
+    if not found:
         check.problems.append("holds no tables: the program stopped before writing its profile")
 
 

@@ -15,6 +15,7 @@ from pvtui.model.bundle import SCHEMA_VERSION, Bundle, BundleWriter
 from pvtui.model.report import Report, column_damage, note_messages
 from pvtui.sources.base import CancelToken, IngestContext, Progress, ReportFiles, Settling, no_progress
 from pvtui.sources.cache import ENTRY_FORMAT, Cache, CacheUnusable, cached_or_private
+from pvtui.sources.readers import LIBPVA, libpva, resolve
 
 # Columns and meta keys of a bundle that come from profile.pop.
 PROFILE_COLUMN_PREFIXES = (
@@ -24,7 +25,7 @@ PROFILE_COLUMN_PREFIXES = (
 READ_ATTEMPTS = 3
 PROFILE_META_KEYS = (
     "target", "poplar_version", "instrumentation", "memory", "programs", "compute_sets",
-    "liveness", "lowered", "execution", "synthetic",
+    "liveness", "lowered", "execution", "synthetic", "readers",
 )
 
 
@@ -51,9 +52,11 @@ def file_stamps(files: ReportFiles) -> dict[str, Any]:
     return {name: file_stamp(path) for name, path in files.present().items()}
 
 
-def cache_key(files: ReportFiles) -> str:
+def cache_key(files: ReportFiles, reader: str = "auto") -> str:
     """The cache entry's name: the report's directory name made safe and short, and a digest."""
     key = {"schema": SCHEMA_VERSION, "entry": ENTRY_FORMAT, "files": file_stamps(files)}
+    if files.profile is not None:
+        key["reader"] = resolve(reader)
     if files.bundle is not None:
         key["bundle"] = file_stamp(files.bundle / "meta.json")
     digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:24]
@@ -70,8 +73,10 @@ def build_bundle(
     progress: Progress | None = None,
     cancel: CancelToken | None = None,
     meta: dict[str, Any] | None = None,
+    reader: str = "auto",
 ) -> Path:
-    """Read every file of a report into a new bundle at DEST (replacing any there).
+    """Read every file of a report into a new bundle at DEST (replacing any there), profile.pop by
+    READER (sources/readers.py).
 
     Raises ReportError when nothing usable is left, Cancelled when cancelled; in both
     cases no bundle is left behind.
@@ -83,7 +88,7 @@ def build_bundle(
         ctx.meta["parts"] = []
         ctx.meta.update(meta or {})
         ctx.cancel.check()
-        _read_profile(files, ctx, pva_report, operations)
+        _read_profile(files, ctx, pva_report, operations, reader)
         _read_other_files(files, ctx)
         if not {"memory", "archive", "programs"} & set(ctx.meta["parts"]):
             notes = "; ".join(note_messages(ctx.meta.get("notes", [])))
@@ -99,15 +104,14 @@ def _check_unchanged(files: ReportFiles, before: dict[str, Any]) -> None:
         raise SourceChanged(files.directory, f"{', '.join(changed)} changed while being read")
 
 
-def _read_profile(files: ReportFiles, ctx: IngestContext, pva_report: Any, operations: Any) -> None:
+def _read_profile(files: ReportFiles, ctx: IngestContext, pva_report: Any, operations: Any, reader: str) -> None:
     from pvtui.sources.libpva import read_pva_report
 
-    if pva_report is not None:
+    if pva_report is not None:  # the synthetic generator's stand-in, or a test's
         read_pva_report(pva_report, ctx, operations)
-    elif files.profile is not None:
-        report = _open_with_libpva(files, ctx)
-        if report is not None:
-            read_pva_report(report, ctx, _pva_operations(report))
+        _say_read_by(ctx, "stand-in")
+    elif files.profile is not None and not _stands_in(files, reader, ctx):
+        _read_profile_pop(files, ctx, resolve(reader), reader == "auto")
     elif files.bundle is not None:
         try:
             source = Bundle(files.bundle)
@@ -117,21 +121,57 @@ def _read_profile(files: ReportFiles, ctx: IngestContext, pva_report: Any, opera
             _link_profile_parts(source, ctx)
 
 
+def _stands_in(files: ReportFiles, reader: str, ctx: IngestContext) -> bool:
+    """Whether the report's bundle stands in for its profile.pop: under --reader auto, a bundle made
+    from this very profile.pop (a synthetic report's, or one exported beside its report). One that
+    cannot be opened is noted."""
+    if reader != "auto" or files.bundle is None:
+        return False
+    try:
+        recorded = Bundle(files.bundle).meta.get("files", {}).get("profile.pop")
+    except ReportError as exc:
+        ctx.note("bundle", f"{exc}; profile.pop is read instead")
+        return False
+    return recorded is not None and _version(recorded) == _version(file_stamp(files.profile))
+
+
+def _read_profile_pop(files: ReportFiles, ctx: IngestContext, chosen: str, fall_back: bool) -> None:
+    """profile.pop through libpva, or the native reader (also where libpva fails to open it, under auto)."""
+    from pvtui.sources.libpva import read_pva_report
+    from pvtui.sources.native import read_native_profile
+
+    if chosen == LIBPVA:
+        report = _open_with_libpva(files, ctx, quiet=fall_back)
+        if report is not None:
+            read_pva_report(report, ctx, _pva_operations(report))
+            _say_read_by(ctx, LIBPVA)
+            return
+        if not fall_back:
+            return
+    read_native_profile(files.profile, ctx)
+
+
+def _say_read_by(ctx: IngestContext, reader: str) -> None:
+    readers = ctx.meta.setdefault("readers", {})
+    for part in ctx.meta["parts"]:
+        if part in s.PROFILE_PARTS:
+            readers.setdefault(part, reader)
+
+
 def _note_profile_problem(ctx: IngestContext, message: str) -> None:
     """What kept the profile from being read, for every view that needs it."""
     for part in ("memory", "programs", "liveness", "execution"):
         ctx.note(part, message)
 
 
-def _open_with_libpva(files: ReportFiles, ctx: IngestContext) -> Any:
-    try:
-        import pva  # the Poplar SDK's reader; absent outside an IPU host
-    except ImportError:
+def _open_with_libpva(files: ReportFiles, ctx: IngestContext, quiet: bool = False) -> Any:
+    """libpva's report of profile.pop, or None (noted, unless QUIET: another reader follows)."""
+    pva = libpva()
+    if pva is None:
         _note_profile_problem(
             ctx,
-            f"{files.profile}: reading profile.pop needs libpva (module pva, from the"
-            " Poplar SDK), which is not available here; on an IPU host, enable the SDK"
-            " or run `pvtui export` there and open the bundle here",
+            f"{files.profile}: --reader libpva needs libpva (module pva, from the Poplar SDK), which is not"
+            " available here; on an IPU host, enable the SDK, or read it with --reader native",
         )
         return None
     try:
@@ -139,15 +179,17 @@ def _open_with_libpva(files: ReportFiles, ctx: IngestContext) -> Any:
             return pva.openReport(str(files.profile), str(files.debug))
         return pva.openReport(str(files.profile))
     except Exception as exc:  # libpva raises its own types for damaged files
-        _note_profile_problem(ctx, f"{files.profile}: libpva could not open it ({exc})")
+        message = f"{files.profile}: libpva could not open it ({exc})"
+        if quiet:
+            ctx.note("libpva", f"{message}; the native reader read it")
+        else:
+            _note_profile_problem(ctx, message)
         return None
 
 
 def _pva_operations(report: Any) -> Any:
     try:
-        import pva
-
-        return list(pva.OperationAnalysis(report).operations)
+        return list(libpva().OperationAnalysis(report).operations)
     except Exception:  # needs debug.cbor; absent or unreadable means no links
         return None
 
@@ -166,6 +208,7 @@ def _link_profile_parts(source: Bundle, ctx: IngestContext) -> None:
     for part in source.meta.get("parts", []):
         if part in s.PROFILE_PARTS and part not in damage:
             ctx.add_part(part)
+    _say_read_by(ctx, "profile.pvtui")  # where the bundle does not say who read it
     for part, problem in damage.items():
         if part in s.PROFILE_PARTS:
             ctx.note(part, problem)
@@ -200,10 +243,16 @@ def _read_other_files(files: ReportFiles, ctx: IngestContext) -> None:
 
 
 def _fill_target_from_archive(ctx: IngestContext) -> None:
-    """Without profile.pop, the archive still says how many tiles there are."""
-    if "target" in ctx.meta or "archive" not in ctx.meta["parts"]:
+    """Where profile.pop did not say how many tiles there are (not read, or read without libpva),
+    archive.a does: a member a tile; with the IPUs, the tiles of each."""
+    target = ctx.meta.setdefault("target", {})
+    if target.get("num_tiles") is not None or "archive" not in ctx.meta["parts"]:
         return
-    ctx.meta["target"] = {"num_tiles": ctx.meta.get("archive", {}).get("members")}
+    tiles = ctx.meta.get("archive", {}).get("members")
+    target["num_tiles"] = tiles
+    ipus = target.get("num_ipus")
+    if tiles and ipus and tiles % ipus == 0:
+        target["tiles_per_ipu"] = tiles // ipus
 
 
 def is_current(bundle_path: Path, files: ReportFiles) -> bool:
@@ -254,17 +303,19 @@ def load_report(
     progress: Progress | None = None,
     cancel: CancelToken | None = None,
     cache: Path | None = None,
+    reader: str = "auto",
     exact_text: bool = False,
 ) -> Report:
-    """Open a report: its own bundle when current, else the cached or a new bundle; its names as the
-    files hold them where EXACT_TEXT (for JSON), else made visible (pvtui.safe_text).
+    """Open a report: its own bundle when current, else the cached or a new bundle, profile.pop read
+    by READER; its names as the files hold them where EXACT_TEXT (for JSON), else made visible
+    (pvtui.safe_text).
 
     Files still being written are waited for and read again, up to READ_ATTEMPTS times.
     """
     cancel = cancel or CancelToken()
     for attempt in range(1, READ_ATTEMPTS + 1):
         try:
-            return _load_once(files, progress, cancel, cache, exact_text)
+            return _load_once(files, progress, cancel, cache, reader, exact_text)
         except SourceChanged as changed:
             if attempt == READ_ATTEMPTS:
                 raise SourceChanged(
@@ -276,40 +327,42 @@ def load_report(
     raise AssertionError("unreachable")
 
 
-def open_current(files: ReportFiles, cache: Path | None = None) -> Report | None:
+def open_current(files: ReportFiles, cache: Path | None = None, reader: str = "auto") -> Report | None:
     """The report without reading any report file, when a bundle of exactly these files exists."""
-    own = _own_bundle(files)
+    own = _own_bundle(files, reader)
     if own is not None:
         return own
     try:
-        bundle = Cache(cache).held(cache_key(files), lambda path: _cached_bundle(path, files))
+        bundle = Cache(cache).held(cache_key(files, reader), lambda path: _cached_bundle(path, files))
     except CacheUnusable:
         return None
     return None if bundle is None else Report(bundle, files.name)
 
 
-def _own_bundle(files: ReportFiles, exact_text: bool = False) -> Report | None:
-    """The report's own bundle (an export, or a synthetic report's), when it is current."""
+def _own_bundle(files: ReportFiles, reader: str, exact_text: bool = False) -> Report | None:
+    """The report's own bundle (an export, or a synthetic report's), when it is current, and READER
+    does not ask for profile.pop to be read."""
     standalone = not files.existing()  # an exported bundle, away from its report
-    if files.bundle is not None and (standalone or is_current(files.bundle, files)):
+    chosen = files.profile is None or reader == "auto"
+    if files.bundle is not None and (standalone or chosen and is_current(files.bundle, files)):
         return Report(files.bundle, files.name, exact_text=exact_text)
     return None
 
 
-def _load_once(
-    files: ReportFiles, progress: Progress | None, cancel: CancelToken, cache: Path | None, exact_text: bool
-) -> Report:
-    own = _own_bundle(files, exact_text)
+def _load_once(files: ReportFiles, progress: Progress | None, cancel: CancelToken, cache: Path | None,
+               reader: str, exact_text: bool) -> Report:
+    own = _own_bundle(files, reader, exact_text)
     if own is not None:
         return own
     progress = progress or no_progress
 
     def build(dest: Path) -> None:
-        build_bundle(files, dest, progress=progress, cancel=cancel)
+        build_bundle(files, dest, progress=progress, cancel=cancel, reader=reader)
 
     def wait() -> None:
         cancel.check()
         progress("waiting for another pvtui process reading this report", 0, 1)
 
-    bundle, unused = cached_or_private(cache, cache_key(files), build, lambda path: _cached_bundle(path, files), wait)
+    bundle, unused = cached_or_private(cache, cache_key(files, reader), build, lambda path: _cached_bundle(path, files),
+                                       wait)
     return Report(bundle, files.name, notes=[f"[cache] {unused}"] if unused else (), exact_text=exact_text)

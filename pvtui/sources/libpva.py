@@ -3,6 +3,11 @@
 Uses only the API in reference/libpva-api.md. Every optional attribute is guarded:
 a part the report does not hold becomes a note, never an exception. Program types
 are kept by name, so types this code has never seen still display.
+
+Only what libpva raises while pvtui reads from it makes a part "could not be read":
+every look-up on a libpva object goes through `attr` (optional: a default where libpva
+cannot give it), `need` (required), `call` or `each`, which turn libpva's errors into
+`Unreadable`; any other exception is a bug in pvtui and propagates.
 """
 
 from __future__ import annotations
@@ -10,27 +15,29 @@ from __future__ import annotations
 import tempfile
 import time
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 import numpy as np
 
-from pvtui.errors import Cancelled
 from pvtui.model import schema as s
 from pvtui.model.envelope import build_pyramid, column_names
 from pvtui.sources.base import IngestContext
 
 PROFILE = "profile.pop"
-# Any of these failing means the part is not in this report, not a bug in pvtui.
-MISSING = (AttributeError, TypeError, ValueError, IndexError, KeyError, RuntimeError)
+# What libpva (a pybind11 module) raises where it cannot give what is asked: an attribute this
+# SDK's libpva lacks (AttributeError), a method whose signature differs (TypeError), and its C++
+# exceptions as pybind11 translates them: std::exception (RuntimeError), out_of_range (IndexError),
+# invalid_argument, domain and length errors (ValueError), overflow_error (OverflowError), key_error.
+LIBPVA_ERRORS = (AttributeError, TypeError, ValueError, IndexError, KeyError, RuntimeError, OverflowError)
 # Per-tile liveness queried one call per (step, tile) only up to this many calls.
 MAX_PER_TILE_QUERIES = 2_000_000
 
 
-def enum_name(value: Any) -> str | None:
-    if value is None:
-        return None
-    name = getattr(value, "name", None)
-    return str(name) if name is not None else str(value).rsplit(".", 1)[-1]
+class Unreadable(Exception):
+    """libpva could not give what a part of the report needs: the part is noted, the rest read."""
+
+    def __init__(self, what: str, error: BaseException) -> None:
+        super().__init__(f"{what}: {type(error).__name__}: {error}")
 
 
 def attr(obj: Any, path: str, default: Any = None) -> Any:
@@ -38,11 +45,53 @@ def attr(obj: Any, path: str, default: Any = None) -> Any:
     for part in path.split("."):
         try:
             obj = getattr(obj, part)
-        except MISSING:
+        except LIBPVA_ERRORS:
             return default
         if obj is None:
             return default
     return obj
+
+
+def need(obj: Any, *names: str) -> Any:
+    """OBJ's attributes NAMES, which the part cannot do without: one value for one name, else a tuple.
+    Raises Unreadable where libpva cannot give one."""
+    try:
+        if len(names) == 1:
+            return getattr(obj, names[0])
+        return tuple(getattr(obj, name) for name in names)
+    except LIBPVA_ERRORS as exc:
+        raise Unreadable(".".join(names), exc) from exc
+
+
+def call(obj: Any, method: str, *args: Any, default: Any = None) -> Any:
+    """OBJ.METHOD(*ARGS), or DEFAULT where libpva cannot give it (a method of another SDK's libpva)."""
+    try:
+        return getattr(obj, method)(*args)
+    except LIBPVA_ERRORS:
+        return default
+
+
+def each(items: Iterable[Any], what: str) -> Iterator[Any]:
+    """The items of a libpva sequence (read lazily); Unreadable where libpva fails to give one."""
+    try:
+        iterator = iter(items)
+    except LIBPVA_ERRORS as exc:
+        raise Unreadable(what, exc) from exc
+    while True:
+        try:
+            item = next(iterator)
+        except StopIteration:
+            return
+        except LIBPVA_ERRORS as exc:
+            raise Unreadable(what, exc) from exc
+        yield item
+
+
+def enum_name(value: Any) -> str | None:
+    if value is None:
+        return None
+    name = getattr(value, "name", None)
+    return str(name) if name is not None else str(value).rsplit(".", 1)[-1]
 
 
 class Throttle:
@@ -62,56 +111,7 @@ class Throttle:
 
 def read_pva_report(report: Any, ctx: IngestContext, operations: Iterable[Any] | None = None) -> None:
     """Fill the profile parts of the bundle from a pva report."""
-    _read_header(report, ctx)
-    programs = collect_programs(report)
-    index = {program_key(p): i for i, p in enumerate(programs)}
-    vertex_types = VertexTypes()
-    variables = VariableIntervals()
-    lowered = LoweredReader(report, ctx)
-    if operations is not None:
-        operations = list(operations)  # read thrice: program contexts, the operations part, variables' contexts
-    parts = (
-        ("programs", lambda: _read_programs(programs, index, report, ctx, vertex_types, operations)),
-        ("memory", lambda: _read_memory(report, ctx, vertex_types)),
-        ("liveness", lambda: _read_liveness(report, ctx, index, variables, lowered)),
-        ("lowered", lambda: lowered.write(operations)),
-        ("execution", lambda: _read_execution(report, ctx, index)),
-        ("operations", lambda: _read_operations(operations, index, report, variables, ctx)),
-    )
-    for part, read in parts:
-        try:
-            read()
-        except Cancelled:
-            raise
-        except MISSING as exc:
-            ctx.note(part, f"{PROFILE}: the {part} data could not be read ({type(exc).__name__}: {exc})")
-    vertex_types.write(ctx)
-
-
-def _read_header(report: Any, ctx: IngestContext) -> None:
-    ctx.meta["poplar_version"] = attr(report, "poplarVersion.string")
-    settings = attr(report, "instrumentationSettings")
-    if settings is not None:
-        ctx.meta["instrumentation"] = {
-            "compute": enum_name(attr(settings, "compute")),
-            "external_exchange": enum_name(attr(settings, "externalExchange")),
-        }
-    target = attr(report, "compilation.target")
-    if target is None:
-        ctx.note("memory", f"{PROFILE}: the report has no target description")
-        return
-    clock = attr(target, "clockFrequency")
-    ctx.meta["target"] = {
-        "type": enum_name(attr(target, "type")),
-        "architecture": enum_name(attr(target, "architecture")),
-        "num_ipus": attr(target, "numIPUs"),
-        "tiles_per_ipu": attr(target, "tilesPerIpu"),
-        "num_tiles": attr(target, "numTiles"),
-        "bytes_per_tile": attr(target, "bytesPerTile"),
-        "clock_hz": float(clock) if clock is not None else None,
-        "num_replicas": attr(target, "numReplicas"),
-        "ipus_per_replica": attr(target, "ipusPerReplica"),
-    }
+    PvaReader(report, ctx, operations).read()
 
 
 def _sum_by_tile(values: Any) -> int:
@@ -128,17 +128,385 @@ def program_key(program: Any) -> int:
 
 def collect_programs(report: Any) -> list[Any]:
     """Every program node: the report's own list, then any child it does not list."""
-    ordered = list(attr(report, "compilation.programs") or [])
+    ordered = list(each(attr(report, "compilation.programs") or [], "programs"))
     seen = {program_key(p) for p in ordered}
     stack = list(ordered)
     while stack:
-        for child in attr(stack.pop(), "children") or []:
+        for child in each(attr(stack.pop(), "children") or [], "program children"):
             key = program_key(child)
             if key not in seen:
                 seen.add(key)
                 ordered.append(child)
                 stack.append(child)
     return ordered
+
+
+class PvaReader:
+    """Reads one pva report into the bundle, part by part, with what the parts share: the program
+    index (steps and operations name programs by id), vertex types, live variables, lowered variables."""
+
+    def __init__(self, report: Any, ctx: IngestContext, operations: Iterable[Any] | None) -> None:
+        self.report = report
+        self.ctx = ctx
+        # read thrice: program contexts, the operations part, variables' contexts
+        self.operations: list[Any] | None = None if operations is None else list(operations)
+        self.programs: list[Any] = []
+        self.index: dict[int, int] = {}  # program id -> row of the program table
+        self.vertex_types = VertexTypes()
+        self.variables = VariableIntervals()
+        self.lowered = LoweredReader(report, ctx)
+
+    def read(self) -> None:
+        self.read_header()
+        parts = (
+            ("programs", self.read_programs),
+            ("memory", self.read_memory),
+            ("liveness", self.read_liveness),
+            ("lowered", lambda: self.lowered.write(self.operations)),
+            ("execution", self.read_execution),
+            ("operations", self.read_operations),
+        )
+        for part, read in parts:
+            try:
+                read()
+            except Unreadable as exc:
+                self.ctx.note(part, f"{PROFILE}: the {part} data could not be read ({exc})")
+        self.vertex_types.write(self.ctx)
+
+    def program_of(self, item: Any) -> int:
+        """The program table's row of ITEM's program (a liveness or execution step), or -1."""
+        key = attr(item, "program._id")
+        return self.index.get(int(key), -1) if key is not None else -1
+
+    def read_header(self) -> None:
+        ctx, report = self.ctx, self.report
+        ctx.meta["poplar_version"] = attr(report, "poplarVersion.string")
+        settings = attr(report, "instrumentationSettings")
+        if settings is not None:
+            ctx.meta["instrumentation"] = {
+                "compute": enum_name(attr(settings, "compute")),
+                "external_exchange": enum_name(attr(settings, "externalExchange")),
+            }
+        target = attr(report, "compilation.target")
+        if target is None:
+            ctx.note("memory", f"{PROFILE}: the report has no target description")
+            return
+        clock = attr(target, "clockFrequency")
+        ctx.meta["target"] = {
+            "type": enum_name(attr(target, "type")),
+            "architecture": enum_name(attr(target, "architecture")),
+            "num_ipus": attr(target, "numIPUs"),
+            "tiles_per_ipu": attr(target, "tilesPerIpu"),
+            "num_tiles": attr(target, "numTiles"),
+            "bytes_per_tile": attr(target, "bytesPerTile"),
+            "clock_hz": float(clock) if clock is not None else None,
+            "num_replicas": attr(target, "numReplicas"),
+            "ipus_per_replica": attr(target, "ipusPerReplica"),
+        }
+
+    @property
+    def compilation(self) -> Any:
+        """The report's compilation, which the memory and liveness parts cannot do without."""
+        return need(self.report, "compilation")
+
+    @property
+    def num_tiles(self) -> int:
+        return int(self.ctx.meta.get("target", {}).get("num_tiles") or 0)
+
+    # Programs -------------------------------------------------------------------------
+
+    def read_programs(self) -> None:
+        ctx = self.ctx
+        self.programs = programs = collect_programs(self.report)
+        self.index = index = {program_key(p): i for i, p in enumerate(programs)}
+        n = len(programs)
+        if n == 0:
+            ctx.note("programs", f"{PROFILE}: the report lists no programs")
+            return
+        cs_index = self.read_compute_sets(attr(self.report, "compilation"))
+        types: dict[str, int] = {}
+        type_col = np.zeros(n, np.int16)
+        parent = np.full(n, -1, np.int32)
+        compute_set = np.full(n, -1, np.int32)
+        code = np.zeros(n, np.int64)
+        estimated = np.full(n, -1, np.int64)
+        names, offsets, children = [], [0], []
+        exchanges = PerTile(ctx)
+        tick = Throttle(ctx, "profile.pop: programs", n)
+        for i, program in enumerate(programs):
+            tick(i)
+            names.append(str(attr(program, "name", "")))
+            type_name = enum_name(attr(program, "type")) or "Unknown"
+            type_col[i] = types.setdefault(type_name, len(types))
+            kids = [index[program_key(c)] for c in each(attr(program, "children") or [], "program children")]
+            for kid in kids:
+                if parent[kid] < 0 and kid != i:
+                    parent[kid] = i
+            children.extend(kids)
+            offsets.append(len(children))
+            cs_name = attr(program, "computeset.name")
+            if cs_name is not None:
+                compute_set[i] = cs_index.get(str(cs_name), -1)
+                cycles = attr(program, "estimatedCyclesByTile")  # read for compute sets only: one array per tile
+                if cycles is not None and np.asarray(cycles).size:
+                    estimated[i] = int(np.asarray(cycles, dtype=np.int64).max())
+            exchange = attr(program, "codeBytesByTile")
+            code[i] = _sum_by_tile(attr(program, "controlCodeByTile")) + _sum_by_tile(exchange)
+            exchanges.add(exchange, i)
+        is_child = np.zeros(n, bool)
+        is_child[np.asarray(children, dtype=np.int64)] = True
+        w = ctx.writer
+        w.array(s.PROGRAM_TYPE, type_col)
+        w.strings(s.PROGRAM_NAME, names)
+        w.array(s.PROGRAM_PARENT, parent)
+        w.array(s.PROGRAM_CHILD_OFFSETS, offsets, np.int64)
+        w.array(s.PROGRAM_CHILDREN, children, np.int32)
+        w.array(s.PROGRAM_ROOTS, np.nonzero(~is_child)[0], np.int32)
+        w.array(s.PROGRAM_COMPUTE_SET, compute_set)
+        w.array(s.PROGRAM_CODE_BYTES, code)
+        if (estimated >= 0).any():
+            w.array(s.PROGRAM_ESTIMATED_CYCLES, estimated)
+        exchanges.write(s.TILE_EXCHANGE_OFFSETS, s.TILE_EXCHANGE_PROGRAM, (s.TILE_EXCHANGE_BYTES,))
+        if self.operations is not None:
+            w.array(s.PROGRAM_DEBUG_CONTEXT, self.program_contexts())
+        ctx.meta["programs"] = {"types": list(types), "count": n}
+        ctx.add_part("programs")
+
+    def read_compute_sets(self, compilation: Any) -> dict[str, int]:
+        """The compute sets' table, and each one's row by name."""
+        ctx, vertex_types = self.ctx, self.vertex_types
+        sets = list(each(attr(compilation, "computeSets") or [], "compute sets"))
+        names, offsets, types, counts = [], [0], [], []
+        index: dict[str, int] = {}
+        on_tiles = PerTile(ctx)  # per (tile, compute set): instances, vertex types, state bytes
+        by_type = PerTile(ctx)  # per (tile, vertex type): instances, state bytes
+        for i, cs in enumerate(sets):
+            name = str(attr(cs, "name", ""))
+            names.append(name)
+            index.setdefault(name, i)
+            for vertex in each(attr(cs, "vertices") or [], "compute set vertices"):
+                vertex_type = vertex_types(vertex)
+                types.append(vertex_type)
+                by_tile = attr(vertex, "countByTile")
+                counts.append(_sum_by_tile(by_tile) if by_tile is not None else 1)
+                if by_tile is not None:
+                    instances = np.asarray(by_tile, np.int64)
+                    state = instances * vertex_types.state_bytes[vertex_type]
+                    on_tiles.add(instances, i, np.ones_like(instances), state)
+                    by_type.add(instances, vertex_type, state)
+            offsets.append(len(types))
+        on_tiles.write(s.TILE_CS_OFFSETS, s.TILE_CS_SET,
+                       (s.TILE_CS_INSTANCES, s.TILE_CS_VERTICES, s.TILE_CS_STATE_BYTES))
+        by_type.write(s.TILE_VT_OFFSETS, s.TILE_VT_TYPE, (s.TILE_VT_INSTANCES, s.TILE_VT_STATE_BYTES))
+        w = ctx.writer
+        w.strings(s.COMPUTE_SET_NAME, names)
+        w.array(s.COMPUTE_SET_VERTEX_OFFSETS, offsets, np.int64)
+        w.array(s.COMPUTE_SET_VERTEX_TYPE, types, np.int32)
+        w.array(s.COMPUTE_SET_VERTEX_COUNT, counts, np.int64)
+        declared = attr(compilation, "graph.numComputeSets")
+        ctx.meta["compute_sets"] = int(declared) if declared is not None else len(sets)
+        return index
+
+    def program_contexts(self) -> np.ndarray:
+        """The debug context of each program, from the operations that own programs."""
+        assert self.operations is not None
+        context = np.full(len(self.programs), -1, np.int64)
+        for op in self.operations:
+            context_id = attr(op, "debugContext.id")
+            if context_id is None:
+                continue
+            for program in each(call(op, "programs", default=()), "operation programs"):
+                i = self.index.get(program_key(program))
+                if i is not None and context[i] < 0:
+                    context[i] = int(context_id)
+        return context
+
+    # Operations -----------------------------------------------------------------------
+
+    def read_operations(self) -> None:
+        """Each operation's programs, liveness steps and variables (matched by name to the liveness data)."""
+        ctx, operations = self.ctx, self.operations
+        if operations is None:
+            ctx.note("operations", f"{PROFILE}: libpva gave no operations (they need debug.cbor)")
+            return
+        sizes = {name: size for name, size in self.variables.ids}
+        for var in each(attr(self.report, "compilation.alwaysLiveVariables") or [], "always-live variables"):
+            sizes.setdefault(str(attr(var, "name", "")), int(attr(var, "size", 0) or 0))
+        names, contexts, offsets, members, first, last = [], [], [0], [], [], []
+        listed, matched, var_bytes = [], [], []
+        tick = Throttle(ctx, "profile.pop: operations", len(operations))
+        for i, op in enumerate(operations):
+            tick(i)
+            names.append(str(attr(op, "name", "")))
+            context_id = attr(op, "debugContext.id")
+            contexts.append(-1 if context_id is None else int(context_id))
+            programs = each(call(op, "programs", default=()), "operation programs")
+            members.extend(j for p in programs if (j := self.index.get(program_key(p))) is not None)
+            offsets.append(len(members))
+            first.append(_int_or(attr(op, "firstStepIndex"), -1))
+            last.append(_int_or(attr(op, "lastStepIndex"), -1))
+            op_vars = list(each(attr(op, "vars") or [], "operation variables"))
+            found = [sizes[name] for v in op_vars if (name := str(attr(v, "name", ""))) and name in sizes]
+            listed.append(len(op_vars))
+            matched.append(len(found))
+            var_bytes.append(sum(found) if found or not listed[-1] else -1)
+        w = ctx.writer
+        w.strings(s.OPERATION_NAME, names)
+        w.array(s.OPERATION_DEBUG_CONTEXT, contexts, np.int64)
+        w.array(s.OPERATION_PROGRAM_OFFSETS, offsets, np.int64)
+        w.array(s.OPERATION_PROGRAMS, members, np.int32)
+        w.array(s.OPERATION_FIRST_STEP, first, np.int32)
+        w.array(s.OPERATION_LAST_STEP, last, np.int32)
+        w.array(s.OPERATION_VARIABLES, listed, np.int32)
+        w.array(s.OPERATION_VARIABLES_MATCHED, matched, np.int32)
+        w.array(s.OPERATION_VARIABLE_BYTES, var_bytes, np.int64)
+        ctx.add_part("operations")
+
+    # Memory ---------------------------------------------------------------------------
+
+    def read_memory(self) -> None:
+        ctx = self.ctx
+        tiles = list(each(need(self.compilation, "tiles"), "tiles"))
+        n = len(tiles)
+        if n == 0:
+            ctx.note("memory", f"{PROFILE}: the report has no tiles")
+            return
+        tiles_per_ipu = ctx.meta.get("target", {}).get("tiles_per_ipu") or n
+        categories = _category_names(attr(tiles[0], "memory.category"))
+        cols = {name: np.zeros(n, np.int64) for name in ("inc", "exc", "al", "nal")}
+        by_category = np.zeros((n, len(categories)), np.int64)
+        vertex_offsets, vertex_type_col, vertex_code = [0], [], []
+        tick = Throttle(ctx, "profile.pop: memory", n)
+        for t, tile in enumerate(tiles):
+            tick(t)
+            memory = need(tile, "memory")
+            cols["inc"][t] = attr(memory, "total.includingGaps", 0)
+            cols["exc"][t] = attr(memory, "total.excludingGaps", 0)
+            cols["al"][t] = attr(memory, "alwaysLiveBytes", 0)
+            cols["nal"][t] = attr(memory, "notAlwaysLiveBytes", 0)
+            category = attr(memory, "category")
+            for c, name in enumerate(categories):
+                by_category[t, c] = attr(category, f"{name}.total", 0)
+            for vertex in each(attr(memory, "vertices") or [], "tile vertices"):
+                vertex_type_col.append(self.vertex_types(vertex))
+                vertex_code.append(int(attr(vertex, "codeBytes", 0) or 0))
+            vertex_offsets.append(len(vertex_type_col))
+        w = ctx.writer
+        w.array(s.TILE_IPU, np.arange(n) // max(int(tiles_per_ipu), 1), np.int16)
+        w.array(s.TILE_INCLUDING_GAPS, cols["inc"])
+        w.array(s.TILE_EXCLUDING_GAPS, cols["exc"])
+        w.array(s.TILE_ALWAYS_LIVE, cols["al"])
+        w.array(s.TILE_NOT_ALWAYS_LIVE, cols["nal"])
+        w.array(s.TILE_CATEGORIES, by_category)
+        if vertex_type_col:
+            w.array(s.TILE_VERTEX_OFFSETS, vertex_offsets, np.int64)
+            w.array(s.TILE_VERTEX_TYPE, vertex_type_col, np.int32)
+            w.array(s.TILE_VERTEX_CODE, vertex_code, np.int64)
+        ctx.meta["memory"] = {"categories": categories}
+        ctx.add_part("memory")
+
+    # Liveness -------------------------------------------------------------------------
+
+    def read_liveness(self) -> None:
+        ctx = self.ctx
+        compilation = self.compilation
+        steps = attr(compilation, "livenessProgramSteps")
+        if steps is None or len(steps) == 0:
+            ctx.note("liveness", f"{PROFILE}: the report has no liveness steps")
+            return
+        n = len(steps)
+        num_ipus = int(ctx.meta.get("target", {}).get("num_ipus") or 0)
+        program = np.full(n, -1, np.int32)
+        total = np.zeros(n, np.int64)
+        by_ipu = np.zeros((n, num_ipus), np.int64) if num_ipus else None
+        tick = Throttle(ctx, "profile.pop: liveness", n)
+        for i, step in enumerate(each(steps, "liveness steps")):
+            tick(i)
+            program[i] = self.program_of(step)
+            memory = attr(step, "notAlwaysLiveMemory")
+            total[i] = attr(memory, "bytes", 0)
+            self.variables.add_step(i, each(attr(memory, "variables") or [], "live variables"))
+            if by_ipu is not None:
+                for k in range(num_ipus):
+                    by_ipu[i, k] = _call_bytes(step, "notAlwaysLiveMemoryForIpu", k)
+        w = ctx.writer
+        w.array(s.LIVENESS_PROGRAM, program)
+        w.array(s.LIVENESS_NOT_ALWAYS_LIVE, total)
+        for level, (lo, hi) in enumerate(build_pyramid(total), start=1):
+            lo_name, hi_name = column_names(s.LIVENESS_NOT_ALWAYS_LIVE, level)
+            w.array(lo_name, lo)
+            w.array(hi_name, hi)
+        if by_ipu is not None:
+            w.array(s.LIVENESS_BY_IPU, by_ipu)
+        self.variables.write(ctx, n)
+        self.read_always_live(compilation)
+        ctx.add_part("liveness")
+        self.lowered.num_steps = n
+        self.read_liveness_by_tile(steps)
+
+    def read_always_live(self, compilation: Any) -> None:
+        ctx = self.ctx
+        variables = list(each(attr(compilation, "alwaysLiveVariables") or [], "always-live variables"))
+        names = [str(attr(v, "name", "")) for v in variables]
+        sizes = np.array([int(attr(v, "size", 0) or 0) for v in variables], np.int64)
+        ctx.writer.strings(s.ALWAYS_LIVE_NAME, names)
+        ctx.writer.array(s.ALWAYS_LIVE_BYTES, sizes)
+        tiles = attr(compilation, "tiles")
+        if tiles is not None and len(tiles):
+            total = sum(int(attr(t, "memory.alwaysLiveBytes", 0) or 0) for t in each(tiles, "tiles"))
+        else:
+            total = int(sizes.sum())
+        ctx.meta["liveness"] = {"always_live_bytes": total}
+
+    def read_liveness_by_tile(self, steps: Any) -> None:
+        ctx, num_tiles = self.ctx, self.num_tiles
+        n = len(steps)
+        if num_tiles == 0:
+            return
+        brief = self.lowered.brief()
+        if brief is not None:
+            _liveness_from_lowered_vars(brief, n, num_tiles, ctx)
+        elif n * num_tiles <= MAX_PER_TILE_QUERIES:
+            out = ctx.writer.open_array(s.LIVENESS_BY_TILE, (n, num_tiles), np.int32)
+            tick = Throttle(ctx, "profile.pop: liveness per tile", n)
+            for i, step in enumerate(each(steps, "liveness steps")):
+                tick(i)
+                out[i] = [_call_bytes(step, "notAlwaysLiveMemoryForTile", t) for t in range(num_tiles)]
+            out.flush()
+        else:
+            ctx.note(
+                "liveness_tiles",
+                f"{PROFILE}: per-tile liveness needs the lowered variables"
+                " (autoReport.outputLoweredVars) for a report of this size",
+            )
+            return
+        ctx.add_part("liveness_tiles")
+
+    # Execution ------------------------------------------------------------------------
+
+    def read_execution(self) -> None:
+        ctx = self.ctx
+        execution = attr(self.report, "execution")
+        steps = attr(execution, "steps")
+        if steps is None or len(steps) == 0:
+            ctx.note("execution", f"{PROFILE}: the report has no execution profile")
+            return
+        runs = list(each(attr(execution, "runs") or [], "runs"))
+        run_offsets = [0]
+        for run in runs:
+            run_offsets.append(run_offsets[-1] + len(attr(run, "steps") or []))
+        if not runs or run_offsets[-1] != len(steps):
+            run_offsets = [0, len(steps)]
+            runs = runs[:1] or [None]
+        w = ctx.writer
+        w.strings(s.RUN_NAME, [str(attr(r, "name", f"run {i}")) for i, r in enumerate(runs)])
+        w.array(s.RUN_STEP_OFFSETS, run_offsets, np.int64)
+        w.array(s.RUN_START_US, [int(attr(r, "microseconds.start", 0) or 0) for r in runs], np.int64)
+        w.array(s.RUN_END_US, [int(attr(r, "microseconds.end", 0) or 0) for r in runs], np.int64)
+        StepReader(self, steps).read()
+        total = attr(execution, "totalCycles.total")
+        ctx.meta["execution"] = {"total_cycles": int(total) if total is not None else None}
+        ctx.add_part("execution")
 
 
 class VertexTypes:
@@ -159,94 +527,6 @@ class VertexTypes:
     def write(self, ctx: IngestContext) -> None:
         ctx.writer.strings(s.VERTEX_TYPE_NAME, list(self.index))
         ctx.writer.array(s.VERTEX_TYPE_STATE_BYTES, self.state_bytes, np.int64)
-
-
-def _read_programs(programs, index, report, ctx, vertex_types, operations) -> None:
-    n = len(programs)
-    if n == 0:
-        ctx.note("programs", f"{PROFILE}: the report lists no programs")
-        return
-    cs_index = _read_compute_sets(report.compilation, ctx, vertex_types)
-    types: dict[str, int] = {}
-    type_col = np.zeros(n, np.int16)
-    parent = np.full(n, -1, np.int32)
-    compute_set = np.full(n, -1, np.int32)
-    code = np.zeros(n, np.int64)
-    estimated = np.full(n, -1, np.int64)
-    names, offsets, children = [], [0], []
-    exchanges = PerTile(ctx)
-    tick = Throttle(ctx, "profile.pop: programs", n)
-    for i, program in enumerate(programs):
-        tick(i)
-        names.append(str(attr(program, "name", "")))
-        type_name = enum_name(attr(program, "type")) or "Unknown"
-        type_col[i] = types.setdefault(type_name, len(types))
-        kids = [index[program_key(c)] for c in (attr(program, "children") or [])]
-        for kid in kids:
-            if parent[kid] < 0 and kid != i:
-                parent[kid] = i
-        children.extend(kids)
-        offsets.append(len(children))
-        cs_name = attr(program, "computeset.name")
-        if cs_name is not None:
-            compute_set[i] = cs_index.get(str(cs_name), -1)
-            cycles = attr(program, "estimatedCyclesByTile")  # read for compute sets only: one array per tile
-            if cycles is not None and np.asarray(cycles).size:
-                estimated[i] = int(np.asarray(cycles, dtype=np.int64).max())
-        exchange = attr(program, "codeBytesByTile")
-        code[i] = _sum_by_tile(attr(program, "controlCodeByTile")) + _sum_by_tile(exchange)
-        exchanges.add(exchange, i)
-    is_child = np.zeros(n, bool)
-    is_child[np.asarray(children, dtype=np.int64)] = True
-    w = ctx.writer
-    w.array(s.PROGRAM_TYPE, type_col)
-    w.strings(s.PROGRAM_NAME, names)
-    w.array(s.PROGRAM_PARENT, parent)
-    w.array(s.PROGRAM_CHILD_OFFSETS, offsets, np.int64)
-    w.array(s.PROGRAM_CHILDREN, children, np.int32)
-    w.array(s.PROGRAM_ROOTS, np.nonzero(~is_child)[0], np.int32)
-    w.array(s.PROGRAM_COMPUTE_SET, compute_set)
-    w.array(s.PROGRAM_CODE_BYTES, code)
-    if (estimated >= 0).any():
-        w.array(s.PROGRAM_ESTIMATED_CYCLES, estimated)
-    exchanges.write(s.TILE_EXCHANGE_OFFSETS, s.TILE_EXCHANGE_PROGRAM, (s.TILE_EXCHANGE_BYTES,))
-    if operations is not None:
-        w.array(s.PROGRAM_DEBUG_CONTEXT, _operation_contexts(operations, index, n))
-    ctx.meta["programs"] = {"types": list(types), "count": n}
-    ctx.add_part("programs")
-
-
-def _read_compute_sets(compilation: Any, ctx: IngestContext, vertex_types: VertexTypes) -> dict[str, int]:
-    sets = list(attr(compilation, "computeSets") or [])
-    names, offsets, types, counts = [], [0], [], []
-    index: dict[str, int] = {}
-    on_tiles = PerTile(ctx)  # per (tile, compute set): instances, vertex types, state bytes
-    by_type = PerTile(ctx)  # per (tile, vertex type): instances, state bytes
-    for i, cs in enumerate(sets):
-        name = str(attr(cs, "name", ""))
-        names.append(name)
-        index.setdefault(name, i)
-        for vertex in attr(cs, "vertices") or []:
-            vertex_type = vertex_types(vertex)
-            types.append(vertex_type)
-            by_tile = attr(vertex, "countByTile")
-            counts.append(_sum_by_tile(by_tile) if by_tile is not None else 1)
-            if by_tile is not None:
-                instances = np.asarray(by_tile, np.int64)
-                state = instances * vertex_types.state_bytes[vertex_type]
-                on_tiles.add(instances, i, np.ones_like(instances), state)
-                by_type.add(instances, vertex_type, state)
-        offsets.append(len(types))
-    on_tiles.write(s.TILE_CS_OFFSETS, s.TILE_CS_SET, (s.TILE_CS_INSTANCES, s.TILE_CS_VERTICES, s.TILE_CS_STATE_BYTES))
-    by_type.write(s.TILE_VT_OFFSETS, s.TILE_VT_TYPE, (s.TILE_VT_INSTANCES, s.TILE_VT_STATE_BYTES))
-    w = ctx.writer
-    w.strings(s.COMPUTE_SET_NAME, names)
-    w.array(s.COMPUTE_SET_VERTEX_OFFSETS, offsets, np.int64)
-    w.array(s.COMPUTE_SET_VERTEX_TYPE, types, np.int32)
-    w.array(s.COMPUTE_SET_VERTEX_COUNT, counts, np.int64)
-    declared = attr(compilation, "graph.numComputeSets")
-    ctx.meta["compute_sets"] = int(declared) if declared is not None else len(sets)
-    return index
 
 
 class PerTile:
@@ -286,110 +566,8 @@ class PerTile:
             w.array(name, np.bincount(inverse, weights=values, minlength=len(unique)).astype(np.int64))
 
 
-def _operation_contexts(operations: Iterable[Any], index: dict[int, int], n: int) -> np.ndarray:
-    """The debug context of each program, from the operations that own programs."""
-    context = np.full(n, -1, np.int64)
-    for op in operations:
-        context_id = attr(op, "debugContext.id")
-        if context_id is None:
-            continue
-        try:
-            programs = op.programs()
-        except MISSING:
-            continue
-        for program in programs:
-            i = index.get(program_key(program))
-            if i is not None and context[i] < 0:
-                context[i] = int(context_id)
-    return context
-
-
-def _read_operations(operations, index: dict[int, int], report: Any, variables: "VariableIntervals",
-                     ctx: IngestContext) -> None:
-    """Each operation's programs, liveness steps and variables (matched by name to the liveness data)."""
-    if operations is None:
-        ctx.note("operations", f"{PROFILE}: libpva gave no operations (they need debug.cbor)")
-        return
-    sizes = {name: size for name, size in variables.ids}
-    for var in attr(report, "compilation.alwaysLiveVariables") or []:
-        sizes.setdefault(str(attr(var, "name", "")), int(attr(var, "size", 0) or 0))
-    names, contexts, offsets, members, first, last = [], [], [0], [], [], []
-    listed, matched, var_bytes = [], [], []
-    tick = Throttle(ctx, "profile.pop: operations", len(operations))
-    for i, op in enumerate(operations):
-        tick(i)
-        names.append(str(attr(op, "name", "")))
-        context_id = attr(op, "debugContext.id")
-        contexts.append(-1 if context_id is None else int(context_id))
-        try:
-            programs = op.programs()
-        except MISSING:
-            programs = []
-        members.extend(j for p in programs if (j := index.get(program_key(p))) is not None)
-        offsets.append(len(members))
-        first.append(_int_or(attr(op, "firstStepIndex"), -1))
-        last.append(_int_or(attr(op, "lastStepIndex"), -1))
-        op_vars = attr(op, "vars") or []
-        found = [sizes[name] for v in op_vars if (name := str(attr(v, "name", ""))) and name in sizes]
-        listed.append(len(op_vars))
-        matched.append(len(found))
-        var_bytes.append(sum(found) if found or not listed[-1] else -1)
-    w = ctx.writer
-    w.strings(s.OPERATION_NAME, names)
-    w.array(s.OPERATION_DEBUG_CONTEXT, contexts, np.int64)
-    w.array(s.OPERATION_PROGRAM_OFFSETS, offsets, np.int64)
-    w.array(s.OPERATION_PROGRAMS, members, np.int32)
-    w.array(s.OPERATION_FIRST_STEP, first, np.int32)
-    w.array(s.OPERATION_LAST_STEP, last, np.int32)
-    w.array(s.OPERATION_VARIABLES, listed, np.int32)
-    w.array(s.OPERATION_VARIABLES_MATCHED, matched, np.int32)
-    w.array(s.OPERATION_VARIABLE_BYTES, var_bytes, np.int64)
-    ctx.add_part("operations")
-
-
 def _int_or(value: Any, default: int) -> int:
     return default if value is None else int(value)
-
-
-def _read_memory(report: Any, ctx: IngestContext, vertex_types: VertexTypes) -> None:
-    tiles = list(report.compilation.tiles)
-    n = len(tiles)
-    if n == 0:
-        ctx.note("memory", f"{PROFILE}: the report has no tiles")
-        return
-    tiles_per_ipu = ctx.meta.get("target", {}).get("tiles_per_ipu") or n
-    categories = _category_names(attr(tiles[0], "memory.category"))
-    cols = {name: np.zeros(n, np.int64) for name in ("inc", "exc", "al", "nal")}
-    by_category = np.zeros((n, len(categories)), np.int64)
-    vertex_offsets, vertex_type_col, vertex_code = [0], [], []
-    tick = Throttle(ctx, "profile.pop: memory", n)
-    for t, tile in enumerate(tiles):
-        tick(t)
-        memory = tile.memory
-        cols["inc"][t] = attr(memory, "total.includingGaps", 0)
-        cols["exc"][t] = attr(memory, "total.excludingGaps", 0)
-        cols["al"][t] = attr(memory, "alwaysLiveBytes", 0)
-        cols["nal"][t] = attr(memory, "notAlwaysLiveBytes", 0)
-        category = attr(memory, "category")
-        for c, name in enumerate(categories):
-            by_category[t, c] = attr(category, f"{name}.total", 0)
-        for vertex in attr(memory, "vertices") or []:
-            vertex_type_col.append(vertex_types(vertex))
-            vertex_code.append(int(attr(vertex, "codeBytes", 0) or 0))
-        vertex_offsets.append(len(vertex_type_col))
-    w = ctx.writer
-    w.array(s.TILE_IPU, np.arange(n) // max(int(tiles_per_ipu), 1), np.int16)
-    w.array(s.TILE_INCLUDING_GAPS, cols["inc"])
-    w.array(s.TILE_EXCLUDING_GAPS, cols["exc"])
-    w.array(s.TILE_ALWAYS_LIVE, cols["al"])
-    w.array(s.TILE_NOT_ALWAYS_LIVE, cols["nal"])
-    w.array(s.TILE_CATEGORIES, by_category)
-    if vertex_type_col:
-        w.array(s.TILE_VERTEX_OFFSETS, vertex_offsets, np.int64)
-        w.array(s.TILE_VERTEX_TYPE, vertex_type_col, np.int32)
-        w.array(s.TILE_VERTEX_CODE, vertex_code, np.int64)
-    ctx.meta["memory"] = {"categories": categories}
-    ctx.add_part("memory")
 
 
 def _category_names(category: Any) -> list[str]:
@@ -404,50 +582,10 @@ def _category_names(category: Any) -> list[str]:
     return names
 
 
-def _read_liveness(report: Any, ctx: IngestContext, lookup: dict[int, int], variables: "VariableIntervals",
-                   lowered: "LoweredReader") -> None:
-    compilation = report.compilation
-    steps = attr(compilation, "livenessProgramSteps")
-    if steps is None or len(steps) == 0:
-        ctx.note("liveness", f"{PROFILE}: the report has no liveness steps")
-        return
-    n = len(steps)
-    num_ipus = int(ctx.meta.get("target", {}).get("num_ipus") or 0)
-    program = np.full(n, -1, np.int32)
-    total = np.zeros(n, np.int64)
-    by_ipu = np.zeros((n, num_ipus), np.int64) if num_ipus else None
-    tick = Throttle(ctx, "profile.pop: liveness", n)
-    for i, step in enumerate(steps):
-        tick(i)
-        key = attr(step, "program._id")
-        program[i] = lookup.get(int(key), -1) if key is not None else -1
-        memory = attr(step, "notAlwaysLiveMemory")
-        total[i] = attr(memory, "bytes", 0)
-        variables.add_step(i, attr(memory, "variables") or [])
-        if by_ipu is not None:
-            for k in range(num_ipus):
-                by_ipu[i, k] = _call_bytes(step, "notAlwaysLiveMemoryForIpu", k)
-    w = ctx.writer
-    w.array(s.LIVENESS_PROGRAM, program)
-    w.array(s.LIVENESS_NOT_ALWAYS_LIVE, total)
-    for level, (lo, hi) in enumerate(build_pyramid(total), start=1):
-        lo_name, hi_name = column_names(s.LIVENESS_NOT_ALWAYS_LIVE, level)
-        w.array(lo_name, lo)
-        w.array(hi_name, hi)
-    if by_ipu is not None:
-        w.array(s.LIVENESS_BY_IPU, by_ipu)
-    variables.write(ctx, n)
-    _read_always_live(compilation, ctx)
-    ctx.add_part("liveness")
-    lowered.num_steps = n
-    _read_liveness_by_tile(compilation, steps, ctx, lowered)
-
-
 def _call_bytes(obj: Any, method: str, arg: int) -> int:
-    try:
-        return int(getattr(obj, method)(arg).bytes)
-    except MISSING:
-        return 0
+    """The bytes of OBJ.METHOD(ARG) (a liveness step's memory on one tile or IPU); 0 where libpva has none."""
+    memory = call(obj, method, arg)
+    return 0 if memory is None else int(attr(memory, "bytes", 0))
 
 
 class VariableIntervals:
@@ -482,45 +620,6 @@ class VariableIntervals:
         w.array(s.INTERVAL_END, arr[:, 2], np.int32)
         longest = int((arr[:, 2] - arr[:, 1]).max()) if len(arr) else 0
         w.array(s.INTERVAL_MAX_LENGTH, [longest], np.int64)
-
-
-def _read_always_live(compilation: Any, ctx: IngestContext) -> None:
-    variables = attr(compilation, "alwaysLiveVariables") or []
-    names = [str(attr(v, "name", "")) for v in variables]
-    sizes = np.array([int(attr(v, "size", 0) or 0) for v in variables], np.int64)
-    ctx.writer.strings(s.ALWAYS_LIVE_NAME, names)
-    ctx.writer.array(s.ALWAYS_LIVE_BYTES, sizes)
-    tiles = attr(compilation, "tiles")
-    if tiles is not None and len(tiles):
-        total = sum(int(attr(t, "memory.alwaysLiveBytes", 0) or 0) for t in tiles)
-    else:
-        total = int(sizes.sum())
-    ctx.meta["liveness"] = {"always_live_bytes": total}
-
-
-def _read_liveness_by_tile(compilation: Any, steps: Any, ctx: IngestContext, lowered: "LoweredReader") -> None:
-    num_tiles = int(ctx.meta.get("target", {}).get("num_tiles") or 0)
-    n = len(steps)
-    if num_tiles == 0:
-        return
-    brief = lowered.brief()
-    if brief is not None:
-        _liveness_from_lowered_vars(brief, n, num_tiles, ctx)
-    elif n * num_tiles <= MAX_PER_TILE_QUERIES:
-        out = ctx.writer.open_array(s.LIVENESS_BY_TILE, (n, num_tiles), np.int32)
-        tick = Throttle(ctx, "profile.pop: liveness per tile", n)
-        for i, step in enumerate(steps):
-            tick(i)
-            out[i] = [_call_bytes(step, "notAlwaysLiveMemoryForTile", t) for t in range(num_tiles)]
-        out.flush()
-    else:
-        ctx.note(
-            "liveness_tiles",
-            f"{PROFILE}: per-tile liveness needs the lowered variables"
-            " (autoReport.outputLoweredVars) for a report of this size",
-        )
-        return
-    ctx.add_part("liveness_tiles")
 
 
 def _liveness_from_lowered_vars(brief: "BriefVars", n: int, num_tiles: int, ctx: IngestContext) -> None:
@@ -594,18 +693,20 @@ class LoweredReader:
         class_index: dict[int, int] = {}
         offsets, starts, ends = [0], [], []
         tick = Throttle(self.ctx, "profile.pop: lowered variables", len(brief))
-        for i, var in enumerate(brief):
+        for i, var in enumerate(each(brief, "lowered variables")):
             tick(i)
-            ids.append(int(var.id))
-            tiles.append(int(var.tileId))
-            sizes.append(int(var.bytes))
+            var_id, tile, size = need(var, "id", "tileId", "bytes")
+            ids.append(int(var_id))
+            tiles.append(int(tile))
+            sizes.append(int(size))
             key = int(attr(var, "equivalenceClass.id", -1 - i))
             cls = class_index.get(key)
             if cls is None:
                 cls = class_index[key] = len(class_index)
-                for interval in attr(var, "equivalenceClass.steps") or []:
-                    starts.append(int(interval.start))
-                    ends.append(int(interval.end))
+                for interval in each(attr(var, "equivalenceClass.steps") or [], "liveness intervals"):
+                    start, end = need(interval, "start", "end")
+                    starts.append(int(start))
+                    ends.append(int(end))
                 offsets.append(len(starts))
             classes.append(cls)
         return BriefVars(
@@ -653,20 +754,19 @@ class LoweredReader:
 
     def _names(self, num_tiles: int) -> tuple[bool, dict[int, str]]:
         """Each piece's variable name by id, from `forTile`: the unlowered variable's where it has one."""
-        for_tile = attr(self.report, "compilation.loweredVariables.forTile")
+        lowered = attr(self.report, "compilation.loweredVariables")
         names: dict[int, str] = {}
-        if for_tile is None:
+        if attr(lowered, "forTile") is None:
             return False, names
         tick = Throttle(self.ctx, "profile.pop: lowered variable names", num_tiles)
         for t in range(num_tiles):
             tick(t)
-            try:
-                pieces = for_tile(t)
-            except MISSING:
+            pieces = call(lowered, "forTile", t)
+            if pieces is None:
                 return False, names
-            for piece in pieces:
+            for piece in each(pieces, "lowered variables of a tile"):
                 unlowered = attr(piece, "unloweredVar.name") if attr(piece, "hasUnloweredVar") else None
-                names[int(piece._id)] = str(unlowered if unlowered is not None else attr(piece, "name", ""))
+                names[int(need(piece, "_id"))] = str(unlowered if unlowered is not None else attr(piece, "name", ""))
         return True, names
 
 
@@ -677,46 +777,22 @@ def _variable_contexts(operations: Iterable[Any], names: dict[str, int]) -> np.n
         context_id = attr(op, "debugContext.id")
         if context_id is None:
             continue
-        for var in attr(op, "vars") or []:
+        for var in each(attr(op, "vars") or [], "operation variables"):
             i = names.get(str(attr(var, "name", "")))
             if i is not None and context[i] < 0:
                 context[i] = int(context_id)
     return context
 
 
-def _read_execution(report: Any, ctx: IngestContext, lookup: dict[int, int]) -> None:
-    execution = attr(report, "execution")
-    steps = attr(execution, "steps")
-    if steps is None or len(steps) == 0:
-        ctx.note("execution", f"{PROFILE}: the report has no execution profile")
-        return
-    runs = list(attr(execution, "runs") or [])
-    run_offsets = [0]
-    for run in runs:
-        run_offsets.append(run_offsets[-1] + len(attr(run, "steps") or []))
-    if not runs or run_offsets[-1] != len(steps):
-        run_offsets = [0, len(steps)]
-        runs = runs[:1] or [None]
-    w = ctx.writer
-    w.strings(s.RUN_NAME, [str(attr(r, "name", f"run {i}")) for i, r in enumerate(runs)])
-    w.array(s.RUN_STEP_OFFSETS, run_offsets, np.int64)
-    w.array(s.RUN_START_US, [int(attr(r, "microseconds.start", 0) or 0) for r in runs], np.int64)
-    w.array(s.RUN_END_US, [int(attr(r, "microseconds.end", 0) or 0) for r in runs], np.int64)
-    StepReader(ctx, steps, lookup).read()
-    total = attr(execution, "totalCycles.total")
-    ctx.meta["execution"] = {"total_cycles": int(total) if total is not None else None}
-    ctx.add_part("execution")
-
-
 class StepReader:
     """Execution steps: per IPU cycles and balance, and per-tile cycles where present."""
 
-    def __init__(self, ctx: IngestContext, steps: Any, lookup: dict[int, int]) -> None:
-        self.ctx = ctx
+    def __init__(self, reader: PvaReader, steps: Any) -> None:
+        self.reader = reader
+        self.ctx = ctx = reader.ctx
         self.steps = steps
-        self.lookup = lookup
         self.num_ipus = int(ctx.meta.get("target", {}).get("num_ipus") or 1)
-        self.num_tiles = int(ctx.meta.get("target", {}).get("num_tiles") or 0)
+        self.num_tiles = reader.num_tiles
 
     def read(self) -> None:
         n, k = len(self.steps), self.num_ipus
@@ -735,11 +811,10 @@ class StepReader:
         cols[s.STEP_TO][:] = -1
         bsp = BspRows(self.num_tiles)
         tick = Throttle(self.ctx, "profile.pop: execution", n)
-        for i, step in enumerate(self.steps):
+        for i, step in enumerate(each(self.steps, "execution steps")):
             tick(i)
-            key = attr(step, "program._id")
-            program[i] = self.lookup.get(int(key), -1) if key is not None else -1
-            for ipu_index, ipu in enumerate(attr(step, "ipus") or []):
+            program[i] = self.reader.program_of(step)
+            for ipu_index, ipu in enumerate(each(attr(step, "ipus") or [], "a step's IPUs")):
                 if ipu_index >= k:
                     break
                 self._read_ipu(cols, i, ipu_index, ipu)

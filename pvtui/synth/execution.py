@@ -78,19 +78,11 @@ def build_execution(g: Graph, scale: Scale, rng: np.random.Generator, seed: int)
     gaps = np.concatenate([[0], rng.integers(*RUN_GAP_CYCLES, scale.runs - 1)]).cumsum()
     start = np.concatenate([[0], np.cumsum(duration)[:-1]]) + gaps[run]
     counter = CYCLE_COUNTER_START + rng.integers(0, 50_000, ipus)
-    lead_in = rng.integers(0, 40, (x, ipus))
-    cycles_from = np.where(active, counter + start[:, None] + lead_in, -1)
-    cycles_to = np.where(active, counter + start[:, None] + np.maximum(length, lead_in + 1), -1)
-    spread = (cycles_to - cycles_from) * rng.uniform(0.0, 0.3, (x, ipus))
-    cycles_from_max = np.where(active, cycles_from + (spread * 0.2).astype(np.int64), -1)
-    cycles_to_min = np.where(active, np.maximum(cycles_from_max, cycles_to - spread.astype(np.int64)), -1)
 
+    cycles_from, cycles_from_max, cycles_to_min, cycles_to = _active_cycles(
+        active, counter + start[:, None], length, rng)
     active_balance = np.where(active, rng.beta(8, 4, (x, ipus)), 0.0).astype(np.float32)
-    moved = np.array([EXCHANGE_BYTES_PER_TILE.get(t, 0) for t in g.program_type_names])[g.program_type][program]
-    volume = (tiles_on_ipu * moved[:, None] * rng.uniform(0.5, 1.5, (x, ipus))).astype(np.int64)
-    to_host = np.char.startswith(np.array(g.program_name)[program], "loss/")
-    data_in = np.where(to_host[:, None] & (types == "StreamCopyMid")[:, None], 0, volume)
-    data_out = np.where((types == "StreamCopyMid")[:, None] & ~to_host[:, None], 0, volume)
+    data_in, data_out = _data_moved(g, program, types, tiles_on_ipu, rng)
 
     run_start = start[:: per_run]
     run_end = start[per_run - 1 :: per_run] + duration[per_run - 1 :: per_run]
@@ -117,3 +109,29 @@ def build_execution(g: Graph, scale: Scale, rng: np.random.Generator, seed: int)
         program_hi=g.program_hi,
         tiles_per_ipu=tpi,
     )
+
+
+def _active_cycles(active: np.ndarray, start: np.ndarray, length: np.ndarray,
+                   rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Each step's active cycles on each IPU that runs it, from START [X, 1] on the IPU's counter for
+    LENGTH: when its first and last tiles start (cyclesFrom min, max) and end (cyclesTo min, max); -1 idle."""
+    lead_in = rng.integers(0, 40, length.shape)
+    cycles_from = np.where(active, start + lead_in, -1)
+    cycles_to = np.where(active, start + np.maximum(length, lead_in + 1), -1)
+    spread = (cycles_to - cycles_from) * rng.uniform(0.0, 0.3, length.shape)
+    cycles_from_max = np.where(active, cycles_from + (spread * 0.2).astype(np.int64), -1)
+    cycles_to_min = np.where(active, np.maximum(cycles_from_max, cycles_to - spread.astype(np.int64)), -1)
+    return cycles_from, cycles_from_max, cycles_to_min, cycles_to
+
+
+def _data_moved(g: Graph, program: np.ndarray, types: np.ndarray, tiles_on_ipu: np.ndarray,
+                rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Bytes in and out of each step on each IPU: exchanges by the tiles they run on; a stream copy
+    moves one way, to the host for the loss, from it otherwise."""
+    moved = np.array([EXCHANGE_BYTES_PER_TILE.get(t, 0) for t in g.program_type_names])[g.program_type][program]
+    volume = (tiles_on_ipu * moved[:, None] * rng.uniform(0.5, 1.5, tiles_on_ipu.shape)).astype(np.int64)
+    to_host = np.char.startswith(np.array(g.program_name)[program], "loss/")
+    stream = (types == "StreamCopyMid")[:, None]
+    data_in = np.where(to_host[:, None] & stream, 0, volume)
+    data_out = np.where(stream & ~to_host[:, None], 0, volume)
+    return data_in, data_out

@@ -16,10 +16,7 @@ changed after the truth is generated.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from pvtui.synth.model import SyntheticReport
+from typing import Any
 
 MARKUP_LINK = "pvtui.invalid"  # the host of the planted link: in an OSC 8, markup was read as markup
 LEAD = f"[blink]\x1b[6n[link=mailto:markup@{MARKUP_LINK}]"  # markup first: a name cut short keeps it
@@ -87,15 +84,3 @@ def hostile_json(value: Any) -> Any:
     if isinstance(value, list):
         return [hostile_json(item) for item in value]
     return value
-
-
-def make_hostile(truth: SyntheticReport) -> None:
-    """Give every name of TRUTH, and those its views make (runs, vertex types, debug layers), LEAD and TAIL."""
-    graph = truth.graph
-    graph.program_name = [hostile(name) for name in graph.program_name]
-    graph.compute_set_name = [hostile(name) for name in graph.compute_set_name]
-    graph.op_name = [hostile(name) for name in graph.op_name]
-    truth.liveness.var_name = [hostile(name) for name in truth.liveness.var_name]
-    truth.memory.always_live_name = [hostile(name) for name in truth.memory.always_live_name]
-    truth.debug.hostile = True
-    truth.names = "hostile"

@@ -35,6 +35,7 @@ class Memory:
     vertex_offsets: np.ndarray  # int64 [T + 1]: the vertex types on each tile (CSR)
     vertex_type: np.ndarray  # int32 [TV]
     vertex_code: np.ndarray  # int64 [TV]
+    vertex_state: np.ndarray  # int64 [TV]: the type's instances on the tile x its state bytes
     always_live_name: list[str]  # [A]
     always_live_lo: np.ndarray  # int32 [A]: the tiles [lo, hi) it is spread over
     always_live_hi: np.ndarray
@@ -138,6 +139,7 @@ def build_memory(g: Graph, lv: Liveness, scale: Scale, rng: np.random.Generator)
         vertex_offsets=csr(np.bincount(present_tile, minlength=num_tiles)),
         vertex_type=present_type.astype(np.int32),
         vertex_code=vertex_code,
+        vertex_state=instances[present_tile, present_type] * state[present_type],
         always_live_name=names,
         always_live_lo=al_lo.astype(np.int32),
         always_live_hi=al_hi.astype(np.int32),

@@ -1,5 +1,6 @@
 """The ground truth of a synthetic report: every figure, as numpy arrays, deterministic
-for (scale, IPUs, seed). Views over it (the pva stand-in, the files) derive from it."""
+for (scale, IPUs, seed). Views over it (the pva stand-in in standin.py, the files in
+files.py) derive from it; it knows none of them."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from pvtui.synth.arrays import csr
 from pvtui.synth.debug import DebugContexts, build_debug
 from pvtui.synth.execution import Execution, build_execution
 from pvtui.synth.graph import Graph, build_graph
-from pvtui.synth.hostile import hostile, make_hostile
+from pvtui.synth.hostile import hostile
 from pvtui.synth.liveness import Liveness, build_liveness
 from pvtui.synth.lowered import Lowered, build_lowered
 from pvtui.synth.memory import CATEGORIES, Memory, build_memory
@@ -70,18 +71,6 @@ class SyntheticReport:
     def lowered(self) -> Lowered:
         """Every variable's pieces on tiles, as libpva's lowered variables give them."""
         return build_lowered(self.liveness, self.memory, len(self.graph.liveness_steps))
-
-    def as_pva(self) -> Any:
-        """A lazy object graph with the attributes of libpva's Report (reference/libpva-api.md)."""
-        from pvtui.synth.standin import PvaReport
-
-        return PvaReport(self)
-
-    def operations(self) -> Any:
-        """Operation-like objects, as pva.OperationAnalysis(report).operations gives them."""
-        from pvtui.synth.standin import operations
-
-        return operations(self)
 
     def expected_summary(self) -> dict[str, Any]:
         """The figures a reader should find, computed from the truth alone."""
@@ -142,5 +131,18 @@ def generate(scale: str = "tiny", ipus: int | None = None, seed: int = 0, names:
     debug = build_debug(graph, chosen, HIDDEN_SIZE[chosen.name])
     truth = SyntheticReport(chosen, seed, graph, liveness, memory, execution, debug)
     if names == "hostile":
-        make_hostile(truth)
+        _make_hostile(truth)
     return truth
+
+
+def _make_hostile(truth: SyntheticReport) -> None:
+    """Give every name of TRUTH, and those its views make (runs, vertex types, debug layers), the hostile
+    sequences (synth/hostile.py); its figures stay those of the plain report."""
+    graph = truth.graph
+    graph.program_name = [hostile(name) for name in graph.program_name]
+    graph.compute_set_name = [hostile(name) for name in graph.compute_set_name]
+    graph.op_name = [hostile(name) for name in graph.op_name]
+    truth.liveness.var_name = [hostile(name) for name in truth.liveness.var_name]
+    truth.memory.always_live_name = [hostile(name) for name in truth.memory.always_live_name]
+    truth.debug.hostile = True
+    truth.names = "hostile"

@@ -15,6 +15,7 @@ from rich.text import Text
 from textual.strip import Strip
 
 from pvtui.model import trace_views as tv
+from pvtui.model.lanes import Lane
 from pvtui.model.step_types import PHASES
 from pvtui.model.trace_views import IDLE, BspFrame, busy_fractions, tile_groups
 from pvtui.units import count_of
@@ -82,7 +83,7 @@ class BspView(CachedLines, SteadyScrollbars, can_focus=False):
         self.frame, self.first_tile, self.key = frame, first_tile, key
         self.refresh()
 
-    def draw(self, execution, tiles_per_ipu: int | None, lane: tv.Lane, ipu: int, window: tuple[int, int],
+    def draw(self, execution, tiles_per_ipu: int | None, lane: Lane, ipu: int, window: tuple[int, int],
              lanes_key: tuple) -> Text:
         """Draw IPU's tiles under WINDOW of its LANE (computed again only where LANES_KEY, the run and
         lanes shown, the IPU, the window or the width changed); the status line saying what is drawn."""

@@ -90,6 +90,7 @@ class CompareChart(CachedLines, Widget, can_focus=True):
         self.pair: LivenessPair | None = None
         self.units = "binary"
         self.cursor = 0  # a column of the plot
+        self._peak: float | None = None  # a peak asked for before the chart was laid out
         self._frame_cache: tuple[tuple, Frame] | None = None
         self._styles: dict[tuple, Style] = {}
 
@@ -98,7 +99,9 @@ class CompareChart(CachedLines, Widget, can_focus=True):
 
     def on_resize(self) -> None:  # CachedLines.on_resize empties the strips
         self._frame_cache = None
-        if self.pair is not None and self.on_move is not None:
+        if self._peak is not None:
+            self.cursor_to_peak(self._peak)
+        elif self.pair is not None and self.on_move is not None:
             self.on_move(self.fraction)  # the cursor's column now stands for other steps
 
     def show(self, pair: LivenessPair | None) -> None:
@@ -125,7 +128,11 @@ class CompareChart(CachedLines, Widget, can_focus=True):
             self.on_move(self.fraction)
 
     def cursor_to_peak(self, fraction: float) -> None:
-        self.action_move(self.frame().column_of(fraction) - self.cursor)
+        """The cursor to the column of FRACTION of the steps; once the chart has its width, if it has none
+        yet (its tab opened in the same read of keys)."""
+        self._peak = None if self.size.width else fraction
+        if self._peak is None:
+            self.action_move(self.frame().column_of(fraction) - self.cursor)
 
     # Rendering ----------------------------------------------------------------------
 

@@ -9,7 +9,6 @@ cells, tiles only one report has a muted dot. Plain (see look.py), growth also r
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from itertools import groupby
 from typing import Callable
 
@@ -22,6 +21,7 @@ from textual.geometry import Size
 from textual.strip import Strip
 
 from pvtui.model.compare import TileDiff
+from pvtui.model.compare_views import LEVELS, GridRow, TileGrid, change_levels
 from pvtui.model.tile_views import UNKNOWN_IPU
 from pvtui.textual_private import SteadyScrollbars
 from pvtui.widgets.keys import PAGE_AND_ENDS
@@ -29,35 +29,8 @@ from pvtui.widgets.line_cache import CachedLines
 from pvtui.widgets.look import look_of
 from pvtui.widgets.scrolling import keep_row_visible
 
-LEVELS = 4  # shades of growth and of shrinkage
 ONLY_ONE_CODE = LEVELS + 1  # the level of a tile only one report has
 MAX_CELL = 3  # columns per tile, where few tiles leave room
-
-
-@dataclass(frozen=True)
-class GridRow:
-    first: int  # the first tile of the row
-    count: int
-    ipu: int
-    opens_ipu: bool  # the IPU's first row: its label names the IPU
-
-
-def grid_rows(ipu: np.ndarray, per_row: int) -> list[GridRow]:
-    """Tiles in rows of PER_ROW, each IPU (a run of equal IPU numbers) starting a new row."""
-    rows: list[GridRow] = []
-    starts = np.flatnonzero(np.diff(ipu)) + 1
-    for lo, hi in zip([0, *starts.tolist()], [*starts.tolist(), len(ipu)]):
-        for first in range(lo, hi, per_row):
-            rows.append(GridRow(first, min(per_row, hi - first), int(ipu[lo]), first == lo))
-    return rows
-
-
-def change_levels(delta: np.ndarray, largest: int) -> np.ndarray:
-    """-LEVELS..LEVELS per tile: the sign of B - A, its size against LARGEST in LEVELS steps."""
-    if largest <= 0:
-        return np.zeros(len(delta), dtype=np.int64)
-    steps = np.ceil(np.abs(delta) / largest * LEVELS).astype(np.int64)
-    return np.sign(delta) * np.clip(steps, 0, LEVELS)
 
 
 class DiffHeatmap(CachedLines, SteadyScrollbars, can_focus=True):
@@ -83,8 +56,7 @@ class DiffHeatmap(CachedLines, SteadyScrollbars, can_focus=True):
         self.on_select = on_select  # called at once, so the detail shows in the same frame
         self.diff: TileDiff | None = None
         self.levels = np.zeros(0, dtype=np.int64)
-        self.rows: list[GridRow] = []
-        self.row_starts = np.zeros(0, dtype=np.int64)
+        self.grid = TileGrid([])
         self.ipu_width = 0
         self.digits = 0
         self.cell = 1  # columns per tile
@@ -115,11 +87,10 @@ class DiffHeatmap(CachedLines, SteadyScrollbars, can_focus=True):
         room = max(1, self.scrollable_content_region.width - self.label_width)
         height = max(1, self.scrollable_content_region.height)
         for self.cell in range(MAX_CELL, 0, -1):  # the widest cells that still fit every tile in view
-            self.rows = grid_rows(ipu, max(1, room // self.cell))
-            if len(self.rows) <= height:
+            self.grid = TileGrid.of(ipu, max(1, room // self.cell))
+            if len(self.grid.rows) <= height:
                 break
-        self.row_starts = np.array([row.first for row in self.rows], dtype=np.int64)
-        self.virtual_size = Size(self.scrollable_content_region.width, len(self.rows))
+        self.virtual_size = Size(self.scrollable_content_region.width, len(self.grid.rows))
         self._strips.clear()
         self._follow()
 
@@ -135,9 +106,6 @@ class DiffHeatmap(CachedLines, SteadyScrollbars, can_focus=True):
 
     # The selected tile ----------------------------------------------------------------
 
-    def row_of(self, tile: int) -> int:
-        return int(np.searchsorted(self.row_starts, tile, side="right")) - 1
-
     def select(self, tile: int, force: bool = False) -> None:
         if self.diff is None or (tile == self.selected and not force):
             return
@@ -148,27 +116,20 @@ class DiffHeatmap(CachedLines, SteadyScrollbars, can_focus=True):
             self.on_select(tile)
 
     def _follow(self) -> None:
-        if not self.rows:
-            return
-        keep_row_visible(self, self.row_of(self.selected))
-
-    def _to_row(self, row: int) -> None:
-        """The tile in the same column of ROW (its last tile, if the row is shorter)."""
-        if not self.rows:
-            return
-        here = self.rows[self.row_of(self.selected)]
-        target = self.rows[max(0, min(row, len(self.rows) - 1))]
-        self.select(target.first + min(self.selected - here.first, target.count - 1))
+        if self.grid.rows:
+            keep_row_visible(self, self.grid.row_of(self.selected))
 
     def action_move(self, tiles: int) -> None:
         if self.diff is not None:
             self.select(max(0, min(self.selected + tiles, self.diff.num_tiles - 1)))
 
     def action_move_row(self, rows: int) -> None:
-        self._to_row(self.row_of(self.selected) + rows)
+        """The tile in the same column ROWS rows down (up, negative)."""
+        if self.grid.rows:
+            self.select(self.grid.moved(self.selected, rows))
 
     def action_page(self, pages: int) -> None:
-        self._to_row(self.row_of(self.selected) + pages * max(1, self.scrollable_content_region.height - 1))
+        self.action_move_row(pages * max(1, self.scrollable_content_region.height - 1))
 
     def action_move_to_end(self, last: bool) -> None:
         if self.diff is not None:
@@ -179,9 +140,9 @@ class DiffHeatmap(CachedLines, SteadyScrollbars, can_focus=True):
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
         index = int(self.scroll_y) + y
-        if self.diff is None or index >= len(self.rows):
+        if self.diff is None or index >= len(self.grid.rows):
             return Strip.blank(width, self.rich_style)
-        row = self.rows[index]
+        row = self.grid.rows[index]
         cursor = self.selected - row.first if 0 <= self.selected - row.first < row.count else -1
         key = (index, width, cursor, self._version)
         strip = self._strips.get(key)

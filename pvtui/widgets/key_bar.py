@@ -1,9 +1,12 @@
-"""The keys that apply now, on one line at the bottom of every report screen.
+"""The keys that apply now, on one line at the bottom of every report screen, and the status message.
 
 It shows what Textual's Footer shows (keys of the focused widget, the screen and the app;
 dimmed when they do not apply; grouped keys together; the palette key on the right) as
 one rendered line. The Footer builds a widget per key and restyles each of them on every
 binding change, which cost 60-150 ms of every screen's first frame.
+
+The app's status message (widgets/status.py) comes first on the line, the keys that still fit after
+it; a message longer than the line takes up to MAX_ROWS rows, the keys giving way.
 """
 
 from __future__ import annotations
@@ -16,6 +19,8 @@ from rich.text import Text
 from textual import events
 from textual.binding import Binding
 from textual.widget import Widget
+
+from pvtui.widgets.status import MAX_ROWS, Said
 
 
 # the bindings kept whatever else gives way: help lists every key; in a comparison, B is the way to report B
@@ -46,7 +51,8 @@ class KeyBar(Widget, can_focus=False):
     """
 
     ALLOW_SELECT = False
-    COMPONENT_CLASSES = {"key-bar--key", "key-bar--description", "key-bar--separator"}
+    COMPONENT_CLASSES = {"key-bar--key", "key-bar--description", "key-bar--separator", "key-bar--message",
+                         "key-bar--warning", "key-bar--error"}
     DEFAULT_CSS = """
     KeyBar {
         dock: bottom;
@@ -63,6 +69,9 @@ class KeyBar(Widget, can_focus=False):
             background: $footer-description-background;
         }
         .key-bar--separator { color: $foreground 20%; }
+        .key-bar--message { text-style: bold; }
+        .key-bar--warning { color: $text-warning; background: $warning-muted; text-style: bold; }
+        .key-bar--error { color: $text-error; background: $error-muted; text-style: bold reverse; }
     }
     """
 
@@ -70,9 +79,34 @@ class KeyBar(Widget, can_focus=False):
         super().__init__(id=id)
         self.spans: list[tuple[int, int, Binding, bool]] = []  # cells of each key shown: start, end, key, enabled
         self._shown: tuple | None = None  # what the line last drawn said (see _bindings_updated)
+        self.message_cells = 0  # the cells the status message takes at the start of the line
 
     def on_mount(self) -> None:
         self.screen.bindings_updated_signal.subscribe(self, lambda _screen: self._bindings_updated())
+        if self._status is not None:
+            self._status.changed.subscribe(self, lambda _message: self._message_changed())
+
+    @property
+    def _status(self):
+        return getattr(self.app, "status", None)  # the app's StatusMessage (none in a bare test app)
+
+    @property
+    def message(self) -> Said | None:
+        """The status message shown, if any."""
+        status = self._status
+        return None if status is None else status.said
+
+    def _message_changed(self) -> None:
+        """A new message, or none: as many rows as it takes (one, unless it is longer than the line)."""
+        cells, width = self._message().cell_len, self.size.width
+        rows = 1 if cells <= width or not width else min(MAX_ROWS, -(-cells // width))
+        if self.styles.height is None or self.styles.height.value != rows:
+            self.styles.height = rows
+        self.refresh()
+
+    def on_resize(self) -> None:
+        if self.message is not None:
+            self._message_changed()
 
     def _bindings_updated(self) -> None:
         """Repaint only if the keys changed: Textual publishes after every focus change, once more
@@ -90,6 +124,8 @@ class KeyBar(Widget, can_focus=False):
 
     def on_unmount(self) -> None:
         self.screen.bindings_updated_signal.unsubscribe(self)
+        if self._status is not None:
+            self._status.changed.unsubscribe(self)
 
     def _items(self) -> tuple[list[tuple[Binding.Group | None, list[tuple[Binding, bool]]]], tuple[Binding, bool] | None]:
         """The keys to show, one per action, in groups; and the command palette's key."""
@@ -138,16 +174,21 @@ class KeyBar(Widget, can_focus=False):
             separator = self.get_component_rich_style("key-bar--separator")
             tail = Text.assemble(("▏", separator), (self.app.get_key_display(binding), key_style),
                                  (f" {binding.description} ", description_style))
-        room = self.content_size.width - tail.cell_len
+        width = self.content_size.width
+        line = self._message()
+        self.message_cells = line.cell_len
+        if line.cell_len > width - tail.cell_len:  # a long message: the keys give way, on as many rows as it takes
+            self.spans = []
+            return line
+        room = width - tail.cell_len - line.cell_len
         kept = _fitting(items, room, lambda item: any(span[2].id in KEPT_IDS for span in item[1]))
-        line = Text(no_wrap=True, overflow="crop")
         spans: list[tuple[int, int, Binding, bool]] = []
         for text, item_spans in kept:
             offset = line.cell_len
             line.append_text(text)
             spans += [(offset + start, offset + end, binding, enabled) for start, end, binding, enabled in item_spans]
         if palette is not None:
-            start = max(room, 0)  # on the right; the keys give way to it
+            start = max(width - tail.cell_len, 0)  # on the right; the keys give way to it
             line.truncate(start, pad=True)
             spans = [span for span in spans if span[1] <= start]
             line.append_text(tail)
@@ -155,7 +196,24 @@ class KeyBar(Widget, can_focus=False):
         self.spans = spans
         return line
 
+    def _message(self) -> Text:
+        """The status message as it starts the line (empty where there is none); an error says how it goes."""
+        said = self.message
+        if said is None:
+            return Text(no_wrap=True, overflow="crop")
+        style = self.get_component_rich_style(
+            {"warning": "key-bar--warning", "error": "key-bar--error"}.get(said.severity, "key-bar--message"))
+        message = Text(no_wrap=False, overflow="crop", end="")
+        message.append(f" {said.text} ", style)
+        if said.stays:
+            message.append("Esc dismisses ", self.get_component_rich_style("key-bar--description") + Style(dim=True))
+        return message
+
     def on_mouse_down(self, event: events.MouseDown) -> None:
+        if event.y > 0 or event.x < self.message_cells:  # on the message: it goes
+            if self._status is not None:
+                self._status.dismiss()
+            return
         for start, end, binding, enabled in self.spans:
             if start <= event.x < end:
                 if enabled:

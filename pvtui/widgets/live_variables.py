@@ -1,12 +1,17 @@
-"""The Liveness screen's variables panel: the largest variables of a step, each name whole."""
+"""The Liveness screen's variables panel: the largest variables of a step, each name whole, or what changed
+from the marked step."""
 
 from __future__ import annotations
+
+import re
+import textwrap
 
 from rich.text import Text
 from textual.widget import Widget
 
-from pvtui.render.item_lines import item_lines
 from pvtui.render.names import wrap_at_slashes
+
+UNIT_SPACE = re.compile(r"(?<=\d) (?=\w*B\b)")  # between a figure and its unit of bytes
 
 
 class LiveVariables(Widget):
@@ -27,11 +32,11 @@ class LiveVariables(Widget):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.heading: list[str] = []  # its parts, on as few lines as the width allows
+        self.heading = ""  # on as many lines as the width needs, broken between words
         self.variables: list[tuple[str, str]] = []  # (size shown, name), the largest
         self.total = 0
 
-    def show(self, heading: list[str], variables: list[tuple[str, str]], total: int) -> None:
+    def show(self, heading: str, variables: list[tuple[str, str]], total: int) -> None:
         if (heading, variables, total) == (self.heading, self.variables, self.total):
             return  # the same step again (a zoom, a pan): nothing to repaint
         self.heading, self.variables, self.total = heading, variables, total
@@ -39,8 +44,11 @@ class LiveVariables(Widget):
 
     def render(self) -> Text:
         width = max(self.content_size.width, 1)
-        text = Text("\n").join(item_lines([Text(part, style="bold") for part in self.heading], width, gap=" · "))
-        room = max(0, self.size.height - len(text.plain.splitlines()))
+        kept = UNIT_SPACE.sub("\xa0", self.heading)  # a figure and its unit stay on one line
+        heading = [line.replace("\xa0", " ") for line in textwrap.wrap(kept, width)] or [""]
+        text = Text()
+        text.append("\n".join(heading), "bold")
+        room = max(0, self.size.height - len(heading))
         size_width = max((len(size) for size, _ in self.variables), default=0)
         indent = " " * (size_width + 2)
         shown = 0

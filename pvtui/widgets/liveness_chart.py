@@ -20,9 +20,11 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from pvtui.model.liveness_views import (
+    BANDS,
     CellRow,
     StepSeries,
     Window,
+    YScale,
     column_first_steps,
     columns_of_step,
     stacked_rows,
@@ -34,9 +36,8 @@ from pvtui.widgets.chart_rows import (
     cell_glyph,
     chart_row,
     labelled_levels,
-    y_label,
-    y_label_width,
 )
+from pvtui.units import format_bytes
 from pvtui.widgets.line_cache import CachedLines
 from pvtui.widgets.look import Look, look_of
 
@@ -50,7 +51,7 @@ MIN_TICK_SPACING = 8
 class Frame:
     """The geometry and data of one window of the chart, shared by all its rows (the cursor aside)."""
 
-    top: int  # bytes at the top of the plot
+    scale: YScale  # the bytes of each plot row
     label_width: int
     plot_width: int
     plot_height: int
@@ -60,16 +61,18 @@ class Frame:
     marked: range  # the columns of the step marked to compare with
     cells: CellRow  # (plot rows, plot_width), row 0 at the bottom
     ticks: list[tuple[int, str]]  # (column, step number) under the axis
-    labelled: frozenset[int]  # the plot rows with a y label
+    labels: dict[int, str]  # the y label of each plot row that has one
 
     @classmethod
     def build(cls, series: StepSeries | None, window: Window, width: int, height: int,
-              stack_always_live: bool, units: str, marked: int | None = None) -> "Frame":
+              band: str, units: str, marked: int | None = None) -> "Frame":
         has_data = series is not None and len(series) > 0
-        base = (series.always_live or 0) if has_data and stack_always_live else 0
+        base = (series.always_live or 0) if has_data and band != "hidden" else 0
         top = max(1, base + (series.at(series.peak_step) if has_data else 0))
         plot_height = max(1, height - MARKER_ROWS - AXIS_ROWS)
-        label_width = y_label_width(top, plot_height, units)
+        scale = YScale.build(top, plot_height, base, band)
+        labels = _y_labels(scale, units)
+        label_width = max(len(label) for label in [format_bytes(0, units), *labels.values()]) + 2
         plot_width = max(1, width - label_width)
         start, stop = window.start, window.stop
         kinds = np.full(plot_width, PLAIN, dtype=np.int8)
@@ -81,10 +84,17 @@ class Frame:
         boundaries = np.vstack([np.full(plot_width, base), base + mins, base + maxs]).astype(float)
         first_steps = column_first_steps(start, stop, plot_width)
         marked_columns = range(0) if marked is None or not has_data else columns_of_step(marked, start, stop, plot_width)
-        levels = np.arange(plot_height)
-        cells = stacked_rows(boundaries, levels * top / plot_height, (levels + 1) * top / plot_height)
-        return cls(top, label_width, plot_width, plot_height, first_steps, boundaries, kinds, marked_columns, cells,
-                   _ticks(first_steps, stop), frozenset(labelled_levels(plot_height)))
+        cells = stacked_rows(boundaries, scale.bottoms, scale.tops)
+        return cls(scale, label_width, plot_width, plot_height, first_steps, boundaries, kinds, marked_columns, cells,
+                   _ticks(first_steps, stop), labels)
+
+
+def _y_labels(scale: YScale, units: str) -> dict[int, str]:
+    """The bytes at the top of the labelled rows: every quarter or so; over a compressed band, the band's
+    top (the always-live bytes) and every quarter or so of the rows above it."""
+    rows, band = len(scale.tops), scale.band_rows
+    levels = labelled_levels(rows) if not band else [band - 1, *(band + level for level in labelled_levels(rows - band))]
+    return {level: format_bytes(scale.tops[level], units) for level in levels}
 
 
 def _ticks(first_steps: np.ndarray, stop: int) -> list[tuple[int, str]]:
@@ -132,7 +142,7 @@ class LivenessChart(CachedLines, Widget):
         self.cursor = 0
         self.marked: int | None = None  # the step marked to compare with
         self.units = "binary"
-        self.stack_always_live = True  # off: the scale starts at zero not-always-live bytes
+        self.band = BANDS[0]  # how the always-live band is drawn (LivenessNavigator.band)
         self._styles: dict[tuple[int, int, int], Style] = {}
         self._frame_cache: tuple[tuple, Frame] | None = None
         # the state of the chart last drawn (all but the row) and its first cursor
@@ -150,11 +160,12 @@ class LivenessChart(CachedLines, Widget):
         self._frame_cache = None
         self.refresh()
 
-    def show(self, series: StepSeries | None, window: Window, cursor: int, marked: int | None = None) -> None:
+    def show(self, series: StepSeries | None, window: Window, cursor: int, marked: int | None = None,
+             band: str = BANDS[0]) -> None:
         if series is not self.series:
             self._strips.clear()
             self._frame_cache = None
-        self.series, self.window, self.cursor, self.marked = series, window, cursor, marked
+        self.series, self.window, self.cursor, self.marked, self.band = series, window, cursor, marked, band
         self.refresh()
 
     def _cursor_columns(self, frame: Frame) -> range:
@@ -185,11 +196,10 @@ class LivenessChart(CachedLines, Widget):
 
     def _frame(self) -> Frame:
         """What every row shares, computed once per state of the chart."""
-        key = (self.size, self.window, self.stack_always_live, self.units, self.marked)
+        key = (self.size, self.window, self.band, self.units, self.marked)
         if self._frame_cache is None or self._frame_cache[0] != key:
             width, height = self.size
-            frame = Frame.build(self.series, self.window, width, height, self.stack_always_live, self.units,
-                                self.marked)
+            frame = Frame.build(self.series, self.window, width, height, self.band, self.units, self.marked)
             self._frame_cache = (key, frame)
         return self._frame_cache[1]
 
@@ -197,7 +207,7 @@ class LivenessChart(CachedLines, Widget):
         """Row Y with the cursor; the row without it is kept for when only the cursor moves."""
         frame = self._frame()
         label = self.series.label if self.series is not None else ""
-        key = (y, self.size, self.window, label, self.stack_always_live, self.units, self.app.theme, self.marked)
+        key = (y, self.size, self.window, label, self.band, self.units, self.app.theme, self.marked)
         cursor = self._cursor_columns(frame)
         if not cursor or self.series is None or not len(self.series) or y >= MARKER_ROWS + frame.plot_height:
             plain = self._strips.get(key)
@@ -276,8 +286,12 @@ class LivenessChart(CachedLines, Widget):
         return segments
 
     def _y_label(self, frame: Frame, level: int) -> str:
-        return y_label(frame.top, level, frame.plot_height, frame.label_width, self.units, frame.labelled,
-                       self._look.glyphs)
+        """The y axis beside plot row LEVEL: its bytes where it has a label; broken at a compressed band's top."""
+        axis = self._look.glyphs.axis
+        mark = self._look.glyphs.axis_break if level == frame.scale.band_rows - 1 else axis[1]
+        label = frame.labels.get(level)
+        return " " * (frame.label_width - 1) + axis[0] if label is None else \
+            label.rjust(frame.label_width - 2) + " " + mark
 
     def _axis_row(self, frame: Frame) -> list[Segment]:
         line = axis_line(frame.label_width, frame.plot_width, (column for column, _ in frame.ticks), self.units,

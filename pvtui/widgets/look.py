@@ -29,6 +29,7 @@ class Glyphs:
     blocks: str  # eighths of a cell, empty to full
     shades: str  # light, medium, dark
     axis: str  # a chart's vertical axis, its label tick, its corner, the horizontal axis, its tick
+    axis_break: str  # the vertical axis where its scale changes (the top of a compressed band)
     tick: str  # a tick on the trace's cycle axis, before its label
     several: str  # a trace cell over several steps
     cursor_line: str  # the selected step in a trace lane
@@ -49,12 +50,12 @@ class Glyphs:
 
 
 UNICODE = Glyphs(
-    blocks=BLOCKS, shades="░▒▓", axis="│┤└─┬", tick="▏", several="▓", cursor_line="━",
+    blocks=BLOCKS, shades="░▒▓", axis="│┤└─┬", axis_break="≈", tick="▏", several="▓", cursor_line="━",
     pointer="▶", marker="▼", marked="◇", limit="│", gaps="░", only_one="·", selected="◆",
     categories="█▓▒=+:-", over="!", heat="·░▒▓█", phases=" ═~|·?", higher="AB", minus=MINUS,
 )
 ASCII = Glyphs(
-    blocks=" __---==#", shades=".:%", axis="|+'-+", tick="|", several="%", cursor_line="=", pointer=">",
+    blocks=" __---==#", shades=".:%", axis="|+'-+", axis_break="~", tick="|", several="%", cursor_line="=", pointer=">",
     marker="v", marked="o", limit="|", gaps=".", only_one=".", selected="*",
     categories="#%=+:o-", over="!", heat=".:+%#", phases=" =~|-?", higher="AB", minus="-",
 )

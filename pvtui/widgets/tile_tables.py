@@ -6,13 +6,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Callable
 
 from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import DataTable, TabbedContent, TabPane
+from textual.widgets import DataTable, TabbedContent, TabPane, Tabs
 
 from pvtui.model.tables import Table
 from pvtui.model.tile_detail import tile_table, why_missing
 from pvtui.model.tile_views import TileMemory, tile_vertices
+from pvtui.render.columns import share_room
 from pvtui.render.memory import LISTED, categories_text, tile_facts, vertices_text
 from pvtui.widgets.detail_text import DetailText
 
@@ -21,7 +23,8 @@ if TYPE_CHECKING:
     from pvtui.widgets.heatmap import Palette
 
 SHOWN_ROWS = 1000  # rows put in the table; export writes them all
-NAME_WIDTH = 26  # the fewest cells of a name column; a longer name shows its end: the last parts of a path say the most
+LEAST_TEXT = 16  # the fewest cells of a text column (its heading whole) while another takes room; a longer text shows its end
+FIRST_TEXTS = ("name", "program")  # the text columns that take room first
 HEADINGS = {"always_live": "always", "steps_live": "steps", "debug_context": "debug context",
             "state_bytes": "state", "code_bytes": "code", "instances": "instances", "vertices": "types"}
 
@@ -39,12 +42,17 @@ def sort_rows(rows: list[list[Any]], column: int) -> list[list[Any]]:
 
 
 class TileTablePane(TabPane):
-    """One table: `show` fills it for a tile, `next_sort` sorts by the next column."""
+    """One table: `show` fills it for a tile, `next_sort` sorts by the next column.
+
+    Its columns take the room the pane has, the names first; where a text is cut, the line under the
+    table shows the texts of the row under the cursor whole.
+    """
 
     DEFAULT_CSS = """
     TileTablePane { padding: 0; }
     TileTablePane DataTable { height: 1fr; }
     TileTablePane DetailText { color: $text-muted; padding: 0 1; }
+    TileTablePane .whole { color: $foreground; background: $panel; }
     """
 
     def __init__(self, title: str, name: str) -> None:
@@ -52,21 +60,25 @@ class TileTablePane(TabPane):
         self.table_name = name
         self.table: Table | None = None
         self.rows: list[list[Any]] = []
+        self.sorted: list[list[Any]] = []  # the rows in the order shown
         self.sort_column = 0
         self.tile: int | None = None
         self._bytes_text: Callable[[int], str] | None = None  # how the last fill showed bytes
         self._filled_width = 0  # the pane's width the names were cut for
+        self.cut: list[int] = []  # the columns with a text cut to fit
 
     def compose(self) -> ComposeResult:
         yield DetailText(id=f"missing-{self.table_name}")  # redrawn on every key: no layout, as a Static costs
         yield DataTable(id=f"table-{self.table_name}", cursor_type="row", zebra_stripes=True)
+        yield DetailText(id=f"whole-{self.table_name}").add_class("whole")
 
     def show(self, tile: int, table: Table | None, missing: str, bytes_text: Callable[[int], str]) -> None:
         """TABLE's rows for TILE, or MISSING when the report lacks them."""
-        notice, grid = self.query_one(DetailText), self.query_one(DataTable)
+        notice, grid = self.query_one(f"#missing-{self.table_name}", DetailText), self.query_one(DataTable)
         grid.display = table is not None
         self.tile, self.table = tile, table
         if table is None:
+            self.query_one(f"#whole-{self.table_name}").display = False
             notice.show(Text(f"Tile {tile}: {missing}"))
             return
         self.rows = [list(row) for row in table.rows]
@@ -81,15 +93,15 @@ class TileTablePane(TabPane):
 
     def row_value(self, row: int, column: str):
         """COLUMN's value in the ROW-th row shown, or None."""
-        if self.table is None or column not in self.table.columns or not 0 <= row < min(len(self.rows), SHOWN_ROWS):
+        if self.table is None or column not in self.table.columns or not 0 <= row < min(len(self.sorted), SHOWN_ROWS):
             return None
-        return sort_rows(self.rows, self.sort_column)[row][self.table.columns.index(column)]
+        return self.sorted[row][self.table.columns.index(column)]
 
     def sorted_table(self) -> Table | None:
         """The table as shown: every row, in the order shown."""
         if self.table is None:
             return None
-        return Table(self.table.name, list(self.table.columns), sort_rows(self.rows, self.sort_column))
+        return Table(self.table.name, list(self.table.columns), self.sorted)
 
     def on_resize(self) -> None:
         if self.table is not None and self._bytes_text is not None and self.size.width != self._filled_width:
@@ -99,39 +111,57 @@ class TileTablePane(TabPane):
         assert self.table is not None
         self._bytes_text, self._filled_width = bytes_text, self.size.width
         grid = self.query_one(DataTable)
+        cursor = grid.cursor_row
         grid.clear(columns=True)
         columns = self.table.columns
+        self.sorted = sort_rows(self.rows, self.sort_column)
         headings = [HEADINGS.get(c, c) + ("▼" if i == self.sort_column else "") for i, c in enumerate(columns)]
-        grid.add_columns(*headings)
-        rows = [[_cell(columns[i], v, bytes_text) for i, v in enumerate(row)]
-                for row in sort_rows(self.rows, self.sort_column)[:SHOWN_ROWS]]
-        names = self._names
-        width = self._name_width(rows, headings, grid, names)
-        grid.add_rows([Text(_cut(cell, width)) if columns[i] in names else cell for i, cell in enumerate(row)]
-                      for row in rows)  # a name as Text: a DataTable reads a str cell as markup
+        rows = [[_cell(columns[i], v, bytes_text) for i, v in enumerate(row)] for row in self.sorted[:SHOWN_ROWS]]
+        widths = self._widths(rows, headings, grid)
+        for heading, width in zip(headings, widths):
+            grid.add_column(heading, width=width)
+        # each cell as Text: a DataTable reads a str cell as markup, and a name may hold some
+        grid.add_rows([Text(_cut(cell, width)) for cell, width in zip(row, widths)] for row in rows)
         if len(self.rows) > SHOWN_ROWS:
-            grid.add_row(f"… {len(self.rows) - SHOWN_ROWS:,} more (x exports them all)", *[""] * (len(columns) - 1))
+            grid.add_row(_cut(f"… {len(self.rows) - SHOWN_ROWS:,} more (x exports them all)", widths[0]),
+                         *[""] * (len(columns) - 1))
+        self.cut = [i for i, width in enumerate(widths) if any(len(row[i]) > width for row in rows)]
+        self.query_one(f"#whole-{self.table_name}").display = bool(self.cut)
+        if rows:
+            grid.move_cursor(row=min(cursor, len(rows) - 1), animate=False)
+        self._show_whole(grid.cursor_row)
 
+    def _widths(self, rows: list[list[str]], headings: list[str], grid: DataTable) -> list[int]:
+        """Each column's cells: the figures theirs, the texts (names) what the pane's width leaves, shared
+        names first (render.columns.share_room)."""
+        assert self.table is not None
+        widest = [max([len(heading)] + [len(row[i]) for row in rows]) for i, heading in enumerate(headings)]
+        texts = sorted(self._texts, key=lambda i: (self.table.columns[i] not in FIRST_TEXTS, i))
+        figures = sum(width for i, width in enumerate(widest) if i not in texts)
+        room = self.size.width - grid.styles.scrollbar_size_vertical - 2 * grid.cell_padding * len(headings) - figures
+        for i, width in zip(texts, share_room(room, [widest[i] for i in texts], LEAST_TEXT)):
+            widest[i] = width
+        return widest
 
     @property
-    def _names(self) -> set[str]:
+    def _texts(self) -> list[int]:
         """The table's columns of text (names), which share the room the figures leave."""
         assert self.table is not None
-        return {c for i, c in enumerate(self.table.columns)
-                if any(isinstance(row[i], str) for row in self.rows[:SHOWN_ROWS])}
+        return [i for i in range(len(self.table.columns)) if any(isinstance(row[i], str) for row in self.rows[:SHOWN_ROWS])]
 
-    def _name_width(self, rows: list[list[str]], headings: list[str], grid: DataTable, names: set[str]) -> int:
-        """The cells each of the NAMES columns may take: the pane's width, less the figures' columns and
-        every column's padding, shared by the name columns; never fewer than NAME_WIDTH."""
+    @on(DataTable.RowHighlighted)
+    def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self._show_whole(event.cursor_row)
+
+    def _show_whole(self, row: int) -> None:
+        """The texts cut in the table, whole, of ROW (the cursor's)."""
+        if not self.cut or not 0 <= row < min(len(self.sorted), SHOWN_ROWS):
+            return
         assert self.table is not None
-        figures = sum(max([len(headings[i])] + [len(row[i]) for row in rows])
-                      for i, column in enumerate(self.table.columns) if column not in names)
-        room = self.size.width - grid.styles.scrollbar_size_vertical - 2 * grid.cell_padding * len(headings) - figures
-        widest = sorted(max([len(headings[i])] + [len(row[i]) for row in rows])
-                        for i, column in enumerate(self.table.columns) if column in names)
-        while len(widest) > 1 and widest[0] <= room // len(widest):  # short names (types) take only theirs
-            room -= widest.pop(0)
-        return max(NAME_WIDTH, room // max(len(widest), 1))
+        values = self.sorted[row]
+        texts = [f"{HEADINGS.get(self.table.columns[i], self.table.columns[i])}: {values[i]}" for i in self.cut
+                 if values[i] is not None]
+        self.query_one(f"#whole-{self.table_name}", DetailText).show(Text(" · ".join(texts)))
 
 
 def _cut(text: str, width: int) -> str:
@@ -172,6 +202,14 @@ class TileDetails(TabbedContent):
         active = self.active_pane
         return active if isinstance(active, TileTablePane) else None
 
+    def focus_shown(self) -> None:
+        """Focus the table of the tab shown, else the tabs."""
+        table = self.table_pane
+        if table is not None and table.table is not None:
+            table.query_one(DataTable).focus()
+        else:
+            self.query_one(Tabs).focus()
+
     def next_tab(self, step: int) -> None:
         tabs = ["tab-details", *(f"tab-{name}" for name in TAB_TITLES)]
         self.active = tabs[(tabs.index(self.active) + step) % len(tabs)]
@@ -190,7 +228,8 @@ class TileDetails(TabbedContent):
     def show_tile(self, report: Report, memory: TileMemory, tile: int, fmt: Callable[[int], str],
                   palette: Palette) -> None:
         """TILE's details, and its table where one is shown; FMT shows bytes, PALETTE colours the categories."""
-        facts = tile_facts(memory, tile, fmt, palette.label, palette.over_label, report.missing("memory"))
+        missing = report.missing("memory" if memory.source == "archive" else "tile_split")  # the latter: no libpva
+        facts = tile_facts(memory, tile, fmt, palette.label, palette.over_label, missing)
         self.query_one("#detail-facts", DetailText).show(facts)
         self.query_one("#detail-categories", DetailText).show(categories_text(memory, tile, fmt, palette.category_swatch))
         self.query_one("#detail-vertices", DetailText).show(vertices_text(tile_vertices(report, tile), fmt))

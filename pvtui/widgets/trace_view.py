@@ -18,7 +18,8 @@ from textual.geometry import Size
 from textual.strip import Strip
 
 from pvtui.model.step_types import PHASES
-from pvtui.model.trace_views import IDLE, Lane, axis_ticks, column_cells
+from pvtui.model.lanes import Lane
+from pvtui.model.trace_views import IDLE, axis_ticks, column_cells
 from pvtui.textual_private import SteadyScrollbars
 from pvtui.widgets.line_cache import CachedLines
 from pvtui.widgets.look import UNICODE, Look, look_of
@@ -36,6 +37,11 @@ class TraceState:
     window: tuple[int, int]
     cursor_ipu: int
     cursor_pos: int
+    names: tuple[str, ...] = ()  # each lane's label, where it is not "IPU n"
+    axis: str = "cycles"  # what the axis counts
+
+    def lane_name(self, lane: int) -> str:
+        return self.names[lane] if lane < len(self.names) else f"IPU {lane}"
 
 
 def coded_segments(codes: np.ndarray, cells: list[tuple[str, Style]]) -> list[Segment]:
@@ -180,7 +186,7 @@ class TraceView(CachedLines, SteadyScrollbars, can_focus=False):
         assert state is not None
         styles = self._styles
         if lane < 0:
-            return axis_strip(*state.window, width, "cycles", styles["muted"], look_of(self.app).glyphs.tick)
+            return axis_strip(*state.window, width, state.axis, styles["muted"], look_of(self.app).glyphs.tick)
         positions, several = self.lane_cells(lane, width)
         phases = state.lanes[lane].phases
         kinds = several.astype(np.int64)
@@ -189,7 +195,7 @@ class TraceView(CachedLines, SteadyScrollbars, can_focus=False):
         idle = positions == IDLE
         shown = phases[np.maximum(positions, 0)].astype(np.int64) if len(phases) else np.zeros(width, np.int64)
         codes = np.where(idle, IDLE_CODE, shown * CELL_KINDS + kinds)
-        label = f"IPU {lane}"
+        label = state.lane_name(lane)
         pointer = look_of(self.app).glyphs.pointer
         gutter = (f"{pointer}{label}" if cursor is not None else f" {label}").ljust(GUTTER)[:GUTTER]
         gutter_style = styles["cursor"] if cursor is not None else styles["muted"]

@@ -1,0 +1,181 @@
+"""The native reader's tile memory and variable pieces: memory_by_tile, vars_info, var_categories and
+vars_string_table.
+
+A tile's total is memory_by_tile's `total` (taken as including gaps: the record calls it the tile's
+allocated memory); its bytes by category are the sums of vars_info's pieces. The tables do not say
+which pieces share memory over time (not-always-live ones), so where the pieces add up to more than
+the total, that is said; gaps, always-live and not-always-live bytes and vertices are not in them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pvtui.model import schema as s
+from pvtui.sources.native_pieces import PieceSorter
+from pvtui.sources.native_tables import LIBPVA, Lookup, ProfileTables
+from pvtui.sources.pop_schema import PROFILE
+from pvtui.sources.sqlite_file import NULL, quote
+
+MAX_TILES = 1 << 22  # a tile column whose values reach this is not one
+NO_NAME = "(no name in vars_string_table)"
+
+
+def read_memory(profile: ProfileTables) -> list[str]:
+    """The memory part (and the lowered part from the same rows): the parts filled."""
+    ctx = profile.ctx
+    found = profile.get("memory_by_tile", "memory")
+    totals = None if found is None else _totals(profile, found)
+    if totals is None:
+        ctx.note("memory", f"{PROFILE}: has no memory_by_tile table the native reader can use: no per-tile"
+                           f" memory from it ({LIBPVA} gives it)")
+    num_tiles = len(totals) if totals is not None else _tiles_in_vars_info(profile)
+    profile.num_tiles = num_tiles or profile.num_tiles
+    categories = Categories(profile, num_tiles)
+    pieces = Pieces(profile, num_tiles)
+    vars_info = profile.get("vars_info", "memory")
+    if vars_info is not None and num_tiles:
+        _scan_vars_info(profile, vars_info, num_tiles, categories, pieces)
+    elif vars_info is None:
+        ctx.note("lowered", f"{PROFILE}: has no vars_info table the native reader can use: no variables")
+    filled = []
+    if totals is not None:
+        _write_memory(profile, totals, categories)
+        filled.append("memory")
+    if pieces.write():
+        filled.append("lowered")
+    return filled
+
+
+def _totals(profile: ProfileTables, found) -> np.ndarray | None:
+    """Each tile's total: by the tile column where there is one, else in row order."""
+    ctx = profile.ctx
+    if not found.has("tile"):
+        ctx.note("memory", f"{PROFILE}: memory_by_tile has no column for the tile: its rows are taken as tiles"
+                           " 0, 1, … in their order")
+        totals = profile.column(found, "total")
+        return np.where(totals == NULL, 0, totals)
+    batches = list(profile.batches(found, ["tile", "total"]))
+    tile, total = np.concatenate(batches, axis=1) if batches else np.zeros((2, 0), np.int64)
+    if len(tile) and (tile.min() < 0 or tile.max() >= MAX_TILES):
+        ctx.note("memory", f"{PROFILE}: memory_by_tile.{found['tile']} runs from {tile.min():,} to {tile.max():,},"
+                           " not tile numbers: per-tile memory not read")
+        return None
+    out = np.zeros(int(tile.max()) + 1 if len(tile) else 0, np.int64)
+    out[tile] = np.where(total == NULL, 0, total)
+    absent = len(out) - len(np.unique(tile))
+    if absent:
+        ctx.note("memory", f"{PROFILE}: memory_by_tile has no row for {absent:,} of {len(out):,} tiles: shown as 0")
+    return out
+
+
+def _tiles_in_vars_info(profile: ProfileTables) -> int:
+    found = profile.get("vars_info", "memory")
+    if found is None:
+        return 0
+    top = profile.db.execute(f"SELECT max({quote(found['tile'])}) FROM {quote(found.table.name)}").fetchone()[0]
+    return int(top) + 1 if isinstance(top, int) and 0 <= top < MAX_TILES else 0
+
+
+class Categories:
+    """Per tile, the bytes of vars_info's pieces in each category of var_categories."""
+
+    def __init__(self, profile: ProfileTables, num_tiles: int) -> None:
+        self.num_tiles = num_tiles
+        self.ids, self.names = np.zeros(0, np.int64), []
+        found = profile.get("var_categories", "memory")
+        if found is not None:
+            ids, names = profile.texts(found, "id", "name")
+            order = np.argsort(ids, kind="stable")
+            self.ids, self.names = ids[order], [names[i] for i in order.tolist()]
+        self.width = len(self.names) + 1  # the last column: ids var_categories does not name
+        self.index = Lookup(self.ids, len(self.names))
+        self.sums = np.zeros(num_tiles * self.width, np.int64)
+        self.seen = False
+
+    def add(self, tile: np.ndarray, category: np.ndarray, size: np.ndarray) -> None:
+        cell = tile * self.width + self.index(category)
+        self.sums += np.bincount(cell, weights=size, minlength=len(self.sums)).astype(np.int64)
+        self.seen = self.seen or len(tile) > 0
+
+    def table(self) -> tuple[list[str], np.ndarray]:
+        """(names, bytes [tiles, categories]), without a column no piece is in."""
+        sums = self.sums.reshape(self.num_tiles, self.width)
+        names = self.names + ["(category not in var_categories)"]
+        keep = [c for c in range(self.width) if c < len(self.names) or sums[:, c].any()]
+        return [names[c] for c in keep], sums[:, keep]
+
+
+class Pieces:
+    """The variable pieces, their names from vars_string_table, into the lowered part."""
+
+    def __init__(self, profile: ProfileTables, num_tiles: int) -> None:
+        self.profile, self.num_tiles = profile, num_tiles
+        self.keys, self.names = np.zeros(0, np.int64), [NO_NAME]
+        found = profile.get("vars_string_table", "lowered")
+        if found is not None and found.has("string"):
+            keys, names = profile.texts(found, "id" if found.has("id") else None, "string")
+            order = np.argsort(keys, kind="stable")
+            self.keys, self.names = keys[order], [names[i] for i in order.tolist()] + [NO_NAME]
+        self.index = Lookup(self.keys, len(self.keys))
+        self.sorter: PieceSorter | None = None
+
+    def start(self) -> None:
+        self.sorter = PieceSorter(self.num_tiles, len(self.names))
+
+    def add(self, tile: np.ndarray, name_id: np.ndarray, size: np.ndarray) -> None:
+        self.sorter.add(tile, self.index(name_id), size)
+
+    def write(self) -> bool:
+        if self.sorter is None:
+            return False
+        ctx = self.profile.ctx
+        self.sorter.write(ctx.writer, self.names)
+        ctx.meta["lowered"] = {"steps": None, "named": len(self.names) > 1}
+        ctx.add_part("lowered")
+        return True
+
+
+def _scan_vars_info(profile: ProfileTables, found, num_tiles: int, categories: Categories, pieces: Pieces) -> None:
+    """One pass over vars_info: category sums, and the pieces spooled by tile."""
+    ctx = profile.ctx
+    named = found.has("name")
+    if not named:
+        ctx.note("lowered", f"{PROFILE}: vars_info has no column naming its piece in vars_string_table:"
+                            " variables are not named")
+    pieces.start()
+    stray = 0
+    roles = ["tile", "category", "size_bytes"] + (["name"] if named else [])
+    for batch in profile.batches(found, roles):
+        size = batch[2]
+        if (size == NULL).any():
+            size = np.where(size == NULL, 0, size)
+        columns = [batch[0], batch[1], size, batch[3] if named else np.full(batch.shape[1], -1, np.int64)]
+        on_tile = (batch[0] >= 0) & (batch[0] < num_tiles)
+        if not on_tile.all():  # copies only where some row is on no tile
+            stray += int((~on_tile).sum())
+            columns = [column[on_tile] for column in columns]
+        tile, category, size, name = columns
+        categories.add(tile, category, size)
+        pieces.add(tile, name, size)
+    if stray:
+        ctx.note("memory", f"{PROFILE}: {stray:,} rows of vars_info are on no tile of memory_by_tile: left out")
+
+
+def _write_memory(profile: ProfileTables, totals: np.ndarray, categories: Categories) -> None:
+    ctx = profile.ctx
+    num_tiles = len(totals)
+    per_ipu = profile.target()["tiles_per_ipu"]
+    names, by_category = categories.table() if categories.seen else ([], np.zeros((num_tiles, 0), np.int64))
+    w = ctx.writer
+    w.array(s.TILE_INCLUDING_GAPS, totals, np.int64)
+    w.array(s.TILE_IPU, np.arange(num_tiles) // per_ipu if per_ipu else np.full(num_tiles, -1), np.int16)
+    w.array(s.TILE_CATEGORIES, by_category, np.int64)
+    ctx.meta["memory"] = {"categories": names}
+    over = int((by_category.sum(axis=1) > totals).sum())
+    if over:
+        ctx.note("categories", f"{PROFILE}: on {over:,} of {num_tiles:,} tiles, vars_info's pieces add up to more than"
+                               " the tile's total (pieces live at different times share memory)")
+    if not categories.seen:
+        ctx.note("memory", f"{PROFILE}: without a usable vars_info, tiles have no memory categories")
+    ctx.add_part("memory")

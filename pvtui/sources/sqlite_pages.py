@@ -1,0 +1,291 @@
+"""Integer columns of an SQLite table read straight from the leaf pages of its b-tree, with numpy.
+
+Through the sqlite3 module every row becomes a Python tuple; here a batch of leaf pages is read
+with one `pread` and every cell of it decoded at once (the record format is public:
+sqlite.org/fileformat2.html, "B-tree Pages" and "Record Format"). Only what the format guarantees
+is assumed, and every offset is checked against its page: a page that is not a table b-tree page,
+a cell or record that leaves its page, a payload that spills to overflow pages or a value that is
+not an integer stops this reader (`Unreadable`), and the caller reads the rest through SQLite,
+which says what is wrong with the file, if anything is.
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+from pathlib import Path
+from typing import Iterator
+
+import numpy as np
+
+NULL = np.iinfo(np.int64).min
+LEAF, INTERIOR = 0x0D, 0x05  # table b-tree page types
+PAGES_PER_READ = 512  # a read: small enough that each batch's arrays stay in the processor's caches
+VARINT_MAX = 9
+# bytes of a value by serial type: 0..11 (10 and 11 are reserved), then (type - 12) // 2
+SIZE = np.array([0, 1, 2, 3, 4, 6, 8, 8, 0, 0, 0, 0, *((np.arange(12, 256) - 12) >> 1)], np.int32)
+NOT_AN_INTEGER = 10  # the class of reserved serial types, texts and blobs; 7 (a float) is its own
+KIND_CLASS = np.minimum(np.arange(256), NOT_AN_INTEGER).astype(np.uint8)
+
+
+class Unreadable(Exception):
+    """What this reader does not handle here; SQLite reads it instead."""
+
+
+class PageFile:
+    """An SQLite database file opened for reading pages: its page size and usable bytes a page."""
+
+    def __init__(self, path: Path) -> None:
+        self.fd = os.open(path, os.O_RDONLY)
+        try:
+            header = os.pread(self.fd, 100, 0)
+            if len(header) < 100 or not header.startswith(b"SQLite format 3\x00"):
+                raise Unreadable("no SQLite header")
+            size = struct.unpack_from(">H", header, 16)[0]
+            self.page_size = 65536 if size == 1 else size
+            self.usable = self.page_size - header[20]
+            self.pages = os.fstat(self.fd).st_size // self.page_size
+            if self.page_size < 512 or self.usable < 480:
+                raise Unreadable("odd page size")
+        except BaseException:
+            os.close(self.fd)
+            raise
+
+    def close(self) -> None:
+        os.close(self.fd)
+
+    def read(self, first: int, count: int) -> np.ndarray:
+        """Pages FIRST .. FIRST + COUNT - 1 (numbered from 1) as bytes."""
+        if first < 1 or first + count - 1 > self.pages:
+            raise Unreadable(f"page {first + count - 1} is past the end of the file")
+        data = os.pread(self.fd, count * self.page_size, (first - 1) * self.page_size)
+        if len(data) != count * self.page_size:
+            raise Unreadable("the file is shorter than its pages")
+        return np.frombuffer(data, np.uint8)
+
+    def leaves(self, root: int) -> list[int]:
+        """The leaf pages of the table b-tree at ROOT, in key (rowid) order.
+
+        A b-tree's leaves are all at one depth: where an interior page's first child is a leaf, so
+        are the others (each is checked when it is decoded), and they are not read here."""
+        level, seen = [root], {root}
+        while True:
+            first = self.read(level[0], 1)
+            kind = int(first[100 if level[0] == 1 else 0])
+            if kind == LEAF:
+                return level
+            if kind != INTERIOR:
+                raise Unreadable(f"page {level[0]} is not a table b-tree page")
+            below = []
+            for page in level:
+                data = first if page == level[0] else self.read(page, 1)
+                start = 100 if page == 1 else 0
+                if data[start] != INTERIOR:
+                    raise Unreadable(f"page {page} is not an interior table b-tree page")
+                below.extend(self._children(data, start))
+            if seen & set(below) or len(set(below)) != len(below):
+                raise Unreadable("a page is reached twice")
+            seen.update(below)
+            level = below
+
+    def _children(self, data: np.ndarray, start: int) -> list[int]:
+        cells = int(data[start + 3]) << 8 | int(data[start + 4])
+        right = struct.unpack_from(">I", data, start + 8)[0]
+        pointers = _be16(data, start + 12 + 2 * np.arange(cells))
+        if cells and (pointers.min() < start + 12 or pointers.max() > self.usable - 4):
+            raise Unreadable("a cell pointer leaves its page")
+        children = _be32(data, pointers)
+        return [*children.tolist(), right]
+
+
+def _be16(data: np.ndarray, at: np.ndarray) -> np.ndarray:
+    return data[at].astype(np.int64) << 8 | data[at + 1]
+
+
+def _be32(data: np.ndarray, at: np.ndarray) -> np.ndarray:
+    return _be16(data, at) << 16 | _be16(data, at + 2)
+
+
+def _signed(data: np.ndarray, at: np.ndarray, width: int) -> np.ndarray:
+    """The big-endian two's complement integers of WIDTH (1 to 8) bytes at AT."""
+    values = data.view(np.int8)[at].astype(np.int64)  # the first byte carries the sign
+    for k in range(1, width):
+        values <<= 8
+        values |= data[at + k]
+    return values
+
+
+def _varint_length(data: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """The bytes of each varint at AT: one, and one more for each byte with its top bit set (nine at most)."""
+    length = np.ones(len(at), np.int64)
+    going = np.flatnonzero(data[at] >= 0x80)
+    for k in range(1, VARINT_MAX):
+        if not len(going):
+            break
+        length[going] += 1
+        if k < VARINT_MAX - 1:
+            going = going[data[at[going] + k] >= 0x80]
+    return length
+
+
+def _varint(data: np.ndarray, at: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(values, lengths) of the varints at AT; DATA is padded by VARINT_MAX. Those of one length are
+    decoded together (most varints of a table have one or two lengths)."""
+    length = _varint_length(data, at)
+    values = np.zeros(len(at), np.uint64)
+    for size in np.flatnonzero(np.bincount(length, minlength=VARINT_MAX + 1)).tolist():
+        rows = np.flatnonzero(length == size)
+        where = at[rows]
+        v = np.zeros(len(rows), np.uint64)
+        for k in range(size):
+            byte = data[where + k].astype(np.uint64)
+            v = v << np.uint64(8) | byte if k == VARINT_MAX - 1 else v << np.uint64(7) | byte & np.uint64(0x7F)
+        values[rows] = v
+    return values.view(np.int64), length
+
+
+class LeafBatches:
+    """Integer columns of a rowid table from its leaf pages, a read of pages at a time.
+
+    COLUMNS are positions in the table's record; ALIAS the position of its INTEGER PRIMARY KEY (whose
+    value is the rowid), or -1. Each batch is [1 + len(COLUMNS), n]: the rowid, then each column; the
+    rowids are decoded only WITH_ROWID (else -1, but for the last row's).
+    """
+
+    def __init__(self, file: PageFile, root: int, columns: list[int], alias: int, with_rowid: bool) -> None:
+        self.file, self.columns, self.alias = file, columns, alias
+        self.with_rowid = with_rowid or alias in columns
+        self.needed = max(columns) + 1 if columns else 0  # serial types read from each record's header
+        self.leaves = file.leaves(root)
+        self.local_max = file.usable - 35  # a longer payload spills to overflow pages
+
+    def __iter__(self) -> Iterator[tuple[int, np.ndarray]]:
+        """(leaves read so far, the batch of their rows), a read of pages at a time."""
+        for lo in range(0, len(self.leaves), PAGES_PER_READ):
+            pages = self.leaves[lo : lo + PAGES_PER_READ]
+            yield lo + len(pages), self._decode(self._read(pages), len(pages), pages[0] == 1)
+
+    def _read(self, pages: list[int]) -> np.ndarray:
+        """The pages, in order, then zeros (so that no read of a value near the end leaves the buffer)."""
+        size = self.file.page_size
+        out = np.zeros(len(pages) * size + max(VARINT_MAX, self.needed + 2), np.uint8)
+        start = 0
+        while start < len(pages):
+            end = start + 1
+            while end < len(pages) and pages[end] == pages[end - 1] + 1:
+                end += 1
+            out[start * size : end * size] = self.file.read(pages[start], end - start)
+            start = end
+        return out
+
+    def _decode(self, data: np.ndarray, count: int, first_is_page_one: bool) -> np.ndarray:
+        size, usable = self.file.page_size, self.file.usable
+        base = np.arange(count, dtype=np.int64) * size
+        header = base + (100 if first_is_page_one else 0) * (np.arange(count) == 0)
+        if (data[header] != LEAF).any():
+            raise Unreadable("a leaf page is not one")
+        cells = _be16(data, header + 3)
+        page = np.repeat(np.arange(count), cells)
+        index = np.arange(len(page)) - np.repeat(np.cumsum(cells) - cells, cells)
+        pointer = _be16(data, header[page] + 8 + 2 * index)
+        if len(pointer) and (pointer.min() < 8 or pointer.max() > usable - 4):
+            raise Unreadable("a cell pointer leaves its page")
+        cell = base[page] + pointer
+        payload, n1 = _varint(data, cell) if (data[cell] >= 0x80).any() else (data[cell].astype(np.int64), 1)
+        out = np.empty((1 + len(self.columns), len(cell)), np.int64)
+        out[0], n2 = self._rowids(data, cell + n1)
+        record = cell + n1 + n2
+        if ((payload > self.local_max) | (record + payload > base[page] + usable)).any():
+            raise Unreadable("a record spills to overflow pages or leaves its page")
+        self._values(data, record, record + payload, out)
+        return out
+
+    def _rowids(self, data: np.ndarray, at: np.ndarray) -> tuple[np.ndarray, np.ndarray | int]:
+        """(rowids, their varints' lengths) at AT; without WITH_ROWID, -1 but for the last.
+
+        Leaves hold their rows in rowid order, and a varint is no shorter for a larger non-negative
+        number: where the batch's first and last rowids take as many bytes, every one does."""
+        if not len(at):
+            return np.zeros(0, np.int64), 0
+        ends, end_lengths = _varint(data, at[[0, -1]])
+        if end_lengths[0] != end_lengths[1] or (ends[0] < 0) != (ends[1] < 0):
+            values, lengths = _varint(data, at)
+            return (values if self.with_rowid else np.where(np.arange(len(at)) == len(at) - 1, values, -1)), lengths
+        size = int(end_lengths[0])
+        if not self.with_rowid:
+            values = np.full(len(at), -1, np.int64)
+            values[-1] = ends[1]
+            return values, size
+        values = np.zeros(len(at), np.uint64)
+        for k in range(size):
+            byte = data[at + k].astype(np.uint64)
+            last = k == VARINT_MAX - 1
+            values = values << np.uint64(8 if last else 7) | (byte if last else byte & np.uint64(0x7F))
+        return values.view(np.int64), size
+
+    def _values(self, data: np.ndarray, record: np.ndarray, end: np.ndarray, out: np.ndarray) -> None:
+        """The wanted columns of each record into OUT's rows 1.. : the usual record (a header of one-byte
+        serial types) all at once, any other one serial type at a time."""
+        needed = self.needed
+        head = data[record]
+        kinds = np.empty((needed, len(record)), np.uint8)
+        simple = (head >= 1 + needed) & (head < 0x80)
+        for j in range(needed):
+            kinds[j] = data[record + 1 + j]
+            simple &= kinds[j] < 0x80
+        at = record + head
+        all_simple = bool(simple.all())
+        if not all_simple:
+            rest = np.flatnonzero(~simple)
+            rest_kinds, rest_head = self._serial_types(data, record[rest], needed)
+            at[rest] = record[rest] + rest_head
+        for j in range(needed):
+            kind = kinds[j]
+            width = SIZE[kind]
+            if not all_simple:  # serial types of two bytes or more: long texts and blobs
+                kind = kind.astype(np.int64)
+                kind[rest] = rest_kinds[j]
+                width = np.where(kind < len(SIZE), SIZE[np.minimum(kind, len(SIZE) - 1)], (kind - 12) >> 1)
+            if j in self.columns:
+                row = 1 + self.columns.index(j)
+                out[row] = out[0] if j == self.alias else self._integers(data, kind, at)
+            at += width
+        if (at > end).any():
+            raise Unreadable("a record's values leave it")
+
+    @staticmethod
+    def _serial_types(data: np.ndarray, record: np.ndarray, needed: int) -> tuple[np.ndarray, np.ndarray]:
+        """(serial types [NEEDED, n], header sizes) of records read a varint at a time; a record with
+        fewer values than the table has columns ends in NULLs (a column added later)."""
+        head, n = _varint(data, record)
+        at, content = record + n, record + head
+        kinds = np.zeros((needed, len(record)), np.int64)
+        for j in range(needed):
+            present = at < content
+            kind, n = _varint(data, np.where(present, at, record))
+            kinds[j] = np.where(present, kind, 0)
+            at = at + np.where(present, n, 0)
+        return kinds, head
+
+    @staticmethod
+    def _integers(data: np.ndarray, kind: np.ndarray, at: np.ndarray) -> np.ndarray:
+        """The integers of serial types KIND at AT (1-6: big-endian two's complement of 1 to 8 bytes; 8 and 9:
+        0 and 1; 0: NULL), those of one width read together."""
+        sort = KIND_CLASS[np.minimum(kind, 255)] if kind.dtype != np.uint8 else KIND_CLASS[kind]
+        counts = np.bincount(sort, minlength=NOT_AN_INTEGER + 1)
+        if counts[7] or counts[NOT_AN_INTEGER]:
+            raise Unreadable("a value is not an integer")
+        sized = np.flatnonzero(counts[1:7]) + 1  # the serial types of 1 to 8 bytes present
+        if len(sized) == 1:  # the rows of other types (NULL, 0, 1) are set below
+            values = _signed(data, at, int(SIZE[sized[0]]))
+        else:
+            values = np.zeros(len(at), np.int64)
+            for serial in sized.tolist():
+                rows = np.flatnonzero(sort == serial)
+                values[rows] = _signed(data, at[rows], int(SIZE[serial]))
+        if counts[8] or counts[9]:
+            values[sort == 8] = 0
+            values[sort == 9] = 1
+        if counts[0]:
+            values[sort == 0] = NULL
+        return values

@@ -1,0 +1,446 @@
+"""The native reader of profile.pop: the figures of the synthetic profile.pop against the generator's truth
+with no libpva importable, tables whose columns differ from the record, files that are not a whole
+profile.pop, and the choice of reader."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import sqlite3
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from pvtui.cli import main
+from pvtui.model.report import Report
+from pvtui.sources import readers
+from pvtui.sources.discovery import discover
+from pvtui.sources.ingest import load_report
+from pvtui.synth.memory import CATEGORIES
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def truth():
+    from pvtui.synth import generate
+
+    return generate("tiny", seed=0)
+
+
+@pytest.fixture
+def no_libpva(tmp_path, monkeypatch):
+    """A module `pva` on the path that cannot be imported, as on a machine without the Poplar SDK."""
+    blocker = tmp_path / "blocker"
+    blocker.mkdir()
+    (blocker / "pva.py").write_text("raise ImportError('libpva is not here (a test blocks it)')\n")
+    monkeypatch.syspath_prepend(str(blocker))
+    monkeypatch.delitem(sys.modules, "pva", raising=False)
+    readers.libpva.cache_clear()
+    yield
+    readers.libpva.cache_clear()
+
+
+@pytest.fixture
+def fake_libpva(tmp_path, monkeypatch):
+    """A module `pva` whose openReport gives the generator's stand-in for the tiny report (seed 0)."""
+    module = tmp_path / "fake"
+    module.mkdir()
+    (module / "pva.py").write_text(
+        "from pvtui.synth import generate, standin\n"
+        "opened = []\n"
+        "def openReport(profile, debug=None):\n"
+        "    opened.append(profile)\n"
+        "    return standin.PvaReport(generate('tiny', seed=0))\n"
+        "class OperationAnalysis:\n"
+        "    def __init__(self, report):\n"
+        "        self.operations = standin.operations(generate('tiny', seed=0))\n"
+    )
+    monkeypatch.syspath_prepend(str(module))
+    monkeypatch.delitem(sys.modules, "pva", raising=False)
+    readers.libpva.cache_clear()
+    yield
+    sys.modules.pop("pva", None)  # not through monkeypatch, whose undo would put the fake back
+    readers.libpva.cache_clear()
+
+
+def report_without_bundle(tiny_dir: Path, where: Path) -> Path:
+    """The tiny report without profile.pvtui: profile.pop is what gives the profile."""
+    shutil.copytree(tiny_dir, where, ignore=shutil.ignore_patterns("profile.pvtui"))
+    return where
+
+
+def open_natively(folder: Path, cache: Path, reader: str = "auto") -> Report:
+    return load_report(discover(folder)[0], cache=cache, reader=reader)
+
+
+@pytest.fixture
+def native(tiny_dir, tmp_path, no_libpva) -> Report:
+    return open_natively(report_without_bundle(tiny_dir, tmp_path / "report"), tmp_path / "cache")
+
+
+# --- the figures, against the truth --------------------------------------------------------
+
+
+def test_without_libpva_auto_reads_profile_pop_natively(native):
+    assert native.readers == dict.fromkeys(("memory", "programs", "lowered", "execution"), "native")
+    assert {"memory", "programs", "lowered", "execution", "archive", "debug"} <= native.parts
+    assert not {"liveness", "bsp", "operations"} & native.parts
+    assert "libpva" in native.missing("liveness") and "native reader" in native.missing("liveness")
+
+
+def test_tile_memory_is_memory_by_tile_and_the_categories_vars_info(native, truth):
+    m = truth.memory
+    np.testing.assert_array_equal(native.memory.including_gaps, m.including_gaps)
+    assert native.memory.excluding_gaps is None and native.memory.always_live is None
+    tpi = truth.scale.tiles_per_ipu
+    np.testing.assert_array_equal(native.memory.ipu, np.arange(truth.num_tiles) // tpi)
+    assert native.target.num_tiles == truth.num_tiles and native.target.num_ipus == truth.scale.ipus
+    assert native.target.tiles_per_ipu == tpi and native.target.bytes_per_tile is None
+    by_category = dict(zip(native.memory.categories, np.asarray(native.memory.by_category).T))
+    for c, name in enumerate(CATEGORIES):
+        if name != "variable":  # code and data: a piece a program, vertex type or tile, summed
+            np.testing.assert_array_equal(by_category[name], m.categories[:, c], err_msg=name)
+    low = truth.lowered
+    pieces = np.bincount(low.piece_tile, weights=low.piece_bytes, minlength=truth.num_tiles)
+    system = np.sum([m.category(name) for name in CATEGORIES[CATEGORIES.index("variable") + 1:]], axis=0)
+    np.testing.assert_array_equal(by_category["variable"], pieces - system)  # every piece, live at once or not
+    assert any("pieces live at different times share memory" in note for note in native.notes)
+
+
+def test_programs_and_compute_sets_are_named_as_written(native, truth):
+    g = truth.graph
+    programs = native.programs
+    assert list(programs.names) == g.program_name and not programs.has_tree
+    assert programs.code_bytes is None and len(programs.roots) == g.num_programs
+    assert list(programs.compute_set_names) == g.compute_set_name
+    stepped = np.unique(truth.execution.program)
+    types = [programs.type_name(p) for p in stepped.tolist()]
+    assert types == [g.program_type_names[g.program_type[p]] for p in stepped.tolist()]
+    np.testing.assert_array_equal(np.asarray(programs.compute_set)[stepped], g.program_compute_set[stepped])
+
+
+def test_steps_have_the_cycles_start_end_and_active_tiles_written(native, truth):
+    e, g = truth.execution, truth.graph
+    ex = native.execution
+    np.testing.assert_array_equal(ex.program, e.program)
+    np.testing.assert_array_equal(ex.cycles, e.cycles)
+    np.testing.assert_array_equal(ex.cycles_from, e.cycles_from)
+    np.testing.assert_array_equal(ex.cycles_to, e.cycles_to)
+    assert ex.total_cycles == e.total_cycles and ex.num_runs == 1
+    assert ex.tile_balance is None and ex.data_in is None
+    tpi = truth.scale.tiles_per_ipu
+    lo, hi = g.program_lo[e.program][:, None], g.program_hi[e.program][:, None]
+    base = np.arange(truth.scale.ipus) * tpi
+    np.testing.assert_array_equal(ex.active_tiles, np.clip(np.minimum(hi, base + tpi) - np.maximum(lo, base), 0, None))
+
+
+def test_variable_pieces_have_their_names_and_tiles(native, truth):
+    lowered, low = native.lowered, truth.lowered
+    assert not lowered.has_liveness
+    for name in ("embeddings/word/weight", low.class_name[0], "stack"):
+        expected = low.bytes_by_tile(name, truth.num_tiles)
+        np.testing.assert_array_equal(lowered.bytes_by_tile(lowered.name_id(name)), expected, err_msg=name)
+    pieces = lowered.tile_variables(3)
+    assert [p.bytes for p in pieces] == sorted((p.bytes for p in pieces), reverse=True)
+    assert all(p.always_live is None and p.intervals is None for p in pieces)
+
+
+def test_the_commands_show_what_profile_pop_holds(tiny_dir, tmp_path, truth, capsys, monkeypatch, no_libpva):
+    folder = report_without_bundle(tiny_dir, tmp_path / "report")
+    monkeypatch.setenv("PVTUI_CACHE_DIR", str(tmp_path / "cache"))
+
+    def run(*args: str) -> dict:
+        assert main([*args, str(folder), "--json"]) == 0
+        out = capsys.readouterr()
+        assert "Traceback" not in out.err
+        return json.loads(out.out)
+
+    summary = run("summary")
+    assert summary["readers"]["memory"] == "native" and summary["file_states"]["profile.pop"] == "read"
+    assert summary["memory"]["total_including_gaps"] == int(truth.memory.including_gaps.sum())
+    assert summary["memory"]["total_excluding_gaps"] is None
+    assert summary["execution"]["report_total_cycles"] == truth.execution.total_cycles
+    assert summary["execution"]["device_cycles"] is None  # one run of all steps: no device time
+    tile = run("memory", "--tile", "5")
+    assert tile["including_gaps"] == int(truth.memory.including_gaps[5]) and tile["excluding_gaps"] is None
+    assert tile["categories"]["internalExchangeCode"] == int(truth.memory.category("internalExchangeCode")[5])
+    assert "variable_liveness" in tile["missing"] and all("always_live" not in v for v in tile["variables"])
+    stats = run("trace", "--stats")
+    by_ipu = [ipu["cycles"] for run_ in stats["runs"] for ipu in run_["ipus"]]
+    assert by_ipu == truth.execution.cycles.sum(axis=0).tolist()
+
+
+def test_the_synthetic_profile_pop_has_the_records_tables_and_is_deterministic(tiny_dir, tmp_path, truth):
+    from pvtui.sources.pop_schema import KNOWN
+    from pvtui.synth.profile_pop import write_profile_pop
+
+    db = sqlite3.connect(tiny_dir / "profile.pop")
+    for table, known in KNOWN.items():
+        columns = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
+        assert set(known.evidence) <= columns, table
+    assert db.execute("SELECT count(*) FROM memory_by_tile").fetchone()[0] == truth.num_tiles
+    db.close()
+    write_profile_pop(truth, tmp_path / "again.pop")
+    assert (tmp_path / "again.pop").read_bytes() == (tiny_dir / "profile.pop").read_bytes()
+
+
+# --- tables that differ from the record ---------------------------------------------------------
+
+
+def variant(tiny_dir: Path, where: Path, *statements: str) -> Path:
+    """The tiny report without its bundle, its profile.pop changed by STATEMENTS."""
+    folder = report_without_bundle(tiny_dir, where)
+    db = sqlite3.connect(folder / "profile.pop")
+    for statement in statements:
+        db.execute(statement)
+    db.commit()
+    db.execute("VACUUM")
+    db.close()
+    return folder
+
+
+def test_without_an_ipu_column_a_steps_rows_are_its_ipus_in_order(tiny_dir, tmp_path, truth, no_libpva):
+    folder = variant(tiny_dir, tmp_path / "r", "ALTER TABLE steps_by_ipu DROP COLUMN ipu")
+    report = open_natively(folder, tmp_path / "cache")
+    np.testing.assert_array_equal(report.execution.cycles, truth.execution.cycles)
+    assert any("steps_by_ipu has no column for the IPU" in note for note in report.notes)
+
+
+def test_without_a_tile_column_memory_by_tiles_rows_are_the_tiles(tiny_dir, tmp_path, truth, no_libpva):
+    folder = variant(tiny_dir, tmp_path / "r", "ALTER TABLE memory_by_tile DROP COLUMN tile")
+    report = open_natively(folder, tmp_path / "cache")
+    np.testing.assert_array_equal(report.memory.including_gaps, truth.memory.including_gaps)
+    assert any("memory_by_tile has no column for the tile" in note for note in report.notes)
+
+
+def test_extra_columns_and_other_column_order_change_nothing(tiny_dir, tmp_path, truth, no_libpva):
+    folder = variant(
+        tiny_dir, tmp_path / "r",
+        "ALTER TABLE steps_by_ipu ADD COLUMN comment TEXT DEFAULT 'a long text before nothing'",
+        "ALTER TABLE vars_info ADD COLUMN alignment INTEGER",
+        "CREATE TABLE m2 (note TEXT, TOTAL INTEGER, Tile INTEGER)",
+        "INSERT INTO m2 SELECT 'tile ' || tile, total, tile FROM memory_by_tile ORDER BY tile DESC",
+        "DROP TABLE memory_by_tile", "ALTER TABLE m2 RENAME TO memory_by_tile",
+    )
+    report = open_natively(folder, tmp_path / "cache")
+    np.testing.assert_array_equal(report.memory.including_gaps, truth.memory.including_gaps)
+    np.testing.assert_array_equal(report.execution.cycles_to, truth.execution.cycles_to)
+    assert report.lowered is not None
+
+
+@pytest.mark.parametrize("statement, part, said", [
+    ("ALTER TABLE steps_by_ipu RENAME COLUMN cycles TO cycle_count", "execution",
+     "profile.pop: steps_by_ipu not read: it has no column cycles"),
+    ("ALTER TABLE memory_by_tile DROP COLUMN total", "memory",
+     "profile.pop: memory_by_tile not read: it has no column total"),
+    ("ALTER TABLE programs RENAME TO programmes", "programs", "has no programs table the native reader can use"),
+])
+def test_a_table_without_its_columns_is_named_in_one_line(tiny_dir, tmp_path, statement, part, said, no_libpva):
+    report = open_natively(variant(tiny_dir, tmp_path / "r", statement), tmp_path / "cache")
+    assert part not in report.parts
+    assert said in report.missing(part) and "\n" not in report.missing(part)
+    assert report.archive is not None and report.debug is not None  # the rest opens
+
+
+@pytest.mark.parametrize("statements, said", [
+    (("CREATE TABLE m2 (tile INTEGER, total TEXT)", "INSERT INTO m2 SELECT tile, 'about ' || total FROM memory_by_tile",
+      "DROP TABLE memory_by_tile", "ALTER TABLE m2 RENAME TO memory_by_tile"),
+     "its column total is declared TEXT, not whole numbers"),
+    (("UPDATE memory_by_tile SET total = total + 0.5 WHERE tile = 7",),
+     "memory_by_tile.total holds values that are not whole numbers"),
+    (("UPDATE memory_by_tile SET total = 'many' WHERE tile = 9",),
+     "memory_by_tile.total holds values that are not whole numbers"),
+])
+def test_values_of_another_type_are_named_never_read_as_numbers(tiny_dir, tmp_path, statements, said, no_libpva):
+    report = open_natively(variant(tiny_dir, tmp_path / "r", *statements), tmp_path / "cache")
+    assert report.memory is None and said in report.missing("memory")
+    assert report.execution is not None  # its own tables are read
+
+
+def test_empty_tables_say_so(tiny_dir, tmp_path, no_libpva):
+    folder = variant(tiny_dir, tmp_path / "r", "DELETE FROM steps", "DELETE FROM steps_by_ipu", "DELETE FROM vars_info")
+    report = open_natively(folder, tmp_path / "cache")
+    assert report.execution is None and "steps tables are empty" in report.missing("execution")
+    assert report.memory is not None and report.memory.categories == []
+    assert len(report.lowered) == 0
+
+
+def test_a_database_that_is_not_a_profile_pop_is_said_not_read(tiny_dir, tmp_path, no_libpva):
+    folder = report_without_bundle(tiny_dir, tmp_path / "r")
+    (folder / "profile.pop").unlink()
+    db = sqlite3.connect(folder / "profile.pop")
+    db.execute("CREATE TABLE songs (title TEXT, seconds INTEGER)")
+    db.commit()
+    db.close()
+    report = open_natively(folder, tmp_path / "cache")
+    assert report.memory is None and report.archive is not None
+    assert "none of its 1 tables is one the native reader knows" in report.missing("memory")
+
+
+@pytest.mark.parametrize("keep", [0.5, 0.9])
+def test_a_truncated_profile_pop_opens_with_what_it_still_holds(tiny_dir, tmp_path, keep, capsys, monkeypatch,
+                                                                no_libpva):
+    folder = report_without_bundle(tiny_dir, tmp_path / "r")
+    data = (folder / "profile.pop").read_bytes()
+    (folder / "profile.pop").write_bytes(data[: int(len(data) * keep)])
+    monkeypatch.setenv("PVTUI_CACHE_DIR", str(tmp_path / "cache"))
+    assert main(["summary", str(folder)]) == 0
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "profile.pop" in err
+    assert all(line.startswith("warning: ") for line in err.splitlines())
+
+
+# --- the b-tree reader against SQLite ------------------------------------------------------------
+
+
+def test_pages_read_as_sqlite_reads_them(tmp_path):
+    from pvtui.sources import sqlite_file
+    from pvtui.sources.base import CancelToken
+
+    path = tmp_path / "mixed.db"
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, label TEXT, a INTEGER, b)")
+    rng = np.random.default_rng(1)
+    values = [None, 0, 1, -1, 127, -128, 255, 2**15, -(2**23), 2**31 - 1, -(2**40), 2**47, 2**62, -(2**63),
+              2**63 - 1]
+    rows = [(i * 3 + 7, "x" * int(rng.integers(0, 9000)) if i % 50 == 0 else f"row {i}", values[i % len(values)],
+             int(rng.integers(-(2**40), 2**40))) for i in range(20_000)]
+    db.executemany("INSERT INTO t VALUES (?, ?, ?, ?)", rows)  # long labels spill to overflow pages
+    db.execute("CREATE TABLE plain (a INTEGER, b INTEGER)")
+    db.executemany("INSERT INTO plain VALUES (?, ?)", [(i, -i) for i in range(30_000)])
+    db.execute("ALTER TABLE plain ADD COLUMN c INTEGER")  # old rows hold fewer values than the table has columns
+    db.execute("INSERT INTO plain VALUES (1, 2, 3)")
+    db.commit()
+    db.close()
+    conn = sqlite_file.connect(path, CancelToken())
+    tables = sqlite_file.tables(conn)
+    for name, columns in (("t", ["a", "id", "b"]), ("plain", ["c", "b", "a"])):
+        got = np.concatenate(list(sqlite_file.integer_batches(conn, path, tables[name], columns, rowid=True)), axis=1)
+        quoted = ", ".join(columns)
+        want = conn.execute(f"SELECT rowid, {quoted} FROM {name} ORDER BY rowid").fetchall()
+        want = np.array([[sqlite_file.NULL if v is None else v for v in row] for row in want], np.int64).T
+        np.testing.assert_array_equal(got, want, err_msg=name)
+
+
+def test_a_plain_table_is_read_from_its_pages_not_through_sqlite(tiny_dir, monkeypatch):
+    from pvtui.sources import sqlite_file
+    from pvtui.sources.base import CancelToken
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("read through SQLite")
+
+    monkeypatch.setattr(sqlite_file, "_sql_batches", refuse)
+    path = tiny_dir / "profile.pop"
+    conn = sqlite_file.connect(path, CancelToken())
+    table = sqlite_file.tables(conn)["vars_info"]
+    rows = sum(batch.shape[1] for batch in sqlite_file.integer_batches(conn, path, table, ["tile", "size_bytes"]))
+    assert rows == table.rows
+
+
+def test_a_damaged_page_is_read_by_sqlite_which_says_so(tiny_dir, tmp_path):
+    from pvtui.sources import sqlite_file
+    from pvtui.sources.base import CancelToken
+
+    path = tmp_path / "profile.pop"
+    shutil.copy(tiny_dir / "profile.pop", path)
+    conn = sqlite_file.connect(path, CancelToken())
+    table = sqlite_file.tables(conn)["vars_info"]
+    leaf = sqlite_file.PageFile(path).leaves(table.root)[3]
+    conn.close()
+    data = bytearray(path.read_bytes())
+    data[(leaf - 1) * 4096] = 0x42  # not a b-tree page any more
+    path.write_bytes(bytes(data))
+    conn = sqlite_file.connect(path, CancelToken())
+    with pytest.raises(sqlite3.DatabaseError):
+        list(sqlite_file.integer_batches(conn, path, table, ["tile"]))
+
+
+# --- which reader ------------------------------------------------------------------------------
+
+
+def test_under_auto_the_bundle_made_from_this_profile_pop_stands_in(tiny_dir, tmp_path, no_libpva):
+    report = load_report(discover(tiny_dir)[0], cache=tmp_path / "cache")
+    assert report.path == tiny_dir / "profile.pvtui" and "liveness" in report.parts
+
+
+def test_reader_native_reads_profile_pop_even_beside_a_bundle(tiny_dir, tmp_path):
+    report = load_report(discover(tiny_dir)[0], cache=tmp_path / "cache", reader="native")
+    assert report.path != tiny_dir / "profile.pvtui" and set(report.readers.values()) == {"native"}
+
+
+def test_reader_libpva_without_libpva_says_what_would_read_it(tiny_dir, tmp_path, no_libpva):
+    report = load_report(discover(tiny_dir)[0], cache=tmp_path / "cache", reader="libpva")
+    assert report.memory is None and report.archive is not None
+    assert "--reader libpva needs libpva" in report.missing("memory") and "--reader native" in report.missing("memory")
+
+
+def test_where_libpva_imports_auto_reads_through_it(tiny_dir, tmp_path, fake_libpva, truth):
+    folder = report_without_bundle(tiny_dir, tmp_path / "r")
+    report = open_natively(folder, tmp_path / "cache")
+    assert set(report.readers.values()) == {"libpva"} and {"liveness", "operations"} <= report.parts
+    import pva
+
+    assert pva.opened == [str(folder / "profile.pop")]
+    np.testing.assert_array_equal(report.memory.excluding_gaps, truth.memory.excluding_gaps)
+    native = open_natively(folder, tmp_path / "cache", reader="native")  # its own cache entry
+    assert native.path != report.path and set(native.readers.values()) == {"native"}
+
+
+@pytest.mark.parametrize("command", ["summary", "memory", "liveness", "programs", "trace", "insights", "operations",
+                                     "split", "export", "open", "demo", "serve", "compare"])
+def test_every_command_that_opens_a_report_takes_reader(command):
+    from pvtui.cli import parser
+
+    args = {"split": ["R", "--ipus", "2"], "export": ["R", "OUT"], "compare": ["A", "B"], "demo": [],
+            "serve": ["R"]}.get(command, ["R"])
+    parsed = parser(command).parse_args([command, *args, "--reader", "native"])
+    assert parsed.reader == "native"
+
+
+def test_check_lists_every_table_with_its_columns_and_rows(tiny_dir, capsys):
+    assert main(["check", str(tiny_dir), "--json"]) == 0
+    facts = json.loads(capsys.readouterr().out)["files"]["profile.pop"]["facts"]
+    assert facts["tables"]["steps_by_ipu"]["columns"]["ipu"] == "INTEGER"
+    assert facts["tables"]["memory_by_tile"]["rows"] == 128
+    assert facts["known_tables"] == "all 9 tables the public record shows"
+    assert main(["check", str(tiny_dir)]) == 0
+    assert "all 9 tables the public record shows" in capsys.readouterr().out
+
+
+# --- the screens -------------------------------------------------------------------------------
+
+
+@pytest.mark.anyio
+async def test_the_memory_and_trace_screens_show_what_profile_pop_holds(tiny_dir, tmp_path, truth, no_libpva):
+    from conftest import open_screen
+    from rich.console import Console
+
+    from pvtui.app import PvtuiApp
+    from pvtui.screens.memory import MemoryScreen
+    from pvtui.screens.summary import SummaryScreen
+    from pvtui.screens.trace import TraceScreen
+    from pvtui.widgets.heatmap import TileHeatmap
+
+    folder = report_without_bundle(tiny_dir, tmp_path / "report")
+    app = PvtuiApp(discover(folder), path=folder, watch=False, cache=tmp_path / "cache", reader="native")
+    async with app.run_test(size=(80, 24)) as pilot:
+        summary = await open_screen(pilot, "s", SummaryScreen)
+        console = Console(width=78, record=True, file=io.StringIO())
+        for widget in summary.query(".facts"):
+            console.print(widget.content)
+        assert "profile.pop (native reader)" in console.export_text()
+        screen = await open_screen(pilot, "m", MemoryScreen)
+        await pilot.press("w")
+        await pilot.pause()
+        worst = int(np.argmax(truth.memory.including_gaps))
+        assert screen.query_one(TileHeatmap).selected == worst
+        details = "\n".join(w.text.plain for w in screen.query("DetailText"))
+        assert f"Tile {worst} · IPU {worst // truth.scale.tiles_per_ipu}" in details
+        trace = await open_screen(pilot, "t", TraceScreen)
+        await pilot.pause()
+        text = str(trace.query_one("#details-text").content)
+        assert "active tiles" in text and "balance, data: profile.pop read by libpva" in text
