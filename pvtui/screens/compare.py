@@ -35,6 +35,7 @@ from pvtui.screens.base import Unavailable as UnavailableNotice
 from pvtui.widgets.compare_chart import CompareChart
 from pvtui.widgets.diff_heatmap import DiffHeatmap
 from pvtui.widgets.palette import rich_colour
+from pvtui.widgets.to_ui import to_ui
 
 if TYPE_CHECKING:
     from pvtui.model.report import Report
@@ -153,7 +154,7 @@ class CompareScreen(ReportScreen):
     def _compare(self, a, b) -> None:
         """Matching every program by name takes a while on a large report: off the UI thread."""
         comparison = compare(a, b)
-        self.app.call_from_thread(self._compared, comparison)
+        to_ui(self, self._compared, comparison)
 
     def _compared(self, comparison: Comparison) -> None:
         if comparison.a is not self.report or comparison.b is not self.report_b:

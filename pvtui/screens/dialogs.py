@@ -25,6 +25,7 @@ from pvtui.screens.base import Needs, key_state
 from pvtui.sources.base import CancelToken, ReportFiles
 from pvtui.units import format_bytes
 from pvtui.widgets.key_bar import KeyBar
+from pvtui.widgets.to_ui import to_ui
 
 
 SHOWN_MARK = "●"  # before the report shown, in the picker opened over it
@@ -168,11 +169,10 @@ class OpenFailed(ModalScreen[None]):
             result = check_reports([self.files], self.files.directory, cancel=self.token)
         except Cancelled:
             return
-        self.app.call_from_thread(self._show_findings, check_renderables(result.to_json()))
+        to_ui(self, self._show_findings, check_renderables(result.to_json()))
 
     def _show_findings(self, findings: RenderableType) -> None:
-        if self.is_attached:  # not closed while the check ran
-            self.query_one("#check-result", Static).update(findings)
+        self.query_one("#check-result", Static).update(findings)
 
     def on_unmount(self) -> None:
         self.token.cancel()

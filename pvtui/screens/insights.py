@@ -25,6 +25,7 @@ from pvtui.model.tables import Table
 from pvtui.model.tile_views import TileMemory, tile_memory
 from pvtui.screens.base import Needs, ReportScreen
 from pvtui.widgets.histogram_chart import HistogramChart
+from pvtui.widgets.to_ui import to_ui
 
 SPLITS = "splits"  # the last section, computed apart as its IPU count changes
 NAVIGATION = (*(key for key, _ in SECTIONS), SPLITS)
@@ -92,7 +93,7 @@ class InsightsScreen(ReportScreen):
             return
         memory = tile_memory(report)
         if not worker.is_cancelled:
-            self.app.call_from_thread(self._show, report, data, memory)
+            to_ui(self, self._show, report, data, memory)
 
     def _renderable(self, data: dict[str, Any], key: str) -> Group:
         return Group(*section_renderables(key, data[key], self.bytes))
@@ -128,7 +129,7 @@ class InsightsScreen(ReportScreen):
     def _compute_split(self, report, ipus: int) -> None:
         data = split_data(report, ipus, DEFAULT_LAYER_PATTERN)
         if not get_current_worker().is_cancelled:
-            self.app.call_from_thread(self._show_split, data)
+            to_ui(self, self._show_split, data)
 
     def _show_split(self, data: dict[str, Any]) -> None:
         again = self.nav.split_in(data)

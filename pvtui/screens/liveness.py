@@ -18,6 +18,7 @@ from pvtui.widgets.keys import ZOOM, ends, pages
 from pvtui.widgets.live_variables import LiveVariables
 from pvtui.widgets.liveness_chart import LivenessChart
 from pvtui.widgets.look import look_of
+from pvtui.widgets.to_ui import to_ui
 
 
 class LivenessScreen(ReportScreen):
@@ -145,7 +146,7 @@ class LivenessScreen(ReportScreen):
         """One tile's column: strided reads over the memory map, off the UI thread, given up when cancelled."""
         series = tile_series(report, tile, lambda: get_current_worker().is_cancelled)
         if series is not None:
-            self.app.call_from_thread(self._tile_read, report, tile, series)
+            to_ui(self, self._tile_read, report, tile, series)
 
     def _tile_read(self, report, tile: int, series: StepSeries) -> None:
         if report is self.report and self.nav.tile_read(tile, series):  # else a reload came in meanwhile

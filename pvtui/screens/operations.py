@@ -21,6 +21,7 @@ from pvtui.render.operations import operation_details, operation_header, operati
 from pvtui.screens.base import Needs, ReportScreen, Unavailable, beside_or_under
 from pvtui.widgets.fitted_table import FittedTable
 from pvtui.widgets.look import look_of
+from pvtui.widgets.to_ui import to_ui
 
 MIN_NAME_WIDTH = 24  # below this, figures other than the sort's give way to the names
 SCROLLBAR = 2
@@ -123,7 +124,7 @@ class OperationsScreen(ReportScreen):
     def _load_layers(self) -> None:
         report = self.report
         figures = layer_figures(report, build_tree(report))
-        self.app.call_from_thread(self._layers_loaded, report, figures)
+        to_ui(self, self._layers_loaded, report, figures)
 
     def _layers_loaded(self, report, figures) -> None:
         if report is not self.report or self.nav.index is None:
@@ -138,7 +139,7 @@ class OperationsScreen(ReportScreen):
             return
         chosen = self.nav.layer_to_read(layer)
         view = index.layer(chosen) if chosen is not None else None
-        self.app.call_from_thread(self._layer_loaded, index, view)
+        to_ui(self, self._layer_loaded, index, view)
 
     def _layer_loaded(self, index: OperationIndex, view: LayerOperations | None) -> None:
         if index is not self.nav.index:

@@ -22,6 +22,7 @@ from pvtui.widgets.palette import phase_text_styles
 from pvtui.widgets.keys import close_search, open_search
 from pvtui.widgets.program_tree import EXPAND_CAP, ProgramTree
 from pvtui.widgets.search_bar import SearchBar
+from pvtui.widgets.to_ui import to_ui
 
 if TYPE_CHECKING:
     from pvtui.model.report import Report
@@ -134,7 +135,7 @@ class ProgramsScreen(ReportScreen):
     @work(thread=True, exclusive=True, group="program-search")
     def _search(self, report: "Report", needle: str) -> None:
         matches = self.finder.find(report.programs, needle)
-        self.app.call_from_thread(self._found, report, needle, matches)
+        to_ui(self, self._found, report, needle, matches)
 
     def _found(self, report: "Report", needle: str, matches: np.ndarray) -> None:
         if report is not self.report or self.tree is None:
@@ -212,7 +213,7 @@ class ProgramsScreen(ReportScreen):
     @work(thread=True, exclusive=True, group="program-names")
     def _find_named(self, report: "Report", layer: str) -> None:
         named = in_display_order(programs_in_layer(report, layer), self.finder.order(report.programs))
-        self.app.call_from_thread(self._named_found, report, layer, named)
+        to_ui(self, self._named_found, report, layer, named)
 
     def _named_found(self, report: "Report", layer: str, named: np.ndarray) -> None:
         tree = self.tree

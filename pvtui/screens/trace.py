@@ -26,6 +26,7 @@ from pvtui.widgets.flame_view import FlameView
 from pvtui.widgets.keys import ZOOM, ends, pages
 from pvtui.widgets.look import look_of
 from pvtui.widgets.palette import phase_fill_styles, phase_text_styles
+from pvtui.widgets.to_ui import to_ui
 from pvtui.widgets.trace_view import TraceState, TraceView, lane_legend
 
 PAN_STEP = 0.25  # of the window's width
@@ -167,7 +168,7 @@ class TraceScreen(ReportScreen):
     def _index_run(self, index: TraceIndex, opened: int, run: int, keep_step: int | None,
                    keep_window: tuple[int, int] | None) -> None:
         lanes = index.index_run(run)
-        self.app.call_from_thread(self._indexed, index, opened, run, lanes, keep_step, keep_window)
+        to_ui(self, self._indexed, index, opened, run, lanes, keep_step, keep_window)
 
     def _indexed(self, index: TraceIndex, opened: int, run: int, lanes, keep_step, keep_window) -> None:
         if index is self.index and opened == self._opened:  # else a reload, or another run or step, came meanwhile
@@ -199,7 +200,7 @@ class TraceScreen(ReportScreen):
     @work(thread=True, exclusive=True, group="trace-flame")
     def _nest_run(self, index: TraceIndex, run: int) -> None:
         index.nest_run(run)
-        self.app.call_from_thread(self._nested, index, run)
+        to_ui(self, self._nested, index, run)
 
     def _nested(self, index: TraceIndex, run: int) -> None:
         if index is self.index and run == self.nav.run and self.view == "flame":
@@ -210,7 +211,7 @@ class TraceScreen(ReportScreen):
     @work(thread=True, exclusive=True, group="trace-merge")
     def _merge_run(self, index: TraceIndex, run: int) -> None:
         merged = index.merge_run(run)
-        self.app.call_from_thread(self._merged, index, run, merged)
+        to_ui(self, self._merged, index, run, merged)
 
     def _merged(self, index: TraceIndex, run: int, merged) -> None:
         if index is not self.index or run != self.nav.run or self.view != "merged":
@@ -224,7 +225,7 @@ class TraceScreen(ReportScreen):
     def _count_steps(self, index: TraceIndex) -> None:
         """The step statistics, off the UI thread: a large report's take longer than a frame."""
         index.stats, index.counted = step_stats(index.report), True
-        self.app.call_from_thread(self._steps_counted, index)
+        to_ui(self, self._steps_counted, index)
 
     def _steps_counted(self, index: TraceIndex) -> None:
         if index is self.index and self.pane == "stats":

@@ -12,6 +12,7 @@ from textual.widgets import Input, Label
 from pvtui.textual_private import InputWithoutLayout
 from pvtui.widgets.detail_text import DetailText
 from pvtui.widgets.search_bar import SearchBar
+from pvtui.widgets.to_ui import to_ui
 
 if TYPE_CHECKING:
     from pvtui.model.lowered import Lowered
@@ -59,7 +60,7 @@ class VariableBar(SearchBar):
         """Index the names and total each variable's bytes (a pass over every piece: a tenth of a
         second or more on a Pod16's), off the UI thread."""
         lowered.prepare_search()
-        self.app.call_from_thread(self._prepared, lowered)
+        to_ui(self, self._prepared, lowered)
 
     def _prepared(self, lowered: "Lowered") -> None:
         if lowered is self.lowered:  # else a reload came in meanwhile
