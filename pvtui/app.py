@@ -22,6 +22,7 @@ from pvtui.deferred_import import defer_import
 from pvtui.errors import Cancelled, ReportError
 from pvtui.pv_colours import derived_variables
 from pvtui.render.glyphs import basic_console
+from pvtui.safe_text import visible
 from pvtui.screens.base import Needs, key_state
 from pvtui.slots import ReportSlot, Slot
 from pvtui.streams import NEEDS_TERMINAL, on_a_terminal
@@ -555,11 +556,11 @@ def run_app(
     if engine is not None:
         reports = [r for r in reports if r.name == engine]
         if not reports:
-            print(f"pvtui: {path}: no report named {engine!r} here", file=sys.stderr)
+            print(visible(f"pvtui: {path}: no report named {engine!r} here"), file=sys.stderr)
             return 2
     app = PvtuiApp(reports, path=path, theme=theme, compare_with=compare_with, first_screen=screen, reader=reader)
     if problem := theme_problem(app, theme):
-        print(problem, file=sys.stderr)
+        print(visible(problem), file=sys.stderr)
         return 2
     if not on_a_terminal():  # said after what is wrong with the arguments, before anything is drawn
         print(NEEDS_TERMINAL, file=sys.stderr)

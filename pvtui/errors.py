@@ -4,14 +4,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from pvtui.safe_text import visible
+
 
 class ReportError(Exception):
-    """A report file pvtui cannot use. Its text is one line naming the file and the problem."""
+    """A report file pvtui cannot use. Its text is one line naming the file and the problem, made
+    visible (pvtui.safe_text): it quotes paths and names, and is shown wherever it goes."""
 
     def __init__(self, path: str | Path, problem: str) -> None:
         self.path = str(path)
         self.problem = problem
-        super().__init__(f"{self.path}: {problem}")
+        super().__init__(visible(f"{self.path}: {problem}"))
 
 
 class Cancelled(Exception):

@@ -137,3 +137,20 @@ async def open_screen(pilot, key: str, screen_type: type):
     screen = pilot.app.screen
     assert isinstance(screen, screen_type)
     return screen
+
+
+@pytest.fixture(scope="session")
+def hostile_dir(tmp_path_factory, cache_root) -> Path:
+    """A tiny synthetic report whose every name carries escape sequences and markup, in a directory
+    whose own name does too (pvtui/synth/hostile.py)."""
+    from pvtui.synth import write_report
+
+    return write_report(tmp_path_factory.mktemp("hostile"), scale="tiny", names="hostile")
+
+
+@pytest.fixture(scope="session")
+def hostile_truth():
+    """The truth the hostile report was written from: its exact names."""
+    from pvtui.synth import generate
+
+    return generate("tiny", names="hostile")

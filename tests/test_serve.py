@@ -364,9 +364,9 @@ def test_an_app_that_fails_at_start_says_why_in_the_page_and_in_the_servers_outp
     page = asyncio.run(scenario())
     said = capfd.readouterr().err.splitlines()
     assert "pvtui serve: the explorer stopped (exit status 2):" in page
-    assert "pvtui: /reports/\\x1b]0;owned\\x07r1: no such file or directory" in page and "\x1b]" not in page
+    assert "pvtui: /reports/␛]0;owned␇r1: no such file or directory" in page and "\x1b]" not in page
     assert said[-2:] == ["pvtui serve: the explorer stopped (exit status 2):",
-                         "pvtui serve:   pvtui: /reports/\\x1b]0;owned\\x07r1: no such file or directory"]
+                         "pvtui serve:   pvtui: /reports/␛]0;owned␇r1: no such file or directory"]
 
 
 def serve_in_process(tiny_dir, monkeypatch, opener) -> tuple[int, list[str], list[str]]:

@@ -13,7 +13,8 @@ import subprocess
 import time
 from pathlib import Path
 
-from pvtui.commands.common import EXIT_BAD_INPUT, add_app_arguments, say
+from pvtui.commands.common import EXIT_BAD_INPUT, add_app_arguments, print_line, say
+from pvtui.safe_text import visible
 from pvtui.commands.options import ENV, read_options
 from pvtui.streams import on_a_terminal
 
@@ -242,23 +243,24 @@ def list_written(directory: Path, since: float) -> list:
     from pvtui.units import format_bytes
 
     if not directory.is_dir():
-        print(f"Nothing was written to {directory}.")
+        print_line(f"Nothing was written to {directory}.")
         return []
     reports, loose = written(directory, since)
-    print(f"Reports under {directory}:" if reports else
-          f"No report under {directory} (a report needs profile.pop or archive.a).")
+    print_line(f"Reports under {directory}:" if reports else
+               f"No report under {directory} (a report needs profile.pop or archive.a).")
     for report in reports:
         state = "complete" if report.complete else "incomplete"
-        print(f"{report.name}  ({os.path.relpath(report.directory)}, {state})")
+        print_line(f"{report.name}  ({os.path.relpath(report.directory)}, {state})")
         _print_files(report.files, report.directory, format_bytes)
     if loose:
-        print(f"Other files under {directory}:")
+        print_line(f"Other files under {directory}:")
         _print_files(loose, directory, format_bytes)
     return reports
 
 
 def _print_files(files: list, base: Path, format_bytes) -> None:
-    width = max(len(os.path.relpath(f.path, base)) for f in files)
-    for f in files:
+    names = [visible(os.path.relpath(f.path, base)) for f in files]  # as shown: the columns line up
+    width = max(map(len, names))
+    for f, name in zip(files, names):
         notes = [n for n in (f.problem, "from before this run" if f.before else None) if n]
-        print(f"  {os.path.relpath(f.path, base):<{width}}  {format_bytes(f.size):>10}  {'; '.join(notes) or 'ok'}")
+        print_line(f"  {name:<{width}}  {format_bytes(f.size):>10}  {'; '.join(notes) or 'ok'}")

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from pvtui.errors import ReportError
+from pvtui.safe_text import visible, visible_all
 
 EXIT_BAD_INPUT = 2
 EXIT_CANCELLED = 130
@@ -80,11 +81,17 @@ def at_least_one(what: str) -> Callable[[str], int]:
 def say(line: str) -> None:
     """One unwrapped line on stderr: errors and warnings stay greppable.
 
-    Line breaks inside it (a path may hold one) are escaped, so one message stays one line. Where
-    stderr is closed or cannot be written (full), the line is lost: there is nowhere else to say it.
+    It is made visible (pvtui.safe_text): a path or name quoted in it drives no terminal, and a line
+    break inside it (a path may hold one) shows as ␊, so one message stays one line. Where stderr is
+    closed or cannot be written (full), the line is lost: there is nowhere else to say it.
     """
     with contextlib.suppress(OSError):
-        print(line.replace("\r", "\\r").replace("\n", "\\n"), file=sys.stderr, flush=True)
+        print(visible(line), file=sys.stderr, flush=True)
+
+
+def print_line(line: str) -> None:
+    """One line on stdout, made visible as `say` makes its lines: it may quote paths and names."""
+    print(visible(line))
 
 
 def progress_bar():
@@ -94,7 +101,7 @@ def progress_bar():
 
     console = TextConsole(stderr=True)
     bar = Progress(
-        TextColumn("{task.description}"), BarColumn(), TaskProgressColumn(),
+        TextColumn("{task.description}", markup=False), BarColumn(), TaskProgressColumn(),
         console=console, transient=True, disable=not console.is_terminal,  # piped: no stray blank line
     )
     tasks: dict[str, Any] = {}
@@ -103,7 +110,7 @@ def progress_bar():
         if stage not in tasks:
             for task in bar.tasks:  # a new stage means the earlier ones are done
                 bar.update(task.id, completed=task.total)
-            tasks[stage] = bar.add_task(stage, total=max(total, 1))
+            tasks[stage] = bar.add_task(visible(stage), total=max(total, 1))
         bar.update(tasks[stage], completed=done, total=max(total, 1))
 
     return bar, update
@@ -126,25 +133,28 @@ def find_report(path: Path, engine: str | None = None):
     return found[0]
 
 
-def load(path: Path, engine: str | None = None, reader: str = "auto"):
-    """Discover and open the report at PATH (profile.pop read by READER), with a progress bar while it is read."""
+def load(path: Path, engine: str | None = None, reader: str = "auto", exact_text: bool = False):
+    """Discover and open the report at PATH (profile.pop read by READER), with a progress bar while it is
+    read; its names exactly as the files hold them where EXACT_TEXT (for JSON), else made visible
+    (pvtui.safe_text)."""
     from pvtui.sources.ingest import load_report
 
     files = find_report(path, engine)
     bar, update = progress_bar()
     with bar:
-        report = load_report(files, progress=update, reader=reader)
+        report = load_report(files, progress=update, reader=reader, exact_text=exact_text)
     for problem in report.problems:
         say(f"warning: {problem}")
     return report
 
 
 def emit(args: argparse.Namespace, data: Any, render: Callable[[Any], None]) -> None:
-    """DATA as JSON with --json, else drawn by RENDER."""
+    """DATA as JSON with --json (its strings exact: JSON escapes what needs it), else drawn by RENDER
+    with every string in it made visible."""
     if args.json:
         print(json.dumps(data, indent=2))
     else:
-        render(data)
+        render(visible_all(data))
 
 
 def emit_available(args: argparse.Namespace, data: Any, render: Callable[[Any], None]) -> int:
@@ -161,7 +171,7 @@ def emit_available(args: argparse.Namespace, data: Any, render: Callable[[Any], 
 
 def run_part(args: argparse.Namespace, query: Callable, render: Callable[[Any], None], part: str) -> int:
     """A command that shows one part of the report (QUERY's answer), or says the report lacks PART."""
-    report = load(args.path, args.engine, args.reader)
+    report = load(args.path, args.engine, args.reader, exact_text=args.json)
     data = query(report)
     if data is None:
         data = {"available": False, "reason": report.missing(part)}

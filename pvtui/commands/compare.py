@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
-from pvtui.commands.common import add_reader_argument, add_units_argument, find_report, load
+from pvtui.commands.common import add_reader_argument, add_units_argument, emit, find_report, load
 from pvtui.streams import on_a_terminal
 
 
@@ -32,14 +31,12 @@ def run(args: argparse.Namespace) -> int:
                        compare_with=find_report(args.b, args.engine_b))
     from pvtui.model.compare import compare, comparison_json
 
-    data = comparison_json(compare(load(args.a, args.engine_a, args.reader), load(args.b, args.engine_b, args.reader)))
-    data["a"]["path"], data["b"]["path"] = str(args.a), str(args.b)
-    if args.json:
-        print(json.dumps(data, indent=2))
-    else:
-        from pvtui.render.compare import render_comparison
+    from pvtui.render.compare import render_comparison
 
-        render_comparison(data, _differences(args))
+    a, b = (load(path, engine, args.reader, exact_text=args.json) for path, engine in _reports(args))
+    data = comparison_json(compare(a, b))
+    data["a"]["path"], data["b"]["path"] = str(args.a), str(args.b)
+    emit(args, data, lambda shown: render_comparison(shown, _differences(args)))
     return 0
 
 
@@ -49,16 +46,18 @@ def run_layers(args: argparse.Namespace) -> int:
 
     data = {"a": {"name": None, "path": str(args.a)}, "b": {"name": None, "path": str(args.b)},
             "difference": "B - A", "group": "layer"}
-    a, b = load(args.a, args.engine_a, args.reader), load(args.b, args.engine_b, args.reader)
-    data["a"]["name"], data["b"]["name"] = a.name, b.name
-    data["layers"] = layers_json(layer_changes(a, b))
-    if args.json:
-        print(json.dumps(data, indent=2))
-        return 0
     from pvtui.render.compare import render_layer_comparison
 
-    render_layer_comparison(data, _differences(args))
+    a, b = (load(path, engine, args.reader, exact_text=args.json) for path, engine in _reports(args))
+    data["a"]["name"], data["b"]["name"] = a.name, b.name
+    data["layers"] = layers_json(layer_changes(a, b))
+    emit(args, data, lambda shown: render_layer_comparison(shown, _differences(args)))
     return 0
+
+
+def _reports(args: argparse.Namespace) -> tuple[tuple[Path, str | None], tuple[Path, str | None]]:
+    """A's and B's paths and engines, in that order."""
+    return (args.a, args.engine_a), (args.b, args.engine_b)
 
 
 def _differences(args: argparse.Namespace):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from pvtui.commands.common import add_report_arguments, load
+from pvtui.commands.common import add_report_arguments, load, print_line
 from pvtui.errors import ReportError
 
 
@@ -44,5 +44,5 @@ def run(args: argparse.Namespace) -> int:
         writer.meta["notes"] = report.meta.get("notes", []) + report.damage_notes
         writer.commit()
     size = sum(p.stat().st_size for p in out.iterdir())
-    print(f"exported {report.name} to {out} ({size:,} bytes); open it with `pvtui {out}`")
+    print_line(f"exported {report.name} to {out} ({size:,} bytes); open it with `pvtui {out}`")
     return 0

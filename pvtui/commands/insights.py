@@ -17,7 +17,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from pvtui.model.insights import insights
 
-    report = load(args.path, args.engine, args.reader)
+    report = load(args.path, args.engine, args.reader, exact_text=args.json)
     emit(args, insights(report), lambda data: _print(report, data, bytes_format(args)))
     return 0
 

@@ -31,6 +31,6 @@ def run(args: argparse.Namespace) -> int:
     from pvtui.model.queries import liveness_step_diff
     from pvtui.render.tables import render_liveness_diff
 
-    report = load(args.path, args.engine, args.reader)
+    report = load(args.path, args.engine, args.reader, exact_text=args.json)
     return emit_available(args, liveness_step_diff(report, args.step, args.vs),
                           partial(render_liveness_diff, fmt=bytes_format(args)))

@@ -28,7 +28,7 @@ def run(args: argparse.Namespace) -> int:
     if memory_detail.wanted(args) and args.top is not None:
         say("pvtui: memory --top N keeps the largest tiles; it does not go with --tile or --variable")
         return EXIT_BAD_INPUT
-    report = load(args.path, args.engine, args.reader)
+    report = load(args.path, args.engine, args.reader, exact_text=args.json)
     if memory_detail.wanted(args):
         return memory_detail.run(args, report)
     top = args.top if args.top is not None else (None if args.json else DEFAULT_TOP)

@@ -56,13 +56,14 @@ def run(args: argparse.Namespace) -> int:
     if by_layer and args.layer:
         say("pvtui: --layer names a debug layer, which only --group operation shows")
         return EXIT_BAD_INPUT
-    report = load(args.path, args.engine, args.reader)
+    report = load(args.path, args.engine, args.reader, exact_text=args.json)
+    text = report.text(args.filter)  # compared with names in the form the report gives them
     top = args.top if args.top is not None else (None if args.json else 20)
     try:
         if by_layer:
-            data = layers_data(report, sort, args.filter, args.depth, top)
+            data = layers_data(report, sort, text, args.depth, top)
         else:
-            data = operations_data(report, args.layer, sort, args.filter, top)
+            data = operations_data(report, report.text(args.layer), sort, text, top)
     except ValueError as exc:
         say(f"pvtui: {args.path}: {exc}")
         return EXIT_BAD_INPUT

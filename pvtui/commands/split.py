@@ -32,14 +32,13 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         say(f"pvtui: {exc}")
         return EXIT_BAD_INPUT
-    report = load(args.path, args.engine, args.reader)
+    report = load(args.path, args.engine, args.reader, exact_text=args.json)
     data = split_data(report, args.ipus, pattern)
     return emit_available(args, data, partial(render, fmt=bytes_format(args)))
 
 
 def render(data: dict[str, Any], fmt) -> None:
     from pvtui.render.console import TextConsole
-
     from pvtui.render.split import split_renderables
 
     console = TextConsole()

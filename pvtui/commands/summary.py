@@ -22,5 +22,5 @@ def run(args: argparse.Namespace) -> int:
     from pvtui.model.queries import summary
     from pvtui.render.tables import render_summary
 
-    emit(args, summary(load(args.path, args.engine, args.reader)), partial(render_summary, fmt=bytes_format(args)))
+    emit(args, summary(load(args.path, args.engine, args.reader, exact_text=args.json)), partial(render_summary, fmt=bytes_format(args)))
     return 0

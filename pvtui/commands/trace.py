@@ -22,7 +22,7 @@ def run(args: argparse.Namespace) -> int:
         from pvtui.model.step_stats import step_stats
         from pvtui.render.tables import render_step_stats
 
-        report = load(args.path, args.engine, args.reader)
+        report = load(args.path, args.engine, args.reader, exact_text=args.json)
         data = step_stats(report) or {"available": False, "reason": report.missing("execution")}
         return emit_available(args, data, render_step_stats)
     from pvtui.model.queries import trace_table

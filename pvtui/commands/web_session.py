@@ -30,6 +30,7 @@ from textual_serve.app_service import AppService
 from textual_serve.server import Server
 
 from pvtui.commands.common import say
+from pvtui.safe_text import visible
 from pvtui.streams import OutputLost
 
 FULL = ("pvtui serve: {n} sessions are open, the most this server allows (--max-sessions {n}); "
@@ -49,7 +50,6 @@ SECURITY_HEADERS = {
     "X-Frame-Options": "DENY",
     "X-Content-Type-Options": "nosniff",
 }
-CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 log = logging.getLogger("textual-serve")
 
 
@@ -84,7 +84,7 @@ class EndingAppService(AppService):
         how = f"ended by signal {-status}" if status < 0 else f"exit status {status}"
         lines = self._errors.decode("utf-8", "replace").splitlines()[-ERROR_LINES:]
         return [f"the explorer stopped ({how})" + (":" if lines else ""),
-                *(f"  {CONTROL.sub(_escaped, line)}" for line in lines)]
+                *(f"  {visible(line)}" for line in lines)]
 
     async def stop(self) -> None:
         quitting = asyncio.ensure_future(super().stop())  # asks the app to quit, reads its output to the end
@@ -98,10 +98,6 @@ class EndingAppService(AppService):
             self._reading_errors.cancel()
         if not quitting.cancelled():  # cancelled with the reader above: ended all the same
             quitting.result()
-
-
-def _escaped(match: re.Match) -> str:
-    return f"\\x{ord(match.group()):02x}"
 
 
 async def end_process(process: asyncio.subprocess.Process) -> None:
@@ -268,7 +264,7 @@ class SessionServer(Server):
     def note(self, line: str) -> None:
         # stdout may have gone with the SSH session that started the server, or fail
         with contextlib.suppress(OSError, OutputLost):
-            print(f"pvtui serve: {line}", flush=True)
+            print(visible(f"pvtui serve: {line}"), flush=True)  # a line may quote the report's path
 
 
 def _cells(request: web.Request, name: str, default: int) -> int:

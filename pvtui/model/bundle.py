@@ -33,6 +33,9 @@ from pvtui.model.strings import StringTable
 SCHEMA_VERSION = 2  # 2: lowered variables
 META = "meta.json"
 FORMAT_TAG = "pvtui-bundle"
+# bytes of meta.json read for its format tag: its keys are sorted, and "format" comes after the
+# debug layers and the report files' paths, which may be long (a report's names are anyone's)
+META_HEAD = 1 << 20
 # The type of each meta.json entry the model relies on; the lists hold strings.
 META_TYPES = {"columns": list, "parts": list, "notes": list, "files": dict, "target": dict}
 
@@ -44,7 +47,7 @@ def is_bundle(path: Path) -> bool:
         if not meta.is_file():
             return False
         with meta.open("rb") as f:
-            head = f.read(4096)
+            head = f.read(META_HEAD)
     except OSError:
         return False
     return FORMAT_TAG.encode() in head

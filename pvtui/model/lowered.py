@@ -15,6 +15,7 @@ from pvtui.model import schema as s
 from pvtui.model.bundle import Bundle
 from pvtui.model.part import Part
 from pvtui.model.program_search import NameSearch
+from pvtui.safe_text import may_be_shown
 
 
 @dataclass(frozen=True)
@@ -31,8 +32,8 @@ class TileVariable:
 
 
 class Lowered(Part):
-    def __init__(self, bundle: Bundle) -> None:
-        super().__init__(bundle)
+    def __init__(self, bundle: Bundle, exact_text: bool = False) -> None:
+        super().__init__(bundle, exact_text)
         self.num_steps = int(bundle.meta.get("lowered", {}).get("steps") or 0)
 
     tile_offsets = cached_property(lambda self: self.col(s.LOWERED_TILE_OFFSETS))
@@ -40,7 +41,7 @@ class Lowered(Part):
     name = cached_property(lambda self: self.col(s.LOWERED_NAME))
     bytes = cached_property(lambda self: self.col(s.LOWERED_BYTES))
     cls = cached_property(lambda self: self.col(s.LOWERED_CLASS))
-    names = cached_property(lambda self: self.bundle.strings(s.LOWERED_NAMES))
+    names = cached_property(lambda self: self.strings(s.LOWERED_NAMES))
     name_offsets = cached_property(lambda self: self.col(s.LOWERED_NAME_OFFSETS))
     name_pieces = cached_property(lambda self: self.col(s.LOWERED_NAME_PIECES))
     class_offsets = cached_property(lambda self: self.col(s.LOWERED_CLASS_OFFSETS))
@@ -65,10 +66,13 @@ class Lowered(Part):
         return NameSearch(self.names)
 
     def name_id(self, name: str) -> int | None:
-        """The id of the variable called exactly NAME, or None."""
+        """The id of the variable called exactly NAME, as stored or as shown (made visible), or None."""
+        names = self.names
         for i in self.search.matches(name).tolist():
-            if self.names[i] == name:
+            if names.exact(i) == name or names[i] == name:
                 return i
+        if may_be_shown(name):  # the search reads the names as stored: look at each as shown
+            return next((i for i, shown in enumerate(names.take(range(len(names)))) if shown == name), None)
         return None
 
     @cached_property

@@ -2,20 +2,43 @@
 
 from __future__ import annotations
 
+from typing import Any, Callable
+
 import numpy as np
 
 from pvtui.model.bundle import Bundle
+from pvtui.model.strings import StringTable
+from pvtui.safe_text import visible, visible_all
 
 
 class Part:
-    """A view over the columns of one part of the bundle."""
+    """A view over the columns of one part of the bundle.
 
-    def __init__(self, bundle: Bundle) -> None:
+    Its names and strings are visible (pvtui.safe_text), unless it was made with EXACT_TEXT:
+    `strings` and `text` are the only ways a part hands out text from the report.
+    """
+
+    def __init__(self, bundle: Bundle, exact_text: bool = False) -> None:
         self.bundle = bundle
         self.meta = bundle.meta
+        self.exact_text = exact_text
+
+    def strings(self, name: str, form: Callable[[str], str] = visible) -> StringTable:
+        """The string table NAME, each string read through FORM (visible) unless the text is exact."""
+        table = self.bundle.strings(name)
+        return table if self.exact_text else table.with_form(form)
+
+    def text(self, value: Any) -> Any:
+        return report_text(value, self.exact_text)
 
     def col(self, name: str) -> np.ndarray:
         return self.bundle.array(name)
 
     def opt(self, name: str) -> np.ndarray | None:
         return self.bundle.array(name) if self.bundle.has(name) else None
+
+
+def report_text(value: Any, exact_text: bool) -> Any:
+    """VALUE from a bundle's metadata (a name, a list of names, a document), its strings made visible
+    unless EXACT_TEXT."""
+    return value if exact_text else visible_all(value)

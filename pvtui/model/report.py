@@ -17,7 +17,8 @@ from pvtui.model import schema as s
 from pvtui.model.bundle import Bundle
 from pvtui.model.envelope import Envelope, column_names
 from pvtui.model.lowered import Lowered
-from pvtui.model.part import Part
+from pvtui.model.part import Part, report_text
+from pvtui.safe_text import visible_json
 
 LIVE_CHECKPOINT = 256  # steps between the stored sets of live intervals (Liveness.live_variables)
 
@@ -35,8 +36,8 @@ class Target:
     ipus_per_replica: int | None = None
 
     @classmethod
-    def from_meta(cls, meta: dict[str, Any]) -> "Target":
-        fields = {k: meta.get(k) for k in cls.__dataclass_fields__}
+    def from_meta(cls, meta: dict[str, Any], exact_text: bool = False) -> "Target":
+        fields = {k: report_text(meta.get(k), exact_text) for k in cls.__dataclass_fields__}
         return cls(**fields)
 
     @property
@@ -58,7 +59,7 @@ class Memory(Part):
 
     @cached_property
     def categories(self) -> list[str]:
-        return list(self.meta.get("memory", {}).get("categories", []))
+        return self.text(list(self.meta.get("memory", {}).get("categories", [])))
 
     ipu = cached_property(lambda self: self.col(s.TILE_IPU))
     including_gaps = cached_property(lambda self: self.col(s.TILE_INCLUDING_GAPS))
@@ -99,7 +100,7 @@ class Programs(Part):
     (`has_tree` false) and code bytes are None."""
 
     type = cached_property(lambda self: self.col(s.PROGRAM_TYPE))
-    names = cached_property(lambda self: self.bundle.strings(s.PROGRAM_NAME))
+    names = cached_property(lambda self: self.strings(s.PROGRAM_NAME))
     parent = cached_property(lambda self: self.col(s.PROGRAM_PARENT))
     child_offsets = cached_property(lambda self: self.col(s.PROGRAM_CHILD_OFFSETS))
     child_ids = cached_property(lambda self: self.col(s.PROGRAM_CHILDREN))
@@ -111,7 +112,7 @@ class Programs(Part):
     vertex_state_bytes = cached_property(lambda self: self.col(s.VERTEX_TYPE_STATE_BYTES))
 
     def _strings(self, name: str):
-        return self.bundle.strings(name) if self.bundle.has(name) else []
+        return self.strings(name) if self.bundle.has(name) else []
 
     @property
     def has_tree(self) -> bool:
@@ -120,7 +121,7 @@ class Programs(Part):
 
     @cached_property
     def type_names(self) -> list[str]:
-        return list(self.meta.get("programs", {}).get("types", []))
+        return self.text(list(self.meta.get("programs", {}).get("types", [])))
 
     def __len__(self) -> int:
         return len(self.type)
@@ -184,9 +185,9 @@ class Liveness(Part):
     not_always_live = cached_property(lambda self: self.col(s.LIVENESS_NOT_ALWAYS_LIVE))
     by_ipu = cached_property(lambda self: self.opt(s.LIVENESS_BY_IPU))
     by_tile = cached_property(lambda self: self.opt(s.LIVENESS_BY_TILE))
-    variable_names = cached_property(lambda self: self.bundle.strings(s.VARIABLE_NAME))
+    variable_names = cached_property(lambda self: self.strings(s.VARIABLE_NAME))
     variable_bytes = cached_property(lambda self: self.col(s.VARIABLE_BYTES))
-    always_live_names = cached_property(lambda self: self.bundle.strings(s.ALWAYS_LIVE_NAME))
+    always_live_names = cached_property(lambda self: self.strings(s.ALWAYS_LIVE_NAME))
     always_live_sizes = cached_property(lambda self: self.col(s.ALWAYS_LIVE_BYTES))
 
     @property
@@ -258,7 +259,7 @@ class Liveness(Part):
 class Execution(Part):
     """Execution steps over cycles, per IPU, for every profiled run."""
 
-    run_names = cached_property(lambda self: self.bundle.strings(s.RUN_NAME))
+    run_names = cached_property(lambda self: self.strings(s.RUN_NAME))
     run_step_offsets = cached_property(lambda self: self.col(s.RUN_STEP_OFFSETS))
     program = cached_property(lambda self: self.col(s.STEP_PROGRAM))
     cycles_from = cached_property(lambda self: self.col(s.STEP_FROM))
@@ -302,7 +303,7 @@ class Execution(Part):
 class Operations(Part):
     """The operations libpva finds from debug.cbor: each one's programs, liveness steps and variables."""
 
-    names = cached_property(lambda self: self.bundle.strings(s.OPERATION_NAME))
+    names = cached_property(lambda self: self.strings(s.OPERATION_NAME))
     debug_context = cached_property(lambda self: self.col(s.OPERATION_DEBUG_CONTEXT))
     program_offsets = cached_property(lambda self: self.col(s.OPERATION_PROGRAM_OFFSETS))
     program_ids = cached_property(lambda self: self.col(s.OPERATION_PROGRAMS))
@@ -326,16 +327,16 @@ class Debug(Part):
     parent = cached_property(lambda self: self.col(s.DEBUG_PARENT))
     layer = cached_property(lambda self: self.col(s.DEBUG_LAYER))
     category = cached_property(lambda self: self.col(s.DEBUG_CATEGORY))
-    names = cached_property(lambda self: self.bundle.strings(s.DEBUG_NAME))
-    fields = cached_property(lambda self: self.bundle.strings(s.DEBUG_FIELDS))
+    names = cached_property(lambda self: self.strings(s.DEBUG_NAME))
+    fields = cached_property(lambda self: self.strings(s.DEBUG_FIELDS, visible_json))  # JSON text
 
     @cached_property
     def layer_names(self) -> list[str]:
-        return list(self.meta.get("debug", {}).get("layers", []))
+        return self.text(list(self.meta.get("debug", {}).get("layers", [])))
 
     @cached_property
     def category_names(self) -> list[str]:
-        return list(self.meta.get("debug", {}).get("categories", []))
+        return self.text(list(self.meta.get("debug", {}).get("categories", [])))
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -362,8 +363,15 @@ def note_messages(notes: list[str]) -> list[str]:
 class Report:
     """A report opened from a bundle. Parts absent from the bundle are None."""
 
-    def __init__(self, bundle: Bundle | str | Path, name: str | None = None, notes: Sequence[str] = ()) -> None:
-        """NOTES: `[part] problem` lines about how it was opened, beside the bundle's own."""
+    def __init__(
+        self, bundle: Bundle | str | Path, name: str | None = None, notes: Sequence[str] = (), exact_text: bool = False
+    ) -> None:
+        """NOTES: `[part] problem` lines about how it was opened, beside the bundle's own.
+
+        Every name and string it hands out is made visible (pvtui.safe_text) unless EXACT_TEXT, for
+        output that keeps the exact text itself (JSON). `meta` and `bundle` stay as stored.
+        """
+        self.exact_text = exact_text
         self.bundle = bundle if isinstance(bundle, Bundle) else Bundle(bundle)
         self._name = name  # what the user opened; the bundle may be a cache entry
         damage = column_damage(self.bundle)
@@ -372,37 +380,43 @@ class Report:
         meta = self.bundle.meta
         self.meta = meta
         self.parts: set[str] = set(meta.get("parts", [])) - set(damage)
-        self.target = Target.from_meta(meta.get("target", {}))
-        self.memory = Memory(self.bundle) if "memory" in self.parts else None
-        self.archive = Archive(self.bundle) if "archive" in self.parts else None
-        self.programs = Programs(self.bundle) if "programs" in self.parts else None
-        self.liveness = Liveness(self.bundle) if "liveness" in self.parts else None
-        self.execution = Execution(self.bundle) if "execution" in self.parts else None
-        self.debug = Debug(self.bundle) if "debug" in self.parts else None
-        self.operations = Operations(self.bundle) if "operations" in self.parts else None
-        self.lowered = Lowered(self.bundle) if "lowered" in self.parts else None
+        self.target = Target.from_meta(meta.get("target", {}), exact_text)
+        bundle, parts = self.bundle, self.parts
+        self.memory = Memory(bundle, exact_text) if "memory" in parts else None
+        self.archive = Archive(bundle, exact_text) if "archive" in parts else None
+        self.programs = Programs(bundle, exact_text) if "programs" in parts else None
+        self.liveness = Liveness(bundle, exact_text) if "liveness" in parts else None
+        self.execution = Execution(bundle, exact_text) if "execution" in parts else None
+        self.debug = Debug(bundle, exact_text) if "debug" in parts else None
+        self.operations = Operations(bundle, exact_text) if "operations" in parts else None
+        self.lowered = Lowered(bundle, exact_text) if "lowered" in parts else None
 
     @property
     def path(self) -> Path:
         return self.bundle.path
 
+    def text(self, value: Any) -> Any:
+        """VALUE in the form this report gives its text (made visible unless exact): also for what the
+        user typed to compare with its names."""
+        return report_text(value, self.exact_text)
+
     @property
     def name(self) -> str:
-        return str(self._name or self.meta.get("name") or self.bundle.path.name)
+        return self.text(str(self._name or self.meta.get("name") or self.bundle.path.name))
 
     @property
     def poplar_version(self) -> str | None:
-        return self.meta.get("poplar_version")
+        return self.text(self.meta.get("poplar_version"))
 
     @property
     def instrumentation(self) -> dict[str, str] | None:
-        return self.meta.get("instrumentation")
+        return self.text(self.meta.get("instrumentation"))
 
     @property
     def readers(self) -> dict[str, str]:
         """Who read each profile part present (schema.PROFILE_READERS, "stand-in", "profile.pvtui")."""
         recorded = self.meta.get("readers", {})
-        return {part: str(recorded[part]) for part in s.PROFILE_PARTS if part in self.parts and part in recorded}
+        return self.text({part: str(recorded[part]) for part in s.PROFILE_PARTS if part in self.parts and part in recorded})
 
     @property
     def files(self) -> dict[str, Any]:
@@ -412,7 +426,7 @@ class Report:
     @property
     def notes(self) -> list[str]:
         """What could not be read, and why: one line each, naming the file."""
-        return list(self.meta.get("notes", [])) + self.damage_notes + self._opening_notes
+        return self.text(list(self.meta.get("notes", [])) + self.damage_notes + self._opening_notes)
 
     @property
     def problems(self) -> list[str]:
@@ -421,11 +435,11 @@ class Report:
 
     @cached_property
     def framework_json(self) -> Any:
-        return self.bundle.json(s.FRAMEWORK_JSON) if "framework" in self.parts else None
+        return self.text(self.bundle.json(s.FRAMEWORK_JSON)) if "framework" in self.parts else None
 
     @cached_property
     def app_json(self) -> Any:
-        return self.bundle.json(s.APP_JSON) if "app" in self.parts else None
+        return self.text(self.bundle.json(s.APP_JSON)) if "app" in self.parts else None
 
     def missing(self, part: str) -> str:
         """One sentence saying why PART is absent, for the views that need it."""

@@ -2,17 +2,26 @@
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator
 
 import numpy as np
 
 
 class StringTable:
-    """Read-only, lazily decoded sequence of strings over a blob and its offsets."""
+    """Read-only, lazily decoded sequence of strings over a blob and its offsets.
 
-    def __init__(self, blob: np.ndarray, offsets: np.ndarray) -> None:
+    FORM, where given, is applied to each string read (the model's tables make their strings
+    visible with it, pvtui.safe_text); `exact` reads a string as stored.
+    """
+
+    def __init__(self, blob: np.ndarray, offsets: np.ndarray, form: Callable[[str], str] | None = None) -> None:
         self.blob = blob
         self.offsets = offsets
+        self.form = form
+
+    def with_form(self, form: Callable[[str], str]) -> "StringTable":
+        """The same strings, each read through FORM."""
+        return StringTable(self.blob, self.offsets, form)
 
     @staticmethod
     def encode(values: Iterable[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -27,6 +36,11 @@ class StringTable:
         return max(len(self.offsets) - 1, 0)
 
     def __getitem__(self, index: int) -> str:
+        text = self.exact(index)
+        return text if self.form is None else self.form(text)
+
+    def exact(self, index: int) -> str:
+        """The string at INDEX as stored, whatever the table's form."""
         n = len(self)
         if index < 0:
             index += n
@@ -38,7 +52,8 @@ class StringTable:
     def take(self, indices: Iterable[int]) -> list[str]:
         """The strings at INDICES, reading the blob once (not one memory-map read each)."""
         blob, offsets = bytes(self.blob), np.asarray(self.offsets).tolist()
-        return [blob[offsets[i] : offsets[i + 1]].decode("utf-8", "replace") for i in indices]
+        texts = [blob[offsets[i] : offsets[i + 1]].decode("utf-8", "replace") for i in indices]
+        return texts if self.form is None else list(map(self.form, texts))
 
     def __iter__(self) -> Iterator[str]:
         for i in range(len(self)):

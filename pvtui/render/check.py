@@ -10,13 +10,18 @@ from rich.table import Table
 from rich.text import Text
 
 from pvtui.render.console import TextConsole
+from pvtui.safe_text import visible_all
 from pvtui.units import count_of, format_bytes
 
 MOST_TABLES = 4  # largest tables of profile.pop named
 
 
 def check_renderables(data: dict[str, Any]) -> Group:
-    """The verdict, a row per file (✓ or ✗, size, facts and problems), and what would shrink large files."""
+    """The verdict, a row per file (✓ or ✗, size, facts and problems), and what would shrink large files.
+
+    DATA's strings (file names, JSON keys, debug layers, problems quoting paths) are made visible here:
+    the explorer's dialog shows them as the command does."""
+    data = visible_all(data)
     parts: list[Any] = [_verdict(data)]
     for problem in data["problems"]:
         parts.append(Text(f"  {problem}", style="red"))
@@ -68,7 +73,7 @@ def _files_table(files: dict[str, Any]) -> Table:
         findings = Text(describe(name, check["facts"]), style="dim")
         for problem in check["problems"]:
             findings.append(f"\n{problem}" if findings else problem, style="red")
-        table.add_row(mark, name, format_bytes(check["facts"].get("bytes")), findings)
+        table.add_row(mark, Text(name), format_bytes(check["facts"].get("bytes")), findings)
     return table
 
 

@@ -1,7 +1,10 @@
-"""The console the commands print to: Rich's, in ASCII on a basic console (TERM=linux), as the screens are.
+"""The console the commands print to: Rich's, reading no markup, in ASCII on a basic console (TERM=linux),
+as the screens are.
 
-There every glyph of render/glyphs.py's table (box lines, blocks, marks, the typography of the text) is
-written as its ASCII; letters from a report's names are left as they are.
+Strings print as they are: a name like `[bold]x` or `:cat:` is itself, never markup or an emoji code
+(what a command prints quotes the report's names; pvtui.safe_text made them visible). On a basic
+console every glyph of render/glyphs.py's table (box lines, blocks, marks, the typography of the text)
+is written as its ASCII; letters from a report's names are left as they are.
 """
 
 from __future__ import annotations
@@ -29,6 +32,8 @@ class AsciiWriter:
 
 class TextConsole(Console):
     def __init__(self, **options: Any) -> None:
+        options.setdefault("markup", False)
+        options.setdefault("emoji", False)
         if basic_console() and options.get("file") is None:
             options["file"] = AsciiWriter(sys.stderr if options.get("stderr") else sys.stdout)
         super().__init__(**options)

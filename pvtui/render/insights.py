@@ -185,7 +185,7 @@ def vertices_renderables(section: dict[str, Any], fmt: Fmt) -> list:
                 values = (fmt(row["state_bytes"]), f"{row['instances']:,}", fmt(row["total_bytes"]))
             else:
                 values = (f"{row['tiles']:,}", fmt(row["largest_on_a_tile"]), fmt(row["code_bytes"]))
-            table.add_row(row["name"], *values)
+            table.add_row(Text(row["name"]), *values)
         out.append(table)
     return out
 
@@ -211,12 +211,13 @@ def _peak_text(entry: dict[str, Any], fmt: Fmt):
 def _hanging(rows: list[tuple[str, Any]]):
     """Labels in a column of their own, so wrapped lines stay indented under their text."""
     from rich.table import Table
+    from rich.text import Text
 
     grid = Table.grid(padding=(0, 1))
     grid.add_column(style="bold", no_wrap=True)
     grid.add_column()
     for label, content in rows:
-        grid.add_row(label, content)
+        grid.add_row(label, Text(content) if isinstance(content, str) else content)
     return grid
 
 
@@ -256,13 +257,14 @@ def liveness_renderables(section: dict[str, Any], fmt: Fmt) -> list:
 
 def _variable_table(title: str, variables: list[dict[str, Any]], fmt: Fmt):
     from rich.table import Table
+    from rich.text import Text
 
     table = Table(title=title, title_justify="left", box=None, padding=(0, 1), show_header=False,
                   title_style="bold")
     table.add_column("variable", overflow="fold")
     table.add_column("bytes", justify="right", no_wrap=True)
     for variable in variables:
-        table.add_row(variable["name"], fmt(variable["bytes"]))
+        table.add_row(Text(variable["name"]), fmt(variable["bytes"]))
     return table
 
 

@@ -1,4 +1,6 @@
-"""Rich output of `pvtui options` (and of the options `pvtui capture` runs with)."""
+"""Rich output of `pvtui options` (and of the options `pvtui capture` runs with).
+
+The options come from the user's environment or command line: what echoes them is made visible."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from rich.text import Text
 
 from pvtui.option_set import PER_ENGINE, Analysis
 from pvtui.render.console import TextConsole
+from pvtui.render.safe_text import visible_text
 
 STATUS_STYLE = {"ok": "green", "unknown": "bold red", "bad value": "bold red", "not a string": "bold red"}
 
@@ -21,9 +24,9 @@ def option_rows(analysis: Analysis) -> Group:
         status = entry["status"]
         value = entry["value"]
         rows.append(Text.assemble(("  ok " if status == "ok" else f"  {status} ", STATUS_STYLE[status]),
-                                  (entry["key"], "bold"), " = ", json.dumps(value)))
+                                  visible_text(entry["key"], "bold"), " = ", json.dumps(value)))
         if entry["error"]:  # the option's problem, said here only
-            detail = Text(entry["error"], style="red")
+            detail = visible_text(entry["error"], "red")
             if entry["meaning"]:
                 detail.append(f". {entry['meaning']}", style="dim")
         else:
@@ -37,9 +40,9 @@ def option_rows(analysis: Analysis) -> Group:
 
 def render_problems(analysis: Analysis, console: Console) -> None:
     for error in analysis.errors:
-        console.print(Text("error: ", style="bold red") + Text(error))
+        console.print(Text("error: ", style="bold red") + visible_text(error))
     for warning in analysis.warnings:
-        console.print(Text("warning: ", style="yellow") + Text(warning))
+        console.print(Text("warning: ", style="yellow") + visible_text(warning))
 
 
 def render_analysis(analysis: Analysis, console: Console | None = None) -> None:
@@ -50,9 +53,9 @@ def render_analysis(analysis: Analysis, console: Console | None = None) -> None:
     if analysis.implications:
         console.print(Text("What this set implies", style="bold"))
         for line in analysis.implications:
-            console.print(Padding(Text(f"• {line}"), (0, 0, 0, 2)))
+            console.print(Padding(visible_text(f"• {line}"), (0, 0, 0, 2)))
     if analysis.files:
-        console.print(Text(f"Files written to {analysis.directory}", style="bold"))
+        console.print(visible_text(f"Files written to {analysis.directory}", "bold"))
         console.print(Padding(Text(f"or {PER_ENGINE}", style="dim"), (0, 0, 0, 2)))
         for item in analysis.files:
             console.print(Text(f"  {item['file']}", style="bold") + Text(f"  {item['holds']}"))

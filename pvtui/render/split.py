@@ -42,6 +42,8 @@ def _table(title: str, boxed: bool):
 
 
 def stages_table(data: dict[str, Any], fmt: Callable[[int], str], boxed: bool = True):
+    from rich.text import Text
+
     tile = data["bytes_per_tile"]
     ipus = f"{data['ipus']} IPU{'s' * (data['ipus'] != 1)}"
     limit = "tile memory unknown" if tile is None else f"tile memory {fmt(tile)}"
@@ -53,18 +55,20 @@ def stages_table(data: dict[str, Any], fmt: Callable[[int], str], boxed: bool = 
         worst = stage["estimated_worst_tile_bytes"]
         share = f"{100 * worst / tile:.0f}%" if tile and worst is not None else "—"
         fits = {True: "yes", False: "no", None: "unknown"}[stage["fits"]]
-        table.add_row(str(stage["ipu"]), ", ".join(stage["layers"]), fmt(stage["memory"]),
+        table.add_row(str(stage["ipu"]), Text(", ".join(stage["layers"])), fmt(stage["memory"]),
                       "—" if worst is None else fmt(worst), share, fits, style="red" if stage["fits"] is False else None)
     return table
 
 
 def layers_table(data: dict[str, Any], fmt: Callable[[int], str], boxed: bool = True):
+    from rich.text import Text
+
     table = _table("Memory per layer", boxed)
     table.add_column("layer", overflow="ellipsis")
     for name in ("ops", "code", "always-live", "peak temporaries", "memory"):
         table.add_column(name, justify="right", no_wrap=True)
     for layer in data["layers"]:
         name = layer["name"] if layer["matched"] else f"{layer['name']} *"
-        table.add_row(name, f"{layer['operations']:,}", fmt(layer["code_bytes"]), fmt(layer["always_live_bytes"]),
+        table.add_row(Text(name), f"{layer['operations']:,}", fmt(layer["code_bytes"]), fmt(layer["always_live_bytes"]),
                       fmt(layer["peak_not_always_live_bytes"]), fmt(layer["memory"]))
     return table

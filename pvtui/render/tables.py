@@ -12,7 +12,6 @@ from rich.text import Text
 from pvtui.model.facts import clock_time, device_time, fact_rows, file_entries, report_total
 from pvtui.render.figures import run_figures_line
 from pvtui.render.step_change import changed_variables, step_change_line
-
 from pvtui.units import Fmt, format_bytes, format_cycles
 
 
@@ -31,7 +30,7 @@ def facts_table(title: str, rows: list[tuple[str, Any]]) -> Table:
             value = Text("—", style="dim")
         if isinstance(value, int) and not isinstance(value, bool):
             value = f"{value:,}"
-        table.add_row(label, value if isinstance(value, (str, Text, Columns)) else str(value))
+        table.add_row(label, value if isinstance(value, (Text, Columns)) else Text(str(value)))  # never markup
     return table
 
 
@@ -41,7 +40,7 @@ def ranked_table(title: str, columns: tuple[str, str], values: dict[str, int], f
     table.add_column(columns[0])
     table.add_column(columns[1], justify="right")
     for name, value in sorted(values.items(), key=lambda kv: -kv[1]):
-        table.add_row(name, fmt(value))
+        table.add_row(Text(name), fmt(value))
     return table
 
 
@@ -57,7 +56,7 @@ def files_row(states: dict[str, str], readers: dict[str, str] | None = None) -> 
 
 def render_summary(data: dict[str, Any], fmt: Fmt = format_bytes) -> None:
     console = _console()
-    console.print(f"[b]Report {data['name']}[/b]", highlight=False)
+    console.print(Text(f"Report {data['name']}", style="bold"))
     for title, rows in fact_rows(data, fmt):
         console.print(facts_table(title, rows))
     console.print(facts_table("Files", [("Present", files_row(data["file_states"], data["readers"]))]))
@@ -142,7 +141,7 @@ def render_step_stats(data: dict[str, Any]) -> None:
     split host / remote buffer."""
     console = _console()
     for run in data["runs"]:
-        console.print(f"[b]Run {run['name']}[/b]: {run_figures_line(run)}", highlight=False)
+        console.print(Text.assemble((f"Run {run['name']}", "bold"), f": {run_figures_line(run)}"))
         for ipu in run["ipus"]:
             table = Table(title=f"Run {run['name']}, IPU {ipu['ipu']}", title_justify="left", show_footer=True)
             totals = ("all", f"{ipu['steps']:,}", format_cycles(ipu["cycles"]), "100%")
@@ -171,5 +170,5 @@ def render_liveness_diff(data: dict[str, Any], fmt: Fmt = format_bytes) -> None:
             table.add_column("variable")
             table.add_column("bytes", justify="right")
             for amount, name in rows:
-                table.add_row(name, amount)
+                table.add_row(Text(name), amount)
             console.print(table)

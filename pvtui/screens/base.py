@@ -14,6 +14,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Input, Static
 
+from pvtui.render.safe_text import visible_text
 from pvtui.textual_private import styled_as_now
 from pvtui.units import format_bytes
 from pvtui.widgets.key_bar import KeyBar
@@ -35,8 +36,8 @@ MIN_LABEL = 8  # cells the report's name keeps before the tabs lose their paddin
 class TitleBar(Widget):
     """One line of tabs: the report's name, then every screen with its key letter marked.
 
-    The current screen's tab stands out; the name gives way (ellipsis) before the tabs do. A click
-    on a tab switches to its screen, as its key does.
+    The current screen's tab stands out; the name (a directory's: made visible) gives way (ellipsis)
+    before the tabs do. A click on a tab switches to its screen, as its key does.
     """
 
     DEFAULT_CSS = """
@@ -82,7 +83,8 @@ class TitleBar(Widget):
         if room < MIN_LABEL and self.label:  # the name would be lost: tabs without padding make room
             tabs, columns = self._tabs("")
             room = self.content_size.width - tabs.cell_len - 1
-        label = Text(self.label, style="bold", no_wrap=True, overflow="ellipsis")
+        label = visible_text(self.label, "bold")
+        label.no_wrap, label.overflow = True, "ellipsis"
         label.truncate(max(room, 0), overflow="ellipsis", pad=True)
         before = room + 1 if room > 0 else 0
         self.tab_columns = [(before + start, before + end, name) for start, end, name in columns]
@@ -133,7 +135,8 @@ class ReportsShown(Protocol):
 
 
 class Unavailable(Static):
-    """A plain statement of what the report does not hold, where a view would be."""
+    """A plain statement of what the report does not hold, where a view would be: never markup (it may
+    quote the report's names and paths)."""
 
     DEFAULT_CSS = """
     Unavailable {
@@ -142,6 +145,9 @@ class Unavailable(Static):
         height: auto;
     }
     """
+
+    def __init__(self, content: str = "", **kwargs) -> None:
+        super().__init__(content, markup=False, **kwargs)
 
 
 @dataclass(frozen=True)
@@ -246,7 +252,7 @@ class ReportScreen(Screen):
         if self._has_body:
             yield from self.compose_body()
         else:
-            yield Static(f"Opening {self.title_label()}…", id="opening")
+            yield Static(visible_text(f"Opening {self.title_label()}…"), id="opening")
         yield KeyBar()
 
     def on_resize(self) -> None:

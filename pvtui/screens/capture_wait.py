@@ -15,6 +15,7 @@ from textual.screen import Screen
 from textual.widgets import Label, Static
 
 from pvtui.errors import ReportError
+from pvtui.safe_text import visible
 from pvtui.sources.base import ReportFiles, Settling
 from pvtui.sources.discovery import discover
 from pvtui.sources.written import look
@@ -48,7 +49,7 @@ class CaptureWait(Screen[list[ReportFiles] | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="capture-wait"):
-            yield Label(self._waiting(), id="capture-title")
+            yield Label(visible(self._waiting()), id="capture-title", markup=False)
             yield Static("", id="capture-tail")
 
     def on_mount(self) -> None:
@@ -104,8 +105,8 @@ class CaptureWait(Screen[list[ReportFiles] | None]):
             self.settling = None
             if status is not None:
                 which = f"the {self.engine!r} report" if self.engine else "a report"
-                title.update(f"{self.program} {self.ending(status)} without writing {which} under "
-                             f"{self.directory}. q quits.")
+                title.update(visible(f"{self.program} {self.ending(status)} without writing {which} under "
+                                     f"{self.directory}. q quits."))
             return
         paths = _files_of(reports)
         if self.settling is None or self.settling.paths != paths:
@@ -114,10 +115,11 @@ class CaptureWait(Screen[list[ReportFiles] | None]):
             self.handed_over = True
             self.dismiss(reports)
             return
-        title.update(f"{self.program} is writing {', '.join(r.name for r in reports)}…")
+        title.update(visible(f"{self.program} is writing {', '.join(r.name for r in reports)}…"))
 
     def _tail(self) -> Text:
-        """The last lines of the program's output that fit the screen."""
+        """The last lines of the program's output that fit the screen, made visible: its colours and
+        cursor moves are shown, not done (they would write over the explorer)."""
         try:
             with self.log_path.open("rb") as f:
                 f.seek(max(0, f.seek(0, 2) - TAIL_BYTES))
@@ -125,7 +127,7 @@ class CaptureWait(Screen[list[ReportFiles] | None]):
         except OSError:
             return Text("")
         room = max(1, self.size.height - 4)
-        return Text("\n".join(lines[-room:]))
+        return Text("\n".join(map(visible, lines[-room:])))
 
 
 def _files_of(reports: list[ReportFiles]) -> list[Path]:

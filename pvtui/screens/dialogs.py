@@ -13,13 +13,14 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.markup import escape
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Label, OptionList, ProgressBar, Static
 from textual.widgets.option_list import Option
 
 from pvtui.errors import Cancelled
 from pvtui.render.figures import FIGURE_WORDS, FIGURES_HEADING
+from pvtui.render.safe_text import markup_escape as escape, visible_text
+from pvtui.safe_text import visible
 from pvtui.screens.base import Needs, key_state
 from pvtui.sources.base import CancelToken, ReportFiles
 from pvtui.units import format_bytes
@@ -88,11 +89,11 @@ class ReportPicker(Screen[ReportFiles | None]):
         text = Text()
         if self.shown is not None:
             text.append(f"{SHOWN_MARK} " if files.name == self.shown.name else "  ", style="bold")
-        text.append(files.name, style="bold")
+        text.append_text(visible_text(files.name, "bold"))
         text.append(f"  {format_bytes(total, units)}{written}\n")
         listed = [f"{_relative(path, files.directory)} {'unreadable' if size is None else format_bytes(size, units)}"
                   for path, size in sizes]
-        text.append(f"  {' · '.join(listed) or 'no report files'}", style="dim")
+        text.append(visible(f"  {' · '.join(listed) or 'no report files'}"), style="dim")
         return text
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
@@ -116,13 +117,13 @@ class LoadingScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Label(f"Opening [b]{self.report_name}[/b]")
+            yield Label(f"Opening [b]{escape(self.report_name)}[/b]")
             yield Label("", id="stage")
             yield ProgressBar(total=None, show_eta=False, id="progress")
             yield Label("[dim]Escape cancels[/dim]")
 
     def show_progress(self, stage: str, done: float, total: float) -> None:
-        self.query_one("#stage", Label).update(stage)
+        self.query_one("#stage", Label).update(escape(stage))
         self.query_one(ProgressBar).update(total=max(total, 1), progress=done)
 
     def action_cancel(self) -> None:
@@ -204,7 +205,7 @@ class ReloadPrompt(ModalScreen[bool]):
                 size = format_bytes(path.stat().st_size)
             except OSError:
                 size = "removed"
-            lines.append(f"  {path.name}  [dim]{size}[/dim]")
+            lines.append(f"  {escape(path.name)}  [dim]{size}[/dim]")
         return "\n".join(lines)
 
     def compose(self) -> ComposeResult:

@@ -16,7 +16,6 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.containers import Horizontal, Vertical
-from textual.markup import escape
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
@@ -36,6 +35,7 @@ from pvtui.export import (
     write_text,
 )
 from pvtui.model.tables import Table
+from pvtui.render.safe_text import markup_escape as escape
 from pvtui.screens.base import ReportScreen, ReportsShown
 from pvtui.units import count_of
 

@@ -70,7 +70,7 @@ class ProgramsScreen(ReportScreen):
         with SearchBar(id="search-bar"):
             yield Label("/")
             yield Input(placeholder="part of a program name; Enter finds it", id="search-input", compact=True)
-            yield Label("", id="search-status")
+            yield Label("", id="search-status", markup=False)
         with Horizontal(id="programs-body"):
             yield ProgramTree(programs, on_cursor=self.show_details, id="program-tree")
             with VerticalScroll(id="details-scroll"):

@@ -304,16 +304,18 @@ def load_report(
     cancel: CancelToken | None = None,
     cache: Path | None = None,
     reader: str = "auto",
+    exact_text: bool = False,
 ) -> Report:
     """Open a report: its own bundle when current, else the cached or a new bundle, profile.pop read
-    by READER.
+    by READER; its names as the files hold them where EXACT_TEXT (for JSON), else made visible
+    (pvtui.safe_text).
 
     Files still being written are waited for and read again, up to READ_ATTEMPTS times.
     """
     cancel = cancel or CancelToken()
     for attempt in range(1, READ_ATTEMPTS + 1):
         try:
-            return _load_once(files, progress, cancel, cache, reader)
+            return _load_once(files, progress, cancel, cache, reader, exact_text)
         except SourceChanged as changed:
             if attempt == READ_ATTEMPTS:
                 raise SourceChanged(
@@ -337,19 +339,19 @@ def open_current(files: ReportFiles, cache: Path | None = None, reader: str = "a
     return None if bundle is None else Report(bundle, files.name)
 
 
-def _own_bundle(files: ReportFiles, reader: str) -> Report | None:
+def _own_bundle(files: ReportFiles, reader: str, exact_text: bool = False) -> Report | None:
     """The report's own bundle (an export, or a synthetic report's), when it is current, and READER
     does not ask for profile.pop to be read."""
     standalone = not files.existing()  # an exported bundle, away from its report
     chosen = files.profile is None or reader == "auto"
     if files.bundle is not None and (standalone or chosen and is_current(files.bundle, files)):
-        return Report(files.bundle, files.name)
+        return Report(files.bundle, files.name, exact_text=exact_text)
     return None
 
 
 def _load_once(files: ReportFiles, progress: Progress | None, cancel: CancelToken, cache: Path | None,
-               reader: str) -> Report:
-    own = _own_bundle(files, reader)
+               reader: str, exact_text: bool) -> Report:
+    own = _own_bundle(files, reader, exact_text)
     if own is not None:
         return own
     progress = progress or no_progress
@@ -363,4 +365,4 @@ def _load_once(files: ReportFiles, progress: Progress | None, cancel: CancelToke
 
     bundle, unused = cached_or_private(cache, cache_key(files, reader), build, lambda path: _cached_bundle(path, files),
                                        wait)
-    return Report(bundle, files.name, notes=[f"[cache] {unused}"] if unused else ())
+    return Report(bundle, files.name, notes=[f"[cache] {unused}"] if unused else (), exact_text=exact_text)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from pvtui.sources.base import Progress, ReportFiles, no_progress
+from pvtui.synth.hostile import DIRECTORY
 from pvtui.synth.model import SyntheticReport, generate
 from pvtui.synth.scales import SCALES, Scale
 
@@ -31,19 +32,23 @@ def is_current(out: Path) -> bool:
 
 
 def write_report(
-    out: Path, scale: str = "tiny", ipus: int | None = None, seed: int = 0, progress: Progress | None = None
+    out: Path, scale: str = "tiny", ipus: int | None = None, seed: int = 0, progress: Progress | None = None,
+    names: str = "plain",
 ) -> Path:
-    """Write a synthetic report directory at OUT, its bundle at OUT/profile.pvtui; return OUT."""
+    """Write a synthetic report directory at OUT, its bundle at OUT/profile.pvtui; return OUT.
+
+    NAMES "hostile" gives every name escape sequences and markup (synth/hostile.py), and the report
+    a directory of such a name: it is written to OUT/DIRECTORY, and that is returned."""
     from pvtui.sources.ingest import build_bundle
     from pvtui.synth import files, standin
     from pvtui.synth.profile_pop import write_profile_pop
 
     progress = progress or no_progress
-    out = Path(out)
+    out = Path(out) if names == "plain" else Path(out) / DIRECTORY
     out.mkdir(parents=True, exist_ok=True)
     steps = 7
     progress("synth: generating", 0, steps)
-    truth = generate(scale, ipus, seed)
+    truth = generate(scale, ipus, seed, names)
     report = ReportFiles(
         directory=out, name=out.name, profile=out / "profile.pop", archive=out / "archive.a",
         debug=out / "debug.cbor", framework=out / "framework.json", app=out / "app.json",
@@ -61,7 +66,8 @@ def write_report(
     build_bundle(
         report, out / BUNDLE_NAME, pva_report=standin.PvaReport(truth), operations=standin.operations(truth),
         progress=progress,
-        meta={"synthetic": {"scale": scale, "ipus": truth.scale.ipus, "seed": seed, "generator": "pvtui.synth"}},
+        meta={"synthetic": {"scale": scale, "ipus": truth.scale.ipus, "seed": seed, "generator": "pvtui.synth",
+                            **({} if names == "plain" else {"names": names})}},
     )
     progress("synth: done", steps, steps)
     return out

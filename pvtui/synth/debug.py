@@ -12,6 +12,7 @@ import numpy as np
 
 from pvtui.synth.arrays import csr
 from pvtui.synth.graph import KIND_NAMES, Graph
+from pvtui.synth.hostile import KEPT_LAYERS, hostile
 from pvtui.synth.scales import Scale
 
 DRIVER_CLASSES = ("Engine", "StreamCopy", "Executable")
@@ -43,6 +44,13 @@ class DebugContexts:
     op_compute_set_offsets: np.ndarray  # int64 [O + 1]: compute sets each op owns (CSR)
     op_compute_sets: np.ndarray  # int32
     count: int
+    hostile: bool = False  # layers, APIs and ids carry escape sequences (synth/hostile.py)
+
+    def named(self, name: str) -> str:
+        return hostile(name) if self.hostile else name
+
+    def layer(self, name: str) -> str:
+        return hostile(name) if self.hostile and name not in KEPT_LAYERS else name
 
     def op_context_id(self, op: int) -> int:
         """The popart op context of OP: what its Operation's debugContext is."""
@@ -61,12 +69,12 @@ class DebugContexts:
         contexts = []
         if pass_ == 0:
             contexts.append({
-                "id": first, "layer": "poptorch", "op_name": name, "op_type": torch_op,
+                "id": first, "layer": self.layer("poptorch"), "op_name": name, "op_type": torch_op,
                 "torch_schema": f"{torch_op}(Tensor self, Tensor other) -> Tensor",
-                "location": {"fileName": SOURCE_FILE, "lineNumber": 200 + 7 * (op % 97)},
+                "location": {"fileName": self.named(SOURCE_FILE), "lineNumber": 200 + 7 * (op % 97)},
             })
             contexts.append({
-                "id": first + 1, "parentId": first, "layer": "onnx", "category": "op", "opName": name,
+                "id": first + 1, "parentId": first, "layer": self.layer("onnx"), "category": "op", "opName": name,
                 "opType": onnx_type, "domain": "ai.onnx", "input": [f"{name}/input"], "output": [output],
                 "attribute": [],
             })
@@ -74,7 +82,7 @@ class DebugContexts:
         popart = self.op_context_id(op)
         opid = f"ai.onnx.{onnx_type}:11" if pass_ == 0 else f"ai.graphcore.{onnx_type}{PASS_SUFFIX[pass_]}:1"
         op_context = {
-            "id": popart, "layer": "popart", "category": "op", "instanceId": op, "opid": opid,
+            "id": popart, "layer": "popart", "category": "op", "instanceId": op, "opid": self.named(opid),
             "inputs": [f"{name}/input"], "outputs": [output],
             "attributes": {"__ipu_number": str(int(g.op_ipu[op]))}, "graphId": "", "discard": False,
         }
@@ -102,9 +110,10 @@ class DebugContexts:
             cs_name = g.compute_set_name[cs]
             top = next_id
             for j in range(self.scale.debug_per_compute_set):
-                api = calls[j % len(calls)]
+                api = self.named(calls[j % len(calls)])
                 yield {
-                    "id": next_id, "parentId": parent if j == 0 else top, "layer": "poplibs", "api": api,
+                    "id": next_id, "parentId": parent if j == 0 else top, "layer": self.layer("poplibs"),
+                    "api": api,
                     "args": {
                         "A": self._tensor(f"{cs_name}/in0", 64 + j),
                         "B": self._tensor(f"{cs_name}/in1", 64 + j),
@@ -117,7 +126,7 @@ class DebugContexts:
 
     def __iter__(self) -> Iterator[dict]:
         for i, cls in enumerate(DRIVER_CLASSES, start=1):
-            yield {"id": i, "layer": "poplar_driver", "class": cls}
+            yield {"id": i, "layer": self.layer("poplar_driver"), "class": self.named(cls)}
         for op in range(len(self.graph.op_name)):
             yield from self.head(op)
             yield from self.poplibs(op)

@@ -10,6 +10,7 @@ from typing import Iterator
 import cbor2
 
 from pvtui.synth.elf import ElfSection, build_elf, write_ar
+from pvtui.synth.hostile import hostile_json
 from pvtui.synth.model import HIDDEN_SIZE, SyntheticReport
 from pvtui.synth.scales import POPLAR_VERSION
 
@@ -57,12 +58,12 @@ def write_debug(truth: SyntheticReport, path: Path) -> None:
 
 def framework_json(truth: SyntheticReport) -> dict:
     major, minor, point, _ = POPLAR_VERSION
-    return {"framework": "popart", "version": f"{major}.{minor}.{point}", "frontend": "poptorch"}
+    return _names_of(truth, {"framework": "popart", "version": f"{major}.{minor}.{point}", "frontend": "poptorch"})
 
 
 def app_json(truth: SyntheticReport) -> dict:
     scale = truth.scale
-    return {
+    return _names_of(truth, {
         "arguments": {
             "config": f"bert_{scale.name}_training", "layers": scale.layers, "ipus": scale.ipus,
             "seed": truth.seed, "batch_size": 8, "sequence_length": 128, "synthetic": True,
@@ -74,7 +75,12 @@ def app_json(truth: SyntheticReport) -> dict:
         "POPLAR_ENGINE_OPTIONS": json.dumps(
             {"autoReport.all": "true", "autoReport.outputLoweredVars": "true", "autoReport.directory": "."}
         ),
-    }
+    })
+
+
+def _names_of(truth: SyntheticReport, document: dict) -> dict:
+    """DOCUMENT with the report's kind of names: every key and string hostile in a hostile report."""
+    return hostile_json(document) if truth.names == "hostile" else document
 
 
 def write_json(value: dict, path: Path) -> None:

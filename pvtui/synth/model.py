@@ -15,6 +15,7 @@ from pvtui.synth.arrays import csr
 from pvtui.synth.debug import DebugContexts, build_debug
 from pvtui.synth.execution import Execution, build_execution
 from pvtui.synth.graph import Graph, build_graph
+from pvtui.synth.hostile import hostile
 from pvtui.synth.liveness import Liveness, build_liveness
 from pvtui.synth.lowered import Lowered, build_lowered
 from pvtui.synth.memory import CATEGORIES, Memory, build_memory
@@ -32,6 +33,11 @@ class SyntheticReport:
     memory: Memory
     execution: Execution
     debug: DebugContexts
+    names: str = "plain"  # or "hostile": every name tries to drive the terminal (synth/hostile.py)
+
+    def named(self, name: str) -> str:
+        """NAME as this report writes a name its views make (a run's, a vertex type's)."""
+        return hostile(name) if self.names == "hostile" else name
 
     @property
     def num_tiles(self) -> int:
@@ -48,7 +54,7 @@ class SyntheticReport:
     @property
     def poplar_version(self) -> str:
         major, minor, point, package = POPLAR_VERSION
-        return f"{major}.{minor}.{point} ({package})"
+        return self.named(f"{major}.{minor}.{point} ({package})")
 
     @cached_property
     def op_var_offsets(self) -> tuple[np.ndarray, np.ndarray]:
@@ -101,8 +107,14 @@ class SyntheticReport:
         }
 
 
-def generate(scale: str = "tiny", ipus: int | None = None, seed: int = 0) -> SyntheticReport:
-    """The truth of a synthetic report of SCALE (a key of SCALES), on IPUS (default: the scale's)."""
+NAMES = ("plain", "hostile")
+
+
+def generate(scale: str = "tiny", ipus: int | None = None, seed: int = 0, names: str = "plain") -> SyntheticReport:
+    """The truth of a synthetic report of SCALE (a key of SCALES), on IPUS (default: the scale's); NAMES
+    "hostile" gives every name escape sequences and markup (synth/hostile.py), the figures unchanged."""
+    if names not in NAMES:
+        raise ValueError(f"unknown names {names!r}: choose one of {', '.join(NAMES)}")
     try:
         chosen = SCALES[scale]
     except KeyError:
@@ -117,4 +129,20 @@ def generate(scale: str = "tiny", ipus: int | None = None, seed: int = 0) -> Syn
     memory = build_memory(graph, liveness, chosen, rng)
     execution = build_execution(graph, chosen, rng, seed)
     debug = build_debug(graph, chosen, HIDDEN_SIZE[chosen.name])
-    return SyntheticReport(chosen, seed, graph, liveness, memory, execution, debug)
+    truth = SyntheticReport(chosen, seed, graph, liveness, memory, execution, debug)
+    if names == "hostile":
+        _make_hostile(truth)
+    return truth
+
+
+def _make_hostile(truth: SyntheticReport) -> None:
+    """Give every name of TRUTH, and those its views make (runs, vertex types, debug layers), the hostile
+    sequences (synth/hostile.py); its figures stay those of the plain report."""
+    graph = truth.graph
+    graph.program_name = [hostile(name) for name in graph.program_name]
+    graph.compute_set_name = [hostile(name) for name in graph.compute_set_name]
+    graph.op_name = [hostile(name) for name in graph.op_name]
+    truth.liveness.var_name = [hostile(name) for name in truth.liveness.var_name]
+    truth.memory.always_live_name = [hostile(name) for name in truth.memory.always_live_name]
+    truth.debug.hostile = True
+    truth.names = "hostile"

@@ -145,7 +145,7 @@ class ComputeSet:
 
 
 def _vertex_type(truth: SyntheticReport, index: int) -> Record:
-    return Record(name=VERTEX_TYPE_NAMES[index], size=int(truth.memory.vertex_state_bytes[index]))
+    return Record(name=truth.named(VERTEX_TYPE_NAMES[index]), size=int(truth.memory.vertex_state_bytes[index]))
 
 
 def _variable_refs(truth: SyntheticReport, op: int) -> list[Record]:
@@ -309,7 +309,7 @@ class Execution:
         self.steps = Lazy(e.num_steps, lambda x: ExecutionStep(truth, x))
         self.runs = [
             Record(
-                name=f"main#{r}",
+                name=truth.named(f"main#{r}"),
                 steps=Lazy(int(e.run_offsets[r + 1] - e.run_offsets[r]),
                            lambda x, base=int(e.run_offsets[r]): ExecutionStep(truth, base + x)),
                 microseconds=Record(start=int(e.run_start_us[r]), end=int(e.run_end_us[r])),

@@ -20,6 +20,8 @@ from textual.screen import ModalScreen, Screen
 from textual.signal import Signal
 from textual.timer import Timer
 
+from pvtui.safe_text import visible
+
 SECONDS = 5.0  # a message's time where its sayer gives none (Textual's toasts': 5 s)
 MAX_ROWS = 3  # the rows a long message may take on the key bar's line; past them it is cut
 
@@ -50,7 +52,7 @@ class StatusMessage:
         if self._timer is not None:
             self._timer.stop()
             self._timer = None
-        said = Said(" ".join(str(text).split()), severity)  # one line: no newline or tab reaches the bar
+        said = Said(visible(" ".join(str(text).split())), severity)  # one line, that drives no terminal
         if not said.stays:
             self._timer = self.owner.set_timer(SECONDS if seconds is None else seconds, lambda: self._expire(said))
         self._show(said)
@@ -98,8 +100,9 @@ class StatusLine(App):
     def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
                timeout: float | None = None, markup: bool = True) -> None:
         """What the app and its screens say shows on the status line, where no data is, as plain text; in a
-        toast (Textual's) only over a screen without one (the wait for `pvtui capture --live`)."""
+        toast (Textual's) only over a screen without one (the wait for `pvtui capture --live`), made
+        visible and never markup there too, whatever the caller asks: messages quote names and paths."""
         if shows_status(self.screen_stack):
             self.status.say(f"{title}: {message}" if title else message, severity, timeout)
         else:
-            super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
+            super().notify(visible(message), title=visible(title), severity=severity, timeout=timeout, markup=False)

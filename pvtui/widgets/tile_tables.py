@@ -120,7 +120,8 @@ class TileTablePane(TabPane):
         widths = self._widths(rows, headings, grid)
         for heading, width in zip(headings, widths):
             grid.add_column(heading, width=width)
-        grid.add_rows([_cut(cell, width) for cell, width in zip(row, widths)] for row in rows)
+        # each cell as Text: a DataTable reads a str cell as markup, and a name may hold some
+        grid.add_rows([Text(_cut(cell, width)) for cell, width in zip(row, widths)] for row in rows)
         if len(self.rows) > SHOWN_ROWS:
             grid.add_row(_cut(f"… {len(self.rows) - SHOWN_ROWS:,} more (x exports them all)", widths[0]),
                          *[""] * (len(columns) - 1))
