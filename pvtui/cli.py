@@ -30,7 +30,8 @@ COMMANDS: dict[str, tuple[str, bool]] = {
     "trace": ("execution runs, steps and cycles", True),
     "insights": ("in capacity or out of memory, the fullest tiles, the liveness peak, and what would free memory",
                  True),
-    "operations": ("operations of one debug layer (PopART, ONNX, PopTorch...): programs, memory, cycles", True),
+    "operations": ("what operations cost (programs, memory, cycles): those of one debug layer (PopART, ONNX, "
+                   "PopTorch...), or summed by model layer with --group layer", True),
     "compare": ("compare two reports (B - A): summary, per-tile memory, liveness, programs and operations; opens "
                 "the explorer in a terminal, prints tables when the output is piped or redirected", True),
     "split": ("suggest pipeline split points that balance a single-IPU report's memory across N IPUs", True),

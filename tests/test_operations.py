@@ -185,6 +185,24 @@ async def test_names_first_then_the_figures_that_fit(make_app):
                 assert {"first step", "programs"} <= set(keys)
 
 
+async def test_the_table_refits_when_its_own_width_changes(make_app):
+    """The first showing at 80 columns once kept the columns of the pane beside the details (3/5 of the
+    width) after the pane moved under them: the table refits on its own width, not the screen's."""
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        screen = await open_operations(pilot)
+        table = screen.table
+
+        def shown() -> list[str]:
+            return [column.key.value for column in table.ordered_columns]
+
+        wide = shown()
+        table.styles.width = 40
+        await wait_for(pilot, lambda: len(shown()) < len(wide))
+        assert sum(column.get_render_width(table) for column in table.ordered_columns) <= 40
+        table.styles.width = "1fr"
+        await wait_for(pilot, lambda: shown() == wide)
+
+
 async def test_T_steps_through_the_operations_steps(make_app):
     from pvtui.screens.trace import TraceScreen
 
@@ -317,7 +335,7 @@ async def test_details_give_the_first_step_not_as_a_share_of_the_steps(make_app)
 @pytest.mark.parametrize("width", [60, 70, 80])
 async def test_every_layer_and_sort_fits_the_width_beside_the_scrollbar(make_app, width):
     from pvtui.model.operations import SORT_KEYS
-    from pvtui.screens.operations import SCROLLBAR
+    from pvtui.widgets.fitted_table import SCROLLBAR
 
     async with make_app().run_test(size=(width, 24)) as pilot:
         screen = await open_operations(pilot)

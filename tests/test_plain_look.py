@@ -116,3 +116,11 @@ async def test_a_basic_console_gets_every_glyph_in_ascii(compare_app, monkeypatc
                 lines = widget.render_lines(widget.region.reset_offset)
                 text = "".join(segment.text for line in lines for segment in line)
                 assert text.isascii(), (screen, type(widget).__name__, sorted({c for c in text if not c.isascii()}))
+
+
+def test_a_basic_console_shows_a_names_controls_in_caret_notation():
+    """Its font has no Control Pictures: the ␛ that safe_text shows a name's ESC with reads ^ there."""
+    from pvtui.render.glyphs import ascii_glyphs
+    from pvtui.safe_text import visible
+
+    assert ascii_glyphs(visible("a\x1b[6n\x07b")) == "a^[6n^b"

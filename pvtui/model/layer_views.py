@@ -14,6 +14,7 @@ from pvtui.model.layers import LayerFigures, LayerTree, build_tree, layer_figure
 from pvtui.model.operations import cycles_note as operation_cycles_note
 from pvtui.model.report import Report
 from pvtui.model.tables import Table
+from pvtui.units import count_of
 
 SORTS = ("cycles", "memory")
 
@@ -189,8 +190,9 @@ def source_note(report: Report, tree: LayerTree) -> str:
                 + "): model layers come from the programs' names.")
     if not by_name:
         return "Model layers from the operations' names."
-    programs = f"{by_name:,} program{'s' * (by_name != 1)}"
-    return f"Model layers from the operations' names; {programs} that no debug context links, from their own names."
+    own = "its own name" if by_name == 1 else "their own names"
+    return (f"Model layers from the operations' names; {count_of(by_name, 'program')} that no debug context links,"
+            f" from {own}.")
 
 
 def cycles_note(report: Report) -> str:

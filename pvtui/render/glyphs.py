@@ -20,8 +20,10 @@ def basic_console(environ: Mapping[str, str] = os.environ) -> bool:
 
 # On a basic console, the ASCII for each glyph pvtui, or Textual under it, draws: lines and borders (tab
 # underlines, splitters, panel edges), blocks and shades, marks, arrows and the typography of the text
-# (· – — − × …). Letters from a report's names are left as they are.
+# (· – — − × …), and the Control Pictures that pvtui.safe_text shows a name's controls with, as `^`
+# (`␛[6n` reads `^[6n`, the caret notation of ESC). Letters from a report's names are left as they are.
 ASCII_GLYPHS = str.maketrans({
+    **dict.fromkeys(map(chr, range(0x2400, 0x2422)), "^"),
     **dict.fromkeys("─━╌╍┄┅┈┉╴╶╸╺╼╾▔▀═", "-"),
     **dict.fromkeys("│┃╎╏┆┇┊┋╵╷╹╻╽╿▏▕▌▐║", "|"),
     **dict.fromkeys("┌┐└┘├┤┬┴┼┏┓┗┛┣┫┳┻╋╭╮╯╰╔╗╚╝╠╣╦╩╬┍┎┑┒┕┖┙┚┝┞┟┠┡┢┥┦┧┨┩┪┭┮┯┰┱┲┵┶┷┸┹┺┽┾┿╀╁╂╃╄╅╆╇╈╉╊", "+"),

@@ -24,7 +24,6 @@ from pvtui.widgets.look import look_of
 from pvtui.widgets.to_ui import to_ui
 
 MIN_NAME_WIDTH = 24  # below this, figures other than the sort's give way to the names
-SCROLLBAR = 2
 CHROME_ROWS = 12  # rows of the screen besides the table's rows (tabs, header, headings, details, keys)
 
 
@@ -68,7 +67,6 @@ class OperationsScreen(ReportScreen):
 
     NAVIGATOR = OperationsNavigator
     nav: OperationsNavigator
-    filled_width = 0  # of the table when it was last filled
 
     def compose_body(self) -> ComposeResult:
         if self.nav.report is not self.report:
@@ -87,7 +85,6 @@ class OperationsScreen(ReportScreen):
                 yield Static(id="operation-details")
 
     def show_report(self) -> None:
-        self.on_resize()
         if self.nav.index is None:
             return
         operations = self.report.operations  # by model layer where they would not fit on a screen
@@ -104,13 +101,9 @@ class OperationsScreen(ReportScreen):
         else:
             self._shown_again()
 
-    def on_resize(self) -> None:
-        self.call_after_refresh(self._fit_width)
-
-    def _fit_width(self) -> None:
-        """Fill the table again when its width changed: the names and columns shown depend on it."""
-        table = self.table
-        if table is not None and self.nav.ready and table.size.width != self.filled_width:
+    @on(FittedTable.Refit)
+    def _refit(self) -> None:
+        if self.nav.ready:
             self._fill(keep=self._selected_key())
 
     @property
@@ -159,9 +152,7 @@ class OperationsScreen(ReportScreen):
         if table is None:
             return
         table.folds = self.nav.group == "layer"
-        self.filled_width = table.size.width
-        room = (table.size.width or self.app.size.width) - SCROLLBAR
-        keys = table.show_rows(self._rows(), room, MIN_NAME_WIDTH)
+        keys = table.show_rows(self._rows(), MIN_NAME_WIDTH)
         self._show_header()
         if keep is not None and keep in keys:
             table.move_cursor(row=keys.index(keep))
@@ -305,6 +296,5 @@ class OperationsScreen(ReportScreen):
     async def _rebuild(self) -> None:
         self.nav.open(self.report)  # its rows not ready until read again
         await self.recompose()
-        self.on_resize()
         if self.nav.index is not None:
             self._load()

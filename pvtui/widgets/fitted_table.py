@@ -11,6 +11,7 @@ from textual.widgets import DataTable
 from pvtui.render.columns import TableRows, fit_columns
 
 ESSENTIAL = 2  # figures shown whenever the names keep their least width beside them
+SCROLLBAR = 2  # cells the vertical scrollbar takes
 
 
 class FittedTable(DataTable):
@@ -23,12 +24,21 @@ class FittedTable(DataTable):
             super().__init__()
             self.opened = opened
 
+    class Refit(Message):
+        """The table is not as wide as when its rows were shown (its pane moved under the details, the
+        terminal was resized): show them again, so the names and columns take the room there is now."""
+
     BINDINGS = [
         Binding("right", "fold(True)", "Open / first row under", show=False),
         Binding("left", "fold(False)", "Close / row above", show=False),
         Binding("space", "fold(None)", "Open or close", show=False),
     ]
     folds = False
+    shown_width = 0  # the table's width when its rows were last shown
+
+    def on_resize(self) -> None:
+        if self.size.width != self.shown_width:
+            self.post_message(self.Refit())
 
     def action_fold(self, opened: bool | None) -> None:
         if self.folds:
@@ -36,8 +46,11 @@ class FittedTable(DataTable):
         elif opened is not None:
             self.action_scroll_right() if opened else self.action_scroll_left()
 
-    def show_rows(self, rows: TableRows, room: int, min_name: int) -> list[str]:
-        """Show ROWS in ROOM cells, names at least MIN_NAME wide where they can be; return the rows' keys."""
+    def show_rows(self, rows: TableRows, min_name: int) -> list[str]:
+        """Show ROWS in the table's width, names at least MIN_NAME wide where they can be; return the rows'
+        keys."""
+        self.shown_width = self.size.width
+        room = (self.size.width or self.app.size.width) - SCROLLBAR
         self.clear(columns=True)
         totals = [rows.total[2]] if rows.total is not None else []
         figures = list(rows.headings)[1:]
