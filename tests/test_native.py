@@ -210,6 +210,22 @@ def test_without_an_ipu_column_a_steps_rows_are_its_ipus_in_order(tiny_dir, tmp_
     assert any("steps_by_ipu has no column for the IPU" in note for note in report.notes)
 
 
+@pytest.mark.parametrize("order", ["", "DESC"])
+def test_step_ids_with_gaps_in_any_row_order_read_as_ids_that_run_on(tiny_dir, tmp_path, truth, order, no_libpva):
+    """Ids that run on from 1 are read without an array of them; others (here every third, the rows
+    backwards or not) by a search: the same steps either way."""
+    folder = variant(
+        tiny_dir, tmp_path / "r",
+        f"CREATE TABLE s2 AS SELECT id * 3 + 5 AS id, type, program, compute_set FROM steps ORDER BY id {order}",
+        "DROP TABLE steps", "ALTER TABLE s2 RENAME TO steps",
+        "UPDATE steps_by_ipu SET step_id = step_id * 3 + 5",
+    )
+    report = open_natively(folder, tmp_path / "cache")
+    for column in ("cycles", "cycles_from", "cycles_to"):
+        np.testing.assert_array_equal(getattr(report.execution, column), getattr(truth.execution, column))
+    np.testing.assert_array_equal(report.execution.program, truth.execution.program)
+
+
 def test_without_a_tile_column_memory_by_tiles_rows_are_the_tiles(tiny_dir, tmp_path, truth, no_libpva):
     folder = variant(tiny_dir, tmp_path / "r", "ALTER TABLE memory_by_tile DROP COLUMN tile")
     report = open_natively(folder, tmp_path / "cache")

@@ -12,7 +12,7 @@ import numpy as np
 
 from pvtui.model import schema as s
 from pvtui.model.bundle import release_pages
-from pvtui.sources.native_tables import LIBPVA, ProfileTables
+from pvtui.sources.native_tables import LIBPVA, ProfileTables, StepIds
 from pvtui.sources.pop_schema import PROFILE
 from pvtui.sources.sqlite_file import NULL
 
@@ -60,19 +60,18 @@ def _program_types(profile: ProfileTables, n: int) -> tuple[list[str], np.ndarra
     if steps is None:
         return [UNKNOWN_TYPE], type_of, compute_set_of
     first_row = np.full(n, -1, np.int64)
-    ids, programs = [], []
+    read = StepsRead()
     for rowid, step_id, program_id, compute_set in profile.batches(steps, ["id", "program", "compute_set"],
                                                                    rowid=True):
         program = profile.program_index(program_id)
-        ids.append(step_id.copy())  # a copy: the slice would keep the whole batch
-        programs.append(program.astype(np.int32))
+        read.add(step_id, program.astype(np.int32))
         known = program >= 0
         with_set = known & (compute_set != NULL)
         compute_set_of[program[with_set]] = compute_set[with_set]
         earliest = np.full(n, -1, np.int64)
         earliest[program[known][::-1]] = rowid[known][::-1]  # of repeated programs, the last write: the first row
         first_row = np.where(first_row < 0, earliest, first_row)
-    profile.steps_read = _in_step_order(ids, programs)
+    profile.steps_read = read.finish()
     stepped = np.flatnonzero(first_row >= 0)
     texts = profile.texts_at(steps, "type", first_row[stepped])
     types = list(dict.fromkeys([UNKNOWN_TYPE, *texts]))
@@ -80,16 +79,46 @@ def _program_types(profile: ProfileTables, n: int) -> tuple[list[str], np.ndarra
     return types, type_of, compute_set_of
 
 
-def _in_step_order(ids: list[np.ndarray], programs: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """(step ids ascending, each one's program index) from batches of both in row order (mostly that order)."""
-    step_ids = np.concatenate(ids) if ids else np.zeros(0, np.int64)
-    ids.clear()
-    program = np.concatenate(programs) if programs else np.zeros(0, np.int32)
-    programs.clear()
-    if len(step_ids) and (np.diff(step_ids) < 0).any():
-        order = np.argsort(step_ids, kind="stable")
-        step_ids, program = step_ids[order], program[order]
-    return step_ids, program
+class StepsRead:
+    """The steps table's ids and programs, batch by batch in row order, into StepIds and each step's
+    program in the ids' order. While the ids run on without a gap, none is kept."""
+
+    def __init__(self) -> None:
+        self.first: int | None = None
+        self.count = 0
+        self.ids: list[np.ndarray] | None = None  # the ids, once they stop running on
+        self.programs: list[np.ndarray] = []
+
+    def add(self, step_id: np.ndarray, program: np.ndarray) -> None:
+        self.programs.append(program)
+        if self.first is None and len(step_id):
+            self.first = int(step_id[0])
+        if self.ids is None and not self._runs_on(step_id):
+            first = self.first or 0
+            self.ids = [np.arange(first, first + self.count)]
+        if self.ids is not None:
+            self.ids.append(step_id.copy())  # a copy: the slice would keep the whole batch
+        self.count += len(step_id)
+
+    def _runs_on(self, step_id: np.ndarray) -> bool:
+        if not len(step_id):
+            return True
+        start = (self.first or 0) + self.count
+        return (int(step_id[0]) == start and int(step_id[-1]) == start + len(step_id) - 1
+                and bool((np.diff(step_id) == 1).all()))
+
+    def finish(self) -> tuple[StepIds, np.ndarray]:
+        """(the step ids, each one's program index), ascending by id."""
+        program = np.concatenate(self.programs) if self.programs else np.zeros(0, np.int32)
+        self.programs.clear()
+        if self.ids is None:
+            return StepIds(self.first or 0, self.count), program
+        ids = np.concatenate(self.ids)
+        self.ids = None
+        if (np.diff(ids) < 0).any():
+            order = np.argsort(ids, kind="stable")
+            ids, program = ids[order], program[order]
+        return StepIds(int(ids[0]) if len(ids) else 0, len(ids), ids), program
 
 
 def _compute_sets(profile: ProfileTables) -> int | None:
@@ -137,17 +166,16 @@ def read_execution(profile: ProfileTables) -> list[str]:
     return ["execution"]
 
 
-def _step_programs(profile: ProfileTables, steps) -> tuple[np.ndarray, np.ndarray]:
-    """(step ids ascending, the program index of each step, -1 where the program table lacks it): as the
+def _step_programs(profile: ProfileTables, steps) -> tuple[StepIds, np.ndarray]:
+    """(the step ids, the program index of each step, -1 where the program table lacks it): as the
     programs part read them, else read now."""
     if profile.steps_read is not None:
         read, profile.steps_read = profile.steps_read, None
         return read
-    ids, programs = [], []
+    read = StepsRead()
     for step_id, program_id in profile.batches(steps, ["id", "program"]):
-        ids.append(step_id.copy())  # a copy: the slice would keep the whole batch
-        programs.append(profile.program_index(program_id).astype(np.int32))
-    return _in_step_order(ids, programs)
+        read.add(step_id, profile.program_index(program_id).astype(np.int32))
+    return read.finish()
 
 
 def _total_cycles(profile: ProfileTables) -> int | None:
@@ -174,7 +202,7 @@ class StepColumns:
 
     ROLES = ["step_id", "cycles", "active_tiles", "cycles_base", "active_cycles_from_min", "active_cycles_to_max"]
 
-    def __init__(self, profile: ProfileTables, by_ipu, step_ids: np.ndarray) -> None:
+    def __init__(self, profile: ProfileTables, by_ipu, step_ids: StepIds) -> None:
         self.profile, self.by_ipu, self.step_ids = profile, by_ipu, step_ids
         self.roles = self.ROLES + (["ipu"] if by_ipu.has("ipu") else [])
 
@@ -216,10 +244,7 @@ class StepColumns:
 
     def _where(self, batch: np.ndarray, seen: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(step index, IPU, whether the row names a known step and a plausible IPU) of each row of BATCH."""
-        step_id = batch[0]
-        step = np.searchsorted(self.step_ids, step_id)
-        step[step >= len(self.step_ids)] = 0
-        ok = self.step_ids[step] == step_id if len(self.step_ids) else np.zeros(len(step_id), bool)
+        step, ok = self.step_ids.where(batch[0])
         ipu = batch[6] if len(batch) > 6 else self._in_order(step, ok, seen)
         return step, ipu, ok & (ipu >= 0) & (ipu < MAX_IPUS)
 

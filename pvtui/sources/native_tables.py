@@ -27,7 +27,7 @@ class ProfileTables:
         self.all = tables(db, count=False)  # SQLite counts a table by reading all of it: counted where needed
         self._found: dict[str, Found | None] = {}
         self.program_ids: np.ndarray | None = None  # programs.id of each program index, ascending
-        self.steps_read: tuple[np.ndarray, np.ndarray] | None = None  # step ids ascending, their programs
+        self.steps_read: tuple[StepIds, np.ndarray] | None = None  # step ids ascending, their programs
         self.num_ipus: int | None = None
         self.num_tiles: int | None = None
 
@@ -120,3 +120,27 @@ class Lookup:
             return self.table[offset]
         index = np.minimum(np.searchsorted(self.keys, ids), len(self.keys) - 1)
         return np.where(self.keys[index] == ids, index, self.missing)
+
+
+class StepIds:
+    """The steps table's ids, ascending, and where an id is among them. Ids that run on without a gap (as
+    an INTEGER PRIMARY KEY from 1 gives them) are kept as the first and their number: no array of a row
+    per step, no search."""
+
+    def __init__(self, first: int, count: int, ids: np.ndarray | None = None) -> None:
+        self.first, self.count, self.ids = first, count, ids
+
+    def __len__(self) -> int:
+        return self.count
+
+    def where(self, step_id: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(the index of each of STEP_ID, whether it is one of the ids); 0 where it is not."""
+        if self.ids is None:
+            step = step_id - self.first
+            ok = (step >= 0) & (step < self.count)
+            return (step, ok) if ok.all() else (np.where(ok, step, 0), ok)
+        if not self.count:
+            return np.zeros(len(step_id), np.int64), np.zeros(len(step_id), bool)
+        step = np.minimum(np.searchsorted(self.ids, step_id), self.count - 1)
+        ok = self.ids[step] == step_id
+        return np.where(ok, step, 0), ok

@@ -110,19 +110,22 @@ class SyntheticReport:
 NAMES = ("plain", "hostile")
 
 
-def generate(scale: str = "tiny", ipus: int | None = None, seed: int = 0, names: str = "plain") -> SyntheticReport:
-    """The truth of a synthetic report of SCALE (a key of SCALES), on IPUS (default: the scale's); NAMES
-    "hostile" gives every name escape sequences and markup (synth/hostile.py), the figures unchanged."""
+def generate(scale: str = "tiny", ipus: int | None = None, seed: int = 0, names: str = "plain",
+             runs: int | None = None) -> SyntheticReport:
+    """The truth of a synthetic report of SCALE (a key of SCALES), on IPUS and over RUNS (default: the
+    scale's); NAMES "hostile" gives every name escape sequences and markup (synth/hostile.py), the
+    figures unchanged."""
     if names not in NAMES:
         raise ValueError(f"unknown names {names!r}: choose one of {', '.join(NAMES)}")
     try:
         chosen = SCALES[scale]
     except KeyError:
         raise ValueError(f"unknown scale {scale!r}: choose one of {', '.join(SCALES)}") from None
-    if ipus is not None:
-        if ipus < 1:
-            raise ValueError(f"ipus must be at least 1, not {ipus}")
-        chosen = dataclasses.replace(chosen, ipus=ipus)
+    for field, value in (("ipus", ipus), ("runs", runs)):
+        if value is not None:
+            if value < 1:
+                raise ValueError(f"{field} must be at least 1, not {value}")
+            chosen = dataclasses.replace(chosen, **{field: value})
     rng = np.random.default_rng(seed)
     graph = build_graph(chosen, rng)
     liveness = build_liveness(graph, chosen, rng)
