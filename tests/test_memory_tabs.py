@@ -6,7 +6,7 @@ import threading
 
 import numpy as np
 import pytest
-from conftest import open_screen, wait_until_loaded
+from conftest import open_screen, wait_for, wait_until_loaded
 from textual.widgets import DataTable
 
 from pvtui.model.lowered import Lowered
@@ -51,8 +51,10 @@ async def test_the_tables_names_take_the_room_the_pane_has(make_app, width):
     async with make_app().run_test(size=(width, 24)) as pilot:
         screen = await _open_tab(pilot, 4)
         grid = screen.query_one("#table-exchanges", DataTable)
-        names = [str(row[2]) for row in screen.export_table().rows]
-        shown = [str(grid.get_row_at(row)[2]) for row in range(grid.row_count)]
+        table = screen.export_table()
+        column = table.columns.index("program")
+        names = [str(row[column]) for row in table.rows]
+        shown = [str(grid.get_row_at(row)[column]) for row in range(grid.row_count)]
         assert all(cell == name or (cell[0] == "…" and name.endswith(cell[1:])) for cell, name in zip(shown, names))
         assert max(map(len, shown)) > 26 and any(cell == name and len(name) > 26 for cell, name in zip(shown, names))
         assert grid.virtual_size.width <= grid.size.width  # and the table needs no sideways scroll
@@ -198,3 +200,34 @@ async def test_enter_on_the_variables_tab_shows_where_the_variable_lives(make_ap
         largest = lowered.tile_variables(0)[0]
         assert screen.nav.search.variable == largest.name_id
         assert np.array_equal(screen.query_one(TileMap).values.values, lowered.bytes_by_tile(largest.name_id))
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("tabs, focus_table", [(2, False), (4, False), (2, True), (4, True)])
+async def test_enter_on_the_sets_and_exchange_tabs_shows_the_rows_program(make_app, tiny_report, tabs, focus_table):
+    """A compute set's row leads to the first program that runs it, an exchange's to its program: Enter
+    from the tiles' view or from the table itself."""
+    from pvtui.model.tile_detail import exchanges_on_tile
+    from pvtui.screens.programs import ProgramsScreen
+
+    programs = tiny_report.programs
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        screen = await _open_tab(pilot, tabs)
+        table = screen.export_table()
+        row = dict(zip(table.columns, table.rows[0]))
+        if tabs == 2:
+            expected = int(np.flatnonzero(np.asarray(programs.compute_set) == row["compute_set_id"])[0])
+            assert programs.compute_set[expected] == row["compute_set_id"]
+        else:
+            worst = int(np.argmax(tiny_report.memory.including_gaps))
+            expected = row["program_id"]
+            assert expected in [e.program_id for e in exchanges_on_tile(tiny_report, worst)]
+            assert programs.names[expected] == row["program"]
+        assert screen.check_action("show_program", ()) and not screen.check_action("pick_variable", ())
+        if focus_table:
+            screen.details.focus_shown()
+            await pilot.pause()
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, ProgramsScreen))
+        programs_screen = pilot.app.screen
+        await wait_for(pilot, lambda: programs_screen.selected_program() == expected)

@@ -22,6 +22,7 @@ TILE_TABLES = ("variables", "compute_sets", "vertices", "exchanges")
 
 @dataclass(frozen=True)
 class ComputeSetOnTile:
+    id: int  # the compute set's index (libpva's)
     name: str
     vertices: int  # vertex types
     instances: int
@@ -38,6 +39,7 @@ class VertexTypeOnTile:
 
 @dataclass(frozen=True)
 class ExchangeOnTile:
+    program_id: int
     program: str
     type: str
     code_bytes: int
@@ -59,7 +61,7 @@ def compute_sets_on_tile(report: Report, tile: int) -> list[ComputeSetOnTile] | 
     if rows is None or report.programs is None:
         return None
     names = report.programs.compute_set_names
-    out = [ComputeSetOnTile(names[int(cs)], int(v), int(n), int(b)) for cs, v, n, b in zip(*rows)]
+    out = [ComputeSetOnTile(int(cs), names[int(cs)], int(v), int(n), int(b)) for cs, v, n, b in zip(*rows)]
     return sorted(out, key=lambda r: (-r.state_bytes, r.name))
 
 
@@ -81,7 +83,7 @@ def exchanges_on_tile(report: Report, tile: int) -> list[ExchangeOnTile] | None:
     if rows is None or report.programs is None:
         return None
     programs = report.programs
-    out = [ExchangeOnTile(programs.names[int(p)], programs.type_name(int(p)), int(b)) for p, b in zip(*rows)]
+    out = [ExchangeOnTile(int(p), programs.names[int(p)], programs.type_name(int(p)), int(b)) for p, b in zip(*rows)]
     return sorted(out, key=lambda r: (-r.code_bytes, r.program))
 
 
@@ -156,8 +158,8 @@ def tile_table(report: Report, tile: int, table: str) -> Table | None:
     if table == "compute_sets":
         sets = compute_sets_on_tile(report, tile)
         return None if sets is None else Table(
-            f"tile{tile}-compute-sets", ["state_bytes", "instances", "vertices", "name"],
-            [[c.state_bytes, c.instances, c.vertices, c.name] for c in sets])
+            f"tile{tile}-compute-sets", ["state_bytes", "instances", "vertices", "compute_set_id", "name"],
+            [[c.state_bytes, c.instances, c.vertices, c.id, c.name] for c in sets])
     if table == "vertices":
         vertices = vertices_on_tile(report, tile)
         return None if vertices is None else Table(
@@ -165,8 +167,19 @@ def tile_table(report: Report, tile: int, table: str) -> Table | None:
             [[v.instances, v.state_bytes, v.code_bytes, v.name] for v in vertices])
     exchanges = exchanges_on_tile(report, tile)
     return None if exchanges is None else Table(
-        f"tile{tile}-exchanges", ["code_bytes", "type", "program"],
-        [[e.code_bytes, e.type, e.program] for e in exchanges])
+        f"tile{tile}-exchanges", ["code_bytes", "type", "program_id", "program"],
+        [[e.code_bytes, e.type, e.program_id, e.program] for e in exchanges])
+
+
+def row_program(report: Report, table: str, row: dict[str, Any]) -> int | None:
+    """The program a row of TABLE (a tile table, as column -> value) leads to: an exchange's own, or the
+    first program that runs a compute set; None for other tables or where the report has no such program."""
+    if table == "exchanges":
+        return row.get("program_id")
+    if table != "compute_sets" or report.programs is None or row.get("compute_set_id") is None:
+        return None
+    running = np.flatnonzero(np.asarray(report.programs.compute_set) == row["compute_set_id"])
+    return int(running[0]) if len(running) else None
 
 
 def _context_name(report: Report, context_id: int) -> str | None:

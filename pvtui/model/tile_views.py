@@ -439,3 +439,8 @@ class MemoryNavigator:
     def variables_listed(self) -> bool:
         """The Variables tab shows its table (Enter picks one)."""
         return self.tab == "variables" and self.tab_table
+
+    @property
+    def programs_listed(self) -> bool:
+        """The Sets or Exchange tab shows its table (Enter shows a row's program)."""
+        return self.tab in ("compute_sets", "exchanges") and self.tab_table

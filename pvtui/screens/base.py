@@ -317,6 +317,16 @@ class ReportScreen(Screen):
         with the one that opened it then go into it (see PvtuiApp.on_key)."""
         self.set_focus(field)
 
+    async def show_program(self, program: int | None) -> None:
+        """PROGRAM selected in the Programs tree; a warning where a row leads to none."""
+        if program is None or program < 0:
+            self.notify("This row leads to no program.", severity="warning")
+            return
+        await self.app.switch_mode("programs")
+        screen = self.app.screen
+        if hasattr(screen, "jump_to"):
+            screen.jump_to(program)
+
     def title_label(self) -> str:
         """What the title bar names: the report, and in a comparison which of the two it is."""
         app = self.pv_app

@@ -13,6 +13,7 @@ from textual.reactive import var
 from textual.widgets import DataTable, Input, TabbedContent
 
 from pvtui.model.tables import Table
+from pvtui.model.tile_detail import row_program
 from pvtui.model.tile_views import MapValues, MemoryNavigator, tile_memory, tile_vertices, tiles_table
 from pvtui.render.item_lines import item_lines
 from pvtui.render.memory import header_items, search_status, variable_label
@@ -132,6 +133,7 @@ class MemoryScreen(ReportScreen):
         open_search("Find variable"),
         close_search("No variable"),
         Binding("enter", "pick_variable", "Where it lives", id="memory.pick"),
+        Binding("enter", "show_program", "In Programs", id="memory.program"),
         Binding("up", "next_match(-1)", "Previous match", show=False),
         Binding("down", "next_match(1)", "Next match", show=False),
     ]
@@ -147,6 +149,7 @@ class MemoryScreen(ReportScreen):
         "close_search": Needs(shown=("searched",)),
         "next_match": Needs(shown=("searching",)),
         "pick_variable": Needs(shown=("variables_listed",)),
+        "show_program": Needs(shown=("programs_listed",)),
     }
 
     view = var("bars", init=False)  # "bars" or "map"
@@ -324,20 +327,22 @@ class MemoryScreen(ReportScreen):
         self.query_one(VariableBar).open(False)
         self.views.focus()
 
-    @on(DataTable.RowSelected, "#table-variables")
-    def _variable_picked(self, event: DataTable.RowSelected) -> None:
-        self.action_pick_variable()
+    @on(DataTable.RowSelected)
+    async def _row_picked(self, event: DataTable.RowSelected) -> None:
+        await self.run_action("pick_variable" if self.nav.variables_listed else "show_program")
 
     def action_pick_variable(self) -> None:
         """The variable under the Variables tab's cursor (the largest, until moved): where else it lives,
         on the map and the bars."""
-        lowered, pane = self.report.lowered, self.details.table_pane
-        row = pane.query_one(DataTable).cursor_row if pane is not None else -1
-        name = pane.row_value(row, "name") if pane is not None else None
+        lowered, name = self.report.lowered, self.details.cursor_row()[1].get("name")
         variable = lowered.name_id(name) if lowered is not None and name is not None else None
         if variable is not None:
             self.nav.search.only(variable)
             self._choose(variable)
+
+    async def action_show_program(self) -> None:
+        """The program of the Sets or Exchange row under the cursor (a set's first), in the Programs tree."""
+        await self.show_program(row_program(self.report, *self.details.cursor_row()))
 
     def action_next_match(self, step: int) -> None:
         variable = self.nav.search.stepped(step)

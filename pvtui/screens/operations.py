@@ -264,14 +264,7 @@ class OperationsScreen(ReportScreen):
         self.refresh_bindings()
 
     async def action_show_program(self) -> None:
-        program = self.nav.selected_program()
-        if program < 0:
-            self.notify("This row has no programs.", severity="warning")
-            return
-        await self.app.switch_mode("programs")
-        screen = self.app.screen
-        if hasattr(screen, "jump_to"):
-            screen.jump_to(program)
+        await self.show_program(self.nav.selected_program())
 
     async def action_show_step(self) -> None:
         """Show the row's first execution step in the trace; T again (here or there) shows its next."""

@@ -26,7 +26,8 @@ SHOWN_ROWS = 1000  # rows put in the table; export writes them all
 LEAST_TEXT = 16  # the fewest cells of a text column (its heading whole) while another takes room; a longer text shows its end
 FIRST_TEXTS = ("name", "program")  # the text columns that take room first
 HEADINGS = {"always_live": "always", "steps_live": "steps", "debug_context": "debug context",
-            "state_bytes": "state", "code_bytes": "code", "instances": "instances", "vertices": "types"}
+            "state_bytes": "state", "code_bytes": "code", "instances": "instances", "vertices": "types",
+            "compute_set_id": "id", "program_id": "id"}
 
 
 def sort_rows(rows: list[list[Any]], column: int) -> list[list[Any]]:
@@ -96,6 +97,13 @@ class TileTablePane(TabPane):
         if self.table is None or column not in self.table.columns or not 0 <= row < min(len(self.sorted), SHOWN_ROWS):
             return None
         return self.sorted[row][self.table.columns.index(column)]
+
+    def cursor_row(self) -> dict[str, Any]:
+        """The row under the cursor, column -> value; empty where none is."""
+        if self.table is None:
+            return {}
+        row = self.query_one(DataTable).cursor_row
+        return {column: self.row_value(row, column) for column in self.table.columns}
 
     def sorted_table(self) -> Table | None:
         """The table as shown: every row, in the order shown."""
@@ -201,6 +209,11 @@ class TileDetails(TabbedContent):
         """The tab shown when it is one of the tile's tables."""
         active = self.active_pane
         return active if isinstance(active, TileTablePane) else None
+
+    def cursor_row(self) -> tuple[str, dict[str, Any]]:
+        """The tab shown's table and the row under its cursor (column -> value); the first tab has none."""
+        pane = self.table_pane
+        return ("details", {}) if pane is None else (pane.table_name, pane.cursor_row())
 
     def focus_shown(self) -> None:
         """Focus the table of the tab shown, else the tabs."""
