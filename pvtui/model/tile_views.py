@@ -332,7 +332,7 @@ class MemoryNavigator:
         self.colour_by = "total"  # on the map: "total", "always-live", "not-always-live", a category or CHOSEN
         self.search = VariableSearch()
         self.tab = "details"  # the detail pane's tab shown
-        self.tab_table = False  # it shows one of the tile's tables
+        self.tab_table = False  # it shows one of the tile's tables, with rows
 
     def load(self, memory: TileMemory | None, tile: int | None) -> int:
         """Show MEMORY (a reload's): the filter, gaps and colour kept where they still apply, the search's

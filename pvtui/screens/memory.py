@@ -422,7 +422,7 @@ class MemoryScreen(ReportScreen):
         self._tab_shown()
 
     def _tab_shown(self) -> None:
-        """Tell the navigator which tab shows, and whether it has a table (for the keys)."""
+        """Tell the navigator which tab shows, and whether it has a table with rows (for the keys)."""
         table = self.details.table_pane
         self.nav.tab = "details" if table is None else table.table_name
-        self.nav.tab_table = table is not None and table.table is not None
+        self.nav.tab_table = table is not None and table.table is not None and bool(table.rows)

@@ -184,6 +184,8 @@ def _cell(column: str, value: Any, bytes_text: Callable[[int], str]) -> str:
         return "yes" if value else "no"
     if column.endswith("bytes"):
         return bytes_text(int(value))
+    if column.endswith("_id"):
+        return str(value)  # a number that names something, as the Programs screen writes it
     if isinstance(value, int):
         return f"{value:,}"
     return str(value)
