@@ -525,7 +525,18 @@ def job_synth_tiny(out: str) -> dict:
     return {"seconds": seconds}
 
 
+def job_long_profile(scale: str, runs: int, path: str) -> dict:
+    """Write the profile.pop of SCALE's model over RUNS runs to PATH (its truth takes gigabytes: in a
+    process of its own, they are given back when it ends)."""
+    from pvtui.synth import generate
+    from pvtui.synth.profile_pop import write_profile_pop
+
+    write_profile_pop(generate(scale, seed=0, runs=runs), Path(path))
+    return {}
+
+
 JOBS = {
+    "long_profile": job_long_profile,
     "chart_repaint": job_chart_repaint,
     "synth_tiny": job_synth_tiny,
     "ingest": job_ingest,

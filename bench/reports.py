@@ -49,8 +49,7 @@ def make_report(scale: str, workdir: Path, say: Callable[[str], None] = print) -
 def make_long_profile(scale: str, workdir: Path, say: Callable[[str], None] = print) -> Path | None:
     """A directory under WORKDIR holding only the profile.pop of SCALE's model over LONG_RUNS[scale] runs,
     written unless it is there; None for a scale without one."""
-    from pvtui.synth import generate
-    from pvtui.synth.profile_pop import write_profile_pop
+    from bench.runner import run_child
 
     runs = LONG_RUNS.get(scale)
     if runs is None:
@@ -63,7 +62,7 @@ def make_long_profile(scale: str, workdir: Path, say: Callable[[str], None] = pr
     say(f"writing the {scale} model's profile.pop over {runs} runs at {out} ...")
     t0 = time.perf_counter()
     out.mkdir(parents=True, exist_ok=True)
-    write_profile_pop(generate(scale, seed=0, runs=runs), out / "profile.pop")
+    run_child("long_profile", scale=scale, runs=runs, path=str(out / "profile.pop"))
     stamp.write_text(json.dumps(fields))
     say(f"  done in {time.perf_counter() - t0:.0f} s")
     return out
