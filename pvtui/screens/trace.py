@@ -413,7 +413,4 @@ class TraceScreen(ReportScreen):
         if program < 0 or unknown_program(report, program) is not None:
             self.notify("No program to show for this selection.", severity="warning", timeout=3)
             return
-        await self.app.switch_mode("programs")
-        screen = self.app.screen
-        if hasattr(screen, "jump_to"):
-            screen.jump_to(program)
+        await self.show_program(program)
