@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from bench.figures import Results, Row, median, megabytes, ratio, seconds, throughput
+from bench.reports import LongProfile
 from bench.runner import run_child, timed_command
 
 SOURCES = (
@@ -48,7 +49,7 @@ def source_bytes(report: Path, source: str) -> int:
 
 
 def measure_ingest(report: Path, workdir: Path, runs: int, results: Results, say: Callable[[str], None],
-                   adapter: bool = True, long_profile: Path | None = None) -> None:
+                   adapter: bool = True, long_profile: LongProfile | None = None) -> None:
     """Every source's cold ingest; the native reader's targets over LONG_PROFILE's profile.pop where
     given (bench.reports.make_long_profile), else over the report's own."""
     section = "cold ingest"
@@ -88,14 +89,15 @@ def measure_ingest(report: Path, workdir: Path, runs: int, results: Results, say
             " objects lazily, so this includes generating them",
         ))
         adapter_seconds = f["seconds"]
-    measured, measured_runs = report, native_runs
+    measured, measured_runs, model = report, native_runs, ""
     if long_profile is not None:
-        say(f"  ingest profile-native x{runs} over {long_profile.name}")
-        measured, measured_runs = long_profile, [_ingest("profile-native", long_profile, workdir) for _ in range(runs)]
-        size, t = source_bytes(long_profile, "profile-native"), median(f["seconds"] for f in measured_runs)
-        results.add(Row(section, f"profile.pop by the native reader, the same model {_over(long_profile)}",
+        say(f"  ingest profile-native x{runs} over {long_profile.directory.name}")
+        measured, model = long_profile.directory, f", the model over {long_profile.runs} runs"
+        measured_runs = [_ingest("profile-native", measured, workdir) for _ in range(runs)]
+        size, t = source_bytes(measured, "profile-native"), median(f["seconds"] for f in measured_runs)
+        results.add(Row(section, f"profile.pop by the native reader, the same model over {long_profile.runs} runs",
                         f"{seconds(t)}, {throughput(size, t)} of {megabytes(size)} read"))
-    _native_rows(measured, measured_runs, native_runs, adapter_seconds, results)
+    _native_rows(measured, model, measured_runs, native_runs, adapter_seconds, results)
 
     a, b = median(archive_runs), median(size_runs)
     results.add(Row(
@@ -114,19 +116,15 @@ def measure_ingest(report: Path, workdir: Path, runs: int, results: Results, say
     ))
 
 
-def _over(long_profile: Path) -> str:
-    """`over 16 runs`, from the long profile's directory name."""
-    return "over " + long_profile.name.split("-over-")[-1].replace("-", " ")
-
-
-def _native_rows(measured: Path, runs: list[dict], own_runs: list[dict], adapter_seconds: float | None,
+def _native_rows(measured: Path, model: str, runs: list[dict], own_runs: list[dict], adapter_seconds: float | None,
                  results: Results) -> None:
-    """profile.pop's native reader against its targets over MEASURED's profile.pop (RUNS), and over the
-    report's own (OWN_RUNS) beside the libpva adapter over the stand-in of that report."""
+    """profile.pop's native reader against its targets over MEASURED's profile.pop (RUNS; MODEL says which
+    model's, where it is not the report's), and over the report's own (OWN_RUNS) beside the libpva adapter
+    over the stand-in of that report."""
     size = (measured / "profile.pop").stat().st_size
     t, peak = median(f["seconds"] for f in runs), median(f["peak_bytes"] for f in runs)
     section = "profile.pop native reader"
-    of = f" of {megabytes(size)}" + (f", the model {_over(measured)}" if measured.name.startswith("profile-") else "")
+    of = f" of {megabytes(size)}{model}"
     results.add(Row(section, f"throughput (cold, the file in the OS page cache){of}", throughput(size, t),
                     target=f">= {NATIVE_MB_PER_S} MB/s", met=size / t >= NATIVE_MB_PER_S * 1e6))
     results.add(Row(section, f"peak memory (RSS above start){of}", megabytes(peak),

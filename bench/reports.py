@@ -9,7 +9,7 @@ import os
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -46,7 +46,14 @@ def make_report(scale: str, workdir: Path, say: Callable[[str], None] = print) -
     return out
 
 
-def make_long_profile(scale: str, workdir: Path, say: Callable[[str], None] = print) -> Path | None:
+class LongProfile(NamedTuple):
+    """A directory holding only a profile.pop: a scale's model over RUNS runs."""
+
+    directory: Path
+    runs: int
+
+
+def make_long_profile(scale: str, workdir: Path, say: Callable[[str], None] = print) -> LongProfile | None:
     """A directory under WORKDIR holding only the profile.pop of SCALE's model over LONG_RUNS[scale] runs,
     written unless it is there; None for a scale without one."""
     from bench.runner import run_child
@@ -58,14 +65,14 @@ def make_long_profile(scale: str, workdir: Path, say: Callable[[str], None] = pr
     stamp, fields = out / "bench-scale.json", {**_scale_fields(scale), "runs": runs}
     if (out / "profile.pop").is_file() and stamp.is_file() and json.loads(stamp.read_text()) == fields:
         say(f"reusing the {scale} model's profile.pop over {runs} runs at {out}")
-        return out
+        return LongProfile(out, runs)
     say(f"writing the {scale} model's profile.pop over {runs} runs at {out} ...")
     t0 = time.perf_counter()
     out.mkdir(parents=True, exist_ok=True)
     run_child("long_profile", scale=scale, runs=runs, path=str(out / "profile.pop"))
     stamp.write_text(json.dumps(fields))
     say(f"  done in {time.perf_counter() - t0:.0f} s")
-    return out
+    return LongProfile(out, runs)
 
 
 def age_bundle(out: Path) -> None:
