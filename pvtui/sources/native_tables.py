@@ -125,7 +125,8 @@ class Lookup:
 class StepIds:
     """The steps table's ids, ascending, and where an id is among them. Ids that run on without a gap (as
     an INTEGER PRIMARY KEY from 1 gives them) are kept as the first and their number: no array of a row
-    per step, no search."""
+    per step, no search. Other ids are searched, never tabled as Lookup tables dense keys: a table over
+    the span of millions of steps would cost several times the ids themselves."""
 
     def __init__(self, first: int, count: int, ids: np.ndarray | None = None) -> None:
         self.first, self.count, self.ids = first, count, ids
