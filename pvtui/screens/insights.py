@@ -24,6 +24,7 @@ from pvtui.model.splits import DEFAULT_LAYER_PATTERN, split_data
 from pvtui.model.tables import Table
 from pvtui.model.tile_views import TileMemory, tile_memory
 from pvtui.screens.base import Needs, ReportScreen
+from pvtui.units import count_of
 from pvtui.widgets.histogram_chart import HistogramChart
 from pvtui.widgets.to_ui import to_ui
 
@@ -141,7 +142,7 @@ class InsightsScreen(ReportScreen):
     def _split_renderable(self) -> Group | Text:
         split, ipus = self.nav.split, self.nav.ipus
         if split is None:
-            return Text(f"Computing the split over {ipus} IPU{'s' * (ipus != 1)}…", style="italic")
+            return Text(f"Computing the split over {count_of(ipus, 'IPU')}…", style="italic")
         return Group(*split_renderables(split, self.bytes, boxed=False, pattern_hint=PATTERN_HINT))
 
     def _update_split(self) -> None:
