@@ -31,8 +31,17 @@ class SummaryScreen(ReportScreen):
     SummaryScreen .heading { text-style: bold; margin-top: 1; }
     """
 
+    _summed: tuple[Any, dict[str, Any]] | None = None  # the report and its summary() (figures, no units)
+
     def compose_body(self) -> ComposeResult:
         yield VerticalScroll(*self._widgets(), id="summary")
+
+    def _summary(self) -> dict[str, Any]:
+        """summary() of the report shown, computed once for it (it reads every step for device time): the
+        units only change how its figures are written."""
+        if self._summed is None or self._summed[0] is not self.report:
+            self._summed = (self.report, summary(self.report))
+        return self._summed[1]
 
     def report_changed(self) -> None:
         super().report_changed()
@@ -41,7 +50,7 @@ class SummaryScreen(ReportScreen):
 
     def units_changed(self) -> None:
         """Redraw the facts in place: the JSON trees keep what is expanded."""
-        for widget, renderable in zip(self.query(".fact").results(Static), self._facts(summary(self.report))):
+        for widget, renderable in zip(self.query(".fact").results(Static), self._facts(self._summary())):
             widget.update(renderable)
 
     def _fill(self) -> None:
@@ -59,11 +68,11 @@ class SummaryScreen(ReportScreen):
         return facts
 
     def export_table(self) -> Table:
-        return summary_facts_table(summary(self.report))
+        return summary_facts_table(self._summary())
 
     def _widgets(self):
         report = self.report
-        data = summary(report)
+        data = self._summary()
         facts = self._facts(data)
         if data["memory"]["tiles_over_limit"]:
             yield Static(facts.pop(0), classes="fact warning")
