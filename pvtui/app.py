@@ -113,7 +113,7 @@ class PvtuiApp(StatusLine, InstantModeSwitch):
         Binding("d", "no_comparison", show=False),  # d without a second report: say how to get one
         Binding("B", "switch_report", "A/B", key_display="B", id="switch_report"),
         Binding("E", "pick_report", "Engine", key_display="E", id="pick_report"),
-        Binding("x", "export", "Export", id="export", show=False),
+        Binding("x", "export", "Export", id="export"),
         Binding("u", "cycle_units", "Units", id="units"),
         Binding("question_mark", "help", "Help", key_display="?", id="help"),
         Binding("q", "quit", "Quit", id="quit"),

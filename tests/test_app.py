@@ -440,9 +440,31 @@ async def test_the_key_bar_leaves_keys_out_whole_and_keeps_help(make_app, key):
         assert len(line) <= 80
         shown = [binding for _start, _end, binding, _enabled in bar.spans]
         assert any(binding.id == "help" for binding in shown)
+        left_out = len(bar._said(*bar._items())) > len(shown)
         for start, end, binding, _enabled in bar.spans:  # each key shown whole: "k Go to peak", never "k Go t"
-            if binding.group is None or binding.id == "help":
+            if binding.id == "help":  # "? more" where keys are left out: help lists them
+                assert line[start:end].strip() == ("? more" if left_out else "? Help")
+            elif binding.group is None:
                 assert line[start:end].strip() == f"{pilot.app.get_key_display(binding)} {binding.description}"
+
+
+@pytest.mark.parametrize(("key", "wanted"), [
+    ("m", {"]", "v", "/", "f"}),  # the keys a new user's tasks needed on Memory
+    ("l", {"k", "v", "b"}),
+    ("t", {"b", "f", "M", "S"}),
+])
+async def test_at_80_columns_the_key_bar_keeps_the_keys_that_lead_somewhere(make_app, key, wanted):
+    from pvtui.widgets.key_bar import KeyBar
+
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        await wait_until_loaded(pilot)
+        await pilot.press(key)
+        await pilot.pause()
+        bar = pilot.app.screen.query_one(KeyBar)
+        bar.render()
+        shown = {pilot.app.get_key_display(binding) for _start, _end, binding, _enabled in bar.spans}
+        assert wanted <= shown, bar.render().plain
+        assert "q" not in shown  # the obvious keys gave way first
 
 
 async def test_the_key_bar_repaints_when_its_keys_change_and_only_then(make_app):

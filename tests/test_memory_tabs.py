@@ -231,3 +231,54 @@ async def test_enter_on_the_sets_and_exchange_tabs_shows_the_rows_program(make_a
         await wait_for(pilot, lambda: isinstance(pilot.app.screen, ProgramsScreen))
         programs_screen = pilot.app.screen
         await wait_for(pilot, lambda: programs_screen.selected_program() == expected)
+
+
+@pytest.mark.anyio
+async def test_the_selected_tile_stays_in_view_when_the_header_grows_at_80x24(make_app):
+    """`w ] Enter` at 80x24: choosing a variable adds a header line, the bars get a row shorter, and the
+    worst tile's row (the last shown) stays in view."""
+    from pvtui.widgets.heatmap import TileHeatmap
+
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        screen = await _open_tab(pilot, 1)
+        heatmap = screen.query_one(TileHeatmap)
+        height = heatmap.scrollable_content_region.height
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: heatmap.scrollable_content_region.height < height)
+        top = int(heatmap.scroll_y)
+        assert top <= heatmap.cursor_row < top + heatmap.scrollable_content_region.height
+
+
+async def _variables_columns(make_app) -> tuple[list[str], list[int], DataTable]:
+    """The Variables tab's headings and column widths at 160x48, and its table."""
+    async with make_app().run_test(size=(160, 48)) as pilot:
+        screen = await _open_tab(pilot, 1)
+        grid = screen.query_one("#table-variables", DataTable)
+        columns = list(grid.columns.values())
+        for _column in columns:  # the sort goes round the columns shown, back to the first
+            await pilot.press("S")
+        assert str(list(grid.columns.values())[0].label) == "bytes▼"
+        return [str(column.label) for column in columns], [column.width for column in columns], grid
+
+
+@pytest.mark.anyio
+async def test_a_column_with_nothing_in_it_takes_no_room_and_figures_align_right(make_app, monkeypatch):
+    from pvtui.model.tables import Table
+    from pvtui.widgets import tile_tables
+
+    headings, widths, _grid = await _variables_columns(make_app)
+    assert headings == ["bytes▼", "always", "steps", "name", "debug context"]
+    read = tile_tables.tile_table
+
+    def without_contexts(report, tile, name):
+        table = read(report, tile, name)
+        if table is None or "debug_context" not in table.columns:
+            return table
+        column = table.columns.index("debug_context")
+        return Table(table.name, table.columns, [[*row[:column], None, *row[column + 1:]] for row in table.rows])
+
+    monkeypatch.setattr(tile_tables, "tile_table", without_contexts)
+    shown, room, grid = await _variables_columns(make_app)
+    assert shown == ["bytes▼", "always", "steps", "name"]
+    assert room[3] > widths[3]  # the room the empty column took went to the names
+    assert grid.get_row_at(0)[0].justify == "right" and grid.get_row_at(0)[3].justify == "left"

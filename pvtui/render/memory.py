@@ -36,7 +36,7 @@ def header_items(nav: "MemoryNavigator", colour: str, swatch: str | None, fmt: C
     else:
         parts.append("1 tile/row" if nav.zoom == 1 else f"{nav.zoom} tiles/row, the fullest shown")
         if swatch is not None:
-            parts.append(f"swatch: {swatch}")
+            parts.append(f"right column: {swatch}")  # the square at each bar's end
     if memory.source == "archive":
         parts.append("from archive.a")
     elif not memory.has_gaps:

@@ -48,6 +48,7 @@ class LivenessScreen(ReportScreen):
     }
     """
 
+    GIVES_WAY = ("liveness.ipu", "liveness.tile_prev", "liveness.tile_next", "liveness.fit", "liveness.always_live")  # on a narrow key bar
     BINDINGS = [
         Binding("left", "step(-1)", "Previous step", show=False),
         Binding("right", "step(1)", "Next step", show=False),

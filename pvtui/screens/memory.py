@@ -118,6 +118,7 @@ class MemoryScreen(ReportScreen):
     }
     """
 
+    GIVES_WAY = ("memory.worst", "memory.ipu", "memory.gaps", "memory.sort", "memory.previous_tab")  # on a narrow key bar
     BINDINGS = [
         Binding("w", "worst", "Worst tile", id="memory.worst"),
         Binding("I", "cycle_ipu", "IPU filter", key_display="I", id="memory.ipu"),

@@ -64,6 +64,7 @@ class TraceScreen(ReportScreen):
     TraceScreen #details, TraceScreen #stats { padding: 0 1; }
     """
 
+    GIVES_WAY = ("trace.fit", "trace.host_waits", "trace.program", "trace.run", "trace.operation_step")  # on a narrow key bar
     BINDINGS = [
         Binding("left", "step(-1)", "Previous step", show=False, id="trace.previous"),
         Binding("right", "step(1)", "Next step", show=False, id="trace.next"),

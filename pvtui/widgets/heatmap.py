@@ -308,6 +308,9 @@ class TileHeatmap(SteadyScrollbars, can_focus=False):
         # The caches stay: their keys hold the width, and shown again after the tile map
         # (hidden, then the same size) every row is still good.
         self._update_virtual_size()
+        row = self.cursor_row
+        if row is not None:  # a taller header above shrinks the view: the selected row stays in it
+            self._follow(row)
 
     @property
     def palette(self) -> Palette:

@@ -25,22 +25,20 @@ from pvtui.widgets.status import MAX_ROWS, Said
 
 # the bindings kept whatever else gives way: help lists every key; in a comparison, B is the way to report B
 KEPT_IDS = ("help", "switch_report")
+# the keys that give way first on a narrow line, on every screen: the ones people know without a footer
+# (zoom is + and -, q quits); a screen names its own in GIVES_WAY (the keys that lead somewhere stay longer)
+OBVIOUS_IDS = ("zoom_in", "zoom_out", "quit", "units", "export")
 
 
-def _fitting(items: list, room: int, keep: Callable[[Any], bool]) -> list:
-    """ITEMS (each a (Text, ...) pair) that fit in ROOM cells: the ones KEEP marks, then the others in
-    order while they fit; none is cut."""
-    needed = sum(item[0].cell_len for item in items if keep(item))
-    kept, used = [], needed
-    for item in items:
-        if keep(item):
-            kept.append(item)
-        elif used + item[0].cell_len <= room:
-            kept.append(item)
+def _fitting(items: list, room: int, rank: Callable[[Any], int]) -> list:
+    """ITEMS (each a (Text, its keys' spans) pair) that fit in ROOM cells, in their order: taken by RANK
+    (0 whatever room it takes), each rank in order; none is cut."""
+    chosen, used = set(), 0
+    for index, item in sorted(enumerate(items), key=lambda pair: rank(pair[1])):
+        if rank(item) == 0 or used + item[0].cell_len <= room:
+            chosen.add(index)
             used += item[0].cell_len
-        else:
-            used = room + 1  # the rest give way too, so the order on screen stays the order of the keys
-    return kept
+    return [item for index, item in enumerate(items) if index in chosen]
 
 
 class KeyBar(Widget, can_focus=False):
@@ -181,7 +179,10 @@ class KeyBar(Widget, can_focus=False):
             self.spans = []
             return line
         room = width - tail.cell_len - line.cell_len
-        kept = _fitting(items, room, lambda item: any(span[2].id in KEPT_IDS for span in item[1]))
+        kept = _fitting(items, room, self._rank)
+        if len(kept) < len(items):  # help says that it lists the keys left out
+            items = [self._more(item) for item in items]
+            kept = _fitting(items, room, self._rank)
         spans: list[tuple[int, int, Binding, bool]] = []
         for text, item_spans in kept:
             offset = line.cell_len
@@ -195,6 +196,22 @@ class KeyBar(Widget, can_focus=False):
             spans.append((start + 1, line.cell_len, palette[0], palette[1]))
         self.spans = spans
         return line
+
+    def _rank(self, item: tuple[Text, list]) -> int:
+        """Which keys fit first: KEPT_IDS, then the screen's others, then OBVIOUS_IDS and its GIVES_WAY."""
+        ids = {span[2].id for span in item[1]}
+        if ids & set(KEPT_IDS):
+            return 0
+        return 2 if ids <= set(OBVIOUS_IDS) | set(getattr(self.screen, "GIVES_WAY", ())) else 1
+
+    def _more(self, item: tuple[Text, list]) -> tuple[Text, list]:
+        """ITEM, or where it is help's key, `? more`: help lists the keys left out."""
+        text, spans = item
+        if len(spans) != 1 or spans[0][2].id != "help":
+            return item
+        key = text[:len(self.app.get_key_display(spans[0][2])) + 2]  # " ? "
+        more = Text.assemble(key, ("more ", self.get_component_rich_style("key-bar--description")))
+        return more, [(0, more.cell_len, *spans[0][2:])]
 
     def _message(self) -> Text:
         """The status message as it starts the line (empty where there is none); an error says how it goes."""

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from textual.binding import Binding
 
+ZOOM_KEYS = Binding.Group("Zoom")  # one item on the key bar, "+ - Zoom": both keys or neither
 ZOOM = [
-    Binding("plus,equals_sign", "zoom(1)", "Zoom in", key_display="+", id="zoom_in"),
-    Binding("minus", "zoom(-1)", "Zoom out", key_display="-", id="zoom_out"),
+    Binding("plus,equals_sign", "zoom(1)", "Zoom in", key_display="+", id="zoom_in", group=ZOOM_KEYS),
+    Binding("minus", "zoom(-1)", "Zoom out", key_display="-", id="zoom_out", group=ZOOM_KEYS),
 ]
 
 

@@ -123,7 +123,7 @@ def legend(values: MapValues, colours: MapColours, units: str, per_cell: int) ->
     entries = [scale]
     if values.limit:
         entries.append(Text.assemble(colours.swatch(OVER, 2), (" over the limit", colours.muted)))
-    entries.append(Text.assemble(colours.swatch(ZERO, 2), (" none", colours.muted)))
+    entries.append(Text.assemble(colours.swatch(ZERO, 2), (" 0 bytes", colours.muted)))
     fullest = ", the fullest shown" if per_cell > 1 else ""
     entries.append(Text(f"{count_of(per_cell, 'tile')}/half cell{fullest}", colours.muted))
     return entries

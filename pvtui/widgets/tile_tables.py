@@ -88,8 +88,11 @@ class TileTablePane(TabPane):
         self._fill(bytes_text)
 
     def next_sort(self, bytes_text: Callable[[int], str]) -> None:
+        """Sort by the next column shown (one with nothing in it is not shown)."""
         if self.table is not None:
-            self.sort_column = (self.sort_column + 1) % len(self.table.columns)
+            shown = self._shown
+            after = [i for i in shown if i > self.sort_column]
+            self.sort_column = (after or shown)[0]
             self._fill(bytes_text)
 
     def row_value(self, row: int, column: str):
@@ -121,35 +124,44 @@ class TileTablePane(TabPane):
         grid = self.query_one(DataTable)
         cursor = grid.cursor_row
         grid.clear(columns=True)
-        columns = self.table.columns
+        columns, shown, texts = self.table.columns, self._shown, self._texts
         self.sorted = sort_rows(self.rows, self.sort_column)
-        headings = [HEADINGS.get(c, c) + ("▼" if i == self.sort_column else "") for i, c in enumerate(columns)]
-        rows = [[_cell(columns[i], v, bytes_text) for i, v in enumerate(row)] for row in self.sorted[:SHOWN_ROWS]]
-        widths = self._widths(rows, headings, grid)
+        headings = [HEADINGS.get(columns[i], columns[i]) + ("▼" if i == self.sort_column else "") for i in shown]
+        rows = [[_cell(columns[i], row[i], bytes_text) for i in shown] for row in self.sorted[:SHOWN_ROWS]]
+        widths = self._widths(rows, headings, [columns[i] for i in shown], [shown.index(i) for i in texts], grid)
         for heading, width in zip(headings, widths):
             grid.add_column(heading, width=width)
-        # each cell as Text: a DataTable reads a str cell as markup, and a name may hold some
-        grid.add_rows([Text(_cut(cell, width)) for cell, width in zip(row, widths)] for row in rows)
+        # each cell as Text: a DataTable reads a str cell as markup, and a name may hold some; figures right
+        justify = ["left" if i in texts else "right" for i in shown]
+        grid.add_rows([Text(_cut(cell, width), justify=side) for cell, width, side in zip(row, widths, justify)]
+                      for row in rows)
         if len(self.rows) > SHOWN_ROWS:
             grid.add_row(_cut(f"… {len(self.rows) - SHOWN_ROWS:,} more (x exports them all)", widths[0]),
-                         *[""] * (len(columns) - 1))
-        self.cut = [i for i, width in enumerate(widths) if any(len(row[i]) > width for row in rows)]
+                         *[""] * (len(shown) - 1))
+        self.cut = [shown[k] for k, width in enumerate(widths) if any(len(row[k]) > width for row in rows)]
         self.query_one(f"#whole-{self.table_name}").display = bool(self.cut)
         if rows:
             grid.move_cursor(row=min(cursor, len(rows) - 1), animate=False)
         self._show_whole(grid.cursor_row)
 
-    def _widths(self, rows: list[list[str]], headings: list[str], grid: DataTable) -> list[int]:
-        """Each column's cells: the figures theirs, the texts (names) what the pane's width leaves, shared
-        names first (render.columns.share_room)."""
-        assert self.table is not None
+    def _widths(self, rows: list[list[str]], headings: list[str], names: list[str], texts: list[int],
+                grid: DataTable) -> list[int]:
+        """Each column's cells (NAMES, under HEADINGS): the figures theirs, the texts (at TEXTS) what the
+        pane's width leaves, shared names first (render.columns.share_room)."""
         widest = [max([len(heading)] + [len(row[i]) for row in rows]) for i, heading in enumerate(headings)]
-        texts = sorted(self._texts, key=lambda i: (self.table.columns[i] not in FIRST_TEXTS, i))
+        texts = sorted(texts, key=lambda i: (names[i] not in FIRST_TEXTS, i))
         figures = sum(width for i, width in enumerate(widest) if i not in texts)
         room = self.size.width - grid.styles.scrollbar_size_vertical - 2 * grid.cell_padding * len(headings) - figures
         for i, width in zip(texts, share_room(room, [widest[i] for i in texts], LEAST_TEXT)):
             widest[i] = width
         return widest
+
+    @property
+    def _shown(self) -> list[int]:
+        """The table's columns that hold something: one with nothing in any row takes no room."""
+        assert self.table is not None
+        return [i for i in range(len(self.table.columns))
+                if not self.rows or any(row[i] is not None for row in self.rows)]
 
     @property
     def _texts(self) -> list[int]:
