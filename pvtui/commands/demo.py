@@ -8,16 +8,20 @@ from pathlib import Path
 from pvtui.commands.common import add_app_arguments, progress_bar, say
 
 
+DEMO_SIZE = "520 MB"  # the small scale's report on disk (pvtui synth --help says each scale's)
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_app_arguments(parser)
 
 
 def demo_report_dir() -> Path:
     """The demo report, written once into the cache and reused (privately if the cache is unusable)."""
-    from pvtui.sources.cache import ENTRY_FORMAT, cached_or_private
+    from pvtui.sources.cache import ENTRY_FORMAT, cache_dir, cached_or_private
     from pvtui.synth import is_current, write_report
 
     def write(out: Path) -> None:
+        say(f"Writing the demo report once: about {DEMO_SIZE} in {cache_dir()} (`pvtui cache clear` removes it)")
         bar, update = progress_bar()
         with bar:
             write_report(out, scale="small", ipus=None, seed=0, progress=update)

@@ -12,9 +12,15 @@ from pvtui.synth.scales import SCALES
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("out", type=Path, help="the directory to write (new, empty, or a synthetic report)")
-    parser.add_argument("--scale", choices=tuple(SCALES), default="small")
-    parser.add_argument("--ipus", type=at_least_one("IPUs"), default=None)
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--scale", choices=tuple(SCALES), default="small",
+                        help="how big a model: tiny (2 IPUs of 64 tiles, 3 layers; ~15 MB on disk), small (2 Mk2"
+                             " IPUs, 6 layers; ~520 MB, the demo's), large (4 IPUs, 24 layers; ~2.3 GB), pod16"
+                             " (16 IPUs, 210 layers; ~4.7 GB). Default: small")
+    parser.add_argument("--ipus", type=at_least_one("IPUs"), default=None,
+                        help="IPUs to spread the model over, instead of the scale's own")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="the random seed: the same seed and scale write the same report (default 0); another"
+                             " seed gives a second report to compare against the first")
     parser.add_argument("--hostile-names", action="store_true",
                         help="names full of escape sequences and markup, in a directory under OUT named so too:"
                              " to check that nothing from a report drives the terminal")
