@@ -318,3 +318,39 @@ async def test_a_compute_set_of_one_vertex_type_says_type_not_types(make_app, ti
         screen = await open_liveness(pilot)
         assert "]1 type" in vertex_lines(screen.report, one, 80)[0]
         assert f"]{counts[several]:,} types · " in vertex_lines(screen.report, several, 80)[0]
+
+
+@pytest.mark.anyio
+async def test_the_cursors_step_says_what_changed_since_the_step_before_without_a_mark(make_app, tiny_report):
+    from pvtui.model.queries import live_difference
+
+    live = tiny_report.liveness
+    step = next(s for s in range(1, len(live)) if any(live_difference(tiny_report, s - 1, s)[:2]))
+    appeared, gone, _change = live_difference(tiny_report, step - 1, step)
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        screen = await open_liveness(pilot)
+        screen.go_to(step)
+        await pilot.pause()
+        facts = facts_text(screen)
+        assert f"Since step {step - 1:,}: " in facts
+        assert f"{len(appeared):,} appeared, {len(gone):,} gone" in facts
+        await pilot.press("b")  # a mark: the details compare with it instead
+        assert "Since step" not in facts_text(screen)
+
+
+@pytest.mark.anyio
+async def test_the_marked_steps_glyph_shows_where_the_cursor_shares_its_column(make_app, tiny_report):
+    from pvtui.widgets.look import look_of
+
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        screen = await open_liveness(pilot)
+        await pilot.press("0", "b")  # the whole run: several steps a column; mark the cursor's step
+        await pilot.press("right")  # the next step, in the same column
+        await pilot.pause()
+        chart = screen.query_one(LivenessChart)
+        frame = chart._frame()
+        cursor_columns = columns_of_step(screen.nav.cursor, chart.window.start, chart.window.stop, frame.plot_width)
+        assert screen.nav.marked is not None and screen.nav.marked != screen.nav.cursor
+        assert set(cursor_columns) == set(frame.marked)  # the two steps share the column
+        marker_row = "".join(segment.text for segment in chart.render_line(0))
+        assert look_of(pilot.app).glyphs.marked in marker_row

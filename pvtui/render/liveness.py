@@ -11,7 +11,7 @@ from pvtui.model.queries import live_difference, unknown_program
 from pvtui.render.names import CPP_BREAKS, wrap_at_slashes
 from pvtui.render.safe_text import markup_escape as escape  # Rich's and Textual's leave `ESC[6n[link=…]` a tag
 from pvtui.render.step_change import changed_variables, step_change_line
-from pvtui.units import MINUS, count_of
+from pvtui.units import MINUS, count_of, sign
 
 if TYPE_CHECKING:
     from pvtui.model.liveness_views import LivenessNavigator, StepSeries
@@ -93,6 +93,7 @@ def step_facts(report: "Report", nav: "LivenessNavigator", series: "StepSeries |
             f"  Total            {fmt(total)}" if always is not None
             else "  [$pv-muted]always-live unknown: not-always-live only[/]",
             f"  Of the memory    {share}",
+            *(own_change_lines(report, step, width, fmt) if step > 0 and nav.marked is None else []),
             f"[$pv-muted]{column_line(nav, chart_width)}[/]",
         ]
     elif nav.view == "tile" and live.by_tile is not None:
@@ -100,6 +101,16 @@ def step_facts(report: "Report", nav: "LivenessNavigator", series: "StepSeries |
     if nav.marked is not None:
         lines.append(f"[b]{marks.marked}[/b] Marked step {nav.marked:,} [$pv-muted]· b on it unmarks[/]")
     return "\n".join(lines + vertex_lines(report, program, width))
+
+
+def own_change_lines(report: "Report", step: int, width: int, fmt: Callable[[int], str]) -> list[str]:
+    """What STEP changed against the step before (what `b` on both and `pvtui liveness --vs` say in full):
+    `Since step N: +4.6 MiB, 3 appeared, 1 gone`, on two lines where one is narrower than that."""
+    appeared, gone, change = live_difference(report, step - 1, step)
+    bytes_part = f"Since step {step - 1:,}: {sign(change)}{fmt(abs(change))}"
+    counts = f"{len(appeared):,} appeared, {len(gone):,} gone"
+    line = f"{bytes_part}, {counts}"
+    return [escape(line)] if len(line) <= width else [escape(bytes_part), f"  {counts}"]
 
 
 def program_lines(report: "Report", program: int, width: int) -> list[str]:

@@ -42,7 +42,9 @@ from pvtui.widgets.line_cache import CachedLines
 from pvtui.widgets.look import Look, look_of
 
 ALWAYS, SOLID, RANGE, EMPTY = range(4)  # the stacked layers, bottom to top
-PLAIN, PEAK, CURSOR, MARKED = range(4)  # how a column is highlighted (MARKED: in the marker row only)
+# how a column is highlighted (MARKED and CURSOR_ON_MARKED: in the marker row only; the latter the
+# marked step's glyph in the cursor's colour, where the two share a column)
+PLAIN, PEAK, CURSOR, MARKED, CURSOR_ON_MARKED = range(5)
 MIN_LABEL_GAP = 2
 MIN_TICK_SPACING = 8
 
@@ -256,14 +258,15 @@ class LivenessChart(CachedLines, Widget):
     def _marker_row(self, frame: Frame, kinds: list[int]) -> list[Segment]:
         muted = self.theme_text_style("pv-muted")
         segments = [Segment(" " * frame.label_width, muted)]
-        marks = [MARKED if kind != CURSOR and column in frame.marked else kind for column, kind in enumerate(kinds)]
+        marks = [(CURSOR_ON_MARKED if kind == CURSOR else MARKED) if column in frame.marked else kind
+                 for column, kind in enumerate(kinds)]
         for kind, run in groupby(marks):
             n = len(list(run))
             if kind == PLAIN:
                 segments.append(Segment(" " * n, muted))
             else:
-                glyph = self._look.glyphs.marked if kind == MARKED else self._look.glyphs.marker
-                segments.append(Segment(glyph * n, self._marker_style(kind)))
+                glyph = self._look.glyphs.marked if kind in (MARKED, CURSOR_ON_MARKED) else self._look.glyphs.marker
+                segments.append(Segment(glyph * n, self._marker_style(CURSOR if kind == CURSOR_ON_MARKED else kind)))
         return segments
 
     def _plot_row(self, frame: Frame, level: int, kinds: list[int]) -> list[Segment]:
