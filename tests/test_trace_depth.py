@@ -90,7 +90,8 @@ def test_without_debug_or_programs_the_nesting_comes_from_what_is_left(tiny_repo
 
 
 def test_names_fit_their_blocks():
-    assert elide("attention", 12) == "attention   " and elide("attention", 5) == "atte…" and elide("x", 1) == " "
+    assert elide("attention", 12) == "attention   " and elide("attention", 5) == "atte…" and elide("x", 1) == "x"
+    assert elide("attention", 4) == "att…" and elide("attention", 3) == "   "  # never "q…": three letters or none
     runs = block_runs(np.array([0, 0, 1, -1, 2, 2]), np.array([False, False, False, False, True, True]))
     assert runs == [(0, 0, 2, False), (1, 2, 1, False), (-1, 3, 1, False), (2, 4, 2, True)]
 
@@ -405,9 +406,13 @@ async def test_the_trace_header_keeps_the_run_name_apart_from_the_cycles(make_ap
         status = screen.query_one("#trace-status")
         lines = [status.render_line(y).text.strip() for y in range(status.size.height)]
         # each item whole on a line of its own (never wrapped at a space, which glued the range to the name)
-        assert lines[0].startswith("Run 1/") and lines[0].endswith("main#0"), lines
-        assert re.fullmatch(r"cycles [\d,]+–[\d,]+", lines[1]), lines
-        assert re.fullmatch(r"[\d.]+% of the run · IPU 0 step [\d,]+", lines[2]) and "…" not in "".join(lines)
+        items = [item for line in lines for item in line.split(" · ")]
+        assert items[0].startswith("Run 1/") and items[0].endswith("main#0"), lines
+        assert re.fullmatch(r"cycles [\d,]+–[\d,]+", items[1]), lines  # counted from the run's start
+        assert re.fullmatch(r"[\d.]+% of the run", items[2]) and re.fullmatch(r"IPU 0 step [\d,]+", items[3])
+        assert re.fullmatch(r"the run starts at cycle [\d,]+", items[4]) and "…" not in "".join(lines)
+        start = screen.nav.bounds[0]
+        assert items[1] == f"cycles {screen.nav.window[0] - start:,}–{screen.nav.window[1] - start:,}"
         assert screen.nav.run == 0
 
 
@@ -449,3 +454,14 @@ def test_snapshot_trace_stats_80x24(snap_compare, make_app):
 
 def test_snapshot_liveness_compare_80x24(snap_compare, make_app):
     assert snap_compare(make_app(), terminal_size=(80, 24), run_before=_peak_against_the_step_before)
+
+
+def test_the_axis_counts_from_the_runs_start():
+    from rich.style import Style
+
+    from pvtui.widgets.trace_view import axis_strip
+
+    start = 2_100_027_197
+    line = axis_strip(start + 20_000, start + 160_000, 70, "cycles", Style(), origin=start).text
+    labels = re.findall(r"▏(\S+)", line)
+    assert labels == ["50k", "100k", "150k"] and "2100" not in line, line

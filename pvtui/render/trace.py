@@ -74,10 +74,13 @@ def status_text(report: "Report", nav: "TraceNavigator", width: int, waiting: st
     items = [Text(run, style="bold")]
     if nav.merged is not None:
         items.append(Text("merged: every step summed by model layer"))
-    items += [Text(f"{'IPU-cycles' if nav.merged is not None else 'cycles'} {format_cycles(lo)}–{format_cycles(hi)}"),
+    start = nav.bounds[0]  # the axis and the window count from the run's start (the merged view's is 0)
+    items += [Text(f"{'IPU-cycles' if nav.merged is not None else 'cycles'} "
+                   f"{format_cycles(lo - start)}–{format_cycles(hi - start)}"),
               Text(window_share(nav.window, nav.bounds))]
     if nav.merged is None:
         items.append(Text(f"IPU {nav.cursor_ipu} step {step:,}" if step >= 0 else f"IPU {nav.cursor_ipu} no steps"))
+        items.append(Text(f"the run starts at cycle {format_cycles(start)}"))
     if nav.flame is not None:
         items.append(Text(f"c {'counts' if nav.include_host else 'skips'} host waits (h)"))
     if waiting:

@@ -253,7 +253,8 @@ class TraceScreen(ReportScreen):
         nav = self.nav
         merged = nav.merged
         state = TraceState(nav.run, nav.lanes, nav.window, nav.cursor_ipu, nav.cursor_pos,
-                           *((("all IPUs",), "IPU-cycles") if merged is not None else ()))
+                           *((("all IPUs",), "IPU-cycles") if merged is not None else ((), "cycles")),
+                           origin=nav.bounds[0])
         cursor = nav.flame_cursor if nav.flame is not None else FlameCursor()
         names = merged.tree.names if merged is not None else self.index.names
         self.query_one(FlameView).show_flame(state, nav.flame, names, cursor)

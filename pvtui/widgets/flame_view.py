@@ -25,12 +25,15 @@ from pvtui.widgets.palette import rich_colour, text_style, theme_colour
 from pvtui.widgets.trace_view import GUTTER, TraceState, TraceView
 
 
+LEAST_LETTERS = 3  # of a cut name: fewer say nothing ("q…"), and the block shows none
+
+
 def elide(name: str, width: int, ellipsis: str = "…") -> str:
-    """NAME in WIDTH cells: whole, or cut with an ellipsis; nothing in a single cell."""
-    if width <= 1:
-        return " " * max(width, 0)
+    """NAME in WIDTH cells: whole, or cut with an ellipsis after at least LEAST_LETTERS; else blank."""
     if len(name) <= width:
         return name.ljust(width)
+    if width < LEAST_LETTERS + len(ellipsis):
+        return " " * max(width, 0)
     return name[: width - 1] + ellipsis
 
 

@@ -39,6 +39,7 @@ class TraceState:
     cursor_pos: int
     names: tuple[str, ...] = ()  # each lane's label, where it is not "IPU n"
     axis: str = "cycles"  # what the axis counts
+    origin: int = 0  # the cycle the axis counts from: the run's start
 
     def lane_name(self, lane: int) -> str:
         return self.names[lane] if lane < len(self.names) else f"IPU {lane}"
@@ -89,10 +90,11 @@ def lane_legend(styles: dict[str, Style], look: Look = Look()) -> Text:
     return text
 
 
-def axis_strip(lo: int, hi: int, width: int, title: str, muted: Style, tick: str = UNICODE.tick) -> Strip:
-    """TITLE in the gutter, then TICK marks and compact cycle labels over WIDTH columns."""
+def axis_strip(lo: int, hi: int, width: int, title: str, muted: Style, tick: str = UNICODE.tick,
+               origin: int = 0) -> Strip:
+    """TITLE in the gutter, then TICK marks and compact cycle labels over WIDTH columns, counted from ORIGIN."""
     chars = [" "] * width
-    for column, label in axis_ticks(lo, hi, width):
+    for column, label in axis_ticks(lo - origin, hi - origin, width):
         text = tick + label
         if column + len(text) > width or any(c != " " for c in chars[max(column - 1, 0) : column + len(text)]):
             continue
@@ -186,7 +188,8 @@ class TraceView(CachedLines, SteadyScrollbars, can_focus=False):
         assert state is not None
         styles = self._styles
         if lane < 0:
-            return axis_strip(*state.window, width, state.axis, styles["muted"], look_of(self.app).glyphs.tick)
+            return axis_strip(*state.window, width, state.axis, styles["muted"], look_of(self.app).glyphs.tick,
+                              state.origin)
         positions, several = self.lane_cells(lane, width)
         phases = state.lanes[lane].phases
         kinds = several.astype(np.int64)
