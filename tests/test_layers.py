@@ -332,3 +332,9 @@ def test_with_a_filter_the_rows_above_what_it_keeps_give_the_sum_of_what_it_keep
     assert int(shown.cycles[layer]) == sum(int(full.cycles[n]) for n in under) < int(full.cycles[layer])
     assert all(int(shown.cycles[n]) == int(full.cycles[n]) and not outline.partial(n) for n in under)
     assert sum(int(shown.cycles[n]) for n in tree.children(-1).tolist()) == outline.total().cycles
+
+
+def test_the_layer_table_says_why_its_memory_adds_up_to_more_than_the_total(capsys, tiny_dir):
+    assert main(["operations", str(tiny_dir), "--group", "layer"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "a variable that several operations use counts in each" in out

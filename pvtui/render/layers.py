@@ -17,6 +17,8 @@ from pvtui.units import MINUS, count_of, format_bytes, format_cycles, format_sha
 INDENT = 2  # cells per level of nesting
 SORT_WORDS = {"cycles": "IPU-cycles", "memory": "memory"}
 HOST_NOTE = "host waits: stream copies and syncs with the host, never ranked as a model layer"
+MEMORY_NOTE = ("memory: each row's code and variables; a variable that several operations use counts in each,"
+               " so the rows add up to more than the report's total memory")
 
 
 def flattened(groups: list[dict[str, Any]], level: int = 0) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -66,7 +68,7 @@ def render_layers(data: dict[str, Any], fmt: Callable[[int], str] = format_bytes
     for name, (_, group), row in zip(names, rows, cells):
         table.add_row(Text(name), *row, style="dim" if group["host"] else None)
     console.print(table)
-    notes = [data["source"], data["cycles_note"]]
+    notes = [data["source"], data["cycles_note"], MEMORY_NOTE]
     if any(group["host"] for _, group in rows):
         notes.append(HOST_NOTE)
     for note in notes:

@@ -16,7 +16,7 @@ from pvtui.model.operation_views import OperationsNavigator
 from pvtui.model.operations import LayerOperations, OperationIndex
 from pvtui.model.tables import Table
 from pvtui.render.columns import TOTAL, TableRows
-from pvtui.render.layers import layer_header, layer_rows, node_details
+from pvtui.render.layers import MEMORY_NOTE, layer_header, layer_rows, node_details
 from pvtui.render.operations import operation_details, operation_header, operation_rows
 from pvtui.screens.base import Needs, ReportScreen, Unavailable, beside_or_under
 from pvtui.widgets.fitted_table import FittedTable
@@ -203,7 +203,8 @@ class OperationsScreen(ReportScreen):
         nav = self.nav
         if self._selected_key() == TOTAL:
             return Text(f"The total of what the filter {nav.filter_text!r} keeps: every row it matches, each"
-                        " counted once (the rows under a kept row are within it).")
+                        f" counted once (the rows under a kept row are within it).\n{MEMORY_NOTE[0].upper()}"
+                        f"{MEMORY_NOTE[1:]}.")
         node, row = nav.selected_node(), nav.selected_row()
         if node is not None and nav.outline is not None:
             return node_details(self.report, nav.outline.shown, node, self.bytes, nav.outline.partial(node))
