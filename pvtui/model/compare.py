@@ -6,6 +6,7 @@ comparison says plainly what it compares then.
 
 from __future__ import annotations
 
+import dataclasses
 from collections import defaultdict
 from dataclasses import dataclass
 from functools import cached_property
@@ -16,7 +17,7 @@ import numpy as np
 from pvtui.model.layer_compare import LayerChange, layer_changes, layers_json
 from pvtui.model.liveness_views import StepSeries
 from pvtui.model.operations import OperationIndex, layer_label
-from pvtui.model.queries import summary
+from pvtui.model.queries import summary, tile_totals
 from pvtui.model.report import Report
 from pvtui.model.tables import Table
 from pvtui.model.tile_views import TileMemory, tile_memory
@@ -88,7 +89,22 @@ def summary_deltas(a: Report, b: Report) -> list[SummaryDelta]:
     steps = [None if r.liveness is None else len(r.liveness) for r in (a, b)]
     execution = next(i for i, row in enumerate(rows) if row.section == "Execution")
     rows.insert(execution, SummaryDelta("Graph", "Liveness steps", "count", *steps))
+    largest = next(i for i, row in enumerate(rows) if row.label == "Largest tile")
+    rows[largest:largest + 1] = largest_tile_rows(rows[largest], b, sa["memory"]["max_tile"], sb["memory"]["max_tile"])
     return rows
+
+
+def largest_tile_rows(row: SummaryDelta, b: Report, tile_a: int | None, tile_b: int | None) -> list[SummaryDelta]:
+    """The largest tile's row naming its tile (TILE_A in A, TILE_B in B); where it moved, a second row with
+    A's largest tile in B: the two largest are different tiles, and their difference is no tile's."""
+    if tile_a is None or tile_b is None:
+        return [row]
+    if tile_a == tile_b:
+        return [dataclasses.replace(row, label=f"Largest tile ({tile_a})")]
+    totals = tile_totals(b)
+    in_b = int(totals[0][tile_a]) if totals is not None and tile_a < len(totals[0]) else None
+    return [dataclasses.replace(row, label=f"Largest tile (A {tile_a}, B {tile_b})"),
+            SummaryDelta(row.section, f"Tile {tile_a}, A's largest", "bytes", row.a, in_b)]
 
 
 def summary_table(rows: list[SummaryDelta]) -> Table:

@@ -9,6 +9,7 @@ is written as its ASCII; letters from a report's names are left as they are.
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Any, TextIO
 
@@ -30,6 +31,9 @@ class AsciiWriter:
         return getattr(self.stream, name)
 
 
+PIPED_WIDTH = 1000  # a pipe or file has no width: a table row or a sentence stays on one line for grep and cut
+
+
 class TextConsole(Console):
     def __init__(self, **options: Any) -> None:
         options.setdefault("markup", False)
@@ -37,3 +41,5 @@ class TextConsole(Console):
         if basic_console() and options.get("file") is None:
             options["file"] = AsciiWriter(sys.stderr if options.get("stderr") else sys.stdout)
         super().__init__(**options)
+        if options.get("width") is None and not self.is_terminal and not os.environ.get("COLUMNS"):
+            self.width = PIPED_WIDTH
