@@ -1,0 +1,229 @@
+"""The regression gate: conditions parsed and judged, the metrics catalogue, exit codes and formats."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pvtui.cli import main
+from pvtui.model.gate import (
+    ConditionError,
+    GateError,
+    Reports,
+    failed_first,
+    holds,
+    judge,
+    parse_condition,
+)
+from pvtui.model.metrics import CATALOGUE, read_metrics
+from pvtui.model.unavailable import Unavailable
+from pvtui.render.gate import markdown_cell, workflow_data, workflow_property
+
+# Parsing ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text, metric, op, value, signed, percent", [
+    ("memory.tiles_over_limit > 0", "memory.tiles_over_limit", ">", 0, False, False),
+    ("memory.max_tile > 600KiB", "memory.max_tile", ">", 600 * 1024, False, False),
+    ("memory.max_tile>+2%", "memory.max_tile", ">", 2, True, True),
+    ("cycles.device >= +50,000", "cycles.device", ">=", 50_000, True, False),
+    ("memory.total > +4MiB", "memory.total", ">", 4 << 20, True, False),
+    ("memory.total <= -1.5 MB", "memory.total", "<=", -1_500_000, True, False),
+    ("cycles.layer.* > +5%", "cycles.layer.*", ">", 5, True, True),
+    ("cycles.layer.my layer < \u22122.5%", "cycles.layer.my layer", "<", Fraction(-5, 2), True, True),
+    ("memory.max_tile > 0.5 kB", "memory.max_tile", ">", 500, False, False),
+])
+def test_conditions_parse(text, metric, op, value, signed, percent):
+    condition = parse_condition(text)
+    assert (condition.metric, condition.op, condition.limit.value) == (metric, op, value)
+    assert (condition.limit.signed, condition.limit.percent) == (signed, percent)
+    assert condition.needs_a is signed
+
+
+@pytest.mark.parametrize("text, column, words", [
+    ("memory.total 5MiB", 13, "expected an operator"),
+    ("memory.total == 5", 13, "not an operator"),
+    ("> 5", 0, "expected a metric"),
+    ("memory.total > ", 15, "expected a limit"),
+    ("memory.total > 5%", 15, "a percentage is a change from A"),
+    ("memory.total > 5kb", 16, "unknown unit 'kb'"),
+    ("memory.total > 5 MiB more", 21, "unexpected text"),
+    ("memory.total > 5,5MiB", 16, "unexpected text"),  # not 55 MiB: a comma only groups thousands
+    ("memory.total >= > 5", 16, "expected a number"),
+    ("memory.total > " + "9" * 40, 15, "more than 30 digits"),
+])
+def test_malformed_conditions_say_where(text, column, words):
+    with pytest.raises(ConditionError) as caught:
+        parse_condition(text)
+    assert words in caught.value.problem and caught.value.column == column
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text())
+def test_any_string_parses_or_says_where(text):
+    try:
+        condition = parse_condition(text)
+    except ConditionError as error:
+        assert 0 <= error.column <= len(text) and error.problem
+    else:
+        assert condition.metric and condition.op in (">", ">=", "<", "<=")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet="memory.tilecyc*_ <>=+-%,.0123456789KMGiBkT\u2212"))
+def test_strings_of_condition_characters_parse_or_say_where(text):
+    test_any_string_parses_or_says_where.hypothesis.inner_test(text)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 10**12), st.integers(0, 10**12), st.integers(-200, 200), st.sampled_from([">", ">=", "<", "<="]))
+def test_a_percentage_is_judged_exactly(a, b, percent, op):
+    condition = parse_condition(f"memory.total {op} {percent:+d}%")
+    expected = {">": b * 100 > a * (100 + percent), ">=": b * 100 >= a * (100 + percent),
+                "<": b * 100 < a * (100 + percent), "<=": b * 100 <= a * (100 + percent)}[op]
+    if a == 0:
+        expected = {">": 0 > percent, ">=": 0 >= percent, "<": 0 < percent, "<=": 0 <= percent}[op] if b == 0 \
+            else op in (">", ">=")
+    assert holds(condition, a, b) is expected
+
+
+def test_plain_limits_judge_b_and_signed_ones_the_change():
+    assert holds(parse_condition("m > 600KiB"), 0, 600 * 1024 + 1)
+    assert not holds(parse_condition("m > 600KiB"), 10**9, 600 * 1024)
+    assert holds(parse_condition("m > +100"), 1000, 1101) and not holds(parse_condition("m > +100"), 1000, 1100)
+    assert holds(parse_condition("m < -100"), 1000, 899)
+    assert holds(parse_condition("m > +5%"), 100, 106) and not holds(parse_condition("m > +5%"), 100, 105)
+    assert holds(parse_condition("m >= +5%"), 100, 105)
+    assert holds(parse_condition("m > +5%"), None, 1)  # absent from A (counted 0), present in B: grew without bound
+
+
+# Judging over two reports' metrics ------------------------------------------------------------------
+
+
+def _reports(**changes) -> Reports:
+    a = {"memory.max_tile": 1000, "memory.tiles_over_limit": 0, "cycles.device": 100,
+         "cycles.layer.encoder": 100, "cycles.layer.head": 50, "memory.layer.NAME": Unavailable("needs libpva")}
+    b = {**a, "cycles.layer.head": 60, "cycles.layer.new": 5, **changes}
+    return Reports(a, b, "base", "build")
+
+
+def test_a_wildcard_applies_to_each_match_and_failed_come_first():
+    verdicts = failed_first(judge([parse_condition("cycles.layer.* > +5%")], _reports()))
+    assert [(v.pair.metric, v.failed) for v in verdicts] == [
+        ("cycles.layer.head", True), ("cycles.layer.new", True), ("cycles.layer.encoder", False)]
+    head = verdicts[0].pair
+    assert (head.a, head.b, head.change, head.share) == (50, 60, 10, Fraction(1, 5))
+    assert verdicts[1].pair.a is None  # only in B
+
+
+def test_a_misspelt_metric_names_the_nearest():
+    with pytest.raises(GateError) as caught:
+        judge([parse_condition("memory.max_tiles > 0"), parse_condition("cycles.layer.encodr > +1%")], _reports())
+    first, second = caught.value.lines
+    assert "no metric memory.max_tiles; did you mean memory.max_tile?" in first
+    assert "report A or B has no cycles.layer.encodr; did you mean cycles.layer.encoder?" in second
+    with pytest.raises(GateError, match="matches no metric of report B"):
+        judge([parse_condition("cycles.stage.* > 0")], _reports())
+
+
+def test_a_metric_a_report_cannot_give_names_the_report_and_why():
+    with pytest.raises(GateError) as caught:
+        judge([parse_condition("memory.layer.encoder > 1MiB")], _reports())
+    assert caught.value.lines == ["--fail-if 'memory.layer.encoder > 1MiB': report B (build) cannot give "
+                                  "memory.layer.encoder: needs libpva"]
+    reports = _reports(**{"memory.tiles_over_limit": Unavailable("needs profile.pop")})
+    with pytest.raises(GateError, match=r"report B \(build\) cannot give memory.tiles_over_limit: needs profile.pop"):
+        judge([parse_condition("memory.* > +0")], reports)
+    only_a = Reports({**reports.a, "cycles.device": Unavailable("no execution")}, reports.b)
+    assert judge([parse_condition("cycles.device > 1000")], only_a)[0].failed is False  # a plain limit reads B alone
+    with pytest.raises(GateError, match=r"report A \(A\) cannot give cycles.device: no execution"):
+        judge([parse_condition("cycles.device > +1%")], only_a)
+
+
+def test_a_unit_of_bytes_on_cycles_is_a_caret_error():
+    with pytest.raises(GateError) as caught:
+        judge([parse_condition("cycles.device > 5KiB")], _reports())
+    error = caught.value.lines[0]
+    assert isinstance(error, ConditionError) and error.column == len("cycles.device > 5")
+
+
+def test_every_metric_reads_from_a_report(tiny_report):
+    values = read_metrics(tiny_report)
+    summary = tiny_report.meta  # the figures below are those Summary shows
+    from pvtui.model.queries import category_totals, summary as summarised
+
+    s = summarised(tiny_report)
+    assert values["memory.total"] == s["memory"]["total_including_gaps"]
+    assert values["memory.max_tile"] == s["memory"]["max_tile_bytes"]
+    assert values["memory.tiles_over_limit"] == s["memory"]["tiles_over_limit"] == 1
+    assert values["cycles.device"] == s["execution"]["device_cycles"]
+    assert values["cycles.report_total"] == s["execution"]["report_total_cycles"]
+    assert {k.split(".", 2)[2]: v for k, v in values.items() if k.startswith("memory.category.")} == \
+        category_totals(tiny_report)
+    assert "cycles.layer.host waits" not in values and "cycles.layer.layer0" in values
+    assert summary is not None and all(not isinstance(v, Unavailable) for v in values.values())
+    assert {m.unit for m in CATALOGUE} <= {"bytes", "cycles", "count"}
+
+
+# Formats -----------------------------------------------------------------------------------------
+
+
+def test_markdown_and_workflow_commands_escape_what_they_read():
+    assert markdown_cell("a|b") == "a\\|b" and markdown_cell("<b>*x*</b>") == "\\<b\\>\\*x\\*\\</b\\>"
+    assert workflow_data("50% done\r\nnext") == "50%25 done%0D%0Anext"
+    assert workflow_property("a::error, b") == "a%3A%3Aerror%2C b"
+
+
+def _gate(capsys, *argv) -> tuple[int, str, str]:
+    code = main(["compare", *map(str, argv)])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_exit_codes_and_json(capsys, tiny_dir, other_dir):
+    code, out, _ = _gate(capsys, tiny_dir, other_dir, "--fail-if", "memory.max_tile > +50%", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["failed"] == 0
+    assert list(data["conditions"][0]) == ["condition", "metric", "a", "b", "change", "limit", "failed"]
+    code, out, _ = _gate(capsys, tiny_dir, other_dir, "--fail-if", "memory.max_tile > +50%",
+                         "--fail-if", "memory.tiles_over_limit > 0", "--format", "json")
+    data = json.loads(out)
+    assert code == 1 and data["failed"] == 1
+    assert data["conditions"][0] == {"condition": "memory.tiles_over_limit > 0", "metric": "memory.tiles_over_limit",
+                                     "a": 1, "b": 1, "change": 0, "limit": "> 0", "failed": True}
+    code, out, err = _gate(capsys, tiny_dir, other_dir, "--fail-if", "memory.max_tile 5", "--json")
+    assert (code, out) == (2, "") and err.splitlines()[1:] == ["  memory.max_tile 5", " " * 18 + "^"]
+    code, out, err = _gate(capsys, tiny_dir, other_dir, "--fail-if", "memory.max_tyle > 0")
+    assert (code, out) == (2, "") and "did you mean memory.max_tile?" in err and len(err.splitlines()) == 1
+    code, out, err = _gate(capsys, tiny_dir, tiny_dir.parent / "nowhere", "--fail-if", "memory.max_tile > 0")
+    assert (code, out) == (2, "") and "nowhere" in err
+
+
+def test_a_report_that_cannot_give_a_metric_exits_2(capsys, tiny_dir):
+    code, out, err = _gate(capsys, tiny_dir, tiny_dir, "--fail-if", "memory.always_live > +1%", "--reader", "native")
+    assert (code, out) == (2, "")
+    assert "report B (tiny) cannot give memory.always_live" in err and "libpva" in err
+
+
+def test_text_md_and_github(capsys, tiny_dir, other_dir):
+    conditions = ["--fail-if", "cycles.layer.* > +5%", "--fail-if", "memory.max_tile > 600KiB"]
+    code, out, _ = _gate(capsys, tiny_dir, other_dir, *conditions)
+    lines = out.splitlines()
+    assert code == 1 and "2 of 7 conditions failed" in lines[0]
+    rows = [line for line in lines if line.startswith("│")]
+    assert [row.split("│")[1].strip() for row in rows][:2] == ["cycles.layer.layer0", "memory.max_tile"]
+    assert all("FAILED" in row for row in rows[:2]) and not any("FAILED" in row for row in rows[2:])
+    code, out, _ = _gate(capsys, tiny_dir, other_dir, *conditions, "--format", "md")
+    assert code == 1 and "| metric | A | B | change | limit | verdict |" in out
+    assert "| cycles.layer.layer0 | 526,941 | 610,887 | +83,946 (+15.9%) | \\> +5% | **FAILED** |" in out
+    code, out, _ = _gate(capsys, tiny_dir, other_dir, *conditions, "--format", "github")
+    errors = [line for line in out.splitlines() if line.lstrip().startswith("::")]
+    assert code == 1 and len(errors) == 2 and out.startswith("::error title=pvtui gate%3A cycles.layer.layer0 > +5%25::")
+    code, out, _ = _gate(capsys, tiny_dir, other_dir, "--metrics", "--json")
+    metrics = {row["metric"]: row for row in json.loads(out)["metrics"]}
+    assert code == 0 and metrics["cycles.layer.layer0"]["change"] == 610_887 - 526_941
+    assert set(metrics["memory.total"]) == {"metric", "unit", "a", "b", "change", "unavailable"}
