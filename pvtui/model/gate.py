@@ -221,7 +221,7 @@ def _matched(condition: Condition, reports: Reports) -> list[str]:
         if matched:
             return matched
         raise GateError([f"--fail-if '{condition.text}': {written} matches no metric of report {which}"
-                         f"{_nearest(written.replace(WILDCARD, ''), known)}"])
+                         f"{_nearest(written, known)}"])
     family = family_of(written)
     if written in known or family is not None and family.name in given:
         return [written]
@@ -231,7 +231,7 @@ def _matched(condition: Condition, reports: Reports) -> list[str]:
 
 def _nearest(written: str, known: list[str]) -> str:
     """`; did you mean NAME?` for the known metric or catalogue entry nearest WRITTEN, else a pointer."""
-    candidates = known + [m.name for m in CATALOGUE]
+    candidates = known + [m.prefix + WILDCARD if m.family else m.name for m in CATALOGUE]
     near = difflib.get_close_matches(written, candidates, n=1, cutoff=0.5)
     if near:
         return f"; did you mean {near[0]}?"
