@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -19,7 +20,7 @@ from pvtui.model.gate import (
     judge,
     parse_condition,
 )
-from pvtui.model.metrics import CATALOGUE, read_metrics
+from pvtui.model.metrics import CATALOGUE, catalogue_markdown, read_metrics
 from pvtui.model.unavailable import Unavailable
 from pvtui.render.gate import markdown_cell, workflow_data, workflow_property
 
@@ -62,21 +63,41 @@ def test_malformed_conditions_say_where(text, column, words):
     assert words in caught.value.problem and caught.value.column == column
 
 
-@settings(max_examples=400, deadline=None)
-@given(st.text())
-def test_any_string_parses_or_says_where(text):
+def parses_or_says_where(text: str) -> None:
+    """TEXT is a condition, or a ConditionError points inside it; and a condition is judged or said to be
+    unjudgeable (GateError), never a traceback."""
     try:
         condition = parse_condition(text)
     except ConditionError as error:
         assert 0 <= error.column <= len(text) and error.problem
+        return
+    assert condition.metric and condition.op in (">", ">=", "<", "<=")
+    try:
+        verdicts = judge([condition], _reports())
+    except GateError as error:
+        assert error.lines
     else:
-        assert condition.metric and condition.op in (">", ">=", "<", "<=")
+        assert verdicts and all(v.condition is condition for v in verdicts)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text())
+def test_any_string_parses_or_says_where(text):
+    parses_or_says_where(text)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet="memory.tilecyc*_ <>=+-%,.0123456789KMGiBkT\u2212"))
+def test_strings_of_condition_characters_parse_or_say_where(text):
+    parses_or_says_where(text)
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.text(alphabet="memory.tilecyc*_ <>=+-%,.0123456789KMGiBkT\u2212"))
-def test_strings_of_condition_characters_parse_or_say_where(text):
-    test_any_string_parses_or_says_where.hypothesis.inner_test(text)
+@given(st.sampled_from(["memory.max_tile", "cycles.layer.*", "cycles.device", "memory.*", "*", "memory.layer.x"]),
+       st.sampled_from([">", ">=", "<", "<="]), st.sampled_from(["", "+", "-", "\u2212"]),
+       st.decimals(0, 10**9, places=2, allow_nan=False), st.sampled_from(["", "%", "KiB", " MB", "B"]))
+def test_conditions_that_parse_are_judged_or_said_unjudgeable(metric, op, sign, number, unit):
+    parses_or_says_where(f"{metric} {op} {sign}{number}{unit}")
 
 
 @settings(max_examples=200, deadline=None)
@@ -152,21 +173,27 @@ def test_a_unit_of_bytes_on_cycles_is_a_caret_error():
 
 
 def test_every_metric_reads_from_a_report(tiny_report):
-    values = read_metrics(tiny_report)
-    summary = tiny_report.meta  # the figures below are those Summary shows
-    from pvtui.model.queries import category_totals, summary as summarised
+    from pvtui.model.queries import category_totals, summary
 
-    s = summarised(tiny_report)
-    assert values["memory.total"] == s["memory"]["total_including_gaps"]
-    assert values["memory.max_tile"] == s["memory"]["max_tile_bytes"]
-    assert values["memory.tiles_over_limit"] == s["memory"]["tiles_over_limit"] == 1
-    assert values["cycles.device"] == s["execution"]["device_cycles"]
-    assert values["cycles.report_total"] == s["execution"]["report_total_cycles"]
-    assert {k.split(".", 2)[2]: v for k, v in values.items() if k.startswith("memory.category.")} == \
-        category_totals(tiny_report)
+    values, figures = read_metrics(tiny_report), summary(tiny_report)
+    assert values["memory.total"] == figures["memory"]["total_including_gaps"]
+    assert values["memory.max_tile"] == figures["memory"]["max_tile_bytes"]
+    assert values["memory.tiles_over_limit"] == figures["memory"]["tiles_over_limit"] == 1
+    assert values["memory.always_live"] == figures["memory"]["always_live_bytes"]
+    assert values["memory.peak_not_always_live"] == figures["memory"]["peak_not_always_live_bytes"]
+    assert values["cycles.device"] == figures["execution"]["device_cycles"]
+    assert values["cycles.report_total"] == figures["execution"]["report_total_cycles"]
+    categories = {name.removeprefix("memory.category."): value for name, value in values.items()
+                  if name.startswith("memory.category.")}
+    assert categories == category_totals(tiny_report)
     assert "cycles.layer.host waits" not in values and "cycles.layer.layer0" in values
-    assert summary is not None and all(not isinstance(v, Unavailable) for v in values.values())
+    assert not any(isinstance(value, Unavailable) for value in values.values())
     assert {m.unit for m in CATALOGUE} <= {"bytes", "cycles", "count"}
+
+
+def test_the_readme_lists_the_catalogue():
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    assert "## In CI" in readme and catalogue_markdown() in readme
 
 
 # Formats -----------------------------------------------------------------------------------------
@@ -222,8 +249,38 @@ def test_text_md_and_github(capsys, tiny_dir, other_dir):
     assert "| cycles.layer.layer0 | 526,941 | 610,887 | +83,946 (+15.9%) | \\> +5% | **FAILED** |" in out
     code, out, _ = _gate(capsys, tiny_dir, other_dir, *conditions, "--format", "github")
     errors = [line for line in out.splitlines() if line.lstrip().startswith("::")]
-    assert code == 1 and len(errors) == 2 and out.startswith("::error title=pvtui gate%3A cycles.layer.layer0 > +5%25::")
+    assert code == 1 and len(errors) == 2
+    assert out.startswith("::error title=pvtui gate%3A cycles.layer.layer0 > +5%25::")
     code, out, _ = _gate(capsys, tiny_dir, other_dir, "--metrics", "--json")
     metrics = {row["metric"]: row for row in json.loads(out)["metrics"]}
     assert code == 0 and metrics["cycles.layer.layer0"]["change"] == 610_887 - 526_941
     assert set(metrics["memory.total"]) == {"metric", "unit", "a", "b", "change", "unavailable"}
+
+
+def test_a_layer_name_breaks_no_table_and_makes_no_workflow_command(capsys):
+    import re
+
+    from pvtui.model.gate import Verdict
+    from pvtui.model.metrics import Pair
+    from pvtui.render.gate import Shown, markdown, print_gate
+
+    name = "cycles.layer.a|b\n::error::pwned 100%"
+    verdict = Verdict(parse_condition("cycles.layer.* > +5%"), Pair(name, "cycles", 100, 200), True)
+    row = markdown([verdict], "Gate", Shown()).splitlines()[-1]
+    assert len(re.findall(r"(?<!\\)\|", row)) == 7 and "a\\|b" in row
+    print_gate([verdict], "github", "Gate · A x · B y", Shown())
+    lines = capsys.readouterr().out.splitlines()
+    assert [line for line in lines if line.lstrip().startswith("::")] == lines[:1]
+    title, message = lines[0].removeprefix("::error title=").split("::", 1)
+    assert "a|b␊%3A%3Aerror%3A%3Apwned 100%25" in title and "\n" not in message and "100%25" in message
+
+
+def test_hostile_names_reach_no_terminal_and_json_keeps_them(capsys, hostile_dir):
+    from pvtui.synth.hostile import planted_in
+
+    gate = ["--fail-if", "cycles.layer.* >= +0%"]
+    for fmt in ("text", "md", "github"):
+        code, out, err = _gate(capsys, hostile_dir, hostile_dir, *gate, "--format", fmt)
+        assert code == 1 and planted_in((out + err).encode()) == []
+    code, out, _ = _gate(capsys, hostile_dir, hostile_dir, *gate, "--json")
+    assert code == 1 and any("\x1b" in row["metric"] for row in json.loads(out)["conditions"])

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from pvtui.commands.common import add_reader_argument, add_units_argument, emit, find_report, load
+from pvtui.commands.common import EXIT_BAD_INPUT, add_reader_argument, add_units_argument, emit, find_report, load, say
 from pvtui.commands.compare_gate import add_gate_arguments, run_gate, run_metrics
 from pvtui.streams import on_a_terminal
 
@@ -28,6 +28,9 @@ def run(args: argparse.Namespace) -> int:
         return run_metrics(args)
     if args.fail_if:
         return run_gate(args)
+    if args.format:
+        say("pvtui compare: --format goes with --fail-if (a comparison takes --json)")
+        return EXIT_BAD_INPUT
     if args.group == "layer":
         return run_layers(args)
     if not args.json and on_a_terminal():
