@@ -284,3 +284,14 @@ def test_hostile_names_reach_no_terminal_and_json_keeps_them(capsys, hostile_dir
         assert code == 1 and planted_in((out + err).encode()) == []
     code, out, _ = _gate(capsys, hostile_dir, hostile_dir, *gate, "--json")
     assert code == 1 and any("\x1b" in row["metric"] for row in json.loads(out)["conditions"])
+
+
+@pytest.mark.parametrize("argv", [
+    ["--fail-if", "memory.max_tile > 0", "--json", "--format", "md"],
+    ["--format", "md"],
+    ["--metrics", "--format", "github"],
+    ["--fail-if", "memory.max_tile > 0", "--group", "layer"],
+])
+def test_options_that_do_not_go_together_exit_2_before_reading(capsys, tmp_path, argv):
+    code, out, err = _gate(capsys, tmp_path / "a", tmp_path / "b", *argv)  # neither exists: never read
+    assert (code, out) == (2, "") and len(err.splitlines()) == 1 and "pvtui compare:" in err

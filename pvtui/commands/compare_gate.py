@@ -72,8 +72,9 @@ def run_metrics(args: argparse.Namespace) -> int:
     from pvtui.render.gate import metrics_json, print_metrics
 
     fmt = gate_format(args)
-    if fmt not in ("text", "json"):
-        say("pvtui compare: --metrics prints text or --json")
+    problem = _conflict(args, fmt) or (None if fmt in ("text", "json") else "--metrics prints text or --json")
+    if problem:
+        say(f"pvtui compare: {problem}")
         return EXIT_BAD_INPUT
     (a, b), heading = _load(args, "Metrics", exact_text=fmt == "json")
     listed = pairs(read_metrics(a), read_metrics(b))
@@ -88,7 +89,7 @@ def _conflict(args: argparse.Namespace, fmt: str | None) -> str | None:
     if fmt is None:
         return f"--json and --format {args.format} disagree: give one"
     if args.group:
-        return "--group and --fail-if do not go together: a gate judges the metrics (see --metrics)"
+        return "--group goes with neither --fail-if nor --metrics: they judge and list the metrics"
     return None
 
 

@@ -72,13 +72,14 @@ def failed_count(verdicts: list["Verdict"]) -> str:
 # JSON ------------------------------------------------------------------------------------------
 
 
+def figure(value: "Value | None") -> int | None:
+    """A value as JSON gives it: the figure, or None where the report cannot give it or lacks it."""
+    return None if isinstance(value, Unavailable) else value
+
+
 def gate_json(verdicts: list["Verdict"]) -> dict[str, Any]:
     """`{"conditions": [{"condition", "metric", "a", "b", "change", "limit", "failed"}], "failed": N}`: exact
     strings and figures (bytes, cycles or counts; null where a report cannot give one or lacks the member)."""
-
-    def figure(value: "Value | None") -> int | None:
-        return None if isinstance(value, Unavailable) else value
-
     return {
         "conditions": [
             {"condition": v.condition.text, "metric": v.pair.metric, "a": figure(v.pair.a), "b": figure(v.pair.b),
@@ -179,10 +180,6 @@ def print_gate(verdicts: list["Verdict"], fmt: str, heading: str, shown: Shown) 
 def metrics_json(pairs: list["Pair"]) -> dict[str, Any]:
     """`{"metrics": [{"metric", "unit", "a", "b", "change", "unavailable"}]}`: UNAVAILABLE says why, by report
     ("A", "B"), where one cannot give the metric."""
-
-    def figure(value: "Value | None") -> int | None:
-        return None if isinstance(value, Unavailable) else value
-
     return {"metrics": [
         {"metric": p.metric, "unit": p.unit, "a": figure(p.a), "b": figure(p.b), "change": p.change,
          "unavailable": {side: value.reason for side, value in (("A", p.a), ("B", p.b))
