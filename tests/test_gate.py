@@ -240,7 +240,7 @@ def test_text_md_and_github(capsys, tiny_dir, other_dir):
     conditions = ["--fail-if", "cycles.layer.* > +5%", "--fail-if", "memory.max_tile > 600KiB"]
     code, out, _ = _gate(capsys, tiny_dir, other_dir, *conditions)
     lines = out.splitlines()
-    assert code == 1 and "2 of 7 conditions failed" in lines[0]
+    assert code == 1 and "2 of 7 checks failed" in lines[0]
     rows = [line for line in lines if line.startswith("│")]
     assert [row.split("│")[1].strip() for row in rows][:2] == ["cycles.layer.layer0", "memory.max_tile"]
     assert all("FAILED" in row for row in rows[:2]) and not any("FAILED" in row for row in rows[2:])

@@ -57,7 +57,7 @@ class Limit:
     percent: bool
     unit: str | None  # the byte unit written, None for a bare number or a percentage
     text: str  # as written
-    column: int  # where it starts in the condition
+    unit_at: int | None  # where the unit starts in the condition
 
 
 @dataclass(frozen=True)
@@ -108,7 +108,7 @@ def parse_limit(text: str, start: int) -> Limit:
     value = Fraction(number.group().replace(",", ""))
     at = _skip_spaces(text, number.end())
     unit = _UNIT.match(text, at)
-    percent, written = False, None
+    percent, written, unit_at = False, None, None
     if unit is not None:
         written = unit.group()
         if written == "%":
@@ -117,12 +117,13 @@ def parse_limit(text: str, start: int) -> Limit:
                 raise ConditionError("a percentage is a change from A: sign it (+5% or -5%)", text, first)
         elif written in BYTE_UNITS:
             value *= BYTE_UNITS[written]
+            unit_at = at
         else:
             raise ConditionError(f"unknown unit {written!r}: use {', '.join(BYTE_UNITS)} or a signed %", text, at)
         at = _skip_spaces(text, unit.end())
     if at < len(text):
         raise ConditionError("unexpected text after the limit", text, at)
-    return Limit(-value if negative else value, signed, percent, written, text[first:].strip(), first)
+    return Limit(-value if negative else value, signed, percent, written, text[first:].strip(), unit_at)
 
 
 def _skip_spaces(text: str, at: int) -> int:
@@ -243,4 +244,4 @@ def _check_unit(condition: Condition, name: str, metric: Metric) -> None:
     if limit.unit is not None and metric.unit != "bytes":
         what = "a count" if metric.unit == "count" else f"in {metric.unit}"
         raise ConditionError(f"{name} is {what}, not bytes: its limit takes no unit",
-                             condition.text, condition.text.rindex(limit.unit))
+                             condition.text, limit.unit_at)

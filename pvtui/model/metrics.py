@@ -83,8 +83,8 @@ def tiles_over_limit(f: ReportFigures) -> Value:
     def why() -> Unavailable:
         if f.memory["max_tile_bytes"] is None:
             return _memory_missing(f)
-        return Unavailable("This report does not say the memory per tile (the target's bytes per tile, which "
-                           "profile.pop gives).")
+        return Unavailable(f"This report does not say the memory per tile (the target's bytes per tile): it needs "
+                           f"{LIBPVA}.")
 
     return _given(f.memory["tiles_over_limit"], why)
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 from pvtui.model.compare import format_change, format_delta, format_value
 from pvtui.model.unavailable import Unavailable
 from pvtui.safe_text import visible
-from pvtui.units import MINUS
+from pvtui.units import MINUS, count_of
 
 if TYPE_CHECKING:
     from pvtui.model.gate import ConditionError, Verdict
@@ -28,7 +28,7 @@ HEADINGS = ("metric", "A", "B", "change", "limit", "verdict")
 FAILED, PASSED = "FAILED", "ok"
 ABSENT = "absent"  # a family member the report does not hold, counted 0
 # Markdown: every ASCII punctuation mark but these is escaped (a name's `|` would end a cell, `*` or `<` format)
-_MD_PLAIN = set(".,-%/+() ")  # ( and ) make a link only after ], escaped
+_MD_PLAIN = set(".,-%/+() ")  # ( and ) make a link only after a ], which is escaped
 _MD_SPECIAL = re.compile("[" + re.escape("".join(c for c in map(chr, range(33, 127))
                                                 if not c.isalnum() and c not in _MD_PLAIN)) + "]")
 
@@ -65,8 +65,8 @@ def verdict_cells(verdict: "Verdict", shown: Shown) -> list[str]:
 
 
 def failed_count(verdicts: list["Verdict"]) -> str:
-    failed = sum(v.failed for v in verdicts)
-    return f"{failed:,} of {len(verdicts):,} condition{'s' if len(verdicts) != 1 else ''} failed"
+    """How many checks failed: a check is one condition on one metric (a wildcard's condition makes several)."""
+    return f"{sum(v.failed for v in verdicts):,} of {count_of(len(verdicts), 'check')} failed"
 
 
 # JSON ------------------------------------------------------------------------------------------
