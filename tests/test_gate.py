@@ -295,3 +295,15 @@ def test_hostile_names_reach_no_terminal_and_json_keeps_them(capsys, hostile_dir
 def test_options_that_do_not_go_together_exit_2_before_reading(capsys, tmp_path, argv):
     code, out, err = _gate(capsys, tmp_path / "a", tmp_path / "b", *argv)  # neither exists: never read
     assert (code, out) == (2, "") and len(err.splitlines()) == 1 and "pvtui compare:" in err
+
+
+def test_metrics_say_once_why_a_report_cannot_give_one(capsys, tiny_dir, other_dir):
+    code, out, _ = _gate(capsys, tiny_dir, other_dir, "--metrics", "--reader", "native")
+    assert code == 0 and out.startswith("Metrics · A tiny")
+    why = [line for line in out.splitlines() if line.startswith("— memory.always_live")]
+    assert why == ["— memory.always_live (A and B): This report has no always-live bytes per tile: they need "
+                   "profile.pop read by libpva (--reader libpva, with the Poplar SDK enabled)."]
+    code, out, _ = _gate(capsys, tiny_dir, other_dir, "--metrics", "--json", "--reader", "native")
+    listed = {row["metric"]: row for row in json.loads(out)["metrics"]}
+    assert listed["memory.always_live"]["a"] is None and set(listed["memory.always_live"]["unavailable"]) == {"A", "B"}
+    assert listed["memory.max_tile"]["unavailable"] == {} and listed["memory.max_tile"]["a"] > 0

@@ -188,14 +188,17 @@ def metrics_json(pairs: list["Pair"]) -> dict[str, Any]:
 
 def print_metrics(pairs: list["Pair"], heading: str, shown: Shown) -> None:
     """Every metric with its unit, A, B and change; then why a report cannot give those it cannot."""
-    rows, reasons = [], {}
+    rows, reasons = [], {}  # reasons: {reason: {metric: the reports that cannot give it}}
     for pair in pairs:
         rows.append([visible(pair.metric), pair.unit, shown.value(pair.a, pair.unit), shown.value(pair.b, pair.unit),
                      shown.change(pair)])
         for side, value in (("A", pair.a), ("B", pair.b)):
             if isinstance(value, Unavailable):
-                reasons.setdefault(f"{side}: {visible(value.reason)}", []).append(visible(pair.metric))
-    notes = [f"— {', '.join(metrics)}: report {reason}" for reason, metrics in reasons.items()]
+                reasons.setdefault(visible(value.reason), {}).setdefault(visible(pair.metric), []).append(side)
+    notes = []
+    for reason, metrics in reasons.items():
+        named = ", ".join(f"{metric} ({' and '.join(sides)})" for metric, sides in metrics.items())
+        notes.append(f"— {named}: {reason}")
     print_table(heading, ("metric", "unit", "A", "B", "change"), rows, right=(2, 3, 4), notes=notes)
 
 
