@@ -7,7 +7,7 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pvtui.cli import main
@@ -307,3 +307,27 @@ def test_metrics_say_once_why_a_report_cannot_give_one(capsys, tiny_dir, other_d
     listed = {row["metric"]: row for row in json.loads(out)["metrics"]}
     assert listed["memory.always_live"]["a"] is None and set(listed["memory.always_live"]["unavailable"]) == {"A", "B"}
     assert listed["memory.max_tile"]["unavailable"] == {} and listed["memory.max_tile"]["a"] > 0
+
+
+def test_a_family_is_one_entry_of_the_catalogue(monkeypatch, tiny_report):
+    from pvtui.model import metrics
+
+    stages = metrics.Metric("cycles.stage.NAME", "cycles", "one pipeline stage's cycles.",
+                            lambda figures: {"first": 5, "second": 7})
+    monkeypatch.setattr(metrics, "CATALOGUE", (*metrics.CATALOGUE, stages))
+    values = read_metrics(tiny_report)
+    assert (values["cycles.stage.first"], values["cycles.stage.second"]) == (5, 7)
+    verdicts = judge([parse_condition("cycles.stage.* > 6")], Reports(values, values))
+    assert [(v.pair.metric, v.pair.unit, v.failed) for v in verdicts] == [
+        ("cycles.stage.first", "cycles", False), ("cycles.stage.second", "cycles", True)]
+    assert "- `cycles.stage.NAME` (cycles): one pipeline stage's cycles." in catalogue_markdown()
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.one_of(st.text(max_size=30), st.sampled_from(["memory.* > +1%", "* >= 0", "cycles.layer.x* < -5%",
+                                                          "memory.max_tile > 1 GiB", "memory.category.* > +0"])))
+def test_the_command_exits_0_1_or_2_on_any_condition(capsys, tiny_dir, other_dir, text):
+    code = main(["compare", str(tiny_dir), str(other_dir), "--fail-if", text, "--json"])
+    out, err = capsys.readouterr()
+    assert code in (0, 1, 2) and "Traceback" not in err
+    assert (json.loads(out)["failed"] > 0) is (code == 1) if code != 2 else out == ""
