@@ -26,13 +26,16 @@ from pvtui.synth import BUNDLE_NAME
 PVTUI = Path(sys.executable).with_name("pvtui")  # the console script the package installs
 
 
-def edited_copy(source: Path, dest: Path, edit: Callable[[Report], dict[str, np.ndarray]]) -> Path:
-    """A bundle at DEST: SOURCE's, with the columns EDIT gives (name: values) in place of its own."""
+def edited_copy(source: Path, dest: Path, edit: Callable[[Report], dict[str, np.ndarray]],
+                without: tuple[str, ...] = ()) -> Path:
+    """A bundle at DEST: SOURCE's, with the columns EDIT gives (name: values) in place of its own, and without
+    the parts WITHOUT."""
     report = Report(source)
     changed = edit(report)
     bundle = Bundle(source)
     with BundleWriter(dest) as writer:
         writer.meta.update({k: v for k, v in bundle.meta.items() if k != "columns"}, name=dest.name)
+        writer.meta["parts"] = [part for part in bundle.meta["parts"] if part not in without]
         writer.link_from(bundle, [name for name in bundle.columns if name not in changed])
         for name, values in changed.items():
             writer.array(name, values)
@@ -74,12 +77,13 @@ def layer_slower(layer: str, factor: float) -> Callable[[Report], dict[str, np.n
 
 @pytest.fixture(scope="module")
 def bundles(tmp_path_factory, tiny_dir) -> dict[str, Path]:
-    """The tiny report's bundle (over the limit on one tile), one with no tile over it, and one whose layer1
-    runs 6% slower."""
+    """The tiny report's bundle (over the limit on one tile), one with no tile over it, one whose layer1 runs 6%
+    slower, and one without its execution profile."""
     root = tmp_path_factory.mktemp("gate")
     tiny = tiny_dir / BUNDLE_NAME
     return {"tiny": tiny, "fits": edited_copy(tiny, root / "fits", under_the_limit),
-            "slower": edited_copy(tiny, root / "slower", layer_slower("layer1", 1.06))}
+            "slower": edited_copy(tiny, root / "slower", layer_slower("layer1", 1.06)),
+            "memory only": edited_copy(tiny, root / "memory-only", lambda report: {}, without=("execution",))}
 
 
 def gate(*argv, cache: Path) -> subprocess.CompletedProcess:
@@ -140,3 +144,15 @@ def test_a_cold_cache_costs_one_ingest_of_each_report_and_no_report_is_written(t
     assert main(["compare", str(a), str(b), "--metrics", "--json", *native]) == 0
     assert len(built) == 2  # the cache holds them now
     assert {path: _files(path) for path in (a, b)} == before
+
+
+def test_a_report_without_an_execution_profile_says_which_option_adds_it(bundles, tmp_path):
+    run = gate(bundles["tiny"], bundles["memory only"], "--fail-if", "memory.max_tile > +2%",
+               "--fail-if", "cycles.device > +5%", cache=tmp_path)
+    assert run.returncode == 2 and run.stdout == ""
+    assert run.stderr.splitlines() == [
+        "pvtui: --fail-if 'cycles.device > +5%': report B (memory-only) cannot give cycles.device: This report has no "
+        "execution data: it needs profile.pop with an execution profile (engine option "
+        "autoReport.outputExecutionProfile)."]
+    memory = gate(bundles["tiny"], bundles["memory only"], "--fail-if", "memory.max_tile > +2%", cache=tmp_path)
+    assert memory.returncode == 0, memory.stderr
