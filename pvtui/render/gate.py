@@ -101,8 +101,9 @@ def print_text(verdicts: list["Verdict"], heading: str, shown: Shown) -> None:
 
 def print_table(heading: str, headings: Sequence[str], rows: list[list[str]], right: Sequence[int],
                 bold: Sequence[bool] = (), notes: Sequence[str] = ()) -> None:
-    """HEADING, then ROWS under HEADINGS (the columns RIGHT right-aligned, a row bold where BOLD says), as wide as
-    they need (a file has no width), then NOTES."""
+    """HEADING, then ROWS under HEADINGS (the columns RIGHT right-aligned, a row bold where BOLD says), then NOTES:
+    on a terminal as wide as it is, the first column (the names) folded to fit; else as wide as they need (a file
+    has no width)."""
     from rich.cells import cell_len
     from rich.table import Table
     from rich.text import Text
@@ -111,11 +112,13 @@ def print_table(heading: str, headings: Sequence[str], rows: list[list[str]], ri
 
     table = Table()
     for index, name in enumerate(headings):
-        table.add_column(name, justify="right" if index in right else "left", no_wrap=True)
+        table.add_column(name, justify="right" if index in right else "left", no_wrap=index > 0, overflow="fold")
     for index, row in enumerate(rows):
         table.add_row(*(Text(cell) for cell in row), style="bold" if index < len(bold) and bold[index] else None)
-    widths = [max([cell_len(name)] + [cell_len(row[i]) for row in rows]) for i, name in enumerate(headings)]
-    console = TextConsole(width=max(80, sum(widths) + 3 * len(widths) + 1))
+    console = TextConsole()
+    if not console.is_terminal:
+        widths = [max([cell_len(name)] + [cell_len(row[i]) for row in rows]) for i, name in enumerate(headings)]
+        console = TextConsole(width=max(80, sum(widths) + 3 * len(widths) + 1))
     console.print(Text(heading), soft_wrap=True)
     console.print(table)
     for note in notes:
