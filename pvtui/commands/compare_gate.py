@@ -13,11 +13,10 @@ import json
 from pvtui.commands.common import EXIT_BAD_INPUT, load, say
 
 EXIT_PASSED, EXIT_FAILED = 0, 1
+FORMATS = ("text", "json", "md", "github")  # render.gate.print_gate's (not imported to parse: it brings rich)
 
 
 def add_gate_arguments(parser: argparse.ArgumentParser) -> None:
-    from pvtui.render.gate import FORMATS
-
     parser.add_argument(
         "--fail-if", action="append", default=[], metavar="COND",
         help="a regression gate (repeatable): exit 1 when COND holds of the reports, 0 when none does, 2 when one "

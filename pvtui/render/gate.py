@@ -23,7 +23,6 @@ if TYPE_CHECKING:
     from pvtui.model.gate import ConditionError, Verdict
     from pvtui.model.metrics import Pair, Value
 
-FORMATS = ("text", "json", "md", "github")
 HEADINGS = ("metric", "A", "B", "change", "limit", "verdict")
 FAILED, PASSED = "FAILED", "ok"
 ABSENT = "absent"  # a family member the report does not hold, counted 0
@@ -166,7 +165,7 @@ def github_errors(verdicts: list["Verdict"], shown: Shown) -> list[str]:
 
 
 def print_gate(verdicts: list["Verdict"], fmt: str, heading: str, shown: Shown) -> None:
-    """VERDICTS (failed first) in FMT, one of FORMATS."""
+    """VERDICTS (failed first) in FMT: text, json, md or github."""
     if fmt == "json":
         print(json.dumps(gate_json(verdicts), indent=2))
     elif fmt == "md":
