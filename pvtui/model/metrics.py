@@ -5,7 +5,7 @@ A metric is one figure of a report (`memory.max_tile`), or a family of figures, 
 report holds (`cycles.layer.NAME`: one per top-level model layer). Every value is read from the model
 function the screens and commands call for the same figure (queries.summary for Summary's figures,
 queries.category_totals for Memory's categories, queries.run_figures for Trace's run span, the model
-layers' top_layers for Operations and `compare --group layer`): never computed a second way. A figure
+layers' report_layers for Operations and `compare --group layer`): never computed a second way. A figure
 a report cannot give is Unavailable, saying which file or option would add it.
 
 A new family (`cycles.compute_set.NAME`) is one more Metric in CATALOGUE whose READ gives
@@ -19,8 +19,7 @@ from fractions import Fraction
 from functools import cached_property
 from typing import Callable, Union
 
-from pvtui.model.layer_compare import top_layers
-from pvtui.model.layers import build_tree, layer_figures
+from pvtui.model.layer_compare import report_layers
 from pvtui.model.queries import category_totals, run_figures, summary
 from pvtui.model.report import Report
 from pvtui.model.unavailable import Unavailable
@@ -52,10 +51,8 @@ class ReportFigures:
         report = self.report
         if report.programs is None:
             return Unavailable(report.missing("programs"))
-        tree = build_tree(report)
-        host = tree.names[tree.host] if tree.host >= 0 else None
-        return {name: (figure.cycles, figure.memory)
-                for name, figure in top_layers(layer_figures(report, tree)).items() if name != host}
+        layers, host = report_layers(report)
+        return {name: (figure.cycles, figure.memory) for name, figure in layers.items() if name != host}
 
 
 def _memory_missing(figures: ReportFigures) -> Unavailable:
