@@ -331,3 +331,13 @@ def test_the_command_exits_0_1_or_2_on_any_condition(capsys, tiny_dir, other_dir
     out, err = capsys.readouterr()
     assert code in (0, 1, 2) and "Traceback" not in err
     assert (json.loads(out)["failed"] > 0) is (code == 1) if code != 2 else out == ""
+
+
+def test_metrics_list_a_family_one_report_cannot_give_by_the_other_reports_members():
+    from pvtui.model.metrics import pairs
+
+    lacking = Unavailable("needs an execution profile")
+    listed = pairs({"cycles.device": 5, "cycles.layer.NAME": lacking}, {"cycles.device": 6, "cycles.layer.a": 1})
+    assert [(p.metric, p.a, p.b) for p in listed] == [("cycles.device", 5, 6), ("cycles.layer.a", lacking, 1)]
+    both = pairs({"cycles.layer.NAME": lacking}, {"cycles.layer.NAME": lacking})
+    assert [(p.metric, p.a, p.b) for p in both] == [("cycles.layer.NAME", lacking, lacking)]

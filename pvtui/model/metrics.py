@@ -258,9 +258,15 @@ class Pair:
 
 def pairs(a: dict[str, Value], b: dict[str, Value]) -> list[Pair]:
     """Every metric of A's and B's (read_metrics) side by side, A's order first; a family one report cannot give
-    by its catalogue name."""
-    names = dict.fromkeys([*a, *b])
-    return [Pair(name, metric_of(name).unit, value_of(a, name), value_of(b, name)) for name in names]
+    by its catalogue name, where the other gives none of its members either (else they say it)."""
+    names = list(dict.fromkeys([*a, *b]))
+
+    def shown(name: str) -> bool:
+        family = family_of(name)
+        return family is None or family.name != name or not any(
+            other != name and other.startswith(family.prefix) for other in names)
+
+    return [Pair(name, metric_of(name).unit, value_of(a, name), value_of(b, name)) for name in names if shown(name)]
 
 
 def catalogue_markdown() -> str:
