@@ -291,6 +291,7 @@ def test_hostile_names_reach_no_terminal_and_json_keeps_them(capsys, hostile_dir
     ["--format", "md"],
     ["--metrics", "--format", "github"],
     ["--fail-if", "memory.max_tile > 0", "--group", "layer"],
+    ["--fail-if", "memory.max_tile > 0", "--metrics"],
 ])
 def test_options_that_do_not_go_together_exit_2_before_reading(capsys, tmp_path, argv):
     code, out, err = _gate(capsys, tmp_path / "a", tmp_path / "b", *argv)  # neither exists: never read

@@ -89,6 +89,8 @@ def _conflict(args: argparse.Namespace, fmt: str | None) -> str | None:
         return f"--json and --format {args.format} disagree: give one"
     if args.group:
         return "--group goes with neither --fail-if nor --metrics: they judge and list the metrics"
+    if args.metrics and args.fail_if:
+        return "--metrics lists the metrics, --fail-if judges them: give one"
     return None
 
 
