@@ -33,7 +33,8 @@ COMMANDS: dict[str, tuple[str, bool]] = {
     "operations": ("what operations cost (programs, memory, cycles): those of one debug layer (PopART, ONNX, "
                    "PopTorch...), or summed by model layer with --group layer", True),
     "compare": ("compare two reports (B - A): summary, per-tile memory, liveness, programs and operations; opens "
-                "the explorer in a terminal, prints tables when the output is piped or redirected", True),
+                "the explorer in a terminal, prints tables when the output is piped or redirected; --fail-if makes "
+                "it a regression gate for CI (exit 1 when a condition holds)", True),
     "split": ("suggest pipeline split points that balance a single-IPU report's memory across N IPUs", True),
     "export": ("write the report's bundle to OUT, to browse it anywhere", True),
     "options": ("explain and check Poplar engine options (default: $POPLAR_ENGINE_OPTIONS)", True),

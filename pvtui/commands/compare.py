@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from pvtui.commands.common import add_reader_argument, add_units_argument, emit, find_report, load
+from pvtui.commands.common import EXIT_BAD_INPUT, add_reader_argument, add_units_argument, emit, find_report, load, say
+from pvtui.commands.compare_gate import add_gate_arguments, run_gate, run_metrics
 from pvtui.streams import on_a_terminal
 
 
@@ -19,9 +20,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="layer: only the model layers, their IPU-cycles and memory in A and B (as text or --json)")
     add_units_argument(parser)
     add_reader_argument(parser)
+    add_gate_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.metrics:
+        return run_metrics(args)
+    if args.fail_if:
+        return run_gate(args)
+    if args.format:
+        say("pvtui compare: --format goes with --fail-if (a comparison takes --json)")
+        return EXIT_BAD_INPUT
     if args.group == "layer":
         return run_layers(args)
     if not args.json and on_a_terminal():

@@ -50,16 +50,22 @@ def top_layers(figures: LayerFigures) -> dict[str, LayerFigure]:
             for n in ranked(figures, tree.children(-1), "cycles")}
 
 
+def report_layers(report: Report) -> tuple[dict[str, LayerFigure], str | None]:
+    """REPORT's top-level model layers (top_layers), and the name of the host waits' node among them, if any;
+    the report needs a program table."""
+    tree = build_tree(report)
+    return top_layers(layer_figures(report, tree)), tree.names[tree.host] if tree.host >= 0 else None
+
+
 def layer_changes(a: Report, b: Report) -> list[LayerChange] | Unavailable:
     """A's model layers in A's order of cost, then those only in B, each with B - A; host waits last."""
     layers = []
     for name, report in (("A", a), ("B", b)):
         if report.programs is None:
             return Unavailable(f"Report {name} has no model layers: {report.missing('programs')}")
-        tree = build_tree(report)
-        layers.append((top_layers(layer_figures(report, tree)), tree))
-    (in_a, tree_a), (in_b, tree_b) = layers
-    host = {tree.names[tree.host] for tree in (tree_a, tree_b) if tree.host >= 0}
+        layers.append(report_layers(report))
+    (in_a, host_a), (in_b, host_b) = layers
+    host = {host_a, host_b} - {None}
     names = list(in_a) + [name for name in in_b if name not in in_a]
     names.sort(key=lambda name: name in host)  # stable: the host waits move last
     return [LayerChange(name, in_a.get(name), in_b.get(name), name in host) for name in names]

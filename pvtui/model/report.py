@@ -454,7 +454,7 @@ class Report:
             "programs": "profile.pop",
             "liveness": "profile.pop",
             "liveness_tiles": "profile.pop with per-tile liveness",
-            "execution": "profile.pop with an execution profile",
+            "execution": "profile.pop with an execution profile (engine option autoReport.outputExecutionProfile)",
             "bsp": "an execution profile with per-tile cycles (instrumentation Tile or Vertex)",
             "debug": "debug.cbor",
             "archive": "archive.a",

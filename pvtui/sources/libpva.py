@@ -489,7 +489,8 @@ class PvaReader:
         execution = attr(self.report, "execution")
         steps = attr(execution, "steps")
         if steps is None or len(steps) == 0:
-            ctx.note("execution", f"{PROFILE}: the report has no execution profile")
+            ctx.note("execution", f"{PROFILE}: the report has no execution profile (Poplar writes one with the engine"
+                                  " option autoReport.outputExecutionProfile)")
             return
         runs = list(each(attr(execution, "runs") or [], "runs"))
         run_offsets = [0]
