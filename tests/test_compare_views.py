@@ -79,6 +79,48 @@ def test_a_section_that_does_not_compare_exports_the_summary_and_its_keys_are_of
     assert nav.export_table().name == "compare-summary" and not nav.on_tiles and nav.tiles is None
 
 
+def test_the_model_layers_sort_growth_first_and_by_any_column_host_waits_last(comparison):
+    from pvtui.model.layer_compare import LAYER_SORTS
+
+    nav = CompareNavigator()
+    nav.comparison = comparison
+    nav.section = "layers"
+    assert nav.on_layers
+    for _column in LAYER_SORTS:
+        layers = nav.layers
+        assert sorted(change.name for change in layers) == sorted(change.name for change in comparison.layers)
+        ranked = [change for change in layers if not change.host]
+        assert all(change.host for change in layers[len(ranked):])  # the host waits last, whatever the sort
+        sort = LAYER_SORTS[nav.layer_sort]
+        if sort == "name":
+            assert [c.name.lower() for c in ranked] == sorted(c.name.lower() for c in ranked)
+        else:
+            figure, side = sort.rsplit("_", 1)
+            values = [c.delta(figure) if side == "delta" else getattr(c.a if side == "a" else c.b, figure, None)
+                      for c in ranked]
+            known = [v for v in values if v is not None]
+            assert known == sorted(known, reverse=True) and values[:len(known)] == known
+        nav.next_layer_sort()
+    assert LAYER_SORTS[CompareNavigator().layer_sort] == "cycles_delta"  # growth first by default
+
+
+def test_the_largest_tile_is_named_and_a_move_says_where_as_largest_went(tiny_report, other_report):
+    from pvtui.model.compare import summary_deltas
+    from pvtui.model.queries import tile_totals
+
+    rows = summary_deltas(tiny_report, other_report)
+    a_tiles, b_tiles = tile_totals(tiny_report)[0], tile_totals(other_report)[0]
+    worst_a, worst_b = int(np.argmax(a_tiles)), int(np.argmax(b_tiles))
+    assert worst_a != worst_b  # the two reports' largest are different tiles
+    largest = next(row for row in rows if row.label.startswith("Largest tile"))
+    assert largest.label == f"Largest tile (A {worst_a}, B {worst_b})"
+    moved = rows[rows.index(largest) + 1]
+    assert moved.label == f"Tile {worst_a}, A's largest"
+    assert (moved.a, moved.b) == (int(a_tiles[worst_a]), int(b_tiles[worst_a]) if worst_a < len(b_tiles) else None)
+    same = next(row for row in summary_deltas(tiny_report, tiny_report) if row.label.startswith("Largest tile"))
+    assert same.label == f"Largest tile ({worst_a})"
+
+
 def test_the_heatmap_moves_down_and_up_in_its_column_within_its_rows():
     grid = TileGrid.of(np.array([0] * 5 + [1] * 3), per_row=2)  # rows 0-1, 2-3, 4 | 5-6, 7
     assert [grid.row_of(tile) for tile in range(8)] == [0, 0, 1, 1, 2, 3, 3, 4]

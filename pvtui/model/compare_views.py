@@ -13,7 +13,7 @@ from functools import cached_property
 import numpy as np
 
 from pvtui.model.compare import Comparison, LivenessPair, TileDiff, liveness_table, summary_table, tiles_table
-from pvtui.model.layer_compare import layer_table
+from pvtui.model.layer_compare import DEFAULT_LAYER_SORT, LAYER_SORTS, LayerChange, layer_table, sorted_changes
 from pvtui.model.tables import Table
 from pvtui.model.unavailable import Unavailable
 
@@ -78,6 +78,16 @@ class CompareNavigator:
     def __init__(self) -> None:
         self.comparison: Comparison | None = None
         self.section = "deltas"
+        self.layer_sort = DEFAULT_LAYER_SORT  # the model layers' sort column (LAYER_SORTS)
+
+    @property
+    def layers(self) -> list[LayerChange] | Unavailable | None:
+        """The model layers compared, in the order of the sort column; None while the comparison is computed."""
+        layers = self.comparison.layers if self.comparison is not None else None
+        return layers if layers is None or isinstance(layers, Unavailable) else sorted_changes(layers, self.layer_sort)
+
+    def next_layer_sort(self) -> None:
+        self.layer_sort = (self.layer_sort + 1) % len(LAYER_SORTS)
 
     @property
     def tiles(self) -> TileDiff | None:
@@ -101,6 +111,11 @@ class CompareNavigator:
         """The Liveness section shows, and the two reports' liveness compares."""
         return self.section == "liveness" and self.liveness is not None
 
+    @property
+    def on_layers(self) -> bool:
+        """The Model layers section shows, and the two reports' layers compare."""
+        return self.section == "layers" and isinstance(self.layers, list)
+
     def most_changed_tile(self, grown: bool) -> int | None:
         """The tile that grew (GROWN) or shrank the most; None where none did."""
         assert self.tiles is not None
@@ -119,7 +134,7 @@ class CompareNavigator:
         if c is None:
             return None
         value = {"tiles": c.tiles, "liveness": c.liveness, "programs": c.programs,
-                 "operations": c.operations, "layers": c.layers}.get(self.section)
+                 "operations": c.operations, "layers": self.layers}.get(self.section)
         if value is None or isinstance(value, Unavailable):
             return summary_table(c.summary)
         if isinstance(value, list):

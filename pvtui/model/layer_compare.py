@@ -71,6 +71,29 @@ def layer_changes(a: Report, b: Report) -> list[LayerChange] | Unavailable:
     return [LayerChange(name, in_a.get(name), in_b.get(name), name in host) for name in names]
 
 
+# the columns a comparison's model layers sort by, in CHANGE_HEADINGS' order: the name, then each
+# figure (cycles A, B, B - A, memory A, B, B - A)
+LAYER_SORTS = ("name", "cycles_a", "cycles_b", "cycles_delta", "memory_a", "memory_b", "memory_delta")
+DEFAULT_LAYER_SORT = LAYER_SORTS.index("cycles_delta")  # growth first: what a regression is
+
+
+def sorted_changes(changes: list[LayerChange], column: int) -> list[LayerChange]:
+    """CHANGES by LAYER_SORTS[COLUMN]: names in order, figures largest first (a figure a side lacks
+    last); the host waits last whatever the column."""
+    sort = LAYER_SORTS[column]
+
+    def figure(change: LayerChange) -> int | None:
+        name, side = sort.rsplit("_", 1)
+        if side == "delta":
+            return change.delta(name)
+        figures = change.a if side == "a" else change.b
+        return None if figures is None else getattr(figures, name)
+
+    if sort == "name":
+        return sorted(changes, key=lambda c: (c.host, c.name.lower()))
+    return sorted(changes, key=lambda c: (c.host, figure(c) is None, -(figure(c) or 0)))
+
+
 def layer_table(changes: list[LayerChange]) -> Table:
     columns = ["model_layer", "host", "cycles_a", "cycles_b", "cycles_delta", "memory_a", "memory_b", "memory_delta"]
     rows = []

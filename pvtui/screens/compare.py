@@ -13,7 +13,6 @@ from textual.widgets import DataTable, Static, TabbedContent, TabPane
 
 from pvtui.model.compare import IDENTICAL, Changes, Comparison, LivenessPair, TileDiff, compare
 from pvtui.model.compare_views import CompareNavigator
-from pvtui.model.layer_compare import LayerChange
 from pvtui.model.unavailable import Unavailable
 from pvtui.render.compare import (
     Differences,
@@ -46,6 +45,7 @@ SECTIONS = (
     ("programs", "Programs"), ("operations", "Operations"), ("layers", "Model layers"),
 )
 LISTED = 500  # changed programs or operations listed, largest change first
+NAME_COLUMN = {"deltas": 0, "programs": 3, "operations": 3, "layers": 0}  # of each table; the figures align right
 
 
 class CompareScreen(ReportScreen):
@@ -101,10 +101,12 @@ class CompareScreen(ReportScreen):
         Binding("W", "tile(False)", "Most shrunk tile", key_display="W", id="compare.shrunk"),
         Binding("a", "peak('a')", "A's peak", id="compare.peak_a"),
         Binding("b", "peak('b')", "B's peak", id="compare.peak_b"),
+        Binding("S", "next_layer_sort", "Sort", key_display="S", id="compare.layer_sort"),
     ]
     NAVIGATOR = CompareNavigator
     nav: CompareNavigator
-    KEYS = {"tile": Needs(shown=("on_tiles",)), "peak": Needs(shown=("on_liveness",))}
+    KEYS = {"tile": Needs(shown=("on_tiles",)), "peak": Needs(shown=("on_liveness",)),
+            "next_layer_sort": Needs(shown=("on_layers",))}
 
     def compose_body(self) -> ComposeResult:
         yield Static(id="names")  # the title bar gives the names up to its tabs at 80 columns
@@ -147,8 +149,8 @@ class CompareScreen(ReportScreen):
         return self.nav.comparison
 
     def title_label(self) -> str:
-        a, b = (slot.files if slot is not None else None for slot in (self.pv_app.a, self.pv_app.b))
-        return f"A {a.name if a is not None else '—'} · B {b.name if b is not None else '—'}"
+        """Short: the line under the title names A and B, and at 80 columns the names ran into the tabs."""
+        return "A and B" if self.pv_app.b is not None else "A"
 
     @work(thread=True, exclusive=True, group="compare")
     def _compare(self, a, b) -> None:
@@ -183,7 +185,7 @@ class CompareScreen(ReportScreen):
             self._show_deltas(self.comparison)
             self._show_changes("programs", self.comparison.programs)
             self._show_changes("operations", self.comparison.operations)
-            self._show_layers(self.comparison.layers)
+            self._show_layers()
 
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
         self.nav.section = self.query_one(TabbedContent).active  # a key, or a click on the tab
@@ -200,7 +202,7 @@ class CompareScreen(ReportScreen):
         self._show_liveness(c.liveness)
         self._show_changes("programs", c.programs)
         self._show_changes("operations", c.operations)
-        self._show_layers(c.layers)
+        self._show_layers()
         self._focus_section()
 
     def _focus_section(self) -> None:
@@ -225,18 +227,21 @@ class CompareScreen(ReportScreen):
 
     def _fill(self, section: str, headings: Sequence[str], rows: list[list[Text]], cut: Sequence[int]) -> None:
         """SECTION's table: ROWS under HEADINGS, the columns CUT sharing the room the others leave on a line
-        (their cells end in an ellipsis where they are cut); the cursor stays on its row."""
+        (their cells end in an ellipsis where they are cut), the figures right-aligned (every column but
+        NAME_COLUMN's); the cursor stays on its row."""
+        names = NAME_COLUMN[section]
         table = self.query_one(f"#{section}-table", DataTable)
         scrollbar = table.styles.scrollbar_size_vertical
         room = self.size.width - scrollbar - 2 * table.cell_padding * len(headings)
         widths = fitted_widths(headings, rows, cut, room)
         cursor = table.cursor_row
         table.clear(columns=True)
-        for heading, width in zip(headings, widths):
-            table.add_column(heading, width=width)
+        for column, (heading, width) in enumerate(zip(headings, widths)):
+            table.add_column(Text(heading, justify="left" if column == names else "right"), width=width)
         for row in rows:
-            for cell, width in zip(row, widths):
+            for column, (cell, width) in enumerate(zip(row, widths)):
                 cell.truncate(width, overflow="ellipsis")
+                cell.justify = "left" if column == names else "right"
             table.add_row(*row)
         table.move_cursor(row=cursor)
 
@@ -297,14 +302,18 @@ class CompareScreen(ReportScreen):
         self._fill(section, changes_headings(d), changes_rows([c.as_dict() for c in changes.rows[:LISTED]], d),
                    cut=(3,))
 
-    def _show_layers(self, layers: list[LayerChange] | Unavailable) -> None:
+    def _show_layers(self) -> None:
+        layers = self.nav.layers
+        if layers is None:
+            return
         self._available("layers", layers, ("#layers-statement", "#layers-table"))
         if isinstance(layers, Unavailable):
             return
         self.query_one("#layers-statement", Static).update(
-            f"{CHANGES_STATEMENT} Growth reads as a regression, shrinkage as a gain.")
+            f"{CHANGES_STATEMENT} Growth reads as a regression, shrinkage as a gain; S sorts.")
         d = self._differences()
-        self._fill("layers", layer_headings(d), layer_rows([change.as_dict() for change in layers], d), cut=(0,))
+        headings = [heading + ("▼" if i == self.nav.layer_sort else "") for i, heading in enumerate(layer_headings(d))]
+        self._fill("layers", headings, layer_rows([change.as_dict() for change in layers], d), cut=(0,))
 
     def _available(self, section: str, value: object, shown: tuple) -> None:
         """Show SECTION's VALUE in the widgets SHOWN, or in their place why the comparison is Unavailable."""
@@ -329,6 +338,10 @@ class CompareScreen(ReportScreen):
             self.query_one(DiffHeatmap).select(tile)
         else:
             self.notify(f"No tile {'grew' if grown else 'shrank'}.", timeout=3)
+
+    def action_next_layer_sort(self) -> None:
+        self.nav.next_layer_sort()
+        self._show_layers()
 
     def action_peak(self, which: str) -> None:
         self.query_one(CompareChart).cursor_to_peak(self.nav.peak(which))

@@ -3,8 +3,8 @@
 Each IPU starts a new row; a row is labelled with its IPU (on the IPU's first row) and
 its first tile. A tile is up to MAX_CELL columns wide, while every tile still fits in view. Growth is drawn in the theme's error colour, shrinkage in its success
 colour, deeper the larger the change against the largest one; unchanged tiles are idle
-cells, tiles only one report has a muted dot. Plain (see look.py), growth also reads
-"+" and shrinkage "-".
+cells, tiles only one report has a muted dot. Growth also reads "+" and shrinkage "-": a cue that does
+not rest on telling red from green.
 """
 
 from __future__ import annotations
@@ -170,7 +170,7 @@ class DiffHeatmap(CachedLines, SteadyScrollbars, can_focus=True):
             return look.glyphs.selected
         if code == ONLY_ONE_CODE:
             return look.glyphs.only_one
-        return "+" if look.plain and code > 0 else "-" if look.plain and code < 0 else " "
+        return "+" if code > 0 else "-" if code < 0 else " "  # a cue besides red and green, for colour blindness
 
     def legend(self) -> Text:
         """The colours of shrinkage, no change and growth, and the dot of a tile in one report only."""
