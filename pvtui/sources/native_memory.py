@@ -15,7 +15,7 @@ from pvtui.model import schema as s
 from pvtui.sources.native_pieces import PieceSorter
 from pvtui.sources.native_tables import LIBPVA, Lookup, ProfileTables
 from pvtui.sources.pop_schema import PROFILE
-from pvtui.sources.sqlite_file import NULL, quote
+from pvtui.sources.sqlite.database import NULL, quote
 
 MAX_TILES = 1 << 22  # a tile column whose values reach this is not one
 NO_NAME = "(no name in vars_string_table)"

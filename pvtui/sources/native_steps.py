@@ -14,7 +14,7 @@ from pvtui.model import schema as s
 from pvtui.model.bundle import release_pages
 from pvtui.sources.native_tables import LIBPVA, ProfileTables, StepIds
 from pvtui.sources.pop_schema import PROFILE
-from pvtui.sources.sqlite_file import NULL
+from pvtui.sources.sqlite.database import NULL
 
 UNKNOWN_TYPE = "Unknown"
 MAX_IPUS = 4096  # an IPU column whose values reach this is not one

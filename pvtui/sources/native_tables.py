@@ -11,7 +11,7 @@ import numpy as np
 
 from pvtui.sources.base import IngestContext
 from pvtui.sources.pop_schema import Found, Unusable, find
-from pvtui.sources.sqlite_file import integer_batches, quote, tables, text_column
+from pvtui.sources.sqlite.database import integer_batches, quote, tables, text_column
 
 LIBPVA = "libpva (Poplar SDK)"
 ROWIDS_PER_QUERY = 500
