@@ -226,6 +226,17 @@ def test_step_ids_with_gaps_in_any_row_order_read_as_ids_that_run_on(tiny_dir, t
     np.testing.assert_array_equal(report.execution.program, truth.execution.program)
 
 
+def test_each_program_of_a_step_type_of_its_own_has_its_type(tiny_dir, tmp_path, truth, no_libpva):
+    """Program types are found by name, not searched for once a program (200,000 of them: bench/)."""
+    folder = variant(tiny_dir, tmp_path / "r", "UPDATE steps SET type = 'type of ' || program")
+    programs = open_natively(folder, tmp_path / "cache").programs
+    with sqlite3.connect(folder / "profile.pop") as db:
+        ids = [row[0] for row in db.execute("SELECT id FROM programs ORDER BY id")]
+    stepped = np.unique(truth.execution.program).tolist()
+    assert len(stepped) > 100
+    assert [programs.type_name(p) for p in stepped] == [f"type of {ids[p]}" for p in stepped]
+
+
 def test_without_a_tile_column_memory_by_tiles_rows_are_the_tiles(tiny_dir, tmp_path, truth, no_libpva):
     folder = variant(tiny_dir, tmp_path / "r", "ALTER TABLE memory_by_tile DROP COLUMN tile")
     report = open_natively(folder, tmp_path / "cache")

@@ -68,15 +68,16 @@ def _program_types(profile: ProfileTables, n: int) -> tuple[list[str], np.ndarra
         known = program >= 0
         with_set = known & (compute_set != NULL)
         compute_set_of[program[with_set]] = compute_set[with_set]
-        earliest = np.full(n, -1, np.int64)
-        earliest[program[known][::-1]] = rowid[known][::-1]  # of repeated programs, the last write: the first row
-        first_row = np.where(first_row < 0, earliest, first_row)
+        programs, first = np.unique(program[known], return_index=True)  # each program's first row in the batch
+        new = first_row[programs] < 0
+        first_row[programs[new]] = rowid[known][first[new]]
     profile.steps_read = read.finish()
     stepped = np.flatnonzero(first_row >= 0)
     texts = profile.texts_at(steps, "type", first_row[stepped])
-    types = list(dict.fromkeys([UNKNOWN_TYPE, *texts]))
-    type_of[stepped] = [types.index(t or UNKNOWN_TYPE) for t in texts]
-    return types, type_of, compute_set_of
+    index = dict.fromkeys([UNKNOWN_TYPE, *texts])  # each type's number, in the order first met: one look-up a program
+    index.update((name, number) for number, name in enumerate(index))
+    type_of[stepped] = [index[t or UNKNOWN_TYPE] for t in texts]
+    return list(index), type_of, compute_set_of
 
 
 class StepsRead:
