@@ -294,8 +294,8 @@ def test_a_child_pointer_to_a_page_already_read_ends(small_pop, tmp_path, cycle)
     started = time.monotonic()
     said = read_through_pvtui(damage.path, DEEP)
     assert isinstance(said, str) and time.monotonic() - started < 30
-    assert said in ("database disk image is malformed", f"{database.MALFORMED} ({DEEP} gives rows it gave before:"
-                    " its b-tree leads back to pages read before)")
+    assert said in ("database disk image is malformed", f"{database.MALFORMED} ({DEEP} gives rows again or out of"
+                    " order: its b-tree leads back to pages read before)")
 
 
 def ancestor_cycle(small_pop: Path, where: Path) -> Path:
@@ -310,7 +310,8 @@ def ancestor_cycle(small_pop: Path, where: Path) -> Path:
 def test_the_read_through_sqlite_stops_where_rows_come_again(small_pop, tmp_path):
     path = ancestor_cycle(small_pop, tmp_path / "profile.pop")
     said = read_through_pvtui(path, DEEP, rows=100)  # batches SQLite fills before it gives up, the rows repeating
-    assert said == f"{database.MALFORMED} ({DEEP} gives rows it gave before: its b-tree leads back to pages read before)"
+    assert said == (f"{database.MALFORMED} ({DEEP} gives rows again or out of order: its b-tree leads back to pages"
+                    " read before)")
 
 
 @pytest.mark.parametrize("bound, said", [("LEAF_CELL", "gives more rows than its file's pages can hold (0)"),
@@ -399,3 +400,13 @@ def test_fuzzed_pages_read_as_sqlite_reads_them_or_end_in_one_line(small_pop, tm
     finally:
         tracemalloc.stop()
     assert time.monotonic() - started < READ_SECONDS
+
+
+@pytest.mark.parametrize("size", [0, 2, 1000])
+def test_a_page_size_no_sqlite_file_has_is_given_up_on(small_pop, tmp_path, size):
+    damage = Damage(small_pop, tmp_path / "profile.pop", "memory_by_tile")
+    damage.set(16, size, 2)
+    damage.write()
+    with pytest.raises(Unreadable, match="^odd page size$") as raised:
+        next(leaf_batches(damage.path, damage.root, [0], -1, True))
+    assert raised.value.__cause__ is None

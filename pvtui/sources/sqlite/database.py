@@ -166,8 +166,8 @@ def integer_batches(
 
 
 class Damaged(sqlite3.DatabaseError):
-    """SQLite reads on through a damaged table (its b-tree leads back to pages read before): said in
-    SQLite's own words for a damaged file, and the table's name and what gave it away."""
+    """SQLite reads on through a damaged table (its b-tree leads back to pages read before, or its rowids
+    are out of order): said in SQLite's own words for a damaged file, the table's name and what gave it away."""
 
     def __init__(self, table: Table, why: str) -> None:
         super().__init__(f"{MALFORMED} ({table.name} {why})")
@@ -190,7 +190,7 @@ class Bounds:
         """After a batch of COUNT rows (their ROWIDS, where the table has them; the rowid before them, LAST)."""
         self.rows += count
         if rowids is not None and count and (rowids[0] <= last or (np.diff(rowids) <= 0).any()):
-            raise Damaged(self.table, "gives rows it gave before: its b-tree leads back to pages read before")
+            raise Damaged(self.table, "gives rows again or out of order: its b-tree leads back to pages read before")
         if self.rows > self.most_rows:
             raise Damaged(self.table, f"gives more rows than its file's pages can hold ({self.most_rows:,})")
         if time.monotonic() > self.deadline:

@@ -73,9 +73,9 @@ class PageFile:
             size = struct.unpack_from(">H", header, 16)[0]
             self.page_size = 65536 if size == 1 else size
             self.usable = self.page_size - header[20]
-            self.pages = os.fstat(self.fd).st_size // self.page_size
-            if self.page_size < 512 or self.usable < 480:
+            if self.page_size < 512 or self.page_size & (self.page_size - 1) or self.usable < 480:
                 raise Unreadable("odd page size")
+            self.pages = os.fstat(self.fd).st_size // self.page_size
         except BaseException:
             os.close(self.fd)
             raise
