@@ -28,7 +28,8 @@ DEBUG_TIME_LIMIT = 1.2  # debug.cbor ingest at most 1.2x cbor2.load
 DEBUG_MEMORY_LIMIT = 0.25  # and at most a quarter of its peak memory
 NATIVE_MB_PER_S = 100  # profile.pop's native reader: at least 100 MB/s of the file
 NATIVE_MEMORY_SHARE = 0.25  # and a peak memory under a quarter of the file's size
-PROGRAM_TYPES_SECONDS = 10  # MANY_PROGRAMS programs of their own step types: read in linear time (a search each took minutes)
+# MANY_PROGRAMS programs of their own step types: read in linear time (a search for each took minutes)
+PROGRAM_TYPES_SECONDS = 10
 
 
 def _ingest(source: str, report: Path, workdir: Path) -> dict:

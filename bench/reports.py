@@ -92,7 +92,8 @@ def make_many_programs(workdir: Path) -> Path:
         db.execute("CREATE TABLE programs (id INTEGER PRIMARY KEY, name TEXT)")
         db.execute("CREATE TABLE steps (id INTEGER PRIMARY KEY, type TEXT, program INTEGER, compute_set INTEGER)")
         db.executemany("INSERT INTO programs VALUES (?, ?)", ((i, f"program {i}") for i in range(MANY_PROGRAMS)))
-        db.executemany("INSERT INTO steps VALUES (?, ?, ?, NULL)", ((i + 1, f"type {i}", i) for i in range(MANY_PROGRAMS)))
+        db.executemany("INSERT INTO steps VALUES (?, ?, ?, NULL)",
+                       ((i + 1, f"type {i}", i) for i in range(MANY_PROGRAMS)))
     partial.rename(path)
     return out
 

@@ -252,38 +252,43 @@ def test_a_tile_beyond_those_the_file_names_is_left_out_and_said(tiny_dir, tmp_p
         tracemalloc.stop()
     np.testing.assert_array_equal(report.memory.including_gaps, truth.memory.including_gaps)
     said = [note for note in report.notes if "4,194,303" in note]
-    assert said == ["[memory] profile.pop: 1 row of memory_by_tile on tiles 4,194,303, beyond the 128 tiles its other rows"
-                    " name: left out"]
+    assert said == ["[memory] profile.pop: 1 row of memory_by_tile on tiles 4,194,303, beyond the 128 tiles its"
+                    " other rows name: left out"]
     assert any("1 rows of vars_info are on no tile" in note for note in report.notes)
 
 
 def test_an_ipu_beyond_those_the_file_names_is_left_out_and_said(tiny_dir, tmp_path, truth, no_libpva):
     """One row on IPU 4,095 made the steps' columns 4,096 IPUs wide (547 MB of cache on a 0.7 MB file)."""
     folder = variant(tiny_dir, tmp_path / "r",
-                     "INSERT INTO steps_by_ipu (step_id, ipu, cycles, active_tiles, cycles_base, active_cycles_from_min,"
-                     " active_cycles_to_max) SELECT max(step_id), 4095, 1, 1, 0, 0, 1 FROM steps_by_ipu")
+                     "INSERT INTO steps_by_ipu (step_id, ipu, cycles, active_tiles, cycles_base,"
+                     " active_cycles_from_min, active_cycles_to_max)"
+                     " SELECT max(step_id), 4095, 1, 1, 0, 0, 1 FROM steps_by_ipu")
     report = open_natively(folder, tmp_path / "cache")
     np.testing.assert_array_equal(report.execution.cycles, truth.execution.cycles)
     assert sum(p.stat().st_size for p in (tmp_path / "cache").rglob("*") if p.is_file()) < 8 << 20
     said = [note for note in report.notes if "4,095" in note]
-    assert said == ["[execution] profile.pop: 1 row of steps_by_ipu on IPUs 4,095, beyond the 2 IPUs its other rows name:"
-                    " left out"]
+    assert said == ["[execution] profile.pop: 1 row of steps_by_ipu on IPUs 4,095, beyond the 2 IPUs its other"
+                    " rows name: left out"]
 
 
 EXTREMES = (2**63 - 1, -(2**63) + 1)  # -2**63 itself reads as NULL
 
 
-@pytest.mark.parametrize("command", [["summary"], ["memory", "--tile", "3"], ["memory", "--json"], ["trace", "--stats"],
-                                     ["programs"], ["insights"]])
+@pytest.mark.parametrize("command", [["summary"], ["memory", "--tile", "3"], ["memory", "--json"],
+                                     ["trace", "--stats"], ["programs"], ["insights"]])
 def test_numbers_of_63_bits_give_no_warning(tiny_dir, tmp_path, command, capsys, monkeypatch, no_libpva):
     big, small = EXTREMES
     folder = variant(
         tiny_dir, tmp_path / "r",
-        f"UPDATE memory_by_tile SET total = {big} WHERE tile = 3", f"UPDATE memory_by_tile SET total = {small} WHERE tile = 4",
-        f"UPDATE vars_info SET size_bytes = {big} WHERE rowid = 5", f"UPDATE vars_info SET size_bytes = {small} WHERE rowid = 6",
+        f"UPDATE memory_by_tile SET total = {big} WHERE tile = 3",
+        f"UPDATE memory_by_tile SET total = {small} WHERE tile = 4",
+        f"UPDATE vars_info SET size_bytes = {big} WHERE rowid = 5",
+        f"UPDATE vars_info SET size_bytes = {small} WHERE rowid = 6",
         f"UPDATE steps_by_ipu SET cycles = {big}, cycles_base = {big}, active_cycles_to_max = {big} WHERE rowid = 3",
-        f"UPDATE steps_by_ipu SET cycles = {small}, cycles_base = {small}, active_cycles_from_min = {small} WHERE rowid = 4",
-        f"UPDATE steps_by_ipu SET active_tiles = {big} WHERE rowid = 5", f"UPDATE execution_cycle_totals SET total = {big}",
+        f"UPDATE steps_by_ipu SET cycles = {small}, cycles_base = {small}, active_cycles_from_min = {small}"
+        " WHERE rowid = 4",
+        f"UPDATE steps_by_ipu SET active_tiles = {big} WHERE rowid = 5",
+        f"UPDATE execution_cycle_totals SET total = {big}",
     )
     monkeypatch.setenv("PVTUI_CACHE_DIR", str(tmp_path / "cache"))
     with warnings.catch_warnings():

@@ -153,11 +153,11 @@ def _signed(data: np.ndarray, at: np.ndarray, width: int) -> np.ndarray:
 
 
 def _all_of_length(data: np.ndarray, at: np.ndarray, size: int) -> bool:
-    """Whether each varint at AT takes SIZE bytes (below nine): a top bit set in each byte but its last."""
-    ok = data[at + size - 1] < 0x80 if size < VARINT_MAX else np.ones(len(at), bool)
-    for k in range(size - 1):
-        ok &= data[at + k] >= 0x80
-    return bool(ok.all())
+    """Whether each varint at AT takes SIZE bytes: a top bit set in each byte but its last (of nine, in
+    every byte but the last). The SIZE bytes of each are gathered at once, a row each."""
+    rows = np.lib.stride_tricks.as_strided(data, (len(data) - VARINT_MAX + 1, VARINT_MAX), (1, 1))
+    top = rows[at, :size] >= 0x80
+    return bool(top[:, : size - 1].all()) and (size == VARINT_MAX or not top[:, size - 1].any())
 
 
 def _varint_length(data: np.ndarray, at: np.ndarray) -> np.ndarray:
@@ -237,7 +237,9 @@ class LeafBatches:
         page = np.repeat(np.arange(count), cells)
         index = np.arange(len(page)) - np.repeat(np.cumsum(cells) - cells, cells)
         pointer = _be16(data, header[page] + 8 + 2 * index)
-        if len(pointer) and ((pointer < cells_start[page]) | (pointer > usable - 3)).any():
+        filled = np.flatnonzero(cells)  # each page's lowest pointer, against where its cells can begin
+        lowest = np.minimum.reduceat(pointer, (np.cumsum(cells) - cells)[filled]) if len(pointer) else pointer
+        if len(pointer) and ((lowest < cells_start[filled]).any() or pointer.max() > usable - 3):
             raise Unreadable("a cell pointer leaves its page's cells")
         cell = base[page] + pointer
         payload, n1 = _varint(data, cell) if (data[cell] >= 0x80).any() else (data[cell].astype(np.int64), 1)
@@ -295,7 +297,6 @@ class LeafBatches:
             at[rest] = record[rest] + rest_head
         if (at > end).any():
             raise Unreadable("a record's header is longer than the record")
-        wanted = []  # (column, serial types, where the values are)
         for j in range(needed):
             kind = kinds[j]
             width = SIZE[kind]
@@ -303,15 +304,14 @@ class LeafBatches:
                 kind = kind.astype(np.int64)
                 kind[rest] = rest_kinds[j]
                 width = np.where(kind < len(SIZE), SIZE[np.minimum(kind, len(SIZE) - 1)], (kind - 12) >> 1)
-            if j in self.columns and j != self.alias:
-                wanted.append((j, kind, at))
-            at = at + width  # a new array: the one kept above still says where column j is
+            if j in self.columns:
+                if j != self.alias and (at + width > end).any():
+                    raise Unreadable("a record's values leave it")
+                row = 1 + self.columns.index(j)
+                out[row] = out[0] if j == self.alias else self._integers(data, kind, at)
+            at += width
         if (at > end).any():
             raise Unreadable("a record's values leave it")
-        for j, kind, where in wanted:
-            out[1 + self.columns.index(j)] = self._integers(data, kind, where)
-        if self.alias in self.columns:
-            out[1 + self.columns.index(self.alias)] = out[0]
 
     @staticmethod
     def _serial_types(data: np.ndarray, record: np.ndarray, end: np.ndarray,
