@@ -39,7 +39,8 @@ METHOD = """
   the profile.pop of the same model over 16 runs (only the steps tables grow; the file passes
   1 GB), elsewhere over the report's own. Beside the report's own, the single run of the libpva
   adapter over the generator's stand-in (what reading profile.pop through libpva costs here, less
-  libpva's own decoding).
+  libpva's own decoding). Then the same reader over a profile.pop of 200,000 programs, each run by
+  one step of a type of its own (bench.reports.make_many_programs): its time, at every scale.
 - Peak memory of debug.cbor ingest and of `cbor2.load(f)` (the whole file into Python
   objects): the child resets its VmHWM (`/proc/self/clear_refs`), runs the one call
   and reports VmHWM minus the RSS just before it.

@@ -19,6 +19,7 @@ WIDE_NODES = 24  # wide roots: one first expansion to time per root
 # a longer profiled session, in which only the steps tables grow (about 60 MB a run beside 190 MB of
 # variables). Other scales hold their native reader to their own report's profile.pop.
 LONG_RUNS = {"large": 16}
+MANY_PROGRAMS = 200_000  # programs of a profile.pop in which each has a step type of its own (issue 29)
 
 
 def dir_bytes(path: Path) -> int:
@@ -73,6 +74,28 @@ def make_long_profile(scale: str, workdir: Path, say: Callable[[str], None] = pr
     stamp.write_text(json.dumps(fields))
     say(f"  done in {time.perf_counter() - t0:.0f} s")
     return LongProfile(out, runs)
+
+
+def make_many_programs(workdir: Path) -> Path:
+    """A directory under WORKDIR holding only a profile.pop of MANY_PROGRAMS programs, each run by one step
+    of a type of its own: the program types the native reader finds without a search per program."""
+    import sqlite3
+
+    out = Path(workdir) / f"profile-{MANY_PROGRAMS}-program-types"
+    path = out / "profile.pop"
+    if path.is_file():
+        return out
+    out.mkdir(parents=True, exist_ok=True)
+    partial = path.with_suffix(".partial")
+    partial.unlink(missing_ok=True)
+    with sqlite3.connect(partial) as db:
+        db.execute("CREATE TABLE programs (id INTEGER PRIMARY KEY, name TEXT)")
+        db.execute("CREATE TABLE steps (id INTEGER PRIMARY KEY, type TEXT, program INTEGER, compute_set INTEGER)")
+        db.executemany("INSERT INTO programs VALUES (?, ?)", ((i, f"program {i}") for i in range(MANY_PROGRAMS)))
+        db.executemany("INSERT INTO steps VALUES (?, ?, ?, NULL)",
+                       ((i + 1, f"type {i}", i) for i in range(MANY_PROGRAMS)))
+    partial.rename(path)
+    return out
 
 
 def age_bundle(out: Path) -> None:

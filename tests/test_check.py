@@ -18,7 +18,7 @@ from conftest import wait_for
 from pvtui.cli import main
 from pvtui.errors import Cancelled
 from pvtui.sources import check as check_module
-from pvtui.sources import sqlite_file
+from pvtui.sources.sqlite import database as sqlite_database
 from pvtui.sources.base import CancelToken
 from pvtui.sources.check import check_path
 
@@ -277,7 +277,7 @@ class InterruptingToken(CancelToken):
 
 
 def test_ctrl_c_during_sqlites_checks_stops_the_check(report, monkeypatch):
-    monkeypatch.setattr(sqlite_file, "CANCEL_EVERY_OPS", 1)
+    monkeypatch.setattr(sqlite_database, "CANCEL_EVERY_OPS", 1)
     with pytest.raises(KeyboardInterrupt):
         check_path(report, cancel=InterruptingToken())
 

@@ -9,6 +9,7 @@ import json
 import shutil
 import sqlite3
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -226,6 +227,78 @@ def test_step_ids_with_gaps_in_any_row_order_read_as_ids_that_run_on(tiny_dir, t
     np.testing.assert_array_equal(report.execution.program, truth.execution.program)
 
 
+def test_each_program_of_a_step_type_of_its_own_has_its_type(tiny_dir, tmp_path, truth, no_libpva):
+    """Program types are found by name, not searched for once a program (200,000 of them: bench/)."""
+    folder = variant(tiny_dir, tmp_path / "r", "UPDATE steps SET type = 'type of ' || program")
+    programs = open_natively(folder, tmp_path / "cache").programs
+    with sqlite3.connect(folder / "profile.pop") as db:
+        ids = [row[0] for row in db.execute("SELECT id FROM programs ORDER BY id")]
+    stepped = np.unique(truth.execution.program).tolist()
+    assert len(stepped) > 100
+    assert [programs.type_name(p) for p in stepped] == [f"type of {ids[p]}" for p in stepped]
+
+
+def test_a_tile_beyond_those_the_file_names_is_left_out_and_said(tiny_dir, tmp_path, truth, no_libpva):
+    """One row for tile 4,194,303 sized every tile's array to it (with the categories, 570 MB here)."""
+    import tracemalloc
+
+    folder = variant(tiny_dir, tmp_path / "r", "INSERT INTO memory_by_tile (tile, total) VALUES (4194303, 5)",
+                     "UPDATE vars_info SET tile = 4194303 WHERE rowid = 7")
+    tracemalloc.start()
+    try:
+        report = open_natively(folder, tmp_path / "cache")
+        assert tracemalloc.get_traced_memory()[1] < 64 << 20
+    finally:
+        tracemalloc.stop()
+    np.testing.assert_array_equal(report.memory.including_gaps, truth.memory.including_gaps)
+    said = [note for note in report.notes if "4,194,303" in note]
+    assert said == ["[memory] profile.pop: 1 row of memory_by_tile on tiles 4,194,303, beyond the 128 tiles its"
+                    " other rows name: left out"]
+    assert any("1 rows of vars_info are on no tile" in note for note in report.notes)
+
+
+def test_an_ipu_beyond_those_the_file_names_is_left_out_and_said(tiny_dir, tmp_path, truth, no_libpva):
+    """One row on IPU 4,095 made the steps' columns 4,096 IPUs wide (547 MB of cache on a 0.7 MB file)."""
+    folder = variant(tiny_dir, tmp_path / "r",
+                     "INSERT INTO steps_by_ipu (step_id, ipu, cycles, active_tiles, cycles_base,"
+                     " active_cycles_from_min, active_cycles_to_max)"
+                     " SELECT max(step_id), 4095, 1, 1, 0, 0, 1 FROM steps_by_ipu")
+    report = open_natively(folder, tmp_path / "cache")
+    np.testing.assert_array_equal(report.execution.cycles, truth.execution.cycles)
+    assert sum(p.stat().st_size for p in (tmp_path / "cache").rglob("*") if p.is_file()) < 8 << 20
+    said = [note for note in report.notes if "4,095" in note]
+    assert said == ["[execution] profile.pop: 1 row of steps_by_ipu on IPUs 4,095, beyond the 2 IPUs its other"
+                    " rows name: left out"]
+
+
+EXTREMES = (2**63 - 1, -(2**63) + 1)  # -2**63 itself reads as NULL
+
+
+@pytest.mark.parametrize("command", [["summary"], ["memory", "--tile", "3"], ["memory", "--json"],
+                                     ["trace", "--stats"], ["programs"], ["insights"]])
+def test_numbers_of_63_bits_give_no_warning(tiny_dir, tmp_path, command, capsys, monkeypatch, no_libpva):
+    big, small = EXTREMES
+    folder = variant(
+        tiny_dir, tmp_path / "r",
+        f"UPDATE memory_by_tile SET total = {big} WHERE tile = 3",
+        f"UPDATE memory_by_tile SET total = {small} WHERE tile = 4",
+        f"UPDATE vars_info SET size_bytes = {big} WHERE rowid = 5",
+        f"UPDATE vars_info SET size_bytes = {small} WHERE rowid = 6",
+        f"UPDATE steps_by_ipu SET cycles = {big}, cycles_base = {big}, active_cycles_to_max = {big} WHERE rowid = 3",
+        f"UPDATE steps_by_ipu SET cycles = {small}, cycles_base = {small}, active_cycles_from_min = {small}"
+        " WHERE rowid = 4",
+        f"UPDATE steps_by_ipu SET active_tiles = {big} WHERE rowid = 5",
+        f"UPDATE execution_cycle_totals SET total = {big}",
+    )
+    monkeypatch.setenv("PVTUI_CACHE_DIR", str(tmp_path / "cache"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert main([command[0], str(folder), *command[1:]]) == 0
+    err = capsys.readouterr().err
+    assert all(line.startswith("warning: profile.pop") for line in err.splitlines()), err
+    assert "2 rows of vars_info have a size_bytes below 0 or of 4 GiB or more" in err
+
+
 def test_without_a_tile_column_memory_by_tiles_rows_are_the_tiles(tiny_dir, tmp_path, truth, no_libpva):
     folder = variant(tiny_dir, tmp_path / "r", "ALTER TABLE memory_by_tile DROP COLUMN tile")
     report = open_natively(folder, tmp_path / "cache")
@@ -308,71 +381,6 @@ def test_a_truncated_profile_pop_opens_with_what_it_still_holds(tiny_dir, tmp_pa
     err = capsys.readouterr().err
     assert "Traceback" not in err and "profile.pop" in err
     assert all(line.startswith("warning: ") for line in err.splitlines())
-
-
-# --- the b-tree reader against SQLite ------------------------------------------------------------
-
-
-def test_pages_read_as_sqlite_reads_them(tmp_path):
-    from pvtui.sources import sqlite_file
-    from pvtui.sources.base import CancelToken
-
-    path = tmp_path / "mixed.db"
-    db = sqlite3.connect(path)
-    db.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, label TEXT, a INTEGER, b)")
-    rng = np.random.default_rng(1)
-    values = [None, 0, 1, -1, 127, -128, 255, 2**15, -(2**23), 2**31 - 1, -(2**40), 2**47, 2**62, -(2**63),
-              2**63 - 1]
-    rows = [(i * 3 + 7, "x" * int(rng.integers(0, 9000)) if i % 50 == 0 else f"row {i}", values[i % len(values)],
-             int(rng.integers(-(2**40), 2**40))) for i in range(20_000)]
-    db.executemany("INSERT INTO t VALUES (?, ?, ?, ?)", rows)  # long labels spill to overflow pages
-    db.execute("CREATE TABLE plain (a INTEGER, b INTEGER)")
-    db.executemany("INSERT INTO plain VALUES (?, ?)", [(i, -i) for i in range(30_000)])
-    db.execute("ALTER TABLE plain ADD COLUMN c INTEGER")  # old rows hold fewer values than the table has columns
-    db.execute("INSERT INTO plain VALUES (1, 2, 3)")
-    db.commit()
-    db.close()
-    conn = sqlite_file.connect(path, CancelToken())
-    tables = sqlite_file.tables(conn)
-    for name, columns in (("t", ["a", "id", "b"]), ("plain", ["c", "b", "a"])):
-        got = np.concatenate(list(sqlite_file.integer_batches(conn, path, tables[name], columns, rowid=True)), axis=1)
-        quoted = ", ".join(columns)
-        want = conn.execute(f"SELECT rowid, {quoted} FROM {name} ORDER BY rowid").fetchall()
-        want = np.array([[sqlite_file.NULL if v is None else v for v in row] for row in want], np.int64).T
-        np.testing.assert_array_equal(got, want, err_msg=name)
-
-
-def test_a_plain_table_is_read_from_its_pages_not_through_sqlite(tiny_dir, monkeypatch):
-    from pvtui.sources import sqlite_file
-    from pvtui.sources.base import CancelToken
-
-    def refuse(*args, **kwargs):
-        raise AssertionError("read through SQLite")
-
-    monkeypatch.setattr(sqlite_file, "_sql_batches", refuse)
-    path = tiny_dir / "profile.pop"
-    conn = sqlite_file.connect(path, CancelToken())
-    table = sqlite_file.tables(conn)["vars_info"]
-    rows = sum(batch.shape[1] for batch in sqlite_file.integer_batches(conn, path, table, ["tile", "size_bytes"]))
-    assert rows == table.rows
-
-
-def test_a_damaged_page_is_read_by_sqlite_which_says_so(tiny_dir, tmp_path):
-    from pvtui.sources import sqlite_file
-    from pvtui.sources.base import CancelToken
-
-    path = tmp_path / "profile.pop"
-    shutil.copy(tiny_dir / "profile.pop", path)
-    conn = sqlite_file.connect(path, CancelToken())
-    table = sqlite_file.tables(conn)["vars_info"]
-    leaf = sqlite_file.PageFile(path).leaves(table.root)[3]
-    conn.close()
-    data = bytearray(path.read_bytes())
-    data[(leaf - 1) * 4096] = 0x42  # not a b-tree page any more
-    path.write_bytes(bytes(data))
-    conn = sqlite_file.connect(path, CancelToken())
-    with pytest.raises(sqlite3.DatabaseError):
-        list(sqlite_file.integer_batches(conn, path, table, ["tile"]))
 
 
 # --- which reader ------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """`pvtui check`: file by file, whether a report is usable, and why not.
 
 Needs no libpva and only reads: profile.pop is opened by SQLite as immutable (see
-`sqlite_file.connect`), the other files through pvtui's own readers with nothing kept.
+`sqlite.database.connect`), the other files through pvtui's own readers with nothing kept.
 A report still being written shows as a writer's -journal or -wal beside profile.pop,
 or as files whose size or time change over the check.
 """
@@ -22,7 +22,7 @@ from typing import Any, Callable, Iterable
 from pvtui.errors import Cancelled, ReportError
 from pvtui.model.schema import REPORT_FILES
 from pvtui.sources.base import CancelToken, ReportFiles
-from pvtui.sources.sqlite_file import connect, interrupted, tables
+from pvtui.sources.sqlite.database import connect, interrupted, tables
 
 SETTLE_SECONDS = 1.0  # a file whose size or time changes within this is still being written
 LARGE_BYTES = 256 * 2**20  # from this size on, the options that would shrink a file are listed

@@ -19,7 +19,7 @@ from pvtui.sources import native_memory, native_steps
 from pvtui.sources.base import IngestContext
 from pvtui.sources.native_tables import LIBPVA, ProfileTables
 from pvtui.sources.pop_schema import KNOWN, PROFILE
-from pvtui.sources.sqlite_file import NotIntegers, connect, interrupted
+from pvtui.sources.sqlite.database import NotIntegers, connect, interrupted
 
 READER = "native"
 # One line for every part the tables leave out or give in part: shown once, and by each view that lacks it.
@@ -49,6 +49,10 @@ def read_native_profile(path: Path, ctx: IngestContext) -> None:
                     readers.update(dict.fromkeys(read(profile), READER))
                 except NotIntegers as exc:
                     ctx.note(part, f"{PROFILE}: {part} not read: {exc}; an unknown schema, {LIBPVA} is needed")
+                except sqlite3.DatabaseError as exc:  # a damaged table: its part left out, the others read
+                    if ctx.cancel.cancelled or interrupted(exc):
+                        raise
+                    ctx.note(part, f"{PROFILE}: {part} not read: {exc}")
             ctx.meta["target"] = profile.target()
     except sqlite3.Error as exc:
         if ctx.cancel.cancelled or interrupted(exc):

@@ -13,12 +13,14 @@ import numpy as np
 
 from pvtui.model import schema as s
 from pvtui.sources.native_pieces import PieceSorter
-from pvtui.sources.native_tables import LIBPVA, Lookup, ProfileTables
+from pvtui.sources.native_tables import LIBPVA, Lookup, ProfileTables, beyond, numbered
 from pvtui.sources.pop_schema import PROFILE
-from pvtui.sources.sqlite_file import NULL, quote
+from pvtui.sources.sqlite.database import NULL, quote
 
-MAX_TILES = 1 << 22  # a tile column whose values reach this is not one
 NO_NAME = "(no name in vars_string_table)"
+# a piece's bytes are at most this (more than any tile holds): the sums of a tile's pieces, made by numpy in
+# floating point, then stay exact
+MOST_PIECE_BYTES = 1 << 32
 
 
 def read_memory(profile: ProfileTables) -> list[str]:
@@ -57,11 +59,12 @@ def _totals(profile: ProfileTables, found) -> np.ndarray | None:
         return np.where(totals == NULL, 0, totals)
     batches = list(profile.batches(found, ["tile", "total"]))
     tile, total = np.concatenate(batches, axis=1) if batches else np.zeros((2, 0), np.int64)
-    if len(tile) and (tile.min() < 0 or tile.max() >= MAX_TILES):
-        ctx.note("memory", f"{PROFILE}: memory_by_tile.{found['tile']} runs from {tile.min():,} to {tile.max():,},"
-                           " not tile numbers: per-tile memory not read")
-        return None
-    out = np.zeros(int(tile.max()) + 1 if len(tile) else 0, np.int64)
+    num_tiles = numbered(np.unique(tile[tile >= 0]))
+    stray = (tile < 0) | (tile >= num_tiles)
+    if stray.any():
+        ctx.note("memory", beyond("memory_by_tile", "tiles", np.unique(tile[stray]), int(stray.sum()), num_tiles))
+        tile, total = tile[~stray], total[~stray]
+    out = np.zeros(num_tiles, np.int64)
     out[tile] = np.where(total == NULL, 0, total)
     absent = len(out) - len(np.unique(tile))
     if absent:
@@ -73,8 +76,10 @@ def _tiles_in_vars_info(profile: ProfileTables) -> int:
     found = profile.get("vars_info", "memory")
     if found is None:
         return 0
-    top = profile.db.execute(f"SELECT max({quote(found['tile'])}) FROM {quote(found.table.name)}").fetchone()[0]
-    return int(top) + 1 if isinstance(top, int) and 0 <= top < MAX_TILES else 0
+    tile = quote(found["tile"])
+    named = [row[0] for row in profile.db.execute(f"SELECT DISTINCT {tile} FROM {quote(found.table.name)}"
+                                                  f" WHERE typeof({tile}) = 'integer' AND {tile} >= 0 ORDER BY 1")]
+    return numbered(np.array(named, np.int64))
 
 
 class Categories:
@@ -144,7 +149,7 @@ def _scan_vars_info(profile: ProfileTables, found, num_tiles: int, categories: C
         ctx.note("lowered", f"{PROFILE}: vars_info has no column naming its piece in vars_string_table:"
                             " variables are not named")
     pieces.start()
-    stray = 0
+    stray = unsized = 0
     roles = ["tile", "category", "size_bytes"] + (["name"] if named else [])
     for batch in profile.batches(found, roles):
         size = batch[2]
@@ -152,14 +157,19 @@ def _scan_vars_info(profile: ProfileTables, found, num_tiles: int, categories: C
             size = np.where(size == NULL, 0, size)
         columns = [batch[0], batch[1], size, batch[3] if named else np.full(batch.shape[1], -1, np.int64)]
         on_tile = (batch[0] >= 0) & (batch[0] < num_tiles)
-        if not on_tile.all():  # copies only where some row is on no tile
+        sized = (size >= 0) & (size < MOST_PIECE_BYTES)
+        if not (on_tile & sized).all():  # copies only where some row is on no tile or of no size
             stray += int((~on_tile).sum())
-            columns = [column[on_tile] for column in columns]
+            unsized += int((on_tile & ~sized).sum())
+            columns = [column[on_tile & sized] for column in columns]
         tile, category, size, name = columns
         categories.add(tile, category, size)
         pieces.add(tile, name, size)
     if stray:
         ctx.note("memory", f"{PROFILE}: {stray:,} rows of vars_info are on no tile of memory_by_tile: left out")
+    if unsized:
+        ctx.note("memory", f"{PROFILE}: {unsized:,} rows of vars_info have a size_bytes below 0 or of 4 GiB or more,"
+                           " more than a tile holds: left out")
 
 
 def _write_memory(profile: ProfileTables, totals: np.ndarray, categories: Categories) -> None:

@@ -12,9 +12,9 @@ import numpy as np
 
 from pvtui.model import schema as s
 from pvtui.model.bundle import release_pages
-from pvtui.sources.native_tables import LIBPVA, ProfileTables, StepIds
+from pvtui.sources.native_tables import LIBPVA, ProfileTables, StepIds, beyond, numbered
 from pvtui.sources.pop_schema import PROFILE
-from pvtui.sources.sqlite_file import NULL
+from pvtui.sources.sqlite.database import NULL
 
 UNKNOWN_TYPE = "Unknown"
 MAX_IPUS = 4096  # an IPU column whose values reach this is not one
@@ -68,15 +68,16 @@ def _program_types(profile: ProfileTables, n: int) -> tuple[list[str], np.ndarra
         known = program >= 0
         with_set = known & (compute_set != NULL)
         compute_set_of[program[with_set]] = compute_set[with_set]
-        earliest = np.full(n, -1, np.int64)
-        earliest[program[known][::-1]] = rowid[known][::-1]  # of repeated programs, the last write: the first row
-        first_row = np.where(first_row < 0, earliest, first_row)
+        programs, first = np.unique(program[known], return_index=True)  # each program's first row in the batch
+        new = first_row[programs] < 0
+        first_row[programs[new]] = rowid[known][first[new]]
     profile.steps_read = read.finish()
     stepped = np.flatnonzero(first_row >= 0)
     texts = profile.texts_at(steps, "type", first_row[stepped])
-    types = list(dict.fromkeys([UNKNOWN_TYPE, *texts]))
-    type_of[stepped] = [types.index(t or UNKNOWN_TYPE) for t in texts]
-    return types, type_of, compute_set_of
+    index = dict.fromkeys([UNKNOWN_TYPE, *texts])  # each type's number, in the order first met: one look-up a program
+    index.update((name, number) for number, name in enumerate(index))
+    type_of[stepped] = [index[t or UNKNOWN_TYPE] for t in texts]
+    return list(index), type_of, compute_set_of
 
 
 class StepsRead:
@@ -197,8 +198,9 @@ class StepColumns:
     """steps_by_ipu into the [steps, IPUs] columns: start, end, cycles and active tiles, written a batch at a
     time into memory-mapped columns whose pages are let go after each batch.
 
-    There are as many IPUs as the first batch names (one more than its largest IPU number, or the most
-    rows a step has, without an IPU column): a later row of another IPU has the columns made again."""
+    There are as many IPUs as the first batch names (`numbered`: its distinct IPU numbers, or the most rows
+    a step has, without an IPU column): where the rows name more, the columns are made again. A row on an
+    IPU beyond those its table names is left out, and said."""
 
     ROLES = ["step_id", "cycles", "active_tiles", "cycles_base", "active_cycles_from_min", "active_cycles_to_max"]
 
@@ -208,17 +210,27 @@ class StepColumns:
 
     def read(self) -> int:
         """Fill the columns; the number of IPUs."""
-        ipus, wanted = 0, 1
-        while wanted > ipus:
+        ipus = 1
+        while True:
+            rows_on, stray = self._fill(ipus)
+            wanted = max(numbered(np.flatnonzero(rows_on)), 1)
+            if wanted <= ipus:
+                break
             ipus = wanted
-            wanted, stray = self._fill(ipus)
+        note = self.profile.ctx.note
+        on_beyond = np.flatnonzero(rows_on[ipus:]) + ipus
+        if len(on_beyond):
+            rows = int(rows_on[ipus:].sum())
+            stray -= rows
+            note("execution", beyond("steps_by_ipu", "IPUs", on_beyond, rows, ipus))
         if stray:
-            self.profile.ctx.note("execution", f"{PROFILE}: {stray:,} rows of steps_by_ipu name no step of the"
-                                               f" steps table, or no IPU from 0 to {MAX_IPUS - 1}: not shown")
+            note("execution", f"{PROFILE}: {stray:,} rows of steps_by_ipu name no step of the steps table, or no IPU"
+                              f" from 0 to {MAX_IPUS - 1}: not shown")
         return ipus
 
-    def _fill(self, ipus: int) -> tuple[int, int]:
-        """One pass into columns of IPUS IPUs: (the IPUs the rows name, at least IPUS; stray rows)."""
+    def _fill(self, ipus: int) -> tuple[np.ndarray, int]:
+        """One pass into columns of IPUS IPUs: (the rows on each IPU from 0 to MAX_IPUS - 1, the rows not
+        written); it stops after the first batch where that names more IPUs."""
         w = self.profile.ctx.writer
         shape = (len(self.step_ids), ipus)
         cols = {name: w.open_array(name, shape, np.int64) for name in (s.STEP_FROM, s.STEP_TO, s.STEP_CYCLES)}
@@ -229,18 +241,16 @@ class StepColumns:
                 flat[lo : lo + FILL_SLICE] = -1
                 release_pages(cols[name])
         seen = np.zeros(len(self.step_ids) if len(self.roles) == len(self.ROLES) else 0, np.int64)
-        named, stray = ipus, 0
+        rows_on, stray = np.zeros(MAX_IPUS, np.int64), 0
         for i, batch in enumerate(self.profile.batches(self.by_ipu, self.roles)):
             step, ipu, ok = self._where(batch, seen)
-            if i == 0 and ok.any():
-                named = max(named, int(ipu[ok].max()) + 1)
-                if named > ipus:  # the first batch says how many IPUs there are
-                    return named, 0
-            named = max(named, int(ipu[ok].max()) + 1) if ok.any() else named
+            rows_on += np.bincount(ipu[ok], minlength=MAX_IPUS)
+            if i == 0 and numbered(np.flatnonzero(rows_on)) > ipus:  # the first batch says how many IPUs there are
+                return rows_on, 0
             stray += self._place(cols, batch, step, ipu, ok & (ipu < ipus))
         for arr in cols.values():
             arr.flush()
-        return named, stray
+        return rows_on, stray
 
     def _where(self, batch: np.ndarray, seen: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(step index, IPU, whether the row names a known step and a plausible IPU) of each row of BATCH."""

@@ -10,12 +10,28 @@ from typing import Iterator
 import numpy as np
 
 from pvtui.sources.base import IngestContext
-from pvtui.sources.pop_schema import Found, Unusable, find
-from pvtui.sources.sqlite_file import integer_batches, quote, tables, text_column
+from pvtui.sources.pop_schema import PROFILE, Found, Unusable, find
+from pvtui.sources.sqlite.database import integer_batches, quote, tables, text_column
 
 LIBPVA = "libpva (Poplar SDK)"
 ROWIDS_PER_QUERY = 500
 BYTES_PER_BATCH = 4 << 20
+SPARSEST = 2  # tile and IPU numbers run to at most twice as many as the file names: what sizes their arrays
+
+
+def numbered(named: np.ndarray) -> int:
+    """How many numbers from 0 the distinct tile or IPU numbers NAMED (ascending, none negative) take: up to
+    the largest below SPARSEST times their count. A larger number is not believed (the file names too few
+    others to fill an array up to it): its rows are left out, and said (`beyond`)."""
+    kept = named[named < SPARSEST * len(named)]
+    return int(kept[-1]) + 1 if len(kept) else 0
+
+
+def beyond(table: str, what: str, numbers: np.ndarray, rows: int, kept: int) -> str:
+    """One line naming the ROWS of TABLE on NUMBERS (distinct, ascending) of WHAT (tiles, IPUs) beyond the KEPT."""
+    listed = ", ".join(f"{n:,}" for n in numbers[:3].tolist()) + (", …" if len(numbers) > 3 else "")
+    return (f"{PROFILE}: {rows:,} row{'s' if rows != 1 else ''} of {table} on {what} {listed}, beyond the {kept:,}"
+            f" {what} its other rows name: left out")
 
 
 class ProfileTables:

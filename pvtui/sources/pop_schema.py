@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from pvtui.sources.sqlite_file import Table
+from pvtui.sources.sqlite.database import Table
 
 PROFILE = "profile.pop"
 

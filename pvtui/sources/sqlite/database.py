@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import time
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,10 +17,14 @@ from typing import Callable, Iterator
 import numpy as np
 
 from pvtui.sources.base import CancelToken
-from pvtui.sources.sqlite_pages import NULL, LeafBatches, PageFile, Unreadable
+from pvtui.sources.sqlite.pages import LEAF_CELL, NULL, Unreadable, leaf_batches
 
 CANCEL_EVERY_OPS = 100_000  # SQLite virtual machine steps between looks at the cancel token
 ROWS_PER_BATCH = 1 << 18
+# SQLite reading a table's rows (where the page reader gave up) is given this long at least, and this
+# long again for every MB of the file: far more than a sound file takes
+SQLITE_SECONDS, SQLITE_SECONDS_PER_MB = 60.0, 1.0
+MALFORMED = "database disk image is malformed"  # SQLite's own words for a damaged file
 
 
 def connect(path: Path, cancel: CancelToken) -> sqlite3.Connection:
@@ -134,42 +139,66 @@ def integer_batches(
 ) -> Iterator[np.ndarray]:
     """COLUMNS (names) of TABLE in rowid order, a batch at a time: int64 arrays [1 + len(COLUMNS), n],
     the rowid first (with ROWID; else -1 but for the last row's); NULL reads as NULL. Raises NotIntegers
-    naming the first column with another kind of value, sqlite3.DatabaseError where the file is damaged.
-    PROGRESS(pages done, pages) follows the pages read.
+    naming the first column with another kind of value, sqlite3.DatabaseError where the file is damaged
+    (Damaged where SQLite reads on but cannot be right). PROGRESS(pages done, pages) follows the pages read.
 
-    Read from the table's pages with numpy (sqlite_pages) as far as that reader goes, the rest
+    Read from the table's pages with numpy (sqlite.pages) as far as that reader goes, the rest
     through SQLite: no Python object per row either way.
     """
     last = NULL
     if table.rowid and table.root > 0:
+        alias = table.alias
+        positions = [table.column(c).position for c in columns]
         try:
-            for batch in _page_batches(path, table, columns, rowid, progress):
+            for done, leaves, batch in leaf_batches(path, table.root, positions, alias.position if alias else -1,
+                                                    rowid):
+                progress(done, leaves)
                 last = int(batch[0, -1]) if batch.shape[1] else last
                 yield batch
             return
-        except (Unreadable, OSError):
+        except Unreadable:
             pass  # SQLite reads from the row after the last one given
+    bounds = Bounds(db, table)
     if not table.rowid:
-        yield from _fetched_batches(db, table, columns, rows)
+        yield from _fetched_batches(db, table, columns, rows, bounds)
         return
-    yield from _sql_batches(db, table, columns, rows, last)
+    yield from _sql_batches(db, table, columns, rows, last, bounds)
 
 
-def _page_batches(path: Path, table: Table, columns: list[str], rowid: bool = False,
-                  progress: Callable[[int, int], None] = lambda done, total: None) -> Iterator[np.ndarray]:
-    alias = table.alias
-    positions = [table.column(c).position for c in columns]
-    file = PageFile(path)
-    try:
-        leaves = LeafBatches(file, table.root, positions, alias.position if alias else -1, rowid)
-        for done, batch in leaves:
-            progress(done, len(leaves.leaves))
-            yield batch
-    finally:
-        file.close()
+class Damaged(sqlite3.DatabaseError):
+    """SQLite reads on through a damaged table (its b-tree leads back to pages read before, or its rowids
+    are out of order): said in SQLite's own words for a damaged file, the table's name and what gave it away."""
+
+    def __init__(self, table: Table, why: str) -> None:
+        super().__init__(f"{MALFORMED} ({table.name} {why})")
 
 
-def _sql_batches(db: sqlite3.Connection, table: Table, columns: list[str], rows: int, last: int) -> Iterator[np.ndarray]:
+class Bounds:
+    """What a read of TABLE through SQLite cannot exceed in a sound file: the rows its pages can hold (every
+    page full of the smallest cells), a time; and rowids that only go up."""
+
+    def __init__(self, db: sqlite3.Connection, table: Table) -> None:
+        pages = int(db.execute("PRAGMA page_count").fetchone()[0])
+        page_size = int(db.execute("PRAGMA page_size").fetchone()[0])
+        self.table = table
+        self.most_rows = pages * (page_size // LEAF_CELL)
+        self.seconds = SQLITE_SECONDS + SQLITE_SECONDS_PER_MB * pages * page_size / 1e6
+        self.deadline = time.monotonic() + self.seconds
+        self.rows = 0
+
+    def check(self, count: int, rowids: np.ndarray | None = None, last: int = NULL) -> None:
+        """After a batch of COUNT rows (their ROWIDS, where the table has them; the rowid before them, LAST)."""
+        self.rows += count
+        if rowids is not None and count and (rowids[0] <= last or (np.diff(rowids) <= 0).any()):
+            raise Damaged(self.table, "gives rows again or out of order: its b-tree leads back to pages read before")
+        if self.rows > self.most_rows:
+            raise Damaged(self.table, f"gives more rows than its file's pages can hold ({self.most_rows:,})")
+        if time.monotonic() > self.deadline:
+            raise Damaged(self.table, f"still gives rows after {self.seconds:,.0f} s")
+
+
+def _sql_batches(db: sqlite3.Connection, table: Table, columns: list[str], rows: int, last: int,
+                 bounds: Bounds) -> Iterator[np.ndarray]:
     """SQLite formats a batch of each column as one decimal text (group_concat) and numpy parses it."""
     labels = ["rowid", *columns]
     aggregates = ", ".join(f"group_concat(c{i})" for i in range(len(labels)))
@@ -183,6 +212,7 @@ def _sql_batches(db: sqlite3.Connection, table: Table, columns: list[str], rows:
         batch = np.empty((len(labels), count), np.int64)
         for i, text in enumerate(texts):
             batch[i] = _parse(text, count, f"{table.name}.{labels[i]}")
+        bounds.check(count, batch[0], last)
         yield batch
         last = int(batch[0, -1])
 
@@ -200,7 +230,8 @@ def _parse(text: str | bytes | None, count: int, label: str) -> np.ndarray:
     raise NotIntegers(f"{label} holds values that are not whole numbers")
 
 
-def _fetched_batches(db: sqlite3.Connection, table: Table, columns: list[str], rows: int) -> Iterator[np.ndarray]:
+def _fetched_batches(db: sqlite3.Connection, table: Table, columns: list[str], rows: int,
+                     bounds: Bounds) -> Iterator[np.ndarray]:
     """The slow way, a row at a time, for a table without rowids (which has no rowid: -1 stands in)."""
     cursor = db.execute(f"SELECT {', '.join(quote(c) for c in columns)} FROM {quote(table.name)}")
     while fetched := cursor.fetchmany(rows):
@@ -210,6 +241,7 @@ def _fetched_batches(db: sqlite3.Connection, table: Table, columns: list[str], r
             if not all(v is None or type(v) is int for v in values):
                 raise NotIntegers(f"{table.name}.{column} holds values that are not whole numbers")
             batch[1 + i] = [NULL if v is None else v for v in values]
+        bounds.check(len(fetched))
         yield batch
 
 

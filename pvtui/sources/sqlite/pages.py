@@ -2,17 +2,21 @@
 
 Through the sqlite3 module every row becomes a Python tuple; here a batch of leaf pages is read
 with one `pread` and every cell of it decoded at once (the record format is public:
-sqlite.org/fileformat2.html, "B-tree Pages" and "Record Format"). Only what the format guarantees
-is assumed, and every offset is checked against its page: a page that is not a table b-tree page,
-a cell or record that leaves its page, a payload that spills to overflow pages or a value that is
-not an integer stops this reader (`Unreadable`), and the caller reads the rest through SQLite,
-which says what is wrong with the file, if anything is.
+sqlite.org/fileformat2.html, "B-tree Pages" and "Record Format").
+
+The file is untrusted: what a page says is checked against the page before it is used. A cell count
+the page cannot hold, a pointer, payload, record header or value outside its page, a serial type
+of no width, a child pointer to a page already read, a page that is not a table b-tree page, a payload
+that spills to overflow pages or a value that is not an integer stops this reader (`Unreadable`,
+the one error `leaf_batches` raises), and the caller reads the rest through SQLite, which says what
+is wrong with the file, if anything is.
 """
 
 from __future__ import annotations
 
 import os
 import struct
+from contextlib import closing
 from pathlib import Path
 from typing import Iterator
 
@@ -26,10 +30,35 @@ VARINT_MAX = 9
 SIZE = np.array([0, 1, 2, 3, 4, 6, 8, 8, 0, 0, 0, 0, *((np.arange(12, 256) - 12) >> 1)], np.int32)
 NOT_AN_INTEGER = 10  # the class of reserved serial types, texts and blobs; 7 (a float) is its own
 KIND_CLASS = np.minimum(np.arange(256), NOT_AN_INTEGER).astype(np.uint8)
+WIDEST_TYPE = 12 + 2 * 65536  # a serial type at least this wide leaves any page
+# the fewest bytes of a cell and its 2-byte pointer: a child page number and a varint on an interior page,
+# a payload size, rowid and record header size (one byte each, at least) on a leaf
+INTERIOR_CELL, LEAF_CELL = 2 + 5, 2 + 3
+# what decoding bytes the checks missed raises: still this reader's to give up on, not the caller's
+DECODING = (IndexError, ValueError, struct.error, OverflowError)
 
 
 class Unreadable(Exception):
     """What this reader does not handle here; SQLite reads it instead."""
+
+
+def leaf_batches(path: Path, root: int, columns: list[int], alias: int,
+                 with_rowid: bool) -> Iterator[tuple[int, int, np.ndarray]]:
+    """(leaves read, leaves, the batch of their rows) of the table b-tree at ROOT, a read of pages at a
+    time (LeafBatches says what a batch holds). Raises Unreadable and nothing else: where the checks
+    missed something the bytes say, decoding them fails, and that too is Unreadable (its cause the
+    failure, so that a test can tell the two apart)."""
+    try:
+        file = PageFile(path)
+    except OSError as exc:
+        raise Unreadable(f"cannot be read ({exc.strerror or exc})") from exc
+    with closing(file):
+        try:
+            leaves = LeafBatches(file, root, columns, alias, with_rowid)
+            for done, batch in leaves:
+                yield done, len(leaves.leaves), batch
+        except (OSError, *DECODING) as exc:
+            raise Unreadable(f"a page does not decode ({type(exc).__name__}: {exc})") from exc
 
 
 class PageFile:
@@ -44,9 +73,9 @@ class PageFile:
             size = struct.unpack_from(">H", header, 16)[0]
             self.page_size = 65536 if size == 1 else size
             self.usable = self.page_size - header[20]
-            self.pages = os.fstat(self.fd).st_size // self.page_size
-            if self.page_size < 512 or self.usable < 480:
+            if self.page_size < 512 or self.page_size & (self.page_size - 1) or self.usable < 480:
                 raise Unreadable("odd page size")
+            self.pages = os.fstat(self.fd).st_size // self.page_size
         except BaseException:
             os.close(self.fd)
             raise
@@ -64,10 +93,12 @@ class PageFile:
         return np.frombuffer(data, np.uint8)
 
     def leaves(self, root: int) -> list[int]:
-        """The leaf pages of the table b-tree at ROOT, in key (rowid) order.
+        """The leaf pages of the table b-tree at ROOT, in key (rowid) order; no page read twice.
 
         A b-tree's leaves are all at one depth: where an interior page's first child is a leaf, so
         are the others (each is checked when it is decoded), and they are not read here."""
+        if not 1 <= root <= self.pages:
+            raise Unreadable(f"the root page {root} is not in the file")
         level, seen = [root], {root}
         while True:
             first = self.read(level[0], 1)
@@ -82,20 +113,26 @@ class PageFile:
                 start = 100 if page == 1 else 0
                 if data[start] != INTERIOR:
                     raise Unreadable(f"page {page} is not an interior table b-tree page")
-                below.extend(self._children(data, start))
-            if seen & set(below) or len(set(below)) != len(below):
-                raise Unreadable("a page is reached twice")
-            seen.update(below)
+                for child in self._children(page, data, start):
+                    if child in seen:
+                        raise Unreadable(f"page {page} leads to page {child}, already read")
+                    seen.add(child)
+                    below.append(child)
             level = below
 
-    def _children(self, data: np.ndarray, start: int) -> list[int]:
+    def _children(self, page: int, data: np.ndarray, start: int) -> list[int]:
+        """The child pages of interior page PAGE (DATA; its header at START), each one of the file's."""
         cells = int(data[start + 3]) << 8 | int(data[start + 4])
+        if cells * INTERIOR_CELL > self.usable - start - 12:
+            raise Unreadable(f"page {page} says it holds {cells:,} cells, more than it can")
         right = struct.unpack_from(">I", data, start + 8)[0]
         pointers = _be16(data, start + 12 + 2 * np.arange(cells))
-        if cells and (pointers.min() < start + 12 or pointers.max() > self.usable - 4):
-            raise Unreadable("a cell pointer leaves its page")
-        children = _be32(data, pointers)
-        return [*children.tolist(), right]
+        if cells and (pointers.min() < start + 12 + 2 * cells or pointers.max() > self.usable - 5):
+            raise Unreadable(f"a cell pointer of page {page} leaves its cells")
+        children = [*_be32(data, pointers).tolist(), right]
+        if min(children) < 1 or max(children) > self.pages:
+            raise Unreadable(f"page {page} leads to a page the file does not have")
+        return children
 
 
 def _be16(data: np.ndarray, at: np.ndarray) -> np.ndarray:
@@ -113,6 +150,14 @@ def _signed(data: np.ndarray, at: np.ndarray, width: int) -> np.ndarray:
         values <<= 8
         values |= data[at + k]
     return values
+
+
+def _all_of_length(data: np.ndarray, at: np.ndarray, size: int) -> bool:
+    """Whether each varint at AT takes SIZE bytes: a top bit set in each byte but its last (of nine, in
+    every byte but the last). The SIZE bytes of each are gathered at once, a row each."""
+    rows = np.lib.stride_tricks.as_strided(data, (len(data) - VARINT_MAX + 1, VARINT_MAX), (1, 1))
+    top = rows[at, :size] >= 0x80
+    return bool(top[:, : size - 1].all()) and (size == VARINT_MAX or not top[:, size - 1].any())
 
 
 def _varint_length(data: np.ndarray, at: np.ndarray) -> np.ndarray:
@@ -168,7 +213,8 @@ class LeafBatches:
     def _read(self, pages: list[int]) -> np.ndarray:
         """The pages, in order, then zeros (so that no read of a value near the end leaves the buffer)."""
         size = self.file.page_size
-        out = np.zeros(len(pages) * size + max(VARINT_MAX, self.needed + 2), np.uint8)
+        # a cell's varints are read before its record is checked to fit its page: room for two past it
+        out = np.zeros(len(pages) * size + 2 * VARINT_MAX + self.needed + 2, np.uint8)
         start = 0
         while start < len(pages):
             end = start + 1
@@ -185,19 +231,25 @@ class LeafBatches:
         if (data[header] != LEAF).any():
             raise Unreadable("a leaf page is not one")
         cells = _be16(data, header + 3)
+        cells_start = header - base + 8 + 2 * cells  # within its page: where the first cell can begin
+        if (cells * LEAF_CELL > usable - (header - base) - 8).any():
+            raise Unreadable("a leaf page says it holds more cells than it can")
         page = np.repeat(np.arange(count), cells)
         index = np.arange(len(page)) - np.repeat(np.cumsum(cells) - cells, cells)
         pointer = _be16(data, header[page] + 8 + 2 * index)
-        if len(pointer) and (pointer.min() < 8 or pointer.max() > usable - 4):
-            raise Unreadable("a cell pointer leaves its page")
+        filled = np.flatnonzero(cells)  # each page's lowest pointer, against where its cells can begin
+        lowest = np.minimum.reduceat(pointer, (np.cumsum(cells) - cells)[filled]) if len(pointer) else pointer
+        if len(pointer) and ((lowest < cells_start[filled]).any() or pointer.max() > usable - 3):
+            raise Unreadable("a cell pointer leaves its page's cells")
         cell = base[page] + pointer
         payload, n1 = _varint(data, cell) if (data[cell] >= 0x80).any() else (data[cell].astype(np.int64), 1)
         out = np.empty((1 + len(self.columns), len(cell)), np.int64)
         out[0], n2 = self._rowids(data, cell + n1)
         record = cell + n1 + n2
-        if ((payload > self.local_max) | (record + payload > base[page] + usable)).any():
+        end = record + payload
+        if ((payload < 1) | (payload > self.local_max) | (end > base[page] + usable)).any():
             raise Unreadable("a record spills to overflow pages or leaves its page")
-        self._values(data, record, record + payload, out)
+        self._values(data, record, end, out)
         return out
 
     def _rowids(self, data: np.ndarray, at: np.ndarray) -> tuple[np.ndarray, np.ndarray | int]:
@@ -212,6 +264,9 @@ class LeafBatches:
             values, lengths = _varint(data, at)
             return (values if self.with_rowid else np.where(np.arange(len(at)) == len(at) - 1, values, -1)), lengths
         size = int(end_lengths[0])
+        if not _all_of_length(data, at, size):
+            values, lengths = _varint(data, at)
+            return (values if self.with_rowid else np.where(np.arange(len(at)) == len(at) - 1, values, -1)), lengths
         if not self.with_rowid:
             values = np.full(len(at), -1, np.int64)
             values[-1] = ends[1]
@@ -224,8 +279,9 @@ class LeafBatches:
         return values.view(np.int64), size
 
     def _values(self, data: np.ndarray, record: np.ndarray, end: np.ndarray, out: np.ndarray) -> None:
-        """The wanted columns of each record into OUT's rows 1.. : the usual record (a header of one-byte
-        serial types) all at once, any other one serial type at a time."""
+        """The wanted columns of each record (from RECORD to END) into OUT's rows 1.. : the usual record (a
+        header of one-byte serial types) all at once, any other one serial type at a time. Every header
+        and value is checked to lie within its record before it is read."""
         needed = self.needed
         head = data[record]
         kinds = np.empty((needed, len(record)), np.uint8)
@@ -237,8 +293,10 @@ class LeafBatches:
         all_simple = bool(simple.all())
         if not all_simple:
             rest = np.flatnonzero(~simple)
-            rest_kinds, rest_head = self._serial_types(data, record[rest], needed)
+            rest_kinds, rest_head = self._serial_types(data, record[rest], end[rest], needed)
             at[rest] = record[rest] + rest_head
+        if (at > end).any():
+            raise Unreadable("a record's header is longer than the record")
         for j in range(needed):
             kind = kinds[j]
             width = SIZE[kind]
@@ -247,6 +305,8 @@ class LeafBatches:
                 kind[rest] = rest_kinds[j]
                 width = np.where(kind < len(SIZE), SIZE[np.minimum(kind, len(SIZE) - 1)], (kind - 12) >> 1)
             if j in self.columns:
+                if j != self.alias and (at + width > end).any():
+                    raise Unreadable("a record's values leave it")
                 row = 1 + self.columns.index(j)
                 out[row] = out[0] if j == self.alias else self._integers(data, kind, at)
             at += width
@@ -254,10 +314,13 @@ class LeafBatches:
             raise Unreadable("a record's values leave it")
 
     @staticmethod
-    def _serial_types(data: np.ndarray, record: np.ndarray, needed: int) -> tuple[np.ndarray, np.ndarray]:
+    def _serial_types(data: np.ndarray, record: np.ndarray, end: np.ndarray,
+                      needed: int) -> tuple[np.ndarray, np.ndarray]:
         """(serial types [NEEDED, n], header sizes) of records read a varint at a time; a record with
         fewer values than the table has columns ends in NULLs (a column added later)."""
         head, n = _varint(data, record)
+        if ((head < n) | (head > end - record)).any():
+            raise Unreadable("a record's header is longer than the record")
         at, content = record + n, record + head
         kinds = np.zeros((needed, len(record)), np.int64)
         for j in range(needed):
@@ -265,6 +328,8 @@ class LeafBatches:
             kind, n = _varint(data, np.where(present, at, record))
             kinds[j] = np.where(present, kind, 0)
             at = at + np.where(present, n, 0)
+        if ((kinds < 0) | (kinds >= WIDEST_TYPE)).any():
+            raise Unreadable("a serial type is wider than any page")
         return kinds, head
 
     @staticmethod
