@@ -120,6 +120,18 @@ async def open_flame(pilot):
     return screen
 
 
+async def test_a_tall_terminal_gives_the_flames_spare_rows_to_the_details(make_app):
+    from pvtui.widgets.flame_view import FlameView
+
+    async with make_app().run_test(size=(160, 48)) as pilot:
+        screen = await open_flame(pilot)
+        flame, lower = screen.query_one(FlameView), screen.query_one("#trace-lower")
+        await wait_for(pilot, lambda: flame.size.height == 1 + flame._wanted_rows, timeout=5)  # every row, none empty
+        assert not flame.hidden and lower.size.height > 8
+        await pilot.resize_terminal(80, 24)  # short: the flame takes what the details' 8 rows leave
+        await wait_for(pilot, lambda: lower.outer_size.height == 8, timeout=5)
+
+
 async def test_the_flame_view_moves_between_depths_and_blocks(make_app):
     async with make_app().run_test(size=(80, 24)) as pilot:
         screen = await open_flame(pilot)

@@ -32,6 +32,7 @@ from pvtui.widgets.trace_view import TraceState, TraceView, lane_legend
 PAN_STEP = 0.25  # of the window's width
 # the upper pane: each IPU's lane of steps, or also its depth rows under it, or the run merged by path
 VIEWS = ("lanes", "flame", "merged")
+TALL = 40  # rows from which the flame views take what their rows want and give the rest to the details
 PANES = ("details", "stats", "bsp")  # the lower pane: the cursor's details, step statistics, the BSP view
 
 
@@ -45,6 +46,7 @@ class TraceScreen(ReportScreen):
     """
 
     SCREEN_NAME = "Trace"
+    VERTICAL_BREAKPOINTS = [(0, "short"), (TALL, "tall")]
 
     DEFAULT_CSS = """
     TraceScreen #trace-status, TraceScreen #trace-legend, TraceScreen #bsp-status {
@@ -56,6 +58,9 @@ class TraceScreen(ReportScreen):
     TraceScreen TraceView { height: auto; max-height: 50%; }
     TraceScreen.flame TraceView { height: 1fr; max-height: 100%; }
     TraceScreen.flame #trace-lower { height: 8; }
+    /* tall: the flame as tall as its rows want, the rest to the step's details */
+    TraceScreen.flame.tall TraceView { height: auto; max-height: 75%; }
+    TraceScreen.flame.tall #trace-lower { height: 1fr; min-height: 8; }
     TraceScreen #trace-lower {
         height: 1fr;
         min-height: 5;

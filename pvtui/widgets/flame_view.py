@@ -62,6 +62,7 @@ class FlameView(TraceView):
         self._flame_styles: dict[str, Style] = {}
         self._cursor_row = 0  # the row the cursor is on, below the axis
         self._shown: tuple = ()  # run, window, flame rows and layout last drawn
+        self._laid_out_for = 0  # the rows the last layout was asked for (get_content_height)
 
     def fit_rows(self, state: TraceState, flame: tuple[list[FlameRow], ...], cursor: FlameCursor) -> list[tuple[int, int]]:
         """The rows FLAME draws over STATE's window at this height: each IPU's lane, then its fitted depth rows."""
@@ -76,6 +77,20 @@ class FlameView(TraceView):
     def on_resize(self) -> None:
         if self.flame is not None and self.state is not None:
             self.call_after_refresh(self.show, self.state)  # more or fewer depth rows fit
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        """As tall as every depth row with a block in the window wants (the screen caps it): the room
+        left goes to the step's details below, where a fixed share left rows empty above them."""
+        if self.flame is None or self.state is None:
+            return super().get_content_height(container, viewport, width)
+        return 1 + self._wanted_rows
+
+    @property
+    def _wanted_rows(self) -> int:
+        """The lanes and depth rows with a block in the window, all of them."""
+        assert self.flame is not None and self.state is not None
+        depths, _hidden = fitted_depths(self.flame, self.state.window, 1 << 30)
+        return sum(1 + len(shown) for shown in depths)
 
     @property
     def visible_rows(self) -> int:
@@ -124,6 +139,10 @@ class FlameView(TraceView):
             self._cells.clear()
             self._strips.clear()
         self.state = state
+        wanted = self._wanted_rows
+        if wanted != self._laid_out_for:  # taller or shorter: the screen gives the rest to the details
+            self._laid_out_for = wanted
+            self.refresh(layout=True)
         self.rows = self.fit_rows(state, self.flame, self.cursor)
         self.virtual_size = Size(self.size.width, 1 + len(self.rows) + (1 if self.hidden else 0))
         self._cursor_row = self.rows.index((state.cursor_ipu, self.cursor.depth))
