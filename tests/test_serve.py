@@ -189,7 +189,7 @@ def test_a_page_of_another_origin_is_refused_and_a_port_forward_is_not(tiny_dir)
         own = f"127.0.0.1:{served.port}"
         # another site's page, a sandboxed or file page ("null"), the same host on another port: refused
         for origin, host in (("http://evil.example", None), ("null", None), ("http://127.0.0.1:9000", None),
-                             (f"https://{own}", None), ("http://evil.example", "evil.example:8000")):
+                             (f"https://{own}", None)):
             with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
                 await connect(served, origin, host)
             assert refused.value.status == 403, origin
@@ -208,6 +208,62 @@ def test_a_page_of_another_origin_is_refused_and_a_port_forward_is_not(tiny_dir)
 
     with serve(tiny_dir) as served:
         asyncio.run(scenario(served))
+
+
+def test_a_host_name_the_server_does_not_listen_as_is_refused_on_the_page_and_the_websocket(tiny_dir):
+    """DNS rebinding: a page at evil.example whose name now points at 127.0.0.1 sends Host: evil.example, and
+    its own origin, with the token it was given. Refused before any page or process, the token not echoed."""
+    import aiohttp
+
+    async def scenario(served: Served) -> None:
+        for host in (f"evil.example:{served.port}", "evil.example", "127.0.0.1.evil.example:9000",
+                     f"localhost.:{served.port}", "[::2]:9000", f"10.0.0.1:{served.port}"):
+            origin = f"http://{host}"
+            for headers in ({"Host": host}, {"Host": host, "Origin": origin}):
+                status, body = served.status(f"/{served.token}/", headers)
+                assert status == 403 and "a host this server does not listen as" in body, headers
+                assert served.token not in body
+            with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
+                await connect(served, origin, host)
+            assert refused.value.status == 403, host
+        assert served.app_processes() == []
+        for host in (f"127.0.0.1:{served.port}", f"LocalHost:{served.port}", f"[::1]:{served.port}",
+                     "127.0.0.1:9000", "localhost"):  # any port: an SSH forward to another local port
+            status, body = served.status(f"/{served.token}/", {"Host": host})
+            assert status == 200 and f"ws://{host.lower()}/{served.token}/ws" in body, host
+        session, websocket = await connect(served, f"http://localhost:{served.port}", f"localhost:{served.port}")
+        await asyncio.to_thread(served.wait_for_app_processes, 1)
+        await websocket.close()
+        await session.close()
+        await asyncio.to_thread(served.wait_for_app_processes, 0)
+
+    with serve(tiny_dir) as served:
+        asyncio.run(scenario(served))
+
+
+@pytest.mark.parametrize("listening, accepted, refused", [
+    ("127.0.0.2", ["127.0.0.2:8000", "127.0.0.1:8000", "localhost:9000", "[::1]:8000"],
+     ["evil.example:8000", "127.0.0.3:8000", "ipu-host:8000"]),
+    ("ipu-host.example", ["IPU-HOST.example:8000", "localhost:8000"], ["evil.example:8000", "ipu-host:8000"]),
+    ("0.0.0.0", ["{hostname}:8000", "10.1.2.3:8000", "[fe80::1]:8000", "127.0.0.1"], ["evil.example:8000"]),
+    ("::", ["{hostname}", "[2001:db8::1]:8000"], ["evil.example:8000", "evil.example"]),
+])
+def test_the_host_names_accepted_are_those_the_server_listens_as(listening, accepted, refused):
+    """The --host given, loopback's names, and on every interface this machine's name (the printed URL's)
+    and any address: a name that is none of these can only be another site's."""
+    import socket
+
+    from aiohttp.test_utils import make_mocked_request
+
+    from pvtui.commands.serve import is_every_interface
+    from pvtui.commands.web_session import names_of, names_this_server
+
+    def passes(host: str) -> bool:
+        request = make_mocked_request("GET", "/", headers={"Host": host.format(hostname=socket.gethostname())})
+        return names_this_server(request, names_of(listening), is_every_interface(listening))
+
+    assert [host for host in accepted if not passes(host)] == []
+    assert [host for host in refused if passes(host)] == []
 
 
 async def open_session(served: Served):
