@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import importlib
 import os
 import sys
+import traceback
 import weakref
 from functools import partial
 from pathlib import Path
@@ -139,6 +141,7 @@ class PvtuiApp(StatusLine, InstantModeSwitch):
         first_screen: str = "summary",
         waiting: Screen | None = None,
         reader: str = "auto",
+        debug: bool = False,
     ) -> None:
         self.first_screen = "compare" if compare_with is not None else first_screen
         if len(reports) == 1:
@@ -154,6 +157,8 @@ class PvtuiApp(StatusLine, InstantModeSwitch):
         self.cache = cache
         self.reader = reader  # which reader reads profile.pop (sources/readers.py)
         self.watch = watch
+        self.keep_tracebacks = debug  # --debug: the traceback of an error that is pvtui's bug, on stderr once the app ends
+        self.tracebacks: list[str] = []
         self.waiting = waiting  # a screen that waits for the reports to be written (pvtui capture --live)
         self.report_screens: "weakref.WeakSet[ReportScreen]" = weakref.WeakSet()
         self.cancel_token: CancelToken | None = None
@@ -321,8 +326,28 @@ class PvtuiApp(StatusLine, InstantModeSwitch):
             self.call_from_thread(self._load_cancelled, slot)
         except ReportError as exc:
             self.call_from_thread(self._load_failed, slot, files, str(exc))
+        except Exception as exc:  # a reader's bug: said as a report that did not open, and the app runs on
+            self.call_from_thread(self._load_failed, slot, files, self._bug(files, exc))
         else:
             self.call_from_thread(self._loaded, slot, files, report)
+
+    def _bug(self, files: ReportFiles, exc: Exception) -> str:
+        """One line for an error no reader should raise, naming the report; its traceback kept for --debug."""
+        if self.keep_tracebacks:
+            self.tracebacks.append("".join(traceback.format_exception(exc)))
+        then = ("its traceback follows on stderr when the explorer ends" if self.keep_tracebacks
+                else "run with --debug for its traceback")
+        return visible(f"{files.directory}: not opened: a bug in pvtui ({type(exc).__name__}: {exc}); {then}, "
+                       "and please report it")
+
+    def run(self, *args, **kwargs):
+        """As Textual's; then, with --debug, the tracebacks kept, once the terminal is the shell's again."""
+        try:
+            return super().run(*args, **kwargs)
+        finally:
+            for text in self.tracebacks:
+                with contextlib.suppress(OSError):  # stderr closed or full: nowhere else to say it
+                    print("\n".join(map(visible, text.rstrip("\n").split("\n"))), file=sys.stderr, flush=True)
 
     def _tell_reloaded(self, report: "Report", before: "Report | None") -> None:
         """Reloaded; and what the new files could not give that the old ones did, so damage is not missed."""
@@ -541,7 +566,7 @@ def theme_names(app: PvtuiApp) -> str:
 
 def run_app(
     path: Path, engine: str | None = None, theme: str | None = None, compare_with: ReportFiles | None = None,
-    screen: str = "summary", reader: str = "auto",
+    screen: str = "summary", reader: str = "auto", debug: bool = False,
 ) -> int:
     """Discover the reports at PATH and run the explorer on SCREEN (comparing with COMPARE_WITH), profile.pop
     read by READER; 2 on bad input, or where there is no terminal to run it on."""
@@ -558,7 +583,8 @@ def run_app(
         if not reports:
             print(visible(f"pvtui: {path}: no report named {engine!r} here"), file=sys.stderr)
             return 2
-    app = PvtuiApp(reports, path=path, theme=theme, compare_with=compare_with, first_screen=screen, reader=reader)
+    app = PvtuiApp(reports, path=path, theme=theme, compare_with=compare_with, first_screen=screen, reader=reader,
+                   debug=debug)
     if problem := theme_problem(app, theme):
         print(visible(problem), file=sys.stderr)
         return 2

@@ -46,7 +46,7 @@ COMMANDS: dict[str, tuple[str, bool]] = {
     "serve": ("serve the explorer to a web browser (on 127.0.0.1 unless --host says otherwise, behind a token in "
               "the URL)", False),
 }
-APP_OPTIONS = ("--theme", "--screen", "--engine")  # `pvtui --theme light PATH` means `pvtui open ...`
+APP_OPTIONS = ("--theme", "--screen", "--engine", "--debug")  # `pvtui --theme light PATH` means `pvtui open ...`
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, as a shell reports a tool the signal ended
 
 

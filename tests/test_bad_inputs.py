@@ -451,3 +451,82 @@ def test_fuzzed_bundles_open_whole_or_give_report_error(small_bundle, data):
             part = part_of_column(column)
             assert column in str(problem) and "\n" not in str(problem) and part not in report.parts
             assert report.missing(part) in [str(p) for c, p in report.bundle.damaged.items() if part_of_column(c) == part]
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("debug", [False, True])
+async def test_a_readers_unexpected_error_is_one_line_in_the_app_which_runs_on(tiny_dir, tmp_path, monkeypatch,
+                                                                               cache_root, debug):
+    """A reader that raises what no reader should (a bug): the report does not open, the app says so in one
+    line naming the report (the exception's type and message made visible) and runs on; with --debug the
+    traceback is kept for stderr. A reload that meets it keeps the report shown."""
+    import pvtui.sources.json_files
+    from pvtui.app import PvtuiApp
+    from pvtui.screens.dialogs import OpenFailed
+    from pvtui.sources.discovery import discover
+    from textual.widgets import Static
+
+    report = tmp_path / "report"
+    shutil.copytree(tiny_dir, report, ignore=shutil.ignore_patterns("profile.pvtui", "profile.pop"))
+    read_json = pvtui.sources.json_files.read_json
+
+    def broken(path, ctx, part):
+        raise RuntimeError("reader \x1b]0;went wrong\x07")
+
+    def line(app) -> str:
+        return str(app.screen.query_one("#open-problem", Static).render())
+
+    monkeypatch.setattr(pvtui.sources.json_files, "read_json", broken)
+    app = PvtuiApp(discover(report), path=report, watch=False, cache=cache_root, debug=debug)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, OpenFailed) and app.screen.query("#open-problem"))
+        shown = line(app)
+        assert app.report is None and app.return_code is None  # not opened, still running
+        assert f"{report}: not opened: a bug in pvtui (RuntimeError: reader ␛]0;went wrong␇)" in shown
+        assert ("traceback follows on stderr" if debug else "run with --debug") in shown
+        assert app.tracebacks == [] if not debug else "in broken" in app.tracebacks[0]
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.return_code is not None)
+    assert app.return_code == 2
+
+    monkeypatch.setattr(pvtui.sources.json_files, "read_json", read_json)
+    app = PvtuiApp(discover(report), path=report, watch=False, cache=cache_root, debug=debug)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until_loaded(pilot)
+        opened = app.report
+        monkeypatch.setattr(pvtui.sources.json_files, "read_json", broken)
+        (report / "app.json").write_text((report / "app.json").read_text() + " ")  # changed: read again
+        app.open_report(app.a.files_now(app.path))
+        await wait_for(pilot, lambda: isinstance(app.screen, OpenFailed) and app.screen.query("#open-problem"))
+        assert "a bug in pvtui (RuntimeError" in line(app)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.screen.SCREEN_NAME == "Summary")
+        assert app.report is opened and app.return_code is None
+
+
+def test_with_debug_the_traceback_is_on_stderr_once_the_app_has_ended(tiny_dir, tmp_path, monkeypatch, cache_root,
+                                                                      capfd):
+    import pvtui.sources.json_files
+    from pvtui.app import PvtuiApp
+    from pvtui.screens.dialogs import OpenFailed
+    from pvtui.sources.discovery import discover
+
+    report = tmp_path / "report"
+    shutil.copytree(tiny_dir, report, ignore=shutil.ignore_patterns("profile.pvtui", "profile.pop"))
+
+    def broken(path, ctx, part):
+        raise RuntimeError("reader \x1b]0;went wrong\x07")
+
+    async def close_the_dialog(pilot) -> None:
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, OpenFailed))
+        assert capfd.readouterr().err == ""  # nothing while the app runs
+        await pilot.press("escape")
+
+    monkeypatch.setattr(pvtui.sources.json_files, "read_json", broken)
+    app = PvtuiApp(discover(report), path=report, watch=False, cache=cache_root, debug=True)
+    app.run(headless=True, size=(80, 24), auto_pilot=close_the_dialog)
+    err = capfd.readouterr().err
+    assert app.return_code == 2
+    said, traceback = err.split("Traceback (most recent call last):\n")  # the app's last word, then the traceback
+    assert said.startswith("pvtui: ") and "a bug in pvtui" in said and "in broken" in traceback
+    assert err.rstrip().endswith("RuntimeError: reader ␛]0;went wrong␇") and "\x1b" not in err

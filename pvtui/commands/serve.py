@@ -88,6 +88,8 @@ def app_command(args: argparse.Namespace) -> str:
     if args.theme:
         argv += ["--theme", args.theme]
     argv += ["--reader", args.reader]
+    if args.debug:  # a session's stderr is shown in its page and the server's output where the app fails
+        argv.append("--debug")
     return "exec " + shlex.join(argv)
 
 
