@@ -23,12 +23,12 @@ from pvtui.errors import Cancelled, ReportError
 from pvtui.model.schema import REPORT_FILES
 from pvtui.sources.base import CancelToken, ReportFiles
 from pvtui.sources.sqlite_file import connect, interrupted, tables
+from pvtui.sources.unfinished import writers_beside
 
 SETTLE_SECONDS = 1.0  # a file whose size or time changes within this is still being written
 LARGE_BYTES = 256 * 2**20  # from this size on, the options that would shrink a file are listed
 SQLITE_MAGIC = b"SQLite format 3\x00"
 SQLITE_HEADER_BYTES = 100
-WRITER_SUFFIXES = ("-journal", "-wal")  # SQLite's files beside a database it is writing
 QUICK_CHECK_ROWS = 5  # problems kept from PRAGMA quick_check
 
 
@@ -237,13 +237,11 @@ def _check_profile(path: Path, check: FileCheck, cancel: CancelToken) -> None:
     size = _size(path, check)
     if size is None:
         return
-    for suffix in WRITER_SUFFIXES:
-        writer = path.with_name(path.name + suffix)
-        if writer.exists():
-            check.problems.append(
-                f"{writer.name} beside it: a program is still writing profile.pop, or stopped before"
-                " it finished (then its last writes are lost)"
-            )
+    for writer in writers_beside(path):
+        check.problems.append(
+            f"{writer.name} beside it: a program is still writing profile.pop, or stopped before"
+            " it finished (then its last writes are lost)"
+        )
     if size == 0:
         check.problems.append("empty file: the program stopped before writing its profile")
         return

@@ -11,9 +11,10 @@ from pathlib import Path
 from pvtui.errors import ReportError
 from pvtui.model.bundle import is_bundle
 from pvtui.sources.base import ReportFiles
-from pvtui.sources.check import SQLITE_HEADER_BYTES, SQLITE_MAGIC, WRITER_SUFFIXES, header_pages
+from pvtui.sources.check import SQLITE_HEADER_BYTES, SQLITE_MAGIC, header_pages
 from pvtui.sources.discovery import BUNDLE_DIR_NAME, MAX_DEPTH, discover
 from pvtui.sources.private_fs import tree_size
+from pvtui.sources.unfinished import writers_beside
 
 AR_MAGIC = b"!<arch>\n"
 AR_HEADER = 60
@@ -127,9 +128,8 @@ def _problem(path: Path, size: int) -> str | None:
 
 
 def _sqlite_problem(path: Path, size: int) -> str | None:
-    for suffix in WRITER_SUFFIXES:
-        if path.with_name(path.name + suffix).exists():
-            return f"{path.name}{suffix} beside it: still being written"
+    if writers := writers_beside(path):
+        return f"{writers[0].name} beside it: still being written"
     with path.open("rb") as f:
         header = f.read(SQLITE_HEADER_BYTES)
     if not header.startswith(SQLITE_MAGIC):
