@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import os
 import shutil
 import struct
@@ -530,3 +531,86 @@ def test_with_debug_the_traceback_is_on_stderr_once_the_app_has_ended(tiny_dir, 
     said, traceback = err.split("Traceback (most recent call last):\n")  # the app's last word, then the traceback
     assert said.startswith("pvtui: ") and "a bug in pvtui" in said and "in broken" in traceback
     assert err.rstrip().endswith("RuntimeError: reader ␛]0;went wrong␇") and "\x1b" not in err
+
+
+# --- a FIFO or a device in place of a file ------------------------------------------------
+
+
+def special_file(path: Path, kind: str) -> None:
+    """PATH made a FIFO (no writer: an open for reading would wait for one) or a link to /dev/zero (endless)."""
+    path.unlink(missing_ok=True)
+    if kind == "fifo":
+        os.mkfifo(path)
+    else:
+        path.symlink_to("/dev/zero")
+
+
+SPECIAL_SAID = {"fifo": "not a regular file (a FIFO)", "zero": "not a regular file (a character device)"}
+
+
+def pvtui_within_a_minute(*args, env: dict | None = None) -> subprocess.CompletedProcess:
+    """`pvtui ARGS` as a process, which must end within the timeout: a hang fails the test."""
+    return subprocess.run([sys.executable, "-m", "pvtui.cli", *map(str, args)], capture_output=True, text=True,
+                          env={**os.environ, **(env or {})}, timeout=60)
+
+
+@pytest.mark.parametrize("kind", ["fifo", "zero"])
+def test_a_bundle_column_that_is_a_fifo_or_a_device_is_named_never_waited_on(kind, tiny_dir, tmp_path):
+    report = tmp_path / "report"
+    shutil.copytree(tiny_dir, report)
+    bundle = report / "profile.pvtui"
+    column = next(name for name in Bundle(bundle).columns if name.startswith("tiles."))
+    special_file(bundle / f"{column}.npy", kind)
+    done = pvtui_within_a_minute("summary", report)
+    assert done.returncode == 0 and "Traceback" not in done.stderr
+    assert f"{column}.npy: unreadable column ({SPECIAL_SAID[kind]})" in done.stderr
+    done = pvtui_within_a_minute("check", "--json", report)
+    assert done.returncode == 2
+    problems = json.loads(done.stdout)["files"]["profile.pvtui"]["problems"]
+    assert any(f"{column}.npy: unreadable column ({SPECIAL_SAID[kind]})" in p for p in problems), problems
+
+
+def test_a_theme_file_that_is_a_fifo_a_device_or_huge_is_one_line(tiny_dir, tmp_path):
+    """`serve --theme NAME` (and every app command) reads the user's themes folder first."""
+    folder = tmp_path / "config" / "pvtui" / "themes"
+    folder.mkdir(parents=True)
+    special_file(folder / "fifo.json", "fifo")
+    special_file(folder / "zero.json", "zero")
+    (folder / "huge.json").write_text(" " * (2 << 20) + "{}")
+    said = {"fifo": SPECIAL_SAID["fifo"], "zero": SPECIAL_SAID["zero"],
+            "huge": "larger than the 1,048,576 bytes pvtui reads of such a file"}
+    config = {"XDG_CONFIG_HOME": str(tmp_path / "config")}
+    for name, why in said.items():
+        done = pvtui_within_a_minute("serve", tiny_dir, "--theme", name, "--port", "0", env=config)
+        assert done.returncode == 2 and done.stdout == ""
+        assert done.stderr.splitlines() == [f"pvtui: {folder / name}.json: not a usable theme ({why})"]
+
+
+def test_every_read_of_a_file_goes_through_the_regular_file_check():
+    """No module opens a file to read but through pvtui/regular_files.py (its writers, /proc and its own
+    standard streams aside): a FIFO or a device there would hang it."""
+    package = Path(__file__).resolve().parent.parent / "pvtui"
+    reads = re.compile(r"\.read_bytes\(|\.read_text\(|np\.(load|fromfile|memmap)\([^f]|(?<![\w.])open\([^,)]*\)|"
+                       r"(?<![\w.])open\([^)]*\"rb?\"|\.open\(\"rb?\"|\.open\(encoding|\.open\(\)|\.open\(\"r\", ")
+    allowed = {"theming.py": 'json.loads(entry.read_text("utf-8"))'}  # the built-in themes: pvtui's package data
+    found = [f"{path.relative_to(package)}:{number}" for path in sorted(package.rglob("*.py"))
+             for number, line in enumerate(path.read_text().splitlines(), 1)
+             if reads.search(line) and allowed.get(str(path.relative_to(package)), "\0") not in line]
+    assert found == [], found
+
+
+@pytest.mark.parametrize("kind", ["fifo", "zero"])
+def test_a_column_made_a_fifo_or_a_device_once_the_bundle_is_open_is_refused_when_mapped(kind, tiny_dir, tmp_path):
+    import signal
+
+    bundle = tmp_path / "profile.pvtui"
+    shutil.copytree(tiny_dir / "profile.pvtui", bundle)
+    opened = Bundle(bundle)
+    column = opened.columns[0]
+    special_file(bundle / f"{column}.npy", kind)
+    signal.alarm(30)  # a read that waits on the FIFO ends the test instead of hanging it
+    try:
+        with pytest.raises(ReportError, match=re.escape(f"unreadable column ({SPECIAL_SAID[kind]})")):
+            opened.array(column)
+    finally:
+        signal.alarm(0)

@@ -21,6 +21,7 @@ from typing import Any, Callable, Iterable
 
 from pvtui.errors import Cancelled, ReportError
 from pvtui.model.schema import REPORT_FILES
+from pvtui.regular_files import open_regular
 from pvtui.sources.base import CancelToken, ReportFiles
 from pvtui.sources.sqlite_file import connect, interrupted, tables
 from pvtui.sources.unfinished import writers_beside
@@ -338,7 +339,7 @@ def _check_archive(path: Path, check: FileCheck, cancel: CancelToken) -> None:
     members = valid = memory = 0
     bad: list[str] = []
     try:
-        with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as view:
+        with open_regular(path) as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as view:
             sizer = SectionSizer()
             for member in iter_members(path, view):
                 members += 1
@@ -418,8 +419,10 @@ def _check_bundle(path: Path, check: FileCheck, cancel: CancelToken) -> None:
 
 
 def _size(path: Path, check: FileCheck) -> int | None:
+    """PATH's bytes, where it is a regular file that can be opened (else the problem noted, and None)."""
     try:
-        size = path.stat().st_size
+        with open_regular(path) as f:
+            size = os.fstat(f.fileno()).st_size
     except OSError as exc:
         check.problems.append(f"cannot be read ({exc.strerror or exc})")
         return None
@@ -429,7 +432,7 @@ def _size(path: Path, check: FileCheck) -> int | None:
 
 def _read_head(path: Path, check: FileCheck) -> bytes | None:
     try:
-        with open(path, "rb") as f:
+        with open_regular(path) as f:
             return f.read(SQLITE_HEADER_BYTES)
     except OSError as exc:
         check.problems.append(f"cannot be read ({exc.strerror or exc})")

@@ -13,6 +13,7 @@ from pvtui.errors import BundleWriteError, ReportError
 from pvtui.model import schema as s
 from pvtui.model.bundle import SCHEMA_VERSION, Bundle, BundleWriter
 from pvtui.model.report import Report, column_damage, note_messages
+from pvtui.regular_files import open_regular
 from pvtui.sources.base import CancelToken, IngestContext, Progress, ReportFiles, Settling, no_progress
 from pvtui.sources.cache import ENTRY_FORMAT, Cache, CacheUnusable, cached_or_private
 from pvtui.sources.readers import LIBPVA, libpva, resolve
@@ -141,6 +142,11 @@ def _read_profile_pop(files: ReportFiles, ctx: IngestContext, chosen: str, fall_
     from pvtui.sources.libpva import read_pva_report
     from pvtui.sources.native import read_native_profile
 
+    try:  # neither SQLite nor libpva opens it without blocking: a FIFO in its place would hang them
+        open_regular(files.profile).close()
+    except OSError as exc:
+        _note_profile_problem(ctx, f"{files.profile}: cannot be read ({exc.strerror or exc})")
+        return
     if chosen == LIBPVA:
         report = _open_with_libpva(files, ctx, quiet=fall_back)
         if report is not None:
