@@ -157,8 +157,7 @@ class PvtuiApp(StatusLine, InstantModeSwitch):
         self.cache = cache
         self.reader = reader  # which reader reads profile.pop (sources/readers.py)
         self.watch = watch
-        self.keep_tracebacks = debug  # --debug: the traceback of an error that is pvtui's bug, on stderr once the app ends
-        self.tracebacks: list[str] = []
+        self.tracebacks: list[str] | None = [] if debug else None  # --debug: those of pvtui's bugs, said at the end
         self.waiting = waiting  # a screen that waits for the reports to be written (pvtui capture --live)
         self.report_screens: "weakref.WeakSet[ReportScreen]" = weakref.WeakSet()
         self.cancel_token: CancelToken | None = None
@@ -327,27 +326,16 @@ class PvtuiApp(StatusLine, InstantModeSwitch):
         except ReportError as exc:
             self.call_from_thread(self._load_failed, slot, files, str(exc))
         except Exception as exc:  # a reader's bug: said as a report that did not open, and the app runs on
-            self.call_from_thread(self._load_failed, slot, files, self._bug(files, exc))
+            self.call_from_thread(self._load_failed, slot, files, bug_line(files, exc, self.tracebacks))
         else:
             self.call_from_thread(self._loaded, slot, files, report)
 
-    def _bug(self, files: ReportFiles, exc: Exception) -> str:
-        """One line for an error no reader should raise, naming the report; its traceback kept for --debug."""
-        if self.keep_tracebacks:
-            self.tracebacks.append("".join(traceback.format_exception(exc)))
-        then = ("its traceback follows on stderr when the explorer ends" if self.keep_tracebacks
-                else "run with --debug for its traceback")
-        return visible(f"{files.directory}: not opened: a bug in pvtui ({type(exc).__name__}: {exc}); {then}, "
-                       "and please report it")
-
     def run(self, *args, **kwargs):
-        """As Textual's; then, with --debug, the tracebacks kept, once the terminal is the shell's again."""
+        """As Textual's; then the tracebacks --debug kept, on the terminal the app has given back."""
         try:
             return super().run(*args, **kwargs)
         finally:
-            for text in self.tracebacks:
-                with contextlib.suppress(OSError):  # stderr closed or full: nowhere else to say it
-                    print("\n".join(map(visible, text.rstrip("\n").split("\n"))), file=sys.stderr, flush=True)
+            say_tracebacks(self.tracebacks or [])
 
     def _tell_reloaded(self, report: "Report", before: "Report | None") -> None:
         """Reloaded; and what the new files could not give that the old ones did, so damage is not missed."""
@@ -543,6 +531,24 @@ class ReloadOffers:
             paths = [path for path, of in changed if of is slot]
             if paths:
                 self.offer(paths, slot)
+
+
+def bug_line(files: ReportFiles, exc: Exception, tracebacks: list[str] | None) -> str:
+    """One line for an error no reader should raise (a bug), naming the report; its traceback added to
+    TRACEBACKS where --debug keeps them."""
+    if tracebacks is not None:
+        tracebacks.append("".join(traceback.format_exception(exc)))
+    then = "its traceback follows on stderr when the explorer ends" if tracebacks is not None else \
+        "run with --debug for its traceback"
+    return visible(f"{files.directory}: not opened: a bug in pvtui ({type(exc).__name__}: {exc}); {then}, "
+                   "and please report it")
+
+
+def say_tracebacks(texts: list[str]) -> None:
+    """TEXTS on stderr, each line made visible (a traceback quotes paths and messages)."""
+    for text in texts:
+        with contextlib.suppress(OSError):  # stderr closed or full: nowhere else to say it
+            print("\n".join(map(visible, text.rstrip("\n").split("\n"))), file=sys.stderr, flush=True)
 
 
 def theme_problem(app: PvtuiApp, theme: str | None) -> str | None:

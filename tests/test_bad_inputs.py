@@ -485,7 +485,7 @@ async def test_a_readers_unexpected_error_is_one_line_in_the_app_which_runs_on(t
         assert app.report is None and app.return_code is None  # not opened, still running
         assert f"{report}: not opened: a bug in pvtui (RuntimeError: reader ␛]0;went wrong␇)" in shown
         assert ("traceback follows on stderr" if debug else "run with --debug") in shown
-        assert app.tracebacks == [] if not debug else "in broken" in app.tracebacks[0]
+        assert app.tracebacks is None if not debug else "in broken" in app.tracebacks[0]
         await pilot.press("escape")
         await wait_for(pilot, lambda: app.return_code is not None)
     assert app.return_code == 2

@@ -255,12 +255,12 @@ def test_the_host_names_accepted_are_those_the_server_listens_as(listening, acce
 
     from aiohttp.test_utils import make_mocked_request
 
-    from pvtui.commands.serve import is_every_interface
-    from pvtui.commands.web_session import names_of, names_this_server
+    from pvtui.commands.serve import host_names, is_every_interface
+    from pvtui.commands.web_session import names_this_server
 
     def passes(host: str) -> bool:
         request = make_mocked_request("GET", "/", headers={"Host": host.format(hostname=socket.gethostname())})
-        return names_this_server(request, names_of(listening), is_every_interface(listening))
+        return names_this_server(request, host_names(listening), is_every_interface(listening))
 
     assert [host for host in accepted if not passes(host)] == []
     assert [host for host in refused if passes(host)] == []
@@ -323,13 +323,15 @@ def test_a_hung_app_is_ended_when_its_websocket_closes_and_its_place_freed(tmp_p
     import aiohttp
 
     from pvtui.commands import web_session
+    from pvtui.commands.serve import host_names
     from pvtui.commands.web_session import SessionServer
 
     monkeypatch.setattr(web_session, "QUIT_GRACE", 0.5)  # quicker; the order of signals is what is tested
     monkeypatch.setattr(web_session, "KILL_GRACE", 0.5)
     pid_file = tmp_path / "pid"
     command = "exec " + shlex.join([sys.executable, "-c", HUNG_APP, str(pid_file)])
-    server = SessionServer(command, title="hung", host="127.0.0.1", port=0, token="t0ken", max_sessions=1)
+    server = SessionServer(command, title="hung", host="127.0.0.1", port=0, token="t0ken", max_sessions=1,
+                           names=host_names("127.0.0.1"), any_address=False)
 
     async def until(condition) -> None:
         for _ in range(WAIT * 10):
@@ -401,10 +403,12 @@ def test_an_app_that_fails_at_start_says_why_in_the_page_and_in_the_servers_outp
 
     import aiohttp
 
+    from pvtui.commands.serve import host_names
     from pvtui.commands.web_session import SessionServer
 
     command = "exec " + shlex.join([sys.executable, "-c", FAILING_APP])
-    server = SessionServer(command, title="failing", host="127.0.0.1", port=0, token="t0ken", max_sessions=1)
+    server = SessionServer(command, title="failing", host="127.0.0.1", port=0, token="t0ken", max_sessions=1,
+                           names=host_names("127.0.0.1"), any_address=False)
 
     async def scenario() -> str:
         port = await server.start()

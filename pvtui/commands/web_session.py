@@ -21,7 +21,6 @@ import hmac
 import ipaddress
 import logging
 import re
-import socket
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +31,6 @@ from textual_serve.app_service import AppService
 from textual_serve.server import Server
 
 from pvtui.commands.common import say
-from pvtui.commands.serve import is_every_interface
 from pvtui.safe_text import visible
 from pvtui.streams import OutputLost
 
@@ -43,7 +41,6 @@ FOREIGN = "pvtui serve: refused: the request came from a page of another site (i
 BAD_HOST = "pvtui serve: refused: the request names no host this server can be reached by.\n"
 OTHER_HOST = ("pvtui serve: refused: the request names a host this server does not listen as (a page of another "
               "site may have pointed its name here); open the URL that `pvtui serve` printed.\n")
-LOOPBACK_NAMES = ("127.0.0.1", "::1", "localhost")
 PAGE = Path(__file__).resolve().parent.parent / "web"  # page.html and page.css
 QUIT_GRACE = 3.0  # seconds an app has to quit once its session ends, before SIGTERM
 KILL_GRACE = 2.0  # seconds after SIGTERM before SIGKILL
@@ -125,18 +122,9 @@ def own_origin(request: web.Request) -> str | None:
     return f"{request.scheme}://{request.host}".lower()
 
 
-def names_of(host: str) -> frozenset[str]:
-    """The host names a browser may call a server listening on HOST by: loopback's, HOST itself, and
-    where HOST is every interface (0.0.0.0, ::) this machine's name, which the URL printed gives."""
-    names = {*LOOPBACK_NAMES, host}
-    if is_every_interface(host):
-        names.add(socket.gethostname())
-    return frozenset(name.lower() for name in names)
-
-
-def names_this_server(request: web.Request, names: frozenset[str], every_interface: bool) -> bool:
-    """Whether the request's Host is one of NAMES, on any port (an SSH port forward changes it), or, on
-    every interface, any address. A page whose own name was made to point here (DNS rebinding) sends its
+def names_this_server(request: web.Request, names: frozenset[str], any_address: bool) -> bool:
+    """Whether the request's Host is one of NAMES (serve.host_names), on any port (an SSH port forward
+    changes it), or where ANY_ADDRESS (listening on every interface), any address. A page whose own name was made to point here (DNS rebinding) sends its
     own name: refused, on the page and on the websocket alike."""
     match = HOST.fullmatch(request.host)
     if match is None:
@@ -148,7 +136,7 @@ def names_this_server(request: web.Request, names: frozenset[str], every_interfa
         ipaddress.ip_address(name)
     except ValueError:
         return False
-    return every_interface
+    return any_address
 
 
 def content_security_policy(origin: str | None) -> str:
@@ -160,10 +148,11 @@ def content_security_policy(origin: str | None) -> str:
 
 
 class SessionServer(Server):
-    def __init__(self, command: str, *, title: str, host: str, port: int, token: str, max_sessions: int) -> None:
+    def __init__(self, command: str, *, title: str, host: str, port: int, token: str, max_sessions: int,
+                 names: frozenset[str], any_address: bool) -> None:
         super().__init__(command, host=host, port=port, title=title)
         self.token = token
-        self.names = names_of(host)
+        self.names, self.any_address = names, any_address  # the Host names accepted (names_this_server)
         self.max_sessions = max_sessions
         self.sessions: set[asyncio.Task] = set()  # the websocket handlers running, one per app process
         self._runner: web.AppRunner | None = None
@@ -212,7 +201,7 @@ class SessionServer(Server):
         origin = own_origin(request)
         if origin is None:
             raise web.HTTPBadRequest(text=BAD_HOST)
-        if not names_this_server(request, self.names, is_every_interface(self.host)):
+        if not names_this_server(request, self.names, self.any_address):
             raise web.HTTPForbidden(text=OTHER_HOST)
         if hdrs.ORIGIN in request.headers and request.headers[hdrs.ORIGIN].lower() != origin:
             raise web.HTTPForbidden(text=FOREIGN)
