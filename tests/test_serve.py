@@ -182,6 +182,15 @@ async def connect(served: Served, origin: str | None = None, host: str | None = 
         raise
 
 
+async def a_session_starts_and_ends(served: Served, origin: str | None, host: str | None) -> None:
+    """A websocket from ORIGIN (Host: HOST) starts an app process, which ends when it closes."""
+    session, websocket = await connect(served, origin, host)
+    await asyncio.to_thread(served.wait_for_app_processes, 1)
+    await websocket.close()
+    await session.close()
+    await asyncio.to_thread(served.wait_for_app_processes, 0)
+
+
 def test_a_page_of_another_origin_is_refused_and_a_port_forward_is_not(tiny_dir):
     import aiohttp
 
@@ -200,11 +209,7 @@ def test_a_page_of_another_origin_is_refused_and_a_port_forward_is_not(tiny_dir)
         # Origin both name 127.0.0.1:9000); a program that sends no Origin passes on its token alone
         for origin, host in ((f"http://{own}", None), ("http://127.0.0.1:9000", "127.0.0.1:9000"),
                              ("http://LOCALHOST:9000", "localhost:9000"), (None, None)):
-            session, websocket = await connect(served, origin, host)
-            await asyncio.to_thread(served.wait_for_app_processes, 1)
-            await websocket.close()
-            await session.close()
-            await asyncio.to_thread(served.wait_for_app_processes, 0)
+            await a_session_starts_and_ends(served, origin, host)
 
     with serve(tiny_dir) as served:
         asyncio.run(scenario(served))
@@ -231,11 +236,7 @@ def test_a_host_name_the_server_does_not_listen_as_is_refused_on_the_page_and_th
                      "127.0.0.1:9000", "localhost"):  # any port: an SSH forward to another local port
             status, body = served.status(f"/{served.token}/", {"Host": host})
             assert status == 200 and f"ws://{host.lower()}/{served.token}/ws" in body, host
-        session, websocket = await connect(served, f"http://localhost:{served.port}", f"localhost:{served.port}")
-        await asyncio.to_thread(served.wait_for_app_processes, 1)
-        await websocket.close()
-        await session.close()
-        await asyncio.to_thread(served.wait_for_app_processes, 0)
+        await a_session_starts_and_ends(served, f"http://localhost:{served.port}", f"localhost:{served.port}")
 
     with serve(tiny_dir) as served:
         asyncio.run(scenario(served))
