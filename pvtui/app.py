@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import importlib
 import os
 import sys
+import traceback
 import weakref
 from functools import partial
 from pathlib import Path
@@ -139,6 +141,7 @@ class PvtuiApp(StatusLine, InstantModeSwitch):
         first_screen: str = "summary",
         waiting: Screen | None = None,
         reader: str = "auto",
+        debug: bool = False,
     ) -> None:
         self.first_screen = "compare" if compare_with is not None else first_screen
         if len(reports) == 1:
@@ -154,6 +157,7 @@ class PvtuiApp(StatusLine, InstantModeSwitch):
         self.cache = cache
         self.reader = reader  # which reader reads profile.pop (sources/readers.py)
         self.watch = watch
+        self.tracebacks: list[str] | None = [] if debug else None  # --debug: those of pvtui's bugs, said at the end
         self.waiting = waiting  # a screen that waits for the reports to be written (pvtui capture --live)
         self.report_screens: "weakref.WeakSet[ReportScreen]" = weakref.WeakSet()
         self.cancel_token: CancelToken | None = None
@@ -321,8 +325,17 @@ class PvtuiApp(StatusLine, InstantModeSwitch):
             self.call_from_thread(self._load_cancelled, slot)
         except ReportError as exc:
             self.call_from_thread(self._load_failed, slot, files, str(exc))
+        except Exception as exc:  # a reader's bug: said as a report that did not open, and the app runs on
+            self.call_from_thread(self._load_failed, slot, files, bug_line(files, exc, self.tracebacks))
         else:
             self.call_from_thread(self._loaded, slot, files, report)
+
+    def run(self, *args, **kwargs):
+        """As Textual's; then the tracebacks --debug kept, on the terminal the app has given back."""
+        try:
+            return super().run(*args, **kwargs)
+        finally:
+            say_tracebacks(self.tracebacks or [])
 
     def _tell_reloaded(self, report: "Report", before: "Report | None") -> None:
         """Reloaded; and what the new files could not give that the old ones did, so damage is not missed."""
@@ -520,6 +533,24 @@ class ReloadOffers:
                 self.offer(paths, slot)
 
 
+def bug_line(files: ReportFiles, exc: Exception, tracebacks: list[str] | None) -> str:
+    """One line for an error no reader should raise (a bug), naming the report; its traceback added to
+    TRACEBACKS where --debug keeps them."""
+    if tracebacks is not None:
+        tracebacks.append("".join(traceback.format_exception(exc)))
+    then = "its traceback follows on stderr when the explorer ends" if tracebacks is not None else \
+        "run with --debug for its traceback"
+    return visible(f"{files.directory}: not opened: a bug in pvtui ({type(exc).__name__}: {exc}); {then}, "
+                   "and please report it")
+
+
+def say_tracebacks(texts: list[str]) -> None:
+    """TEXTS on stderr, each line made visible (a traceback quotes paths and messages)."""
+    for text in texts:
+        with contextlib.suppress(OSError):  # stderr closed or full: nowhere else to say it
+            print("\n".join(map(visible, text.rstrip("\n").split("\n"))), file=sys.stderr, flush=True)
+
+
 def theme_problem(app: PvtuiApp, theme: str | None) -> str | None:
     """One line saying that THEME names none of APP's themes, or None where it does (or is None)."""
     if theme is not None and resolve_theme_name(theme, list(app.available_themes)) is None:
@@ -541,7 +572,7 @@ def theme_names(app: PvtuiApp) -> str:
 
 def run_app(
     path: Path, engine: str | None = None, theme: str | None = None, compare_with: ReportFiles | None = None,
-    screen: str = "summary", reader: str = "auto",
+    screen: str = "summary", reader: str = "auto", debug: bool = False,
 ) -> int:
     """Discover the reports at PATH and run the explorer on SCREEN (comparing with COMPARE_WITH), profile.pop
     read by READER; 2 on bad input, or where there is no terminal to run it on."""
@@ -558,7 +589,8 @@ def run_app(
         if not reports:
             print(visible(f"pvtui: {path}: no report named {engine!r} here"), file=sys.stderr)
             return 2
-    app = PvtuiApp(reports, path=path, theme=theme, compare_with=compare_with, first_screen=screen, reader=reader)
+    app = PvtuiApp(reports, path=path, theme=theme, compare_with=compare_with, first_screen=screen, reader=reader,
+                   debug=debug)
     if problem := theme_problem(app, theme):
         print(visible(problem), file=sys.stderr)
         return 2

@@ -17,6 +17,7 @@ from types import ModuleType
 from pvtui import __version__
 from pvtui.commands.common import EXIT_BAD_INPUT, EXIT_CANCELLED, say
 from pvtui.errors import Cancelled, ReportError
+from pvtui.safe_text import visible
 from pvtui.streams import OutputLost, discard_output, guard_standard_streams
 
 # name: (one line of help, whether it takes --json); the module is pvtui.commands.<name>
@@ -46,7 +47,7 @@ COMMANDS: dict[str, tuple[str, bool]] = {
     "serve": ("serve the explorer to a web browser (on 127.0.0.1 unless --host says otherwise, behind a token in "
               "the URL)", False),
 }
-APP_OPTIONS = ("--theme", "--screen", "--engine")  # `pvtui --theme light PATH` means `pvtui open ...`
+APP_OPTIONS = ("--theme", "--screen", "--engine", "--debug")  # `pvtui --theme light PATH` means `pvtui open ...`
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, as a shell reports a tool the signal ended
 
 
@@ -57,6 +58,11 @@ class OneLineErrors(argparse.ArgumentParser):
 
     def error(self, message: str):
         self.exit(EXIT_BAD_INPUT, f"{self.prog}: {message}; see `{self.prog} --help`\n")
+
+    def _print_message(self, message: str, file=None) -> None:
+        """Every message argparse prints, made visible line by line (pvtui.safe_text): its errors quote
+        what was typed, and `pvtui summary reports/*` types the names of files anyone may have made."""
+        super()._print_message("\n".join(map(visible, message.split("\n"))) if message else message, file)
 
     def parse_args(self, args=None, namespace=None):
         """As argparse's, but an argument no command takes is the command's error, with its help."""

@@ -13,6 +13,7 @@ import os
 import re
 import stat
 import tempfile
+import unicodedata
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any, Iterable, Iterator
@@ -82,7 +83,9 @@ def name_and_folder(path: Path) -> str:
 
 
 # A spreadsheet reads a cell that starts with one of these as a formula (a tab or carriage return
-# before one too); a name from a report may start so.
+# before one too); a name from a report may start so. Disguised too: behind spaces (no-break, figure,
+# ideographic), or as a compatibility form (fullwidth ＝＋－＠, small ﹦): judged on the cell folded by
+# NFKC, its leading whitespace stripped.
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
@@ -103,9 +106,14 @@ def write_csv(table: Table, path: Path, overwrite: bool = False) -> int:
 
 
 def _as_text_cell(value: Any) -> Any:
-    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+    if isinstance(value, str) and runs_as_formula(value):
         return "'" + value
     return value
+
+
+def runs_as_formula(text: str) -> bool:
+    """Whether a spreadsheet may run TEXT, a text cell, as a formula (see FORMULA_STARTS)."""
+    return text.startswith(FORMULA_STARTS) or unicodedata.normalize("NFKC", text).lstrip().startswith(FORMULA_STARTS)
 
 
 def write_json(table: Table, path: Path, overwrite: bool = False) -> int:

@@ -16,7 +16,10 @@ from typing import Any
 from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
+from pvtui.regular_files import read_regular
+
 DEFAULT_THEME = "pvtui-dark"
+THEME_LIMIT = 1 << 20  # bytes of a theme file read at most: a theme is a few hundred
 _FIELDS = set(Theme.__dataclass_fields__)
 _COLOUR_FIELDS = ("primary", "secondary", "warning", "error", "success", "accent", "foreground", "background",
                   "surface", "panel", "boost")
@@ -71,9 +74,9 @@ def user_themes() -> tuple[list[Theme], list[str]]:
     themes, problems = [], []
     for path in sorted(folder.glob("*.json")):
         try:
-            themes.append(_theme_from(json.loads(path.read_text("utf-8"))))
+            themes.append(_theme_from(json.loads(read_regular(path, THEME_LIMIT).decode("utf-8"))))
         except (OSError, ValueError, TypeError) as exc:
-            problems.append(f"{path}: not a usable theme ({exc})")
+            problems.append(f"{path}: not a usable theme ({getattr(exc, 'strerror', None) or exc})")
     return themes, problems
 
 

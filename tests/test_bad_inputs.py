@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import os
 import shutil
 import struct
@@ -451,3 +452,197 @@ def test_fuzzed_bundles_open_whole_or_give_report_error(small_bundle, data):
             part = part_of_column(column)
             assert column in str(problem) and "\n" not in str(problem) and part not in report.parts
             assert report.missing(part) in [str(p) for c, p in report.bundle.damaged.items() if part_of_column(c) == part]
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("debug", [False, True])
+async def test_a_readers_unexpected_error_is_one_line_in_the_app_which_runs_on(tiny_dir, tmp_path, monkeypatch,
+                                                                               cache_root, debug):
+    """A reader that raises what no reader should (a bug): the report does not open, the app says so in one
+    line naming the report (the exception's type and message made visible) and runs on; with --debug the
+    traceback is kept for stderr. A reload that meets it keeps the report shown."""
+    import pvtui.sources.json_files
+    from pvtui.app import PvtuiApp
+    from pvtui.screens.dialogs import OpenFailed
+    from pvtui.sources.discovery import discover
+    from textual.widgets import Static
+
+    report = tmp_path / "report"
+    shutil.copytree(tiny_dir, report, ignore=shutil.ignore_patterns("profile.pvtui", "profile.pop"))
+    read_json = pvtui.sources.json_files.read_json
+
+    def broken(path, ctx, part):
+        raise RuntimeError("reader \x1b]0;went wrong\x07")
+
+    def line(app) -> str:
+        return str(app.screen.query_one("#open-problem", Static).render())
+
+    monkeypatch.setattr(pvtui.sources.json_files, "read_json", broken)
+    app = PvtuiApp(discover(report), path=report, watch=False, cache=cache_root, debug=debug)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, OpenFailed) and app.screen.query("#open-problem"))
+        shown = line(app)
+        assert app.report is None and app.return_code is None  # not opened, still running
+        assert f"{report}: not opened: a bug in pvtui (RuntimeError: reader ␛]0;went wrong␇)" in shown
+        assert ("traceback follows on stderr" if debug else "run with --debug") in shown
+        assert app.tracebacks is None if not debug else "in broken" in app.tracebacks[0]
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.return_code is not None)
+    assert app.return_code == 2
+
+    monkeypatch.setattr(pvtui.sources.json_files, "read_json", read_json)
+    app = PvtuiApp(discover(report), path=report, watch=False, cache=cache_root, debug=debug)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until_loaded(pilot)
+        opened = app.report
+        monkeypatch.setattr(pvtui.sources.json_files, "read_json", broken)
+        (report / "app.json").write_text((report / "app.json").read_text() + " ")  # changed: read again
+        app.open_report(app.a.files_now(app.path))
+        await wait_for(pilot, lambda: isinstance(app.screen, OpenFailed) and app.screen.query("#open-problem"))
+        assert "a bug in pvtui (RuntimeError" in line(app)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.screen.SCREEN_NAME == "Summary")
+        assert app.report is opened and app.return_code is None
+
+
+def test_with_debug_the_traceback_is_on_stderr_once_the_app_has_ended(tiny_dir, tmp_path, monkeypatch, cache_root,
+                                                                      capfd):
+    import pvtui.sources.json_files
+    from pvtui.app import PvtuiApp
+    from pvtui.screens.dialogs import OpenFailed
+    from pvtui.sources.discovery import discover
+
+    report = tmp_path / "report"
+    shutil.copytree(tiny_dir, report, ignore=shutil.ignore_patterns("profile.pvtui", "profile.pop"))
+
+    def broken(path, ctx, part):
+        raise RuntimeError("reader \x1b]0;went wrong\x07")
+
+    async def close_the_dialog(pilot) -> None:
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, OpenFailed))
+        assert capfd.readouterr().err == ""  # nothing while the app runs
+        await pilot.press("escape")
+
+    monkeypatch.setattr(pvtui.sources.json_files, "read_json", broken)
+    app = PvtuiApp(discover(report), path=report, watch=False, cache=cache_root, debug=True)
+    app.run(headless=True, size=(80, 24), auto_pilot=close_the_dialog)
+    err = capfd.readouterr().err
+    assert app.return_code == 2
+    said, traceback = err.split("Traceback (most recent call last):\n")  # the app's last word, then the traceback
+    assert said.startswith("pvtui: ") and "a bug in pvtui" in said and "in broken" in traceback
+    assert err.rstrip().endswith("RuntimeError: reader ␛]0;went wrong␇") and "\x1b" not in err
+
+
+# --- a FIFO or a device in place of a file ------------------------------------------------
+
+
+def special_file(path: Path, kind: str) -> None:
+    """PATH made a FIFO (no writer: an open for reading would wait for one) or a link to /dev/zero (endless)."""
+    path.unlink(missing_ok=True)
+    if kind == "fifo":
+        os.mkfifo(path)
+    else:
+        path.symlink_to("/dev/zero")
+
+
+SPECIAL_SAID = {"fifo": "not a regular file (a FIFO)", "zero": "not a regular file (a character device)"}
+
+
+def finished_within(call, seconds: float = 30):
+    """CALL's answer (or exception), from a thread given SECONDS: one still waiting (on a FIFO that no one
+    writes) fails the test, where waiting for it would hang the run; the thread is left to wait."""
+    import threading
+
+    outcome: list = []
+
+    def run() -> None:
+        try:
+            outcome.append((True, call()))
+        except BaseException as exc:
+            outcome.append((False, exc))
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    if not outcome:
+        pytest.fail(f"still waiting after {seconds} s")
+    returned, value = outcome[0]
+    if not returned:
+        raise value
+    return value
+
+
+def pvtui_within_a_minute(*args, env: dict | None = None) -> subprocess.CompletedProcess:
+    """`pvtui ARGS` as a process, which must end within the timeout: a hang fails the test."""
+    return subprocess.run([sys.executable, "-m", "pvtui.cli", *map(str, args)], capture_output=True, text=True,
+                          env={**os.environ, **(env or {})}, timeout=60)
+
+
+@pytest.mark.parametrize("kind", ["fifo", "zero"])
+def test_a_bundle_column_that_is_a_fifo_or_a_device_is_named_never_waited_on(kind, tiny_dir, tmp_path):
+    report = tmp_path / "report"
+    shutil.copytree(tiny_dir, report)
+    bundle = report / "profile.pvtui"
+    column = next(name for name in Bundle(bundle).columns if name.startswith("tiles."))
+    special_file(bundle / f"{column}.npy", kind)
+    done = pvtui_within_a_minute("summary", report)
+    assert done.returncode == 0 and "Traceback" not in done.stderr
+    assert f"{column}.npy: unreadable column ({SPECIAL_SAID[kind]})" in done.stderr
+    done = pvtui_within_a_minute("check", "--json", report)
+    assert done.returncode == 2
+    problems = json.loads(done.stdout)["files"]["profile.pvtui"]["problems"]
+    assert any(f"{column}.npy: unreadable column ({SPECIAL_SAID[kind]})" in p for p in problems), problems
+
+
+def test_a_theme_file_that_is_a_fifo_a_device_or_huge_is_one_line(tiny_dir, tmp_path):
+    """`serve --theme NAME` (and every app command) reads the user's themes folder first."""
+    folder = tmp_path / "config" / "pvtui" / "themes"
+    folder.mkdir(parents=True)
+    special_file(folder / "fifo.json", "fifo")
+    special_file(folder / "zero.json", "zero")
+    (folder / "huge.json").write_text(" " * (2 << 20) + "{}")
+    said = {"fifo": SPECIAL_SAID["fifo"], "zero": SPECIAL_SAID["zero"],
+            "huge": "larger than the 1,048,576 bytes pvtui reads of such a file"}
+    config = {"XDG_CONFIG_HOME": str(tmp_path / "config")}
+    for name, why in said.items():
+        done = pvtui_within_a_minute("serve", tiny_dir, "--theme", name, "--port", "0", env=config)
+        assert done.returncode == 2 and done.stdout == ""
+        assert done.stderr.splitlines() == [f"pvtui: {folder / name}.json: not a usable theme ({why})"]
+
+
+def test_every_read_of_a_file_goes_through_the_regular_file_check():
+    """No module opens a file to read but through pvtui/regular_files.py (its writers, /proc and its own
+    standard streams aside): a FIFO or a device there would hang it."""
+    package = Path(__file__).resolve().parent.parent / "pvtui"
+    reads = re.compile(r"\.read_bytes\(|\.read_text\(|np\.(load|fromfile|memmap)\([^f]|(?<![\w.])open\([^,)]*\)|"
+                       r"(?<![\w.])open\([^)]*\"rb?\"|\.open\(\"rb?\"|\.open\(encoding|\.open\(\)|\.open\(\"r\", ")
+    allowed = {"theming.py": 'json.loads(entry.read_text("utf-8"))'}  # the built-in themes: pvtui's package data
+    found = [f"{path.relative_to(package)}:{number}" for path in sorted(package.rglob("*.py"))
+             for number, line in enumerate(path.read_text().splitlines(), 1)
+             if reads.search(line) and allowed.get(str(path.relative_to(package)), "\0") not in line]
+    assert found == [], found
+
+
+@pytest.mark.parametrize("kind", ["fifo", "zero"])
+def test_a_column_made_a_fifo_or_a_device_once_the_bundle_is_open_is_refused_when_mapped(kind, tiny_dir, tmp_path):
+    bundle = tmp_path / "profile.pvtui"
+    shutil.copytree(tiny_dir / "profile.pvtui", bundle)
+    opened = Bundle(bundle)
+    column = opened.columns[0]
+    special_file(bundle / f"{column}.npy", kind)
+    with pytest.raises(ReportError, match=re.escape(f"unreadable column ({SPECIAL_SAID[kind]})")):
+        finished_within(lambda: opened.array(column))
+
+
+def test_a_profile_pop_that_is_a_fifo_is_never_handed_to_sqlite(tiny_dir, tmp_path, cache_root):
+    """Discovery passes over a FIFO, but one made in its place after it looked would still reach the reader:
+    SQLite and libpva open it blocking. It is noted, and the report opens from archive.a."""
+    from pvtui.sources.base import ReportFiles
+    from pvtui.sources.ingest import load_report
+
+    special_file(tmp_path / "profile.pop", "fifo")
+    shutil.copy(tiny_dir / "archive.a", tmp_path / "archive.a")
+    files = ReportFiles(tmp_path, "fifo", profile=tmp_path / "profile.pop", archive=tmp_path / "archive.a")
+    report = finished_within(lambda: load_report(files, cache=cache_root))
+    assert report.archive is not None and report.memory is None
+    assert f"{tmp_path / 'profile.pop'}: cannot be read (not a regular file (a FIFO))" in report.problems

@@ -123,6 +123,14 @@ def test_a_file_where_the_cache_should_be_is_passed_by(where, report, expected, 
     assert _names(private_tmp) == []  # the private bundle went with the process
 
 
+@pytest.mark.parametrize("cache", ["/proc/pvtui-cache", "/proc/pvtui-cache/deeper/still"])
+def test_a_place_that_refuses_directories_under_a_parent_there_is_passed_by(cache, report, expected, private_tmp):
+    """/proc is a directory, and mkdir under it says ENOENT: a bounded try, then the private bundle."""
+    done = _summary(report, Path(cache), private_tmp)
+    _opened_without_cache(done, expected, "/proc/pvtui-cache", "No such file or directory")
+    assert _names(private_tmp) == []
+
+
 def _without_permission_override() -> None:
     """Run as root without the capabilities that pass over file permissions, like any user."""
     libc = ctypes.CDLL(None, use_errno=True)

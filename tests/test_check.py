@@ -391,3 +391,46 @@ def test_a_bundle_with_a_damaged_column_names_it_and_what_the_explorer_leaves_ou
     assert not result.usable
     (problem,) = [p for check in result.files.values() for p in check.problems]
     assert problem.startswith("steps.from.npy: truncated column") and problem.endswith("without execution")
+
+
+REPORT_COMMANDS = ("summary", "memory", "liveness", "programs", "trace", "insights", "operations")
+
+
+@pytest.mark.parametrize("suffix", ["-journal", "-wal"])
+def test_a_writers_journal_is_said_by_every_report_command_from_the_cache_too(tiny_dir, tmp_path, capsys, suffix):
+    """Read once (the bundle cached), then the writer's file appears: each command that reads the report says so
+    in one more line on stderr, from the cached bundle; its answer is the same but for that note."""
+    report = tmp_path / "report"
+    shutil.copytree(tiny_dir, report, ignore=shutil.ignore_patterns("profile.pvtui"))  # read, then cached
+    before = {}
+    for command in REPORT_COMMANDS:
+        assert main([command, str(report)]) == 0
+        before[command] = capsys.readouterr()
+    writer = report / f"profile.pop{suffix}"
+    writer.write_bytes(b"\0" * 512)
+    line = f"warning: {writer}: a program is still writing profile.pop beside it, or stopped before it finished: " \
+           "this report may be incomplete"
+    for command in REPORT_COMMANDS:
+        assert main([command, str(report)]) == 0
+        said = capsys.readouterr()
+        assert sorted(said.err.splitlines()) == sorted([*before[command].err.splitlines(), line]), command
+        assert said.out == before[command].out, command
+    assert main(["summary", "--json", str(report)]) == 0
+    assert any(str(writer) in note for note in json.loads(capsys.readouterr().out)["notes"])
+
+
+@pytest.mark.anyio
+async def test_a_writers_journal_is_said_on_the_explorers_summary(tiny_dir, tmp_path, make_app):
+    from textual.widgets import Static
+
+    from conftest import wait_until_loaded
+
+    report = tmp_path / "report"
+    shutil.copytree(tiny_dir, report)  # its own bundle stands in for profile.pop: no reading, still said
+    (report / "profile.pop-journal").write_bytes(b"")
+    app = make_app(report)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await wait_until_loaded(pilot)
+        notes = [str(note.render()) for note in app.screen.query(".note").results(Static)]
+        assert any("profile.pop-journal: a program is still writing profile.pop" in note and
+                   "may be incomplete" in note for note in notes), notes

@@ -6,10 +6,13 @@ import csv
 import errno
 import html
 import json
+import unicodedata
 from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from conftest import open_screen, said, wait_for, wait_until_loaded
 from textual.widgets import Input, OptionList
 
@@ -69,6 +72,36 @@ def test_a_csv_text_cell_that_a_spreadsheet_would_run_is_written_as_text(tmp_pat
     assert all(row[1:] == ["7", "-3.5"] for row in rows)
     write_json(Table("formulas", ["name"], ([cell] for cell in cells)), tmp_path / "f.json")
     assert [row["name"] for row in json.loads((tmp_path / "f.json").read_text())] == cells
+
+
+# Every character NFKC folds to a formula's first character (fullwidth, small forms), and every space.
+DISGUISED_STARTS = [chr(c) for c in range(0x110000) if unicodedata.normalize("NFKC", chr(c)) in "=+-@"]
+LEADING_SPACE = st.text(st.sampled_from([chr(c) for c in range(0x110000) if chr(c).isspace()]), max_size=4)
+
+
+def _written_csv(tmp_path, cells: list, name: str = "h.csv") -> list[list[str]]:
+    path = tmp_path / name
+    path.unlink(missing_ok=True)
+    write_csv(Table("cells", ["cell"], ([cell] for cell in cells)), path)
+    with open(path, newline="", encoding="utf-8") as f:
+        return [row for row in csv.reader(f)][1:]
+
+
+@settings(max_examples=200, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(space=LEADING_SPACE, start=st.sampled_from(DISGUISED_STARTS), rest=st.text(max_size=12))
+def test_a_formula_behind_spaces_or_compatibility_forms_is_written_as_text(tmp_path, space, start, rest):
+    """`  =1`, `\u00a0+1`, `\u3000＝HYPERLINK(...)`, `\u2007＠SUM`: a spreadsheet may strip or fold these
+    to a formula, so each gets the leading ' too, and is otherwise written as it is."""
+    cell = space + start + rest
+    assert _written_csv(tmp_path, [cell]) == [["'" + cell]]
+
+
+@settings(max_examples=200, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(number=st.one_of(st.integers(), st.floats(allow_nan=False)),
+       text=st.text(max_size=12).filter(lambda t: unicodedata.normalize("NFKC", t).lstrip()[:1] not in
+                                        ("=", "+", "-", "@") and not t.startswith(("\t", "\r"))))
+def test_numbers_stay_numbers_and_other_text_is_unchanged(tmp_path, number, text):
+    assert _written_csv(tmp_path, [number, text]) == [[str(number)], [text]]
 
 
 def test_write_csv_is_the_only_csv_writer():

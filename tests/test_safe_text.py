@@ -144,3 +144,25 @@ def _strings(value) -> list[str]:
     if isinstance(value, list):
         return [text for item in value for text in _strings(item)]
     return []
+
+
+@pytest.mark.parametrize("words", [["summary", "{report}", "{name}"], ["summary", "{report}", "--units", "{name}"],
+                                   ["{report}", "--screen", "{name}"]])
+def test_argparse_messages_quote_what_was_typed_visibly(words, tiny_dir, tmp_path):
+    """`pvtui summary reports/*` in a shared folder: a file named with ESC ] 0 ; ... BEL (a new window title)
+    is an argument no command takes, or an invalid choice; the real console script says so, visibly."""
+    import subprocess
+    from pathlib import Path
+
+    name = tmp_path / "\x1b]0;owned\x07\x9b2J.pop"
+    name.write_bytes(b"")
+    argv = [str(Path(sys.executable).parent / "pvtui"),
+            *(w.format(report=tiny_dir, name=name) for w in words)]
+    done = subprocess.run(argv, capture_output=True, timeout=60)
+    assert done.returncode == 2 and done.stdout == b""
+    err = done.stderr.decode()
+    assert len(err.splitlines()) == 1, err
+    assert is_visible(err.rstrip("\n")) and "\x07" not in err and "\x1b" not in err
+    assert "0;owned" in err  # named (argparse's invalid choice quotes it with repr: escapes, visible too)
+    if "unrecognized arguments" in err:
+        assert visible(str(name)) in err

@@ -182,6 +182,15 @@ async def connect(served: Served, origin: str | None = None, host: str | None = 
         raise
 
 
+async def a_session_starts_and_ends(served: Served, origin: str | None, host: str | None) -> None:
+    """A websocket from ORIGIN (Host: HOST) starts an app process, which ends when it closes."""
+    session, websocket = await connect(served, origin, host)
+    await asyncio.to_thread(served.wait_for_app_processes, 1)
+    await websocket.close()
+    await session.close()
+    await asyncio.to_thread(served.wait_for_app_processes, 0)
+
+
 def test_a_page_of_another_origin_is_refused_and_a_port_forward_is_not(tiny_dir):
     import aiohttp
 
@@ -189,7 +198,7 @@ def test_a_page_of_another_origin_is_refused_and_a_port_forward_is_not(tiny_dir)
         own = f"127.0.0.1:{served.port}"
         # another site's page, a sandboxed or file page ("null"), the same host on another port: refused
         for origin, host in (("http://evil.example", None), ("null", None), ("http://127.0.0.1:9000", None),
-                             (f"https://{own}", None), ("http://evil.example", "evil.example:8000")):
+                             (f"https://{own}", None)):
             with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
                 await connect(served, origin, host)
             assert refused.value.status == 403, origin
@@ -200,14 +209,62 @@ def test_a_page_of_another_origin_is_refused_and_a_port_forward_is_not(tiny_dir)
         # Origin both name 127.0.0.1:9000); a program that sends no Origin passes on its token alone
         for origin, host in ((f"http://{own}", None), ("http://127.0.0.1:9000", "127.0.0.1:9000"),
                              ("http://LOCALHOST:9000", "localhost:9000"), (None, None)):
-            session, websocket = await connect(served, origin, host)
-            await asyncio.to_thread(served.wait_for_app_processes, 1)
-            await websocket.close()
-            await session.close()
-            await asyncio.to_thread(served.wait_for_app_processes, 0)
+            await a_session_starts_and_ends(served, origin, host)
 
     with serve(tiny_dir) as served:
         asyncio.run(scenario(served))
+
+
+def test_a_host_name_the_server_does_not_listen_as_is_refused_on_the_page_and_the_websocket(tiny_dir):
+    """DNS rebinding: a page at evil.example whose name now points at 127.0.0.1 sends Host: evil.example, and
+    its own origin, with the token it was given. Refused before any page or process, the token not echoed."""
+    import aiohttp
+
+    async def scenario(served: Served) -> None:
+        for host in (f"evil.example:{served.port}", "evil.example", "127.0.0.1.evil.example:9000",
+                     f"localhost.:{served.port}", "[::2]:9000", f"10.0.0.1:{served.port}"):
+            origin = f"http://{host}"
+            for headers in ({"Host": host}, {"Host": host, "Origin": origin}):
+                status, body = served.status(f"/{served.token}/", headers)
+                assert status == 403 and "a host this server does not listen as" in body, headers
+                assert served.token not in body
+            with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
+                await connect(served, origin, host)
+            assert refused.value.status == 403, host
+        assert served.app_processes() == []
+        for host in (f"127.0.0.1:{served.port}", f"LocalHost:{served.port}", f"[::1]:{served.port}",
+                     "127.0.0.1:9000", "localhost"):  # any port: an SSH forward to another local port
+            status, body = served.status(f"/{served.token}/", {"Host": host})
+            assert status == 200 and f"ws://{host.lower()}/{served.token}/ws" in body, host
+        await a_session_starts_and_ends(served, f"http://localhost:{served.port}", f"localhost:{served.port}")
+
+    with serve(tiny_dir) as served:
+        asyncio.run(scenario(served))
+
+
+@pytest.mark.parametrize("listening, accepted, refused", [
+    ("127.0.0.2", ["127.0.0.2:8000", "127.0.0.1:8000", "localhost:9000", "[::1]:8000"],
+     ["evil.example:8000", "127.0.0.3:8000", "ipu-host:8000"]),
+    ("ipu-host.example", ["IPU-HOST.example:8000", "localhost:8000"], ["evil.example:8000", "ipu-host:8000"]),
+    ("0.0.0.0", ["{hostname}:8000", "10.1.2.3:8000", "[fe80::1]:8000", "127.0.0.1"], ["evil.example:8000"]),
+    ("::", ["{hostname}", "[2001:db8::1]:8000"], ["evil.example:8000", "evil.example"]),
+])
+def test_the_host_names_accepted_are_those_the_server_listens_as(listening, accepted, refused):
+    """The --host given, loopback's names, and on every interface this machine's name (the printed URL's)
+    and any address: a name that is none of these can only be another site's."""
+    import socket
+
+    from aiohttp.test_utils import make_mocked_request
+
+    from pvtui.commands.serve import host_names, is_every_interface
+    from pvtui.commands.web_session import names_this_server
+
+    def passes(host: str) -> bool:
+        request = make_mocked_request("GET", "/", headers={"Host": host.format(hostname=socket.gethostname())})
+        return names_this_server(request, host_names(listening), is_every_interface(listening))
+
+    assert [host for host in accepted if not passes(host)] == []
+    assert [host for host in refused if passes(host)] == []
 
 
 async def open_session(served: Served):
@@ -267,13 +324,15 @@ def test_a_hung_app_is_ended_when_its_websocket_closes_and_its_place_freed(tmp_p
     import aiohttp
 
     from pvtui.commands import web_session
+    from pvtui.commands.serve import host_names
     from pvtui.commands.web_session import SessionServer
 
     monkeypatch.setattr(web_session, "QUIT_GRACE", 0.5)  # quicker; the order of signals is what is tested
     monkeypatch.setattr(web_session, "KILL_GRACE", 0.5)
     pid_file = tmp_path / "pid"
     command = "exec " + shlex.join([sys.executable, "-c", HUNG_APP, str(pid_file)])
-    server = SessionServer(command, title="hung", host="127.0.0.1", port=0, token="t0ken", max_sessions=1)
+    server = SessionServer(command, title="hung", host="127.0.0.1", port=0, token="t0ken", max_sessions=1,
+                           names=host_names("127.0.0.1"), any_address=False)
 
     async def until(condition) -> None:
         for _ in range(WAIT * 10):
@@ -345,10 +404,12 @@ def test_an_app_that_fails_at_start_says_why_in_the_page_and_in_the_servers_outp
 
     import aiohttp
 
+    from pvtui.commands.serve import host_names
     from pvtui.commands.web_session import SessionServer
 
     command = "exec " + shlex.join([sys.executable, "-c", FAILING_APP])
-    server = SessionServer(command, title="failing", host="127.0.0.1", port=0, token="t0ken", max_sessions=1)
+    server = SessionServer(command, title="failing", host="127.0.0.1", port=0, token="t0ken", max_sessions=1,
+                           names=host_names("127.0.0.1"), any_address=False)
 
     async def scenario() -> str:
         port = await server.start()

@@ -199,7 +199,7 @@ def run_and_show(program: list[str], env: dict[str, str], directory: Path, args:
         return status
     from pvtui.app import run_app
 
-    run_app(directory, engine=args.engine, theme=args.theme, screen=args.screen, reader=args.reader)
+    run_app(directory, engine=args.engine, theme=args.theme, screen=args.screen, reader=args.reader, debug=args.debug)
     return status
 
 
@@ -214,7 +214,7 @@ def _run_live(child, mask, program: list[str], directory: Path, args: argparse.N
     name = program_name(program)
     status: list[int] = []
     stop = threading.Event()  # set on SIGTERM: pvtui is asked to end, so the explorer closes too
-    app = PvtuiApp([], path=directory, theme=args.theme, first_screen=args.screen, reader=args.reader,
+    app = PvtuiApp([], path=directory, theme=args.theme, first_screen=args.screen, reader=args.reader, debug=args.debug,
                    waiting=CaptureWait(name, directory, directory / LOG_FILE, lambda: status[0] if status else None,
                                        ending, stop, args.engine))
 

@@ -43,6 +43,14 @@ def add_app_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--theme", help="theme name (dark, light, high-contrast or your own)")
     parser.add_argument("--screen", choices=FIRST_SCREENS, default="summary", help="the screen to open on")
     add_reader_argument(parser)
+    add_debug_argument(parser)
+
+
+def add_debug_argument(parser: argparse.ArgumentParser) -> None:
+    """--debug, as every command that opens the explorer takes it."""
+    parser.add_argument("--debug", action="store_true",
+                        help="where a report does not open because of a bug in pvtui (the explorer says so in one "
+                             "line), print its Python traceback on stderr once the explorer ends, to report it")
 
 
 def add_units_argument(parser: argparse.ArgumentParser) -> None:

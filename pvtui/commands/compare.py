@@ -5,7 +5,16 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from pvtui.commands.common import EXIT_BAD_INPUT, add_reader_argument, add_units_argument, emit, find_report, load, say
+from pvtui.commands.common import (
+    EXIT_BAD_INPUT,
+    add_debug_argument,
+    add_reader_argument,
+    add_units_argument,
+    emit,
+    find_report,
+    load,
+    say,
+)
 from pvtui.commands.compare_gate import add_gate_arguments, run_gate, run_metrics
 from pvtui.streams import on_a_terminal
 
@@ -19,6 +28,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--group", choices=("layer",),
                         help="layer: only the model layers, their IPU-cycles and memory in A and B (as text or --json)")
     add_units_argument(parser)
+    add_debug_argument(parser)
     add_reader_argument(parser)
     add_gate_arguments(parser)
 
@@ -37,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
         from pvtui.app import run_app
 
         return run_app(args.a, engine=args.engine_a, theme=args.theme, reader=args.reader,
-                       compare_with=find_report(args.b, args.engine_b))
+                       compare_with=find_report(args.b, args.engine_b), debug=args.debug)
     from pvtui.model.compare import compare, comparison_json
 
     from pvtui.render.compare import render_comparison

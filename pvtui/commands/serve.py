@@ -30,6 +30,7 @@ from pvtui.commands.common import EXIT_BAD_INPUT, find_report, load, say
 from pvtui.commands.open import add_arguments as add_open_arguments
 
 LOOPBACK = "127.0.0.1"
+LOOPBACK_NAMES = (LOOPBACK, "::1", "localhost")
 # What a session's Python runs: `pvtui.cli` as `-m` would, but with the current directory taken off the
 # path first (-m and -c put it first, so that a `pvtui/` there, such as the project's own checkout,
 # would be imported instead of the installed pvtui). Python 3.11's -P does this; 3.10 has no -P.
@@ -71,6 +72,16 @@ def is_every_interface(host: str) -> bool:
         return False
 
 
+def host_names(host: str) -> frozenset[str]:
+    """The host names a browser may call a server listening on HOST by (the Host header's name, which
+    DNS rebinding makes another site's): loopback's, HOST itself, and where HOST is every interface
+    (0.0.0.0, ::) this machine's name, which the URL printed gives."""
+    names = {*LOOPBACK_NAMES, host}
+    if is_every_interface(host):
+        names.add(socket.gethostname())
+    return frozenset(name.lower() for name in names)
+
+
 def who_can_reach(host: str, port: int) -> str:
     """The warning for a non-loopback HOST: who can reach the explorer."""
     where = f"every network interface of {socket.gethostname()}" if is_every_interface(host) else host
@@ -88,6 +99,8 @@ def app_command(args: argparse.Namespace) -> str:
     if args.theme:
         argv += ["--theme", args.theme]
     argv += ["--reader", args.reader]
+    if args.debug:  # a session's stderr is shown in its page and the server's output where the app fails
+        argv.append("--debug")
     return "exec " + shlex.join(argv)
 
 
@@ -112,7 +125,8 @@ def run(args: argparse.Namespace) -> int:
     from pvtui.commands.web_session import SessionServer
 
     server = SessionServer(app_command(args), title=f"pvtui {report.name}", host=args.host, port=args.port,
-                           token=secrets.token_urlsafe(24), max_sessions=args.max_sessions)
+                           token=secrets.token_urlsafe(24), max_sessions=args.max_sessions,
+                           names=host_names(args.host), any_address=is_every_interface(args.host))
     try:
         return asyncio.run(_serve(server, args.open_browser))
     except OSError as exc:  # the port is taken, the address is not this machine's...

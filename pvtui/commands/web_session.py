@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hmac
+import ipaddress
 import logging
 import re
 from pathlib import Path
@@ -38,6 +39,8 @@ FULL = ("pvtui serve: {n} sessions are open, the most this server allows (--max-
 NO_TOKEN = "pvtui serve: this address needs its token; open the URL that `pvtui serve` printed.\n"
 FOREIGN = "pvtui serve: refused: the request came from a page of another site (its Origin is not this server's).\n"
 BAD_HOST = "pvtui serve: refused: the request names no host this server can be reached by.\n"
+OTHER_HOST = ("pvtui serve: refused: the request names a host this server does not listen as (a page of another "
+              "site may have pointed its name here); open the URL that `pvtui serve` printed.\n")
 PAGE = Path(__file__).resolve().parent.parent / "web"  # page.html and page.css
 QUIT_GRACE = 3.0  # seconds an app has to quit once its session ends, before SIGTERM
 KILL_GRACE = 2.0  # seconds after SIGTERM before SIGKILL
@@ -119,6 +122,23 @@ def own_origin(request: web.Request) -> str | None:
     return f"{request.scheme}://{request.host}".lower()
 
 
+def names_this_server(request: web.Request, names: frozenset[str], any_address: bool) -> bool:
+    """Whether the request's Host is one of NAMES (serve.host_names), on any port (an SSH port forward
+    changes it), or where ANY_ADDRESS (listening on every interface), any address. A page whose own name was made to point here (DNS rebinding) sends its
+    own name: refused, on the page and on the websocket alike."""
+    match = HOST.fullmatch(request.host)
+    if match is None:
+        return False
+    name = match.group(1).strip("[]").lower()
+    if name in names:
+        return True
+    try:
+        ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    return any_address
+
+
 def content_security_policy(origin: str | None) -> str:
     """The page may load scripts, styles, fonts and images from this server alone, and talk to its
     own websocket alone; no inline script or style, no plugin, no frame, no form."""
@@ -128,9 +148,11 @@ def content_security_policy(origin: str | None) -> str:
 
 
 class SessionServer(Server):
-    def __init__(self, command: str, *, title: str, host: str, port: int, token: str, max_sessions: int) -> None:
+    def __init__(self, command: str, *, title: str, host: str, port: int, token: str, max_sessions: int,
+                 names: frozenset[str], any_address: bool) -> None:
         super().__init__(command, host=host, port=port, title=title)
         self.token = token
+        self.names, self.any_address = names, any_address  # the Host names accepted (names_this_server)
         self.max_sessions = max_sessions
         self.sessions: set[asyncio.Task] = set()  # the websocket handlers running, one per app process
         self._runner: web.AppRunner | None = None
@@ -170,7 +192,7 @@ class SessionServer(Server):
 
     @web.middleware
     async def guard(self, request: web.Request, handler) -> web.StreamResponse:
-        """403 without the token; 403 where a browser says the request comes from another origin than
+        """403 without the token; 403 where the Host is a name this server does not listen as; 403 where a browser says the request comes from another origin than
         this server's (a page of another site opening the websocket, or fetching the page); a request
         without an Origin header (a navigation, or a program) passes on its token alone."""
         first = request.path.lstrip("/").split("/", 1)[0]
@@ -179,6 +201,8 @@ class SessionServer(Server):
         origin = own_origin(request)
         if origin is None:
             raise web.HTTPBadRequest(text=BAD_HOST)
+        if not names_this_server(request, self.names, self.any_address):
+            raise web.HTTPForbidden(text=OTHER_HOST)
         if hdrs.ORIGIN in request.headers and request.headers[hdrs.ORIGIN].lower() != origin:
             raise web.HTTPForbidden(text=FOREIGN)
         return await handler(request)

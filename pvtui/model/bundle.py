@@ -29,6 +29,7 @@ import numpy as np
 
 from pvtui.errors import BundleWriteError, ReportError
 from pvtui.model.strings import StringTable
+from pvtui.regular_files import BUNDLE_JSON_LIMIT, open_regular, read_regular
 
 SCHEMA_VERSION = 2  # 2: lowered variables
 META = "meta.json"
@@ -46,7 +47,7 @@ def is_bundle(path: Path) -> bool:
     try:  # is_file itself raises where the directory is unreadable (/proc/1/fdinfo)
         if not meta.is_file():
             return False
-        with meta.open("rb") as f:
+        with open_regular(meta) as f:
             head = f.read(META_HEAD)
     except OSError:
         return False
@@ -298,10 +299,10 @@ class Bundle:
         self.path = Path(path)
         meta_path = self.path / META
         try:
-            with meta_path.open("r", encoding="utf-8") as f:
-                self.meta: dict[str, Any] = json.load(f)
+            self.meta: dict[str, Any] = json.loads(read_regular(meta_path, BUNDLE_JSON_LIMIT).decode("utf-8"))
         except (OSError, ValueError, RecursionError) as exc:
-            raise ReportError(meta_path, f"not a readable pvtui bundle ({exc})") from None
+            raise ReportError(meta_path, f"not a readable pvtui bundle ({getattr(exc, 'strerror', None) or exc})"
+                              ) from None
         if not isinstance(self.meta, dict) or self.meta.get("format") != FORMAT_TAG:
             raise ReportError(meta_path, "not a pvtui bundle")
         version = self.meta.get("schema_version")
@@ -345,10 +346,13 @@ class Bundle:
             if name not in self._columns:
                 raise KeyError(name)
             path = self.path / f"{name}.npy"
-            try:
-                arr = np.load(path, mmap_mode="r", allow_pickle=False)
+            try:  # as numpy's load with mmap_mode "r" would, but on the file checked to be regular
+                with open_regular(path) as f:
+                    shape, fortran_order, dtype = _column_header(f)
+                    arr = np.memmap(f, dtype=dtype, mode="r", shape=shape, order="F" if fortran_order else "C",
+                                    offset=f.tell())
             except (OSError, *BAD_NPY_HEADER) as exc:
-                raise ReportError(path, f"unreadable column ({exc})") from None
+                raise ReportError(path, f"unreadable column ({getattr(exc, 'strerror', None) or exc})") from None
             self._arrays[name] = arr
         return arr
 
@@ -364,10 +368,9 @@ class Bundle:
         if not path.is_file():
             return None
         try:
-            with path.open("r", encoding="utf-8") as f:
-                return json.load(f)
+            return json.loads(read_regular(path, BUNDLE_JSON_LIMIT).decode("utf-8"))
         except (OSError, ValueError, RecursionError) as exc:
-            raise ReportError(path, f"unreadable JSON document ({exc})") from None
+            raise ReportError(path, f"unreadable JSON document ({getattr(exc, 'strerror', None) or exc})") from None
 
     def disk_bytes(self) -> int:
         return sum(p.stat().st_size for p in self.path.iterdir() if p.is_file())
@@ -389,14 +392,8 @@ def _check_column(path: Path) -> None:
     Reads only the header, so checking costs the same for any column size.
     """
     try:
-        with path.open("rb") as f:
-            version = np.lib.format.read_magic(f)
-            reader = NPY_HEADER_READERS.get(version)
-            if reader is None:
-                raise ValueError(f"unknown .npy format version {version}")
-            shape, _fortran_order, dtype = getattr(np.lib.format, reader)(f)
-            if dtype.kind not in NUMERIC_KINDS:
-                raise ValueError(f"holds {dtype}, not numbers")
+        with open_regular(path) as f:
+            shape, _fortran_order, dtype = _column_header(f)
             expected = f.tell() + math.prod(shape) * dtype.itemsize
             actual = os.fstat(f.fileno()).st_size
     except OSError as exc:
@@ -405,6 +402,19 @@ def _check_column(path: Path) -> None:
         raise ReportError(path, f"damaged column header ({_one_line(exc)})") from None
     if actual < expected:
         raise ReportError(path, f"truncated column ({actual} of {expected} bytes)")
+
+
+def _column_header(f: BinaryIO) -> tuple[tuple[int, ...], bool, np.dtype]:
+    """(shape, Fortran order, dtype) from the .npy header at F's start, F left at the data; ValueError
+    (or another of BAD_NPY_HEADER) where it is no header of a column of numbers."""
+    version = np.lib.format.read_magic(f)
+    reader = NPY_HEADER_READERS.get(version)
+    if reader is None:
+        raise ValueError(f"unknown .npy format version {version}")
+    shape, fortran_order, dtype = getattr(np.lib.format, reader)(f)
+    if dtype.kind not in NUMERIC_KINDS:
+        raise ValueError(f"holds {dtype}, not numbers")
+    return shape, fortran_order, dtype
 
 
 def _one_line(exc: Exception, limit: int = 100) -> str:

@@ -15,6 +15,7 @@ from textual.screen import Screen
 from textual.widgets import Label, Static
 
 from pvtui.errors import ReportError
+from pvtui.regular_files import open_regular
 from pvtui.safe_text import visible
 from pvtui.sources.base import ReportFiles, Settling
 from pvtui.sources.discovery import discover
@@ -121,7 +122,7 @@ class CaptureWait(Screen[list[ReportFiles] | None]):
         """The last lines of the program's output that fit the screen, made visible: its colours and
         cursor moves are shown, not done (they would write over the explorer)."""
         try:
-            with self.log_path.open("rb") as f:
+            with open_regular(self.log_path) as f:
                 f.seek(max(0, f.seek(0, 2) - TAIL_BYTES))
                 lines = f.read().decode("utf-8", "replace").splitlines()
         except OSError:

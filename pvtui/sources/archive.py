@@ -27,6 +27,7 @@ from elftools.elf.structs import ELFStructs
 
 from pvtui.errors import ReportError
 from pvtui.model import schema
+from pvtui.regular_files import open_regular
 from pvtui.sources.base import IngestContext
 
 AR_MAGIC = b"!<arch>\n"
@@ -62,7 +63,7 @@ class BadMember(Exception):
 def read_archive(path: Path, ctx: IngestContext) -> None:
     """Read per-tile code, data and bss bytes from archive.a into the bundle."""
     try:
-        with open(path, "rb") as f:
+        with open_regular(path) as f:
             file_size = os.fstat(f.fileno()).st_size
             if file_size == 0:
                 raise ReportError(path, "empty file, not an ar archive")

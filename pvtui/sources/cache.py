@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Callable, TypeVar
 
 from pvtui.errors import BundleWriteError, ReportError
+from pvtui.regular_files import BUNDLE_JSON_LIMIT, read_regular
 from pvtui.sources.private_fs import (
     is_own, make_private, mkdir_private, open_own, remove_own_dir, resolved_if_trusted, tree_size,
     write_new,
@@ -480,8 +481,7 @@ def _unlink(path: Path) -> None:
 def _report_of(entry: Path) -> str:
     """The report directory a bundle entry was read from (its files' folder), else the entry itself."""
     try:
-        with (entry / "meta.json").open(encoding="utf-8") as f:
-            meta = json.load(f)
+        meta = json.loads(read_regular(entry / "meta.json", BUNDLE_JSON_LIMIT).decode("utf-8"))
         paths = [stamp["path"] for stamp in meta.get("files", {}).values() if stamp]
     except (OSError, ValueError, AttributeError, KeyError, TypeError):
         return str(entry)

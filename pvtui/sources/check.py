@@ -21,14 +21,15 @@ from typing import Any, Callable, Iterable
 
 from pvtui.errors import Cancelled, ReportError
 from pvtui.model.schema import REPORT_FILES
+from pvtui.regular_files import open_regular
 from pvtui.sources.base import CancelToken, ReportFiles
 from pvtui.sources.sqlite.database import connect, interrupted, tables
+from pvtui.sources.unfinished import writers_beside
 
 SETTLE_SECONDS = 1.0  # a file whose size or time changes within this is still being written
 LARGE_BYTES = 256 * 2**20  # from this size on, the options that would shrink a file are listed
 SQLITE_MAGIC = b"SQLite format 3\x00"
 SQLITE_HEADER_BYTES = 100
-WRITER_SUFFIXES = ("-journal", "-wal")  # SQLite's files beside a database it is writing
 QUICK_CHECK_ROWS = 5  # problems kept from PRAGMA quick_check
 
 
@@ -237,13 +238,11 @@ def _check_profile(path: Path, check: FileCheck, cancel: CancelToken) -> None:
     size = _size(path, check)
     if size is None:
         return
-    for suffix in WRITER_SUFFIXES:
-        writer = path.with_name(path.name + suffix)
-        if writer.exists():
-            check.problems.append(
-                f"{writer.name} beside it: a program is still writing profile.pop, or stopped before"
-                " it finished (then its last writes are lost)"
-            )
+    for writer in writers_beside(path):
+        check.problems.append(
+            f"{writer.name} beside it: a program is still writing profile.pop, or stopped before"
+            " it finished (then its last writes are lost)"
+        )
     if size == 0:
         check.problems.append("empty file: the program stopped before writing its profile")
         return
@@ -340,7 +339,7 @@ def _check_archive(path: Path, check: FileCheck, cancel: CancelToken) -> None:
     members = valid = memory = 0
     bad: list[str] = []
     try:
-        with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as view:
+        with open_regular(path) as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as view:
             sizer = SectionSizer()
             for member in iter_members(path, view):
                 members += 1
@@ -420,8 +419,10 @@ def _check_bundle(path: Path, check: FileCheck, cancel: CancelToken) -> None:
 
 
 def _size(path: Path, check: FileCheck) -> int | None:
+    """PATH's bytes, where it is a regular file that can be opened (else the problem noted, and None)."""
     try:
-        size = path.stat().st_size
+        with open_regular(path) as f:
+            size = os.fstat(f.fileno()).st_size
     except OSError as exc:
         check.problems.append(f"cannot be read ({exc.strerror or exc})")
         return None
@@ -431,7 +432,7 @@ def _size(path: Path, check: FileCheck) -> int | None:
 
 def _read_head(path: Path, check: FileCheck) -> bytes | None:
     try:
-        with open(path, "rb") as f:
+        with open_regular(path) as f:
             return f.read(SQLITE_HEADER_BYTES)
     except OSError as exc:
         check.problems.append(f"cannot be read ({exc.strerror or exc})")

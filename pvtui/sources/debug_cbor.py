@@ -13,6 +13,7 @@ temporary files as they come.
 from __future__ import annotations
 
 import json
+import os
 import time
 from array import array
 from collections.abc import Callable
@@ -29,6 +30,7 @@ import numpy as np
 from pvtui.errors import ReportError
 from pvtui.model import schema as s
 from pvtui.model.bundle import BundleWriter
+from pvtui.regular_files import open_regular
 from pvtui.sources.base import CancelToken, IngestContext, Progress, no_progress
 
 import orjson  # 4x faster than json here: what keeps debug.cbor ingest near cbor2.load
@@ -115,10 +117,10 @@ def scan_debug(path: Path, cancel: CancelToken | None = None) -> DebugScan:
 def _read_contexts(path: Path, sink: "_Columns | _Tally", progress: Progress, cancel: CancelToken) -> str:
     """Read PATH into SINK; return what was skipped or stopped the reading ("" if none)."""
     try:
-        size = path.stat().st_size
-        if size == 0:
-            raise ReportError(path, "empty file: no debug contexts")
-        with path.open("rb", buffering=FILE_BUFFER) as fp:
+        with open_regular(path, buffering=FILE_BUFFER) as fp:
+            size = os.fstat(fp.fileno()).st_size
+            if size == 0:
+                raise ReportError(path, "empty file: no debug contexts")
             reader = _ContextReader(_CborInput(fp, size), sink, progress, cancel)
             damage = reader.run()
     except OSError as exc:

@@ -13,9 +13,11 @@ from pvtui.errors import BundleWriteError, ReportError
 from pvtui.model import schema as s
 from pvtui.model.bundle import SCHEMA_VERSION, Bundle, BundleWriter
 from pvtui.model.report import Report, column_damage, note_messages
+from pvtui.regular_files import open_regular
 from pvtui.sources.base import CancelToken, IngestContext, Progress, ReportFiles, Settling, no_progress
 from pvtui.sources.cache import ENTRY_FORMAT, Cache, CacheUnusable, cached_or_private
 from pvtui.sources.readers import LIBPVA, libpva, resolve
+from pvtui.sources.unfinished import unfinished_notes
 
 # Columns and meta keys of a bundle that come from profile.pop.
 PROFILE_COLUMN_PREFIXES = (
@@ -140,6 +142,11 @@ def _read_profile_pop(files: ReportFiles, ctx: IngestContext, chosen: str, fall_
     from pvtui.sources.libpva import read_pva_report
     from pvtui.sources.native import read_native_profile
 
+    try:  # neither SQLite nor libpva opens it without blocking: a FIFO in its place would hang them
+        open_regular(files.profile).close()
+    except OSError as exc:
+        _note_profile_problem(ctx, f"{files.profile}: cannot be read ({exc.strerror or exc})")
+        return
     if chosen == LIBPVA:
         report = _open_with_libpva(files, ctx, quiet=fall_back)
         if report is not None:
@@ -336,7 +343,7 @@ def open_current(files: ReportFiles, cache: Path | None = None, reader: str = "a
         bundle = Cache(cache).held(cache_key(files, reader), lambda path: _cached_bundle(path, files))
     except CacheUnusable:
         return None
-    return None if bundle is None else Report(bundle, files.name)
+    return None if bundle is None else _report(bundle, files)
 
 
 def _own_bundle(files: ReportFiles, reader: str, exact_text: bool = False) -> Report | None:
@@ -345,8 +352,14 @@ def _own_bundle(files: ReportFiles, reader: str, exact_text: bool = False) -> Re
     standalone = not files.existing()  # an exported bundle, away from its report
     chosen = files.profile is None or reader == "auto"
     if files.bundle is not None and (standalone or chosen and is_current(files.bundle, files)):
-        return Report(files.bundle, files.name, exact_text=exact_text)
+        return _report(files.bundle, files, exact_text=exact_text)
     return None
+
+
+def _report(bundle: Bundle | Path, files: ReportFiles, notes: Iterable[str] = (), exact_text: bool = False) -> Report:
+    """The report of FILES over BUNDLE, with NOTES and what is said at every opening, of a cached bundle
+    too: a writer's file beside profile.pop (sources/unfinished.py)."""
+    return Report(bundle, files.name, notes=[*notes, *unfinished_notes(files)], exact_text=exact_text)
 
 
 def _load_once(files: ReportFiles, progress: Progress | None, cancel: CancelToken, cache: Path | None,
@@ -365,4 +378,4 @@ def _load_once(files: ReportFiles, progress: Progress | None, cancel: CancelToke
 
     bundle, unused = cached_or_private(cache, cache_key(files, reader), build, lambda path: _cached_bundle(path, files),
                                        wait)
-    return Report(bundle, files.name, notes=[f"[cache] {unused}"] if unused else (), exact_text=exact_text)
+    return _report(bundle, files, [f"[cache] {unused}"] if unused else (), exact_text)

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from pvtui.model import schema as s
+from pvtui.regular_files import read_regular
 from pvtui.sources.base import IngestContext
 
 MAX_BYTES = 64 * 1024 * 1024
@@ -37,7 +38,7 @@ def load_json(path: Path) -> Any:
         if size > MAX_BYTES:
             limit = MAX_BYTES // 2**20
             raise UnusableJson(f"{size:,} bytes, larger than the {limit:,} MB read for a JSON file")
-        raw = path.read_bytes()
+        raw = read_regular(path, MAX_BYTES)
     except OSError as exc:
         raise UnusableJson(f"cannot read ({exc.strerror or exc})") from None
     try:

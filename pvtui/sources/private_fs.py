@@ -96,10 +96,10 @@ def mkdir_private(path: Path) -> None:
     try:
         os.mkdir(path, DIR_MODE)
     except FileNotFoundError:
-        if path.parent == path:
-            raise
+        if path.parent == path or path.parent.is_dir():
+            raise  # the parent is there, and still refuses a directory (/proc): trying again would not end
         mkdir_private(path.parent)
-        mkdir_private(path)
+        mkdir_private(path)  # its parent now made: once more, raising above where it is still refused
     except FileExistsError:
         if not path.is_dir():
             raise

@@ -10,10 +10,12 @@ from pathlib import Path
 
 from pvtui.errors import ReportError
 from pvtui.model.bundle import is_bundle
+from pvtui.regular_files import open_regular, read_regular
 from pvtui.sources.base import ReportFiles
-from pvtui.sources.check import SQLITE_HEADER_BYTES, SQLITE_MAGIC, WRITER_SUFFIXES, header_pages
+from pvtui.sources.check import SQLITE_HEADER_BYTES, SQLITE_MAGIC, header_pages
 from pvtui.sources.discovery import BUNDLE_DIR_NAME, MAX_DEPTH, discover
 from pvtui.sources.private_fs import tree_size
+from pvtui.sources.unfinished import writers_beside
 
 AR_MAGIC = b"!<arch>\n"
 AR_HEADER = 60
@@ -120,17 +122,16 @@ def _problem(path: Path, size: int) -> str | None:
         return _archive_problem(path, size)
     if path.suffix == ".json" and size <= JSON_CHECK_LIMIT:
         try:
-            json.loads(path.read_bytes())
+            json.loads(read_regular(path, JSON_CHECK_LIMIT))
         except ValueError as exc:
             return f"not valid JSON ({exc})"
     return None
 
 
 def _sqlite_problem(path: Path, size: int) -> str | None:
-    for suffix in WRITER_SUFFIXES:
-        if path.with_name(path.name + suffix).exists():
-            return f"{path.name}{suffix} beside it: still being written"
-    with path.open("rb") as f:
+    if writers := writers_beside(path):
+        return f"{writers[0].name} beside it: still being written"
+    with open_regular(path) as f:
         header = f.read(SQLITE_HEADER_BYTES)
     if not header.startswith(SQLITE_MAGIC):
         return "not an SQLite database"
@@ -144,7 +145,7 @@ def _sqlite_problem(path: Path, size: int) -> str | None:
 
 def _archive_problem(path: Path, size: int) -> str | None:
     """Walks the member headers: the last member must end at the end of the file."""
-    with path.open("rb") as f:
+    with open_regular(path) as f:
         if f.read(len(AR_MAGIC)) != AR_MAGIC:
             return "not an ar archive"
         offset = len(AR_MAGIC)

@@ -22,6 +22,8 @@ from typing import Iterator
 
 import numpy as np
 
+from pvtui.regular_files import open_regular
+
 NULL = np.iinfo(np.int64).min
 LEAF, INTERIOR = 0x0D, 0x05  # table b-tree page types
 PAGES_PER_READ = 512  # a read: small enough that each batch's arrays stay in the processor's caches
@@ -65,7 +67,8 @@ class PageFile:
     """An SQLite database file opened for reading pages: its page size and usable bytes a page."""
 
     def __init__(self, path: Path) -> None:
-        self.fd = os.open(path, os.O_RDONLY)
+        with open_regular(path) as file:  # a FIFO in its place would block the open
+            self.fd = os.dup(file.fileno())
         try:
             header = os.pread(self.fd, 100, 0)
             if len(header) < 100 or not header.startswith(b"SQLite format 3\x00"):
