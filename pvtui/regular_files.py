@@ -15,6 +15,7 @@ import stat
 from pathlib import Path
 from typing import BinaryIO
 
+READ_CHUNK = 1 << 20  # bytes a read asks for at most
 BUNDLE_JSON_LIMIT = 256 << 20  # bytes read at most of a bundle's meta.json or other JSON document
 KINDS = {stat.S_IFIFO: "a FIFO", stat.S_IFCHR: "a character device", stat.S_IFBLK: "a block device",
          stat.S_IFSOCK: "a socket", stat.S_IFDIR: "a directory"}
@@ -41,11 +42,17 @@ def open_regular(path: str | Path, limit: int | None = None, buffering: int = -1
 def read_regular(path: str | Path, limit: int) -> bytes:
     """The bytes of PATH, a regular file (see open_regular) of at most LIMIT bytes, a file growing past
     it while read (or one that gives no size, as /proc's) refused too."""
+    chunks, read = [], 0
     with open_regular(path, limit) as f:
-        data = f.read(limit + 1)
-    if len(data) > limit:
+        while read <= limit:  # in pieces: one read of LIMIT + 1 bytes allocates all of them first
+            chunk = f.read(min(limit + 1 - read, READ_CHUNK))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            read += len(chunk)
+    if read > limit:
         raise _too_large(path, limit)
-    return data
+    return b"".join(chunks)
 
 
 def _too_large(path: str | Path, limit: int) -> OSError:

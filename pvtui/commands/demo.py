@@ -17,11 +17,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def demo_report_dir() -> Path:
     """The demo report, written once into the cache and reused (privately if the cache is unusable)."""
-    from pvtui.sources.cache import ENTRY_FORMAT, cache_dir, cached_or_private
+    from pvtui.sources.cache import ENTRY_FORMAT, cached_or_private
     from pvtui.synth import is_current, write_report
 
+    written = []
+
     def write(out: Path) -> None:
-        say(f"Writing the demo report once: about {DEMO_SIZE} in {cache_dir()} (`pvtui cache clear` removes it)")
+        written.append(out)
         bar, update = progress_bar()
         with bar:
             write_report(out, scale="small", ipus=None, seed=0, progress=update)
@@ -32,6 +34,8 @@ def demo_report_dir() -> Path:
     out, unused = cached_or_private(None, f"demo-small-seed0-v{ENTRY_FORMAT}", write, whole)
     if unused:
         say(f"warning: {unused}")
+    elif written:  # the first time: where the cache keeps it, and how to give the room back
+        say(f"The demo report, about {DEMO_SIZE}, was written once to {out}; `pvtui cache clear` removes it")
     return out
 
 

@@ -118,7 +118,7 @@ class MemoryScreen(ReportScreen):
     }
     """
 
-    GIVES_WAY = ("memory.worst", "memory.ipu", "memory.gaps", "memory.sort", "memory.previous_tab")  # on a narrow key bar
+    GIVES_WAY = ("memory.ipu", "memory.gaps", "memory.sort", "memory.previous_tab")  # on a narrow key bar
     BINDINGS = [
         Binding("w", "worst", "Worst tile", id="memory.worst"),
         Binding("I", "cycle_ipu", "IPU filter", key_display="I", id="memory.ipu"),
@@ -130,7 +130,7 @@ class MemoryScreen(ReportScreen):
         Binding("left_square_bracket", "next_tab(-1)", "Previous tab", key_display="[", id="memory.previous_tab",
                 show=False),
         Binding("S", "next_sort", "Sort", key_display="S", id="memory.sort"),
-        Binding("f", "full_details", "Full details", id="memory.full_details"),
+        Binding("f", "full_details", "Full pane", id="memory.full_details"),
         open_search("Find variable"),
         close_search("No variable"),
         Binding("enter", "pick_variable", "Where it lives", id="memory.pick"),

@@ -180,8 +180,12 @@ class KeyBar(Widget, can_focus=False):
             return line
         room = width - tail.cell_len - line.cell_len
         kept = _fitting(items, room, self._rank)
-        if len(kept) < len(items):  # help says that it lists the keys left out
+        if len(kept) < len(items):  # help says that it lists the keys left out; the palette's key alone
             items = [self._more(item) for item in items]
+            if palette is not None:
+                tail = tail[:1 + len(self.app.get_key_display(palette[0]))]
+                tail.append(" ")
+            room = width - tail.cell_len - line.cell_len
             kept = _fitting(items, room, self._rank)
         spans: list[tuple[int, int, Binding, bool]] = []
         for text, item_spans in kept:
