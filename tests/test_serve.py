@@ -152,7 +152,8 @@ def test_every_response_keeps_the_page_to_itself(tiny_dir):
     alone, and talk to its own websocket alone: whatever the response, a refusal too."""
     with serve(tiny_dir) as served:
         root = f"/{served.token}"
-        for path, expected in ((f"{root}/", 200), (f"{root}/page.css", 200), (f"{root}/static/js/textual.js", 200),
+        for path, expected in ((f"{root}/", 200), (f"{root}/page.css", 200), (f"{root}/page.js", 200),
+                               (f"{root}/favicon.svg", 200), (f"{root}/static/js/textual.js", 200),
                                (f"{root}/static/fonts/RobotoMono-VariableFont_wght.ttf", 200), ("/", 403),
                                (f"{root}/nothing", 404)):
             status, headers, _ = served.get(path)
@@ -161,6 +162,8 @@ def test_every_response_keeps_the_page_to_itself(tiny_dir):
             directives = policy(headers["Content-Security-Policy"])
             assert directives.pop("connect-src") == ["'self'", f"ws://127.0.0.1:{served.port}"], path
             assert directives.pop("default-src") == ["'none'"] and directives.pop("frame-ancestors") == ["'none'"]
+            styles = directives.pop("style-src")  # its own, and textual.js's two inline styles by their hashes
+            assert styles[0] == "'self'" and len(styles) == 3 and all(s.startswith("'sha256-") for s in styles[1:])
             assert all(sources in (["'self'"], ["'none'"]) for sources in directives.values()), directives
         # through an SSH port forward to local port 9000, the page's own websocket is the forwarded one
         _, headers, _ = served.get(f"{root}/", {"Host": "127.0.0.1:9000"})
@@ -656,8 +659,12 @@ class Screen:
         self.frames: list[bytes] = []
         self.url = ""
         self.requests: list[str] = []  # every address the page asked for, the websocket's too
+        self.console: list[str] = []  # the page's console errors and warnings (a CSP refusal is one)
+        self.refused: list[str] = []  # the addresses answered with an error status
         page.on("request", lambda request: self.requests.append(request.url))
         page.on("websocket", self._watch)
+        page.on("console", lambda message: message.type in ("error", "warning") and self.console.append(message.text))
+        page.on("response", lambda response: response.status >= 400 and self.refused.append(response.url))
 
     def _watch(self, websocket) -> None:
         self.url = websocket.url
@@ -699,7 +706,7 @@ def test_the_explorer_in_chromium_by_keys_and_by_mouse(browser, tiny_dir, tmp_pa
         assert screen.requests and all(url.split(":", 1)[1].startswith(own) for url in screen.requests), screen.requests
         assert f"http:{own}static/fonts/RobotoMono-VariableFont_wght.ttf" in screen.requests
         assert page.evaluate("[...document.fonts].some(f => f.family.includes('Roboto Mono') && f.status == 'loaded')")
-        page.click("#terminal")  # the terminal takes the keys
+        # the terminal has the keys from the start: no click on the page first
         for key, words in SCREENS.items():
             screen.frames.clear()
             page.keyboard.press(key)
@@ -716,6 +723,7 @@ def test_the_explorer_in_chromium_by_keys_and_by_mouse(browser, tiny_dir, tmp_pa
             screen.frames.clear()
             page.mouse.click(box["x"] + (tab_bar.index(tab) + 2.5) * cell_width, box["y"] + cell_height / 2)
             screen.wait_for(SCREENS[key])
+        assert screen.console == [] and screen.refused == []  # a clean console: no CSP error, no 403 favicon
         page.close()
         served.wait_for_app_processes(0)
 

@@ -41,7 +41,8 @@ FOREIGN = "pvtui serve: refused: the request came from a page of another site (i
 BAD_HOST = "pvtui serve: refused: the request names no host this server can be reached by.\n"
 OTHER_HOST = ("pvtui serve: refused: the request names a host this server does not listen as (a page of another "
               "site may have pointed its name here); open the URL that `pvtui serve` printed.\n")
-PAGE = Path(__file__).resolve().parent.parent / "web"  # page.html and page.css
+PAGE = Path(__file__).resolve().parent.parent / "web"  # page.html and PAGE_FILES
+PAGE_FILES = ("page.css", "page.js", "favicon.svg")  # served as they are, beside the page
 QUIT_GRACE = 3.0  # seconds an app has to quit once its session ends, before SIGTERM
 KILL_GRACE = 2.0  # seconds after SIGTERM before SIGKILL
 ERRORS_KEPT = 64 * 1024  # the last bytes of an app's stderr: a traceback's end says what went wrong
@@ -139,11 +140,20 @@ def names_this_server(request: web.Request, names: frozenset[str], any_address: 
     return any_address
 
 
+# The two inline styles textual.js applies, allowed by their hashes alone (any other inline style is
+# refused): an empty style element, then xterm's rule. tests/test_serve.py's Chromium test fails with the
+# hash Chromium asks for when a textual-serve release changes them.
+TEXTUAL_JS_STYLES = ("'sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU='",
+                     "'sha256-03EiY9OLVCaCQVNKUgCYxdI11BJ8pKsqSKUlTlszVsE='")
+
+
 def content_security_policy(origin: str | None) -> str:
     """The page may load scripts, styles, fonts and images from this server alone, and talk to its
-    own websocket alone; no inline script or style, no plugin, no frame, no form."""
+    own websocket alone; no inline script, no inline style but textual.js's own, no plugin, no frame, no
+    form."""
     websocket = f" ws{origin[4:]}" if origin else ""  # http://host:port -> ws://host:port, https -> wss
-    return ("default-src 'none'; script-src 'self'; style-src 'self'; font-src 'self'; img-src 'self'; "
+    return (f"default-src 'none'; script-src 'self'; style-src 'self' {' '.join(TEXTUAL_JS_STYLES)}; "
+            "font-src 'self'; img-src 'self'; "
             f"connect-src 'self'{websocket}; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
 
 
@@ -170,7 +180,7 @@ class SessionServer(Server):
         app.add_routes([
             web.get(root, self.handle_bare_root),
             web.get(f"{root}/", self.handle_page),
-            web.get(f"{root}/page.css", self.handle_stylesheet),
+            *(web.get(f"{root}/{name}", self.handle_page_file) for name in PAGE_FILES),
             web.get(f"{root}/ws", self.handle_session),
             web.get(f"{root}/download/{{key}}", self.handle_download),
             web.static(f"{root}/static", self.statics_path, name="static"),  # textual.js, xterm.css, the font
@@ -233,8 +243,9 @@ class SessionServer(Server):
         }
         return aiohttp_jinja2.render_template("page.html", request, context)
 
-    async def handle_stylesheet(self, request: web.Request) -> web.StreamResponse:
-        return web.FileResponse(PAGE / "page.css")
+    async def handle_page_file(self, request: web.Request) -> web.StreamResponse:
+        """page.css, page.js (the terminal focused on load) or the favicon: pvtui's own, beside page.html."""
+        return web.FileResponse(PAGE / request.path.rsplit("/", 1)[1])
 
     async def handle_session(self, request: web.Request) -> web.StreamResponse:
         """One browser session: an app process for as long as its websocket stays open."""
