@@ -12,5 +12,5 @@
       setTimeout(focusTerminal, 50);
     }
   }
-  window.addEventListener("load", focusTerminal);
+  focusTerminal();  // from the start: the page's load waits for its font, and keys may come before
 })();
