@@ -17,6 +17,7 @@ from types import ModuleType
 from pvtui import __version__
 from pvtui.commands.common import EXIT_BAD_INPUT, EXIT_CANCELLED, say
 from pvtui.errors import Cancelled, ReportError
+from pvtui.safe_text import visible
 from pvtui.streams import OutputLost, discard_output, guard_standard_streams
 
 # name: (one line of help, whether it takes --json); the module is pvtui.commands.<name>
@@ -32,6 +33,8 @@ COMMANDS: dict[str, tuple[str, bool]] = {
                  True),
     "operations": ("what operations cost (programs, memory, cycles): those of one debug layer (PopART, ONNX, "
                    "PopTorch...), or summed by model layer with --group layer", True),
+    "hotspots": ("which compute sets, exchanges, programs or single steps take the IPU-cycles, costliest first",
+                 True),
     "compare": ("compare two reports (B - A): summary, per-tile memory, liveness, programs and operations; opens "
                 "the explorer in a terminal, prints tables when the output is piped or redirected", True),
     "split": ("suggest pipeline split points that balance a single-IPU report's memory across N IPUs", True),
@@ -55,7 +58,7 @@ class OneLineErrors(argparse.ArgumentParser):
     chosen: argparse.ArgumentParser | None = None  # the parser of the command named, on the top parser
 
     def error(self, message: str):
-        self.exit(EXIT_BAD_INPUT, f"{self.prog}: {message}; see `{self.prog} --help`\n")
+        self.exit(EXIT_BAD_INPUT, visible(f"{self.prog}: {message}; see `{self.prog} --help`") + "\n")
 
     def parse_args(self, args=None, namespace=None):
         """As argparse's, but an argument no command takes is the command's error, with its help."""
