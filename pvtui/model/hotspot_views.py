@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from pvtui.model.hotspots import BY, SORTS, Hotspots, HotspotTable, StepRows, step_row
+from pvtui.model.hotspots import BY, SORTS, Hotspots, HotspotTable, StepRows, TileBalance, step_row, tile_balance
 from pvtui.model.tables import Table
 from pvtui.model.unavailable import Unavailable
 
@@ -38,17 +38,18 @@ class HotspotsNavigator:
         self.read: dict[Key, HotspotTable | StepRows] = {}
         self.shown = np.zeros(0, np.int64)  # rows of the table read, in the order shown
         self.cursor = -1
+        self._balances: dict[int, TileBalance | Unavailable] = {}  # by compute set, once asked for
 
     def open(self, report: Report) -> None:
         """REPORT (a reload's): its tables are read again; the table, sorts and filter kept, the run and type
         where the report still has them."""
-        self.report, self.filter_open, self.read = report, False, {}
+        self.report, self.filter_open, self.read, self._balances = report, False, {}, {}
         self.hotspots = Hotspots(report)
         self.reason = self.hotspots.unavailable()
         if self.reason is None:
             if self.run is not None and self.run >= report.execution.num_runs:
                 self.run = None
-            if self.type_name is not None and self.type_name not in report.programs.type_names:
+            if self.type_name is not None and self.type_name not in self.hotspots.step_types:
                 self.type_name = None
 
     # Reading the tables ----------------------------------------------------------------------------
@@ -140,6 +141,15 @@ class HotspotsNavigator:
             return None
         return int(table.ids[row])
 
+    def selected_balance(self) -> TileBalance | Unavailable | None:
+        """How the compute set under the cursor spreads over tiles (None: the row is no compute set)."""
+        compute_set = self.selected_compute_set()
+        if compute_set is None:
+            return None
+        if compute_set not in self._balances:
+            self._balances[compute_set] = tile_balance(self.report, compute_set)
+        return self._balances[compute_set]
+
     # What the keys need ---------------------------------------------------------------------------
 
     @property
@@ -161,6 +171,11 @@ class HotspotsNavigator:
     @property
     def row_has_layer(self) -> bool:
         return not self.ready or self.selected_layer() is not None
+
+    @property
+    def row_has_tiles(self) -> bool:
+        """The row is a compute set whose steps have per-tile cycles (or the rows are still read)."""
+        return not self.ready or isinstance(self.selected_balance(), TileBalance)
 
     @property
     def several_runs(self) -> bool:
@@ -187,8 +202,8 @@ class HotspotsNavigator:
         self.run = 0 if self.run is None else (self.run + 1 if self.run + 1 < runs else None)
 
     def next_type(self) -> None:
-        """Every step type, then each type the report's programs have in turn."""
-        types = self.report.programs.type_names
+        """Every step type, then each type of the steps ranked in turn."""
+        types = self.hotspots.step_types
         at = types.index(self.type_name) if self.type_name in types else -1
         self.type_name = types[at + 1] if at + 1 < len(types) else None
 

@@ -34,7 +34,7 @@ LABELS = {"compute-set": "compute sets", "exchange": "exchanges", "program": "pr
 INTERNAL, GLOBAL, INTER_IPU, REMOTE = "internal exchange", "global exchange", "inter-IPU copy", "remote-buffer copy"
 NO_PROGRAM = "(steps of no known program)"
 STEP_ROWS = 1_000  # single steps shown: the longest of those kept
-SORTS = ("cycles", "share", "count", "mean", "longest", "name")  # the columns a table sorts by
+SORTS = ("cycles", "longest", "count", "mean", "name")  # what a table sorts by (share orders as cycles do)
 
 
 @dataclass(frozen=True, eq=False)
@@ -148,8 +148,7 @@ class HotspotTable:
 
     def column(self, sort: str) -> np.ndarray:
         """The values SORT orders the rows by, largest first (negated names' order for "name")."""
-        return {"cycles": self.cycles, "share": self.cycles, "count": self.count, "mean": self.mean,
-                "longest": self.longest}[sort]
+        return {"cycles": self.cycles, "count": self.count, "mean": self.mean, "longest": self.longest}[sort]
 
     def select(self, sort: str = "cycles", text: str = "") -> np.ndarray:
         """The rows whose name contains TEXT (any case), in SORT's order (figures largest first)."""
@@ -223,6 +222,13 @@ class Hotspots:
     def types(self) -> np.ndarray:
         """Per program (and the unknown programs' row, -1), its type's number."""
         return np.append(np.asarray(self.report.programs.type, dtype=np.int64), -1)
+
+    @cached_property
+    def step_types(self) -> list[str]:
+        """The step types of the steps ranked (not host waits), in the report's order."""
+        ranked = (self.figures().count > 0) & ~self.host_waits
+        kept = set(self.types[ranked].tolist())
+        return [name for code, name in enumerate(self.report.programs.type_names) if code in kept]
 
     def figures(self, run: int | None = None) -> ProgramFigures:
         """Per program over every run, or over run RUN (0-based)."""

@@ -8,8 +8,8 @@ import numpy as np
 from rich.text import Text
 
 from pvtui.model.hotspot_views import HotspotsNavigator
+from pvtui.model.hotspots import LABELS, NO_PROGRAM, HotspotTable, StepRows, TileBalance, compute_set_vertices
 from pvtui.model.operations import layer_label
-from pvtui.model.hotspots import LABELS, HotspotTable, StepRows, compute_set_vertices, tile_balance
 from pvtui.model.report import Report
 from pvtui.model.unavailable import Unavailable
 from pvtui.render.columns import TOTAL, TableRows, cut_middle, total_label
@@ -62,8 +62,8 @@ def hotspot_rows(table: HotspotTable, shown: np.ndarray, sort: str, filtered: bo
     column = "cycles" if sort == "name" else sort
     priority = [column, *(c for c in ("cycles", "share", "count", "longest", "mean") if c != column),
                 "layer", "kind", ("data_in", "data_out"), tuple(ipu_key(i) for i in range(ipus))]
-    return TableRows(headings, [str(row) for row in rows], names, cells, [""] * len(rows), priority,
-                     sort if sort != "share" else "cycles", cut_middle, total)
+    return TableRows(headings, [str(row) for row in rows], names, cells, [""] * len(rows), priority, column,
+                     cut_middle, total)
 
 
 def row_cells(table: HotspotTable, row: int, fmt: Callable[[int], str]) -> dict[str, str]:
@@ -88,7 +88,7 @@ def step_rows(report: Report, steps: StepRows, shown: np.ndarray, sort: str) -> 
     names, cells = [], []
     for row in rows:
         program, step = int(steps.programs[row]), int(steps.steps[row])
-        names.append(programs.names[program] if program >= 0 else "(no known program)")
+        names.append(programs.names[program] if program >= 0 else NO_PROGRAM)
         cells.append({"cycles": f"{int(steps.cycles[row]):,}", "step": f"{step:,}", "ipu": str(int(steps.ipus[row])),
                       "run": str(int(np.searchsorted(offsets, step, side="right"))),
                       "type": programs.type_name(program) if program >= 0 else "—"})
@@ -131,11 +131,16 @@ def hotspot_details(report: Report, nav: HotspotsNavigator, fmt: Callable[[int],
     if table is None or row is None:
         return text
     program = nav.selected_program()
+    if isinstance(table, HotspotTable):
+        text.append(table.names[row] + "\n", "bold")
+    else:
+        text.append((report.programs.names[program] if program >= 0 else NO_PROGRAM) + "\n", "bold")
+    if program >= 0:
+        _line(text, "Program", f"{program} {report.programs.type_name(program)} (Enter: in Programs)")
+        context_lines(text, report, report.programs.debug_context(program))
     if isinstance(table, StepRows):
-        text.append((report.programs.names[program] if program >= 0 else "(no known program)") + "\n", "bold")
         _line(text, "Cycles", f"{int(table.cycles[row]):,} on IPU {int(table.ipus[row])}, step {int(table.steps[row]):,}")
     else:
-        text.append(table.names[row] + "\n", "bold")
         if table.kinds:
             _line(text, "Kind", table.kinds[row])
         _line(text, "IPU-cycles", f"{int(table.cycles[row]):,} ({format_share(float(table.share[row]))})")
@@ -151,12 +156,9 @@ def hotspot_details(report: Report, nav: HotspotsNavigator, fmt: Callable[[int],
     layer = nav.selected_layer()
     if layer is not None:
         _line(text, "Model layer", f"{layer} (L: in Operations)")
-    if program >= 0:
-        _line(text, "Program", f"{program} {report.programs.type_name(program)} (Enter: in Programs)")
-        context_lines(text, report, report.programs.debug_context(program))
     compute_set = nav.selected_compute_set()
     if compute_set is not None:
-        balance_lines(text, report, compute_set)
+        balance_lines(text, nav.selected_balance())
         vertex_lines(text, report, compute_set)
     return text
 
@@ -183,8 +185,7 @@ def heading(text: Text, title: str, value: object) -> bool:
     return True
 
 
-def balance_lines(text: Text, report: Report, compute_set: int) -> None:
-    balance = tile_balance(report, compute_set)
+def balance_lines(text: Text, balance: TileBalance | Unavailable) -> None:
     if heading(text, "Balance over tiles", balance):
         _line(text, "Slowest tile", f"{balance.slowest:,}: {balance.slowest_cycles:,} cycles (w: in Memory)")
         _line(text, "Max/mean", f"{balance.max_over_mean:.2f} over {count_of(balance.tiles, 'tile')},"

@@ -59,7 +59,7 @@ class TitleBar(Widget):
         self.refresh()
 
     def _tab(self, key: str, name: str, padding: str) -> Text:
-        at = name.lower().find(key)
+        at = name.lower().find(key.lower())
         shown = name if at >= 0 else f"{key}·{name}"  # the key is not a letter of the name
         tab = Text(f"{padding}{shown}{padding}", style="reverse bold" if name == self.current else "dim")
         start = max(at, 0) + len(padding)
@@ -322,10 +322,13 @@ class ReportScreen(Screen):
         if program is None or program < 0:
             self.notify("This row leads to no program.", severity="warning")
             return
-        await self.app.switch_mode("programs")
-        screen = self.app.screen
-        if hasattr(screen, "jump_to"):
-            screen.jump_to(program)
+        await self.show_in("programs", "jump_to", program)
+
+    async def show_in(self, mode: str, method: str, *args: object) -> object:
+        """Switch to screen MODE and call its METHOD with ARGS: what it returns (None where it has none)."""
+        await self.app.switch_mode(mode)
+        call = getattr(self.app.screen, method, None)
+        return call(*args) if call is not None else None
 
     def title_label(self) -> str:
         """What the title bar names: the report, and in a comparison which of the two it is."""
@@ -364,5 +367,5 @@ class ReportScreen(Screen):
 
 SCREEN_KEYS = (
     ("s", "Summary"), ("m", "Memory"), ("l", "Liveness"), ("p", "Programs"), ("t", "Trace"),
-    ("i", "Insights"), ("o", "Operations"),
+    ("i", "Insights"), ("o", "Operations"), ("H", "Hotspots"),
 )
