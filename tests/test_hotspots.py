@@ -231,3 +231,14 @@ def test_the_navigator_switches_tables_sorts_filters_and_follows_the_cursor(tiny
     assert {"OnTileExecute", "DoExchange", "GlobalExchange"} <= set(types) and "StreamCopyBegin" not in types
     exported = nav.export_table()
     assert exported is None  # not read yet for that type
+
+
+def test_the_readme_says_what_each_column_counts():
+    from pathlib import Path
+
+    from pvtui.render.hotspots import COLUMN_WORDS
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    figures = " ".join(readme.split("## What the figures mean", 1)[1].split("\n## ", 1)[0].split())
+    for name, words in COLUMN_WORDS:
+        assert f"**{name}**: {words}." in figures

@@ -130,3 +130,9 @@ async def test_every_screen_has_the_tab_and_help_says_what_each_column_counts(ma
         listing = re.sub(r"\s+", " ", str(pilot.app.screen.query_one("#help-keys Static").render()))
         for name, words in COLUMN_WORDS:
             assert f"{name}: {words}" in listing
+async def _hotspots_at_80x24(pilot):
+    await open_hotspots(pilot)
+
+
+def test_snapshot_hotspots_80x24(snap_compare, make_app):
+    assert snap_compare(make_app(), terminal_size=(80, 24), run_before=_hotspots_at_80x24)

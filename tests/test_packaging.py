@@ -23,7 +23,7 @@ SKIP_IN_COPY = shutil.ignore_patterns(".git", ".venv", "build", "dist", "*.egg-i
 HEADLESS_COMMANDS = ("summary", "memory", "liveness", "programs", "trace", "insights", "operations", "hotspots",
                      "check")
 SCREEN_KEYS = {"s": "Summary", "m": "Memory", "l": "Liveness", "p": "Programs", "t": "Trace", "i": "Insights",
-               "o": "Operations"}
+               "o": "Operations", "H": "Hotspots"}
 
 # Run in the fresh venv: open the app headless on a report and visit each screen by its key.
 VISIT_SCREENS = """
