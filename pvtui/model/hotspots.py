@@ -1,7 +1,7 @@
 """Hotspots: which compute sets, exchanges, programs and single steps take the IPU-cycles.
 
 Every figure counts the execution steps of every profiled run on every IPU that ran them, as
-step statistics and the model layers do (layers.program_cycles, the one sum of them all):
+step statistics and the model layers do (layers.program_cycles; tests hold them equal to the cycle):
 - cycles: IPU-cycles; share: of the IPU-cycles of every step of the runs counted, host waits
   included (the model layers' total); count: IPU-steps (step-IPU pairs); mean: cycles / count;
   longest: the longest single step on one IPU; cycles by IPU;
@@ -19,12 +19,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
 from pvtui.model.host_waits import host_wait_programs, remote_buffer_programs
-from pvtui.model.layers import program_cycles, program_layers
+from pvtui.model.layers import program_layers
 from pvtui.model.report import Report
 from pvtui.model.step_types import phase_of
 from pvtui.model.unavailable import Unavailable
@@ -57,7 +57,7 @@ def step_cycles(report: Report, lo: int, hi: int) -> tuple[np.ndarray, np.ndarra
     program = np.asarray(execution.program[lo:hi], dtype=np.int64)
     index = np.where((program >= 0) & (program < count), program, count)
     ran = np.asarray(execution.cycles_from[lo:hi]).reshape(len(program), -1) >= 0
-    cycles = np.where(ran, np.asarray(execution.cycles[lo:hi]).reshape(len(program), -1), 0).astype(np.int64)
+    cycles = np.where(ran, np.asarray(execution.cycles[lo:hi]).reshape(len(program), -1), 0).astype(np.int64, copy=False)
     return index, cycles, ran
 
 
@@ -76,9 +76,10 @@ def program_figures(report: Report, lo: int = 0, hi: int | None = None) -> Progr
     """Each program's figures over the execution steps [LO, HI) (every step by default)."""
     execution, count = report.execution, len(report.programs)
     hi = execution.num_steps if hi is None else hi
-    per_program, unknown = program_cycles(report, lo, hi)
-    by_ipu = np.vstack([per_program, unknown[None, :]])
     index, cycles, ran = step_cycles(report, lo, hi)
+    by_ipu = np.zeros((count + 1, ran.shape[1]), np.int64)  # as layers.program_cycles sums them (a test holds it)
+    for ipu, column in enumerate(np.ascontiguousarray(cycles.T)):  # a column at a time, each contiguous
+        by_ipu[:, ipu] = np.rint(np.bincount(index, weights=column, minlength=count + 1))
     ipus, step_max = by_step(cycles, ran)
     steps = np.bincount(index, weights=ipus, minlength=count + 1).astype(np.int64)
     several = np.bincount(index, weights=ipus > 1, minlength=count + 1) > 0
@@ -299,8 +300,7 @@ class Hotspots:
         MOVED: an exchange's bytes in and out, where the report has them."""
         known = len(self.report.programs)
         if names is None:
-            program_names = self.report.programs.names
-            names = [program_names[p] if p < known else NO_PROGRAM for p in programs.tolist()]
+            names = names_at(self.report.programs.names, programs.tolist(), lambda _: NO_PROGRAM)
         cycles_by_ipu = figures.cycles_by_ipu[programs] if cycles_by_ipu is None else cycles_by_ipu
         count = figures.count[programs] if count is None else count
         order = np.argsort(-cycles_by_ipu.sum(axis=1), kind="stable")
@@ -325,8 +325,7 @@ class Hotspots:
         order = np.lexsort((-figures.longest[members], group))  # each set's longest first
         starts = np.flatnonzero(np.r_[True, np.diff(group[order]) != 0]) if len(order) else order
         longest_program = members[order[starts]]
-        set_names = self.report.programs.compute_set_names
-        names = [set_names[i] if i < len(set_names) else f"compute set {i}" for i in ids.tolist()]
+        names = names_at(self.report.programs.compute_set_names, ids.tolist(), lambda i: f"compute set {i}")
         return self._rows("compute-set", figures, ids, longest_program, [], cycles_by_ipu, count, names)
 
     def steps(self, run: int | None = None, type_name: str | None = None, text: str = "",
@@ -339,7 +338,7 @@ class Hotspots:
         if text:
             needle = text.lower()
             names = report.programs.names
-            keep[:-1] &= np.array([needle in name.lower() for name in names], dtype=bool)
+            keep[:-1] &= np.array([needle in name.lower() for name in names.take(range(len(names)))], dtype=bool)
             keep[-1] &= needle in NO_PROGRAM
         index, cycles, ran = step_cycles(report, lo, hi)
         pairs = ran & keep[index][:, None]
@@ -352,6 +351,14 @@ class Hotspots:
         programs = index[step]
         return StepRows(step + lo, ipu, flat[chosen], np.where(programs < len(report.programs), programs, -1),
                         kept, self.figures(run).total)
+
+
+def names_at(names: Any, indices: list[int], missing: Callable[[int], str]) -> list[str]:
+    """NAMES (a string table, or a list where the report has none) at INDICES, read at once; MISSING(i)
+    for an index it has no name for."""
+    inside = [i for i in indices if 0 <= i < len(names)]
+    found = dict(zip(inside, names.take(inside) if hasattr(names, "take") else [names[i] for i in inside]))
+    return [found[i] if i in found else missing(i) for i in indices]
 
 
 def step_row(report: Report, rows: StepRows, row: int) -> dict[str, Any]:

@@ -15,7 +15,7 @@ from pvtui.model.unavailable import Unavailable
 from pvtui.render.columns import TOTAL, TableRows, cut_middle, total_label
 from pvtui.units import count_of, format_cycles, format_share
 
-SHOWN_ROWS = 200  # rows drawn: the first in the order chosen (the filter reaches the others; the total counts all)
+SHOWN_ROWS = 60  # rows drawn: the first in the order chosen (the filter reaches the others; the total counts all)
 LISTED = 6  # vertex types named in the details
 HEADINGS = {"name": "name", "cycles": "IPU-cycles", "share": "share", "count": "IPU-steps", "mean": "mean",
             "longest": "longest", "kind": "kind", "data_in": "bytes in", "data_out": "bytes out",
