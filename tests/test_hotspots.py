@@ -242,3 +242,16 @@ def test_the_readme_says_what_each_column_counts():
     figures = " ".join(readme.split("## What the figures mean", 1)[1].split("\n## ", 1)[0].split())
     for name, words in COLUMN_WORDS:
         assert f"**{name}**: {words}." in figures
+
+
+def test_reading_a_table_says_each_stage_then_reuses_what_they_computed(tiny_report):
+    nav = HotspotsNavigator()
+    nav.open(tiny_report)
+    stages = nav.reading_stages(nav.to_read())
+    assert [words.split(" ", 1)[0] for words, _ in stages] == ["1/3", "2/3", "3/3"]
+    assert f"{tiny_report.execution.num_steps:,} steps" in stages[0][0] and "compute sets" in stages[2][0]
+    for _, stage in stages:
+        stage()
+    figures = nav.hotspots.figures()
+    nav.table_read(nav.key, nav.read_table(nav.key))
+    assert nav.hotspots.figures() is figures and nav.ready

@@ -4,11 +4,13 @@ under the cursor, and what each key does to them. Pure: the screen reads the tab
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
-from pvtui.model.hotspots import BY, SORTS, Hotspots, HotspotTable, StepRows, TileBalance, step_row, tile_balance
+from pvtui.model.hotspots import (
+    BY, LABELS, SORTS, Hotspots, HotspotTable, StepRows, TileBalance, step_row, tile_balance,
+)
 from pvtui.model.tables import Table
 from pvtui.model.unavailable import Unavailable
 
@@ -61,6 +63,18 @@ class HotspotsNavigator:
     def to_read(self) -> Key | None:
         """What the table shown waits for, or None where it is read (or the report has none)."""
         return None if self.reason is not None or self.key in self.read else self.key
+
+    def reading_stages(self, key: Key) -> list[tuple[str, Callable[[], object]]]:
+        """What reading table KEY does first, in order, each with the words that say it (1/3…): the
+        screen's worker runs them, then read_table, which reuses what they computed."""
+        assert self.hotspots is not None
+        hotspots, by, run = self.hotspots, key[0], key[1]
+        lo, hi = self.report.execution.run_range(run) if run is not None else (0, self.report.execution.num_steps)
+        return [
+            (f"1/3 Counting the IPU-cycles of {hi - lo:,} steps on every IPU…", lambda: hotspots.figures(run)),
+            ("2/3 Finding each program's model layer…", lambda: hotspots.layer_of_program),
+            (f"3/3 Ranking the {LABELS[by]}…", lambda: None),
+        ]
 
     def read_table(self, key: Key) -> HotspotTable | StepRows:
         """The table KEY names, from the report: the screen's worker calls this."""

@@ -12,7 +12,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import DataTable, Input, Label, Static
 
 from pvtui.model.hotspot_views import HotspotsNavigator, Key
-from pvtui.model.hotspots import LABELS, HotspotTable, StepRows, TileBalance
+from pvtui.model.hotspots import HotspotTable, StepRows, TileBalance
 from pvtui.model.tables import Table
 from pvtui.render.columns import TOTAL, TableRows
 from pvtui.render.hotspots import (
@@ -101,18 +101,19 @@ class HotspotsScreen(ReportScreen):
         if key is None:
             self._shown_again()
             return
-        self.query_one("#hotspots-header", Static).update(Text(self._reading(key), "italic"))
         self._read(key)
 
-    def _reading(self, key: Key) -> str:
-        steps = self.report.execution.num_steps
-        return f"Counting the IPU-cycles of {steps:,} steps by {LABELS[key[0]].removesuffix('s')}…"
+    def _progress(self, words: str) -> None:
+        self.query_one("#hotspots-header", Static).update(Text(words, "italic"))
 
     @work(thread=True, exclusive=True, group="hotspots-read")
     def _read(self, key: Key) -> None:
         nav = self.nav
-        report, table = nav.report, nav.read_table(key)
-        to_ui(self, self._read_done, report, key, table)
+        report = nav.report
+        for words, stage in nav.reading_stages(key):  # each said as it starts
+            to_ui(self, self._progress, words)
+            stage()
+        to_ui(self, self._read_done, report, key, nav.read_table(key))
 
     def _read_done(self, report, key: Key, table: HotspotTable | StepRows) -> None:
         if report is not self.nav.report:
