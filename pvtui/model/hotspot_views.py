@@ -38,7 +38,8 @@ class HotspotsNavigator:
         self.run: int | None = None  # 0-based
         self.type_name: str | None = None
         self.read: dict[Key, HotspotTable | StepRows] = {}
-        self.shown = np.zeros(0, np.int64)  # rows of the table read, in the order shown
+        self.shown: np.ndarray | tuple[()] = ()  # rows of the table read, in the order shown (no numpy yet:
+        # the screen's first frame paints before numpy is imported)
         self.cursor = -1
         self._balances: dict[int, TileBalance | Unavailable] = {}  # by compute set, once asked for
 

@@ -57,7 +57,8 @@ def step_cycles(report: Report, lo: int, hi: int) -> tuple[np.ndarray, np.ndarra
     program = np.asarray(execution.program[lo:hi], dtype=np.int64)
     index = np.where((program >= 0) & (program < count), program, count)
     ran = np.asarray(execution.cycles_from[lo:hi]).reshape(len(program), -1) >= 0
-    cycles = np.where(ran, np.asarray(execution.cycles[lo:hi]).reshape(len(program), -1), 0).astype(np.int64, copy=False)
+    cycles = np.asarray(execution.cycles[lo:hi]).reshape(len(program), -1)
+    cycles = np.where(ran, cycles, 0).astype(np.int64, copy=False)
     return index, cycles, ran
 
 
@@ -94,7 +95,8 @@ def program_figures(report: Report, lo: int = 0, hi: int | None = None) -> Progr
     return ProgramFigures(by_ipu, steps, longest, longest_step, longest_ipu, several, int(by_ipu.sum()))
 
 
-def data_moved(report: Report, programs: np.ndarray, lo: int = 0, hi: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+def data_moved(report: Report, programs: np.ndarray, lo: int = 0,
+               hi: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Bytes in and out of each of PROGRAMS (bool per program, and the unknown programs' row) over the
     steps [LO, HI) on the IPUs that ran them; the execution profile must give them (libpva's)."""
     execution, count = report.execution, len(report.programs)
@@ -330,8 +332,8 @@ class Hotspots:
 
     def steps(self, run: int | None = None, type_name: str | None = None, text: str = "",
               limit: int | None = STEP_ROWS) -> StepRows:
-        """The LIMIT longest (all where None) single steps on one IPU of RUN (all runs where None), of type TYPE_NAME, whose
-        program's name contains TEXT; host waits left out."""
+        """The LIMIT longest (all where None) single steps on one IPU of RUN (all runs where None), of type
+        TYPE_NAME, whose program's name contains TEXT; host waits left out."""
         report = self.report
         lo, hi = report.execution.run_range(run) if run is not None else (0, report.execution.num_steps)
         keep = ~self.host_waits & self.type_mask(type_name)

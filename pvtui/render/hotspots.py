@@ -139,7 +139,8 @@ def hotspot_details(report: Report, nav: HotspotsNavigator, fmt: Callable[[int],
         _line(text, "Program", f"{program} {report.programs.type_name(program)} (Enter: in Programs)")
         context_lines(text, report, report.programs.debug_context(program))
     if isinstance(table, StepRows):
-        _line(text, "Cycles", f"{int(table.cycles[row]):,} on IPU {int(table.ipus[row])}, step {int(table.steps[row]):,}")
+        _line(text, "Cycles", f"{int(table.cycles[row]):,} on IPU {int(table.ipus[row])},"
+                              f" step {int(table.steps[row]):,}")
     else:
         if table.kinds:
             _line(text, "Kind", table.kinds[row])
