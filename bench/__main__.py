@@ -72,6 +72,9 @@ METHOD = """
   reached) are left out and counted. The first-frame figure is in the notes.
   Program tree: a bundle with 24 roots of 10,000 children each; each root is expanded
   for the first time with `space` (the one before collapsed again, untimed).
+- Hotspots: from the Summary, the key H to the last frame it caused, the Hotspots screen
+  showing its first table (the compute sets, read in a worker); sorting (S, each column in
+  turn) and filtering (`/`, the keys typed, Enter, Escape) as the other key-to-repaint rows.
 - Peak RSS: VmHWM of the child after the bare app settled, or after pvtui opened the
   report and showed Memory, Liveness, Programs, Trace and Summary in turn, twice, each
   settled. "The bundle on disk" is the size of the cached bundle's files.
@@ -200,6 +203,7 @@ def measure_the_rest(report: Path, workdir: Path, runs: int, results: Results, s
     app_bench.measure_first_paint(report, cache, runs, results, say)
     app_bench.measure_latency(report, wide, cache, results, say)
     app_bench.measure_step_stats(cache, runs, results, say)
+    app_bench.measure_hotspots(report, cache, runs, results, say)
     app_bench.measure_rss(report, cache, runs, results, say)
     say("progress and cancelling")
     cancel.measure_cancel(report, workdir, results, say)

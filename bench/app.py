@@ -99,11 +99,27 @@ LATENCY_VIEWS = (
     ("trace", "flame", "trace flame view: blocks, depth rows, zoom (arrows, +/-)"),
     ("trace", "merged", "trace merged view: blocks, depth rows, zoom (arrows, +/-)"),
     ("programs", "expand", "program tree: expand a node of 10,000 children"),
+    ("hotspots", "sort", "hotspots: sort the compute sets (S)"),
+    ("hotspots", "filter", "hotspots: filter the compute sets (/, typing, Enter, Escape)"),
 )
 
 
-LIMITS_MS = {"switch": (50.0, 50.0)}  # (median, p95) where the target is not MEDIAN_LIMIT_MS / P95_LIMIT_MS
+LIMITS_MS = {"switch": (50.0, 50.0), "sort": (50.0, 50.0), "filter": (50.0, 50.0)}  # (median, p95) where the target is not MEDIAN_LIMIT_MS / P95_LIMIT_MS
 STATS_LIMIT = 1.0  # seconds for the whole report's step statistics
+
+
+FIRST_TABLE_LIMIT = 0.3  # seconds from H to the Hotspots screen's first table
+
+
+def measure_hotspots(report: Path, cache: Path, runs: int, results: Results, say: Callable[[str], None]) -> None:
+    say("  hotspots: H to the first table")
+    timed = [run_child("hotspots_first", report=str(report), cache=str(cache)) for _ in range(runs)]
+    value = median(t["seconds"] for t in timed)
+    results.add(Row(
+        "hotspots", f"H to the first table shown (compute sets over {timed[0]['steps']:,} steps)", seconds(value),
+        "", "", f"<= {seconds(FIRST_TABLE_LIMIT)}", met=value <= FIRST_TABLE_LIMIT,
+        note=f"first frame of the screen after the key: median {seconds(median(t['first_frame'] for t in timed))}",
+    ))
 
 
 def measure_step_stats(cache: Path, runs: int, results: Results, say: Callable[[str], None]) -> None:
@@ -122,7 +138,7 @@ def measure_step_stats(cache: Path, runs: int, results: Results, say: Callable[[
 def measure_latency(report: Path, wide: Path, cache: Path, results: Results, say: Callable[[str], None]) -> None:
     say("  key-to-repaint on the heavy views")
     samples: dict[str, dict] = {}
-    for view in ("memory", "liveness", "trace", "programs"):
+    for view in ("memory", "liveness", "trace", "programs", "hotspots"):
         target = wide if view == "programs" else report
         samples[view] = run_child("latency", view=view, report=str(target), cache=str(cache))
     for view, action, label in LATENCY_VIEWS:

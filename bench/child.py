@@ -150,10 +150,11 @@ def job_cbor2_load(path: str) -> dict[str, Any]:
 
 SCREEN_CLASSES = {
     "summary": "SummaryScreen", "memory": "MemoryScreen", "liveness": "LivenessScreen",
-    "programs": "ProgramsScreen", "trace": "TraceScreen",
+    "programs": "ProgramsScreen", "trace": "TraceScreen", "hotspots": "HotspotsScreen",
 }
 SCREEN_KEYS = {"summary": "s", "memory": "m", "liveness": "l", "programs": "p", "trace": "t"}
-KEY_CHARS = {"plus": "+", "minus": "-", "full_stop": ".", "comma": ",", "space": " ", "equals_sign": "="}
+KEY_CHARS = {"plus": "+", "minus": "-", "full_stop": ".", "comma": ",", "space": " ", "equals_sign": "=",
+             "slash": "/"}
 
 
 class Frames:
@@ -341,6 +342,12 @@ LATENCY_PLANS: dict[str, dict[str, Any]] = {
         "merged": {"setup": ["M"], "ready": lambda screen: screen.nav.merged is not None, "keys": (["right"] * 10
                    + ["down"] * 3 + ["left"] * 5 + ["up"] * 3 + ["plus", "plus", "minus", "minus"]) * 2},
     },
+    # the compute sets (read in a worker as the screen opens): each sort, then filters typed and cleared
+    "hotspots": {
+        "sort": {"setup": [], "ready": lambda screen: screen.nav.ready, "keys": ["S"] * 15},
+        "filter": {"setup": [], "keys": ["slash", *"layer1/", "enter", "escape", "slash", *"attention", "enter",
+                                         "escape"] * 2},
+    },
 }
 
 
@@ -422,6 +429,29 @@ async def _expand_samples(app, frames: Frames) -> dict[str, Any]:
         send_key(app, "space")  # collapse again, untimed
         await frames.settle(t)
     return {"first": first, "last": last, "noop": noop, "children": children}
+
+
+def job_hotspots_first(report: str, cache: str) -> dict:
+    """From the Summary, the key H to the last frame of the Hotspots screen with its first table shown."""
+
+    async def main() -> dict:
+        app = pvtui_app(report, cache, "summary")
+        frames = Frames(app)
+        async with app.run_test(headless=True, size=SIZE):
+            first, _ = await frames.wait_for_screen("summary")
+            while app.report is None or app.screen.opening:  # the report shown, untimed
+                await asyncio.sleep(0.01)
+            await frames.settle(first)
+            t = time.monotonic()
+            send_key(app, "H")
+            while not (type(app.screen).__name__ == "HotspotsScreen" and app.screen.nav.ready):
+                await asyncio.sleep(0.002)
+            await frames.settle(t)
+            painted = [when for when, screen in frames.after(t) if screen is app.screen]
+            steps = app.report.execution.num_steps
+        return {"seconds": painted[-1] - t, "first_frame": painted[0] - t, "steps": steps}
+
+    return asyncio.run(main())
 
 
 def job_step_stats(bundle: str) -> dict:
@@ -545,6 +575,7 @@ JOBS = {
     "rss": job_rss,
     "latency": job_latency,
     "step_stats": job_step_stats,
+    "hotspots_first": job_hotspots_first,
     "app_cancel": job_app_cancel,
 }
 

@@ -57,6 +57,7 @@ SCREENS = {
     "trace": "pvtui.screens.trace:TraceScreen",
     "insights": "pvtui.screens.insights:InsightsScreen",
     "operations": "pvtui.screens.operations:OperationsScreen",
+    "hotspots": "pvtui.screens.hotspots:HotspotsScreen",
     "compare": "pvtui.screens.compare:CompareScreen",
 }
 
@@ -111,6 +112,7 @@ class PvtuiApp(StatusLine, InstantModeSwitch):
         Binding("t", "show('trace')", "Trace", id="trace", show=False),
         Binding("i", "show('insights')", "Insights", id="insights", show=False),
         Binding("o", "show('operations')", "Operations", id="operations", show=False),
+        Binding("H", "show('hotspots')", "Hotspots", key_display="H", id="hotspots", show=False),
         Binding("d", "show('compare')", "Diff", id="compare", show=False),
         Binding("d", "no_comparison", show=False),  # d without a second report: say how to get one
         Binding("B", "switch_report", "A/B", key_display="B", id="switch_report"),

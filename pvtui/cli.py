@@ -33,6 +33,8 @@ COMMANDS: dict[str, tuple[str, bool]] = {
                  True),
     "operations": ("what operations cost (programs, memory, cycles): those of one debug layer (PopART, ONNX, "
                    "PopTorch...), or summed by model layer with --group layer", True),
+    "hotspots": ("which compute sets, exchanges, programs or single steps take the IPU-cycles, costliest first",
+                 True),
     "compare": ("compare two reports (B - A): summary, per-tile memory, liveness, programs and operations; opens "
                 "the explorer in a terminal, prints tables when the output is piped or redirected; --fail-if makes "
                 "it a regression gate for CI (exit 1 when a condition holds)", True),
@@ -57,7 +59,7 @@ class OneLineErrors(argparse.ArgumentParser):
     chosen: argparse.ArgumentParser | None = None  # the parser of the command named, on the top parser
 
     def error(self, message: str):
-        self.exit(EXIT_BAD_INPUT, f"{self.prog}: {message}; see `{self.prog} --help`\n")
+        self.exit(EXIT_BAD_INPUT, visible(f"{self.prog}: {message}; see `{self.prog} --help`") + "\n")
 
     def _print_message(self, message: str, file=None) -> None:
         """Every message argparse prints, made visible line by line (pvtui.safe_text): its errors quote

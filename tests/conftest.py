@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import shutil
+import sys
 import time
 from pathlib import Path
 from typing import Callable
@@ -154,3 +156,66 @@ def hostile_truth():
     from pvtui.synth import generate
 
     return generate("tiny", names="hostile")
+
+
+@pytest.fixture
+def no_libpva(tmp_path, monkeypatch):
+    """A module `pva` on the path that cannot be imported, as on a machine without the Poplar SDK."""
+    from pvtui.sources import readers
+
+    blocker = tmp_path / "blocker"
+    blocker.mkdir()
+    (blocker / "pva.py").write_text("raise ImportError('libpva is not here (a test blocks it)')\n")
+    monkeypatch.syspath_prepend(str(blocker))
+    monkeypatch.delitem(sys.modules, "pva", raising=False)
+    readers.libpva.cache_clear()
+    yield
+    readers.libpva.cache_clear()
+
+
+@pytest.fixture
+def fake_libpva(tmp_path, monkeypatch):
+    """A module `pva` whose openReport gives the generator's stand-in for the tiny report (seed 0)."""
+    from pvtui.sources import readers
+
+    module = tmp_path / "fake"
+    module.mkdir()
+    (module / "pva.py").write_text(
+        "from pvtui.synth import generate, standin\n"
+        "opened = []\n"
+        "def openReport(profile, debug=None):\n"
+        "    opened.append(profile)\n"
+        "    return standin.PvaReport(generate('tiny', seed=0))\n"
+        "class OperationAnalysis:\n"
+        "    def __init__(self, report):\n"
+        "        self.operations = standin.operations(generate('tiny', seed=0))\n"
+    )
+    monkeypatch.syspath_prepend(str(module))
+    monkeypatch.delitem(sys.modules, "pva", raising=False)
+    readers.libpva.cache_clear()
+    yield
+    sys.modules.pop("pva", None)  # not through monkeypatch, whose undo would put the fake back
+    readers.libpva.cache_clear()
+
+
+def report_without_bundle(tiny_dir: Path, where: Path) -> Path:
+    """The tiny report without profile.pvtui: profile.pop is what gives the profile."""
+    shutil.copytree(tiny_dir, where, ignore=shutil.ignore_patterns("profile.pvtui"))
+    return where
+
+
+@pytest.fixture(scope="module")
+def truth():
+    """The generator's own truth of the tiny report (seed 0)."""
+    from pvtui.synth import generate
+
+    return generate("tiny", seed=0)
+
+
+def truth_host_waits(truth) -> "np.ndarray":
+    """Per program of the truth, whether the generator made it a host wait: stream copies and External syncs."""
+    import numpy as np
+
+    g = truth.graph
+    types = np.array(g.program_type_names)[g.program_type]
+    return np.char.startswith(types, "StreamCopy") | (np.array(g.program_name) == "External")

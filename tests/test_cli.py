@@ -240,7 +240,7 @@ def test_an_unknown_theme_lists_the_themes_there_are(tiny_dir):
     assert "nord" in line and "themes/`" not in line
 
 
-@pytest.mark.parametrize("command", ["memory", "trace", "liveness", "operations", "insights"])
+@pytest.mark.parametrize("command", ["memory", "trace", "liveness", "operations", "hotspots", "insights"])
 def test_on_a_basic_console_the_tables_are_drawn_in_ascii(capsys, tiny_dir, monkeypatch, command):
     """As the screens are there (TERM=linux): Rich's heavy and light box lines would not show."""
     monkeypatch.setenv("TERM", "linux")

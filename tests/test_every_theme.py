@@ -14,7 +14,7 @@ from pvtui.theming import builtin_themes
 pytestmark = pytest.mark.anyio
 
 SCREEN_KEYS = {"summary": "s", "memory": "m", "liveness": "l", "programs": "p", "trace": "t",
-               "insights": "i", "operations": "o", "compare": "d"}
+               "insights": "i", "operations": "o", "hotspots": "H", "compare": "d"}
 
 
 def test_pvtuis_theme_files_set_exactly_the_derived_colours():

@@ -114,7 +114,7 @@ def test_no_screen_needs_numpy_for_its_first_frame(tiny_dir, cache_root):
     assert done.returncode == 0, done.stderr[-2000:]
     seen = json.loads(done.stdout.splitlines()[-1])
     assert seen.pop("opened") == [False, False]
-    assert seen == {mode: [True, True] for mode in seen} and len(seen) == 8
+    assert seen == {mode: [True, True] for mode in seen} and len(seen) == 9
 
 
 IMPORT_ONLY = textwrap.dedent("""

@@ -66,7 +66,8 @@ def report_commands(truth) -> dict[str, tuple]:
         "steps": ("liveness", "--step", "10", "--vs", "180"), "programs": ("programs",), "trace": ("trace",),
         "stats": ("trace", "--stats"), "insights": ("insights",), "operations": ("operations",),
         "layer": ("operations", "--layer", layer), "model layers": ("operations", "--group", "layer"),
-        "split": ("split", "--ipus", "2"), "check": ("check",),
+        "split": ("split", "--ipus", "2"), "check": ("check",), "hotspots": ("hotspots",),
+        "exchanges": ("hotspots", "--by", "exchange"), "single steps": ("hotspots", "--by", "step", "--top", "20"),
     }
 
 
@@ -91,6 +92,8 @@ def test_json_carries_the_exact_names(hostile_dir, hostile_truth):
         "liveness": (lambda d: {v["name"] for v in d["peak_variables"]}, variables),
         "operations": (lambda d: {row["name"] for row in d["operations"]}, set(hostile_truth.graph.op_name)),
         "layer": (lambda d: {d["layer"]}, {hostile("poptorch")}),
+        "hotspots": (lambda d: {row["name"] for row in d["rows"]}, set(hostile_truth.graph.compute_set_name)),
+        "single steps": (lambda d: {row["name"] for row in d["rows"]}, set(hostile_truth.graph.program_name)),
         "variable": (lambda d: {d["variable"]}, {hostile_truth.liveness.var_name[0]}),
         "tile": (lambda d: {v["name"] for v in d["variables"]}, variables),
         "check": (lambda d: set(next(f for n, f in d["files"].items() if n.endswith("app.json"))["facts"]["keys"]),

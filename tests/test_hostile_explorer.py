@@ -134,6 +134,8 @@ SCREENS = [  # (label, the keys of one step of the walk)
                   "enter", "n", "escape"]),
     ("trace", ["t", "right", "right", "f", "down", "b", "n", "S", "r", "r", "c", "P"]),
     ("operations", ["o", "down", "L", "L", "/", "l", "a", "y", "enter", "down", "T", "o", "escape", "P"]),
+    ("hotspots", ["H", "down", "g", "S", "/", "l", "a", "y", "enter", "g", "g", "y", "escape", "T", "H", "L", "H",
+                  "enter"]),
     ("insights", ["i", "n", "n", "n", "n", "n", "N", "+"]),  # to each section: the vertices, the live variables
     ("help", ["?", "pagedown", "escape"]),
     ("palette", ["ctrl+p", "e", "x", "p", "escape"]),

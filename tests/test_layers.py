@@ -10,7 +10,7 @@ from collections import defaultdict
 
 import numpy as np
 import pytest
-from conftest import open_screen, wait_for
+from conftest import open_screen, truth_host_waits, wait_for
 
 from pvtui.cli import main
 from pvtui.model.flame import merged_flame
@@ -21,20 +21,6 @@ from pvtui.model.step_stats import step_stats
 from pvtui.screens.operations import OperationsScreen
 
 pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture(scope="module")
-def truth():
-    from pvtui.synth import generate
-
-    return generate("tiny", seed=0)
-
-
-def truth_host_waits(truth) -> np.ndarray:
-    """Per program of the truth, whether the generator made it a host wait: stream copies and External syncs."""
-    g = truth.graph
-    types = np.array(g.program_type_names)[g.program_type]
-    return np.char.startswith(types, "StreamCopy") | (np.array(g.program_name) == "External")
 
 
 def truth_layers(truth) -> dict[str, np.ndarray]:

@@ -15,6 +15,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from conftest import report_without_bundle
+
 from pvtui.cli import main
 from pvtui.model.report import Report
 from pvtui.sources import readers
@@ -30,48 +32,6 @@ def truth():
     from pvtui.synth import generate
 
     return generate("tiny", seed=0)
-
-
-@pytest.fixture
-def no_libpva(tmp_path, monkeypatch):
-    """A module `pva` on the path that cannot be imported, as on a machine without the Poplar SDK."""
-    blocker = tmp_path / "blocker"
-    blocker.mkdir()
-    (blocker / "pva.py").write_text("raise ImportError('libpva is not here (a test blocks it)')\n")
-    monkeypatch.syspath_prepend(str(blocker))
-    monkeypatch.delitem(sys.modules, "pva", raising=False)
-    readers.libpva.cache_clear()
-    yield
-    readers.libpva.cache_clear()
-
-
-@pytest.fixture
-def fake_libpva(tmp_path, monkeypatch):
-    """A module `pva` whose openReport gives the generator's stand-in for the tiny report (seed 0)."""
-    module = tmp_path / "fake"
-    module.mkdir()
-    (module / "pva.py").write_text(
-        "from pvtui.synth import generate, standin\n"
-        "opened = []\n"
-        "def openReport(profile, debug=None):\n"
-        "    opened.append(profile)\n"
-        "    return standin.PvaReport(generate('tiny', seed=0))\n"
-        "class OperationAnalysis:\n"
-        "    def __init__(self, report):\n"
-        "        self.operations = standin.operations(generate('tiny', seed=0))\n"
-    )
-    monkeypatch.syspath_prepend(str(module))
-    monkeypatch.delitem(sys.modules, "pva", raising=False)
-    readers.libpva.cache_clear()
-    yield
-    sys.modules.pop("pva", None)  # not through monkeypatch, whose undo would put the fake back
-    readers.libpva.cache_clear()
-
-
-def report_without_bundle(tiny_dir: Path, where: Path) -> Path:
-    """The tiny report without profile.pvtui: profile.pop is what gives the profile."""
-    shutil.copytree(tiny_dir, where, ignore=shutil.ignore_patterns("profile.pvtui"))
-    return where
 
 
 def open_natively(folder: Path, cache: Path, reader: str = "auto") -> Report:
@@ -415,7 +375,7 @@ def test_where_libpva_imports_auto_reads_through_it(tiny_dir, tmp_path, fake_lib
 
 
 @pytest.mark.parametrize("command", ["summary", "memory", "liveness", "programs", "trace", "insights", "operations",
-                                     "split", "export", "open", "demo", "serve", "compare"])
+                                     "hotspots", "split", "export", "open", "demo", "serve", "compare"])
 def test_every_command_that_opens_a_report_takes_reader(command):
     from pvtui.cli import parser
 

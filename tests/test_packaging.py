@@ -20,9 +20,10 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 SKIP_IN_COPY = shutil.ignore_patterns(".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", ".pytest_cache",
                                       ".hypothesis", "snapshots", "snapshot_report.html")
-HEADLESS_COMMANDS = ("summary", "memory", "liveness", "programs", "trace", "insights", "operations", "check")
+HEADLESS_COMMANDS = ("summary", "memory", "liveness", "programs", "trace", "insights", "operations", "hotspots",
+                     "check")
 SCREEN_KEYS = {"s": "Summary", "m": "Memory", "l": "Liveness", "p": "Programs", "t": "Trace", "i": "Insights",
-               "o": "Operations"}
+               "o": "Operations", "H": "Hotspots"}
 
 # Run in the fresh venv: open the app headless on a report and visit each screen by its key.
 VISIT_SCREENS = """

@@ -108,7 +108,8 @@ async def test_a_basic_console_gets_every_glyph_in_ascii(compare_app, monkeypatc
     monkeypatch.setenv("COLORTERM", "")
     app = compare_app()
     async with app.run_test(size=(80, 24)) as pilot:
-        for screen in ("summary", "memory", "liveness", "programs", "trace", "insights", "operations", "compare"):
+        for screen in ("summary", "memory", "liveness", "programs", "trace", "insights", "operations", "hotspots",
+                       "compare"):
             await showing(screen)(pilot)
             for widget in [app.screen, *app.screen.walk_children()]:
                 if not widget.display or not widget.region:

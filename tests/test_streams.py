@@ -43,8 +43,8 @@ def command_args(command: str, report: Path, out: Path) -> list[str]:
     }.get(command, [str(report)])
 
 
-EVERY_COMMAND = ("summary", "memory", "liveness", "programs", "trace", "insights", "operations", "compare", "split",
-                 "export", "options", "capture", "check", "synth", "cache", "serve", "--help", "--version")
+EVERY_COMMAND = ("summary", "memory", "liveness", "programs", "trace", "insights", "operations", "hotspots", "compare",
+                 "split", "export", "options", "capture", "check", "synth", "cache", "serve", "--help", "--version")
 
 
 def close_stdout() -> None:

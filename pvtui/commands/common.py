@@ -16,7 +16,7 @@ EXIT_BAD_INPUT = 2
 EXIT_CANCELLED = 130
 # the app's screens that can come first (pvtui.app.SCREENS but compare, which needs two reports)
 LISTED_REPORTS = 10  # reports named when PATH holds several and none was picked
-FIRST_SCREENS = ("summary", "memory", "liveness", "programs", "trace", "insights", "operations")
+FIRST_SCREENS = ("summary", "memory", "liveness", "programs", "trace", "insights", "operations", "hotspots")
 
 
 def add_report_arguments(parser: argparse.ArgumentParser) -> None:

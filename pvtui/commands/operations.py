@@ -74,7 +74,7 @@ def render(data: dict[str, Any], fmt) -> None:
     from pvtui.render.console import TextConsole
     from rich.table import Table
 
-    from pvtui.render.names import wrap_at_slashes
+    from pvtui.render.names import name_room, wrap_at_slashes
     from pvtui.units import count_of, format_cycles
 
     console = TextConsole()
@@ -94,8 +94,7 @@ def render(data: dict[str, Any], fmt) -> None:
         rows.append([fmt(row["memory"]), fmt(row["code_bytes"]), variables,
                      format_cycles(row["cycles"])])
     figure_widths = [max([len(name), *(len(cells[i]) for cells in rows)]) for i, name in enumerate(FIGURES)]
-    # every column has one space of padding either side and a border to its left, plus the closing border
-    name_width = max(console.width - sum(figure_widths) - 3 * (len(FIGURES) + 1) - 1, MIN_NAME_WIDTH)
+    name_width = name_room(console.width, figure_widths, MIN_NAME_WIDTH)
     table = Table(title=title, title_justify="left")
     table.add_column("name", overflow="fold", max_width=name_width)
     for name in FIGURES:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Iterator
 
 import numpy as np
 
@@ -201,8 +202,8 @@ def placed_programs(report: Report) -> np.ndarray:
     programs = report.programs
     placed = np.asarray(programs.is_leaf).copy()
     if report.execution is not None:
-        steps = np.unique(np.asarray(report.execution.program, dtype=np.int64))
-        placed[steps[(steps >= 0) & (steps < len(programs))]] = True
+        steps = np.asarray(report.execution.program, dtype=np.int64)
+        placed |= np.bincount(steps[(steps >= 0) & (steps < len(programs))], minlength=len(programs)) > 0
     return np.flatnonzero(placed)
 
 
@@ -214,31 +215,47 @@ def unknown_steps(report: Report) -> bool:
     return bool(((steps < 0) | (steps >= len(report.programs))).any())
 
 
+def placed_paths(report: Report, whole: bool = True) -> Iterator[tuple[int, list[str], bool]]:
+    """Each program the tree places, its path of names (unless WHOLE, only as far as its model layer), and
+    whether its own name placed it (no debug context links it)."""
+    programs, ops = report.programs, linked_operations(report)
+    op_parts = [split_name(name) or [UNNAMED] for name in ops.names] if ops is not None else []
+    owner, waits = program_owners(report), host_wait_programs(report)
+    placed = placed_programs(report)
+    for program, name in zip(placed.tolist(), programs.names.take(placed.tolist())):
+        parts = split_name(name) or [programs.type_name(program)]
+        parts = parts if whole else parts[:1]
+        op = int(owner[program])
+        if waits[program]:
+            yield program, [HOST_WAITS, *parts], False
+        elif op >= 0:
+            yield program, op_parts[op] + parts[common_length(parts, op_parts[op]) :], False
+        else:
+            yield program, parts, True
+
+
 def build_tree(report: Report) -> LayerTree:
     """The model layers of REPORT (which needs a program table)."""
     programs, ops = report.programs, linked_operations(report)
     nodes = _Nodes()
     op_names = list(ops.names) if ops is not None else []
-    op_parts = [split_name(name) or [UNNAMED] for name in op_names]
-    operation_node = np.array([nodes.intern(parts) for parts in op_parts], np.int64)
-    owner, waits = program_owners(report), host_wait_programs(report)
+    operation_node = np.array([nodes.intern(split_name(name) or [UNNAMED]) for name in op_names], np.int64)
     program_node = np.full(len(programs), -1, np.int64)
     by_name = np.zeros(len(programs), dtype=bool)
-    placed = placed_programs(report)
-    for program, name in zip(placed.tolist(), programs.names.take(placed.tolist())):
-        parts = split_name(name) or [programs.type_name(program)]
-        op = int(owner[program])
-        if waits[program]:
-            path = [HOST_WAITS, *parts]
-        elif op >= 0:
-            path = op_parts[op] + parts[common_length(parts, op_parts[op]) :]
-        else:
-            path, by_name[program] = parts, True
-        program_node[program] = nodes.intern(path)
-    host = nodes.intern([HOST_WAITS]) if waits[placed].any() else -1
+    for program, path, own_name in placed_paths(report):
+        program_node[program], by_name[program] = nodes.intern(path), own_name
+    host = nodes.intern([HOST_WAITS]) if bool(host_wait_programs(report)[placed_programs(report)].any()) else -1
     unknown = nodes.intern([NO_PROGRAM]) if unknown_steps(report) else -1
     return LayerTree(nodes.names, np.array(nodes.parent, np.int64), program_node, operation_node, by_name,
                      host, unknown)
+
+
+def program_layers(report: Report) -> list[str | None]:
+    """Per program, its model layer: the top of its path in build_tree's tree (None where it places none)."""
+    layers: list[str | None] = [None] * len(report.programs)
+    for program, path, _ in placed_paths(report, whole=False):
+        layers[program] = path[0]
+    return layers
 
 
 def program_cycles(report: Report, lo: int = 0, hi: int | None = None) -> tuple[np.ndarray, np.ndarray]:

@@ -43,6 +43,7 @@ class OperationsNavigator:
         self.shown: list[OperationRow] = []  # by operation: the rows shown, in order
         self.cursor = -1  # the row under the table's cursor
         self.reopen: set[str] = set()  # after a reload: the paths of the model layers that were open
+        self.wanted: str | None = None  # a model layer to select once the model layers are read
 
     def open(self, report: Report) -> None:
         """REPORT (a reload's): its operations, whose rows are read again; the grouping, sort, filter and the
@@ -59,6 +60,18 @@ class OperationsNavigator:
         if self.group is None:
             many = self.operations_reason is not None or operations > rows
             self.group = "layer" if many else "operation"
+
+    def want_layer(self, path: str) -> None:
+        """By model layer, with model layer PATH selected once they are read (Hotspots' L)."""
+        self.group, self.wanted = "layer", path
+
+    def take_wanted(self) -> str | None:
+        """The key of the model layer wanted, once the model layers are read; then no longer wanted."""
+        if self.wanted is None or self.outline is None or self.group != "layer":
+            return None
+        wanted, self.wanted = self.wanted, None
+        paths = self.outline.tree.paths
+        return str(paths.index(wanted)) if wanted in paths else None
 
     # Reading the rows -----------------------------------------------------------------------------
 

@@ -251,15 +251,15 @@ def common_program(programs, first: int, last: int) -> int:
     return shared[-1] if shared else first
 
 
-def step_place(execution, step: int) -> tuple[int, int, tuple[int, int] | None]:
-    """Where execution STEP is shown: its run, the first IPU it ran on, and a window of the step
-    with ten times its length either side (None where it ran on no IPU)."""
+def step_place(execution, step: int, ipu: int | None = None) -> tuple[int, int, tuple[int, int] | None]:
+    """Where execution STEP is shown: its run, IPU (where it ran there) or the first IPU it ran on, and a
+    window of the step with ten times its length either side (None where it ran on no IPU)."""
     offsets = np.asarray(execution.run_step_offsets)
     run = int(np.searchsorted(offsets, step, side="right")) - 1
     ran = np.flatnonzero(np.asarray(execution.cycles_from[step]) >= 0)
     if not len(ran):
         return run, 0, None
-    ipu = int(ran[0])
+    ipu = ipu if ipu in ran else int(ran[0])
     start, end = int(execution.cycles_from[step, ipu]), int(execution.cycles_to[step, ipu])
     pad = 10 * max(end - start, 1)
     return run, ipu, (start - pad, end + pad)

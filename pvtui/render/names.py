@@ -19,3 +19,10 @@ def wrap_at_slashes(name: str, width: int, after: str = "/") -> list[str]:
         else:
             lines.append(part)
     return [line[i : i + width] for line in lines for i in range(0, len(line), width)] or [""]
+
+
+def name_room(width: int, figure_widths: list[int], least: int) -> int:
+    """The cells a Rich table's name column has beside figures of FIGURE_WIDTHS in WIDTH cells (each
+    column has one space of padding either side and a border to its left, plus the closing border); at
+    least LEAST."""
+    return max(width - sum(figure_widths) - 3 * (len(figure_widths) + 1) - 1, least)

@@ -37,7 +37,9 @@ class TitleBar(Widget):
     """One line of tabs: the report's name, then every screen with its key letter marked.
 
     The current screen's tab stands out; the name (a directory's: made visible) gives way (ellipsis)
-    before the tabs do. A click on a tab switches to its screen, as its key does.
+    before the tabs do, once they have lost their padding and, where it keeps fewer than MIN_LABEL cells
+    even so (a comparison at 80 columns), the last tabs but the current one their names but for their
+    key. A click on a tab switches to its screen, as its key does.
     """
 
     DEFAULT_CSS = """
@@ -58,21 +60,24 @@ class TitleBar(Widget):
         self.label, self.tabs = label, tabs
         self.refresh()
 
-    def _tab(self, key: str, name: str, padding: str) -> Text:
-        at = name.lower().find(key)
-        shown = name if at >= 0 else f"{key}·{name}"  # the key is not a letter of the name
+    def _tab(self, key: str, name: str, padding: str, short: bool = False) -> Text:
+        at = 0 if short else name.lower().find(key.lower())
+        shown = key if short else name if at >= 0 else f"{key}·{name}"  # the key is not a letter of the name
         tab = Text(f"{padding}{shown}{padding}", style="reverse bold" if name == self.current else "dim")
         start = max(at, 0) + len(padding)
         tab.stylize("bold underline not dim", start, start + 1)
         return tab
 
-    def _tabs(self, padding: str) -> tuple[Text, list[tuple[int, int, str]]]:
-        """The tabs, padded by PADDING (spaced apart where it is empty), and the columns each spans."""
+    def _tabs(self, padding: str, short: int = 0) -> tuple[Text, list[tuple[int, int, str]]]:
+        """The tabs, padded by PADDING (spaced apart where it is empty), the last SHORT but the current one
+        by their key alone; and the columns each spans."""
+        others = [name for _, name in self.tabs if name != self.current]
+        shortened = set(others[len(others) - short:]) if short else set()
         tabs, columns = Text(no_wrap=True), []
         for key, name in self.tabs:
             if columns and not padding:
                 tabs.append(" ")
-            tab = self._tab(key, name, padding)
+            tab = self._tab(key, name, padding, name in shortened)
             columns.append((tabs.cell_len, tabs.cell_len + tab.cell_len, name))
             tabs.append(tab)
         return tabs, columns
@@ -80,9 +85,11 @@ class TitleBar(Widget):
     def render(self) -> Text:
         tabs, columns = self._tabs(" ")
         room = self.content_size.width - tabs.cell_len - 1
-        if room < MIN_LABEL and self.label:  # the name would be lost: tabs without padding make room
-            tabs, columns = self._tabs("")
+        short = 0
+        while room < MIN_LABEL and self.label and short < len(self.tabs) - 1:  # the name would be lost:
+            tabs, columns = self._tabs("", short)  # tabs without padding, then the last by their key, make room
             room = self.content_size.width - tabs.cell_len - 1
+            short += 1
         label = visible_text(self.label, "bold")
         label.no_wrap, label.overflow = True, "ellipsis"
         label.truncate(max(room, 0), overflow="ellipsis", pad=True)
@@ -322,10 +329,13 @@ class ReportScreen(Screen):
         if program is None or program < 0:
             self.notify("This row leads to no program.", severity="warning")
             return
-        await self.app.switch_mode("programs")
-        screen = self.app.screen
-        if hasattr(screen, "jump_to"):
-            screen.jump_to(program)
+        await self.show_in("programs", "jump_to", program)
+
+    async def show_in(self, mode: str, method: str, *args: object) -> object:
+        """Switch to screen MODE and call its METHOD with ARGS: what it returns (None where it has none)."""
+        await self.app.switch_mode(mode)
+        call = getattr(self.app.screen, method, None)
+        return call(*args) if call is not None else None
 
     def title_label(self) -> str:
         """What the title bar names: the report, and in a comparison which of the two it is."""
@@ -364,5 +374,5 @@ class ReportScreen(Screen):
 
 SCREEN_KEYS = (
     ("s", "Summary"), ("m", "Memory"), ("l", "Liveness"), ("p", "Programs"), ("t", "Trace"),
-    ("i", "Insights"), ("o", "Operations"),
+    ("i", "Insights"), ("o", "Operations"), ("H", "Hotspots"),
 )

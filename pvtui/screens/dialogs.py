@@ -273,7 +273,7 @@ class HelpScreen(ModalScreen[None]):
                 text.append(f"{keys:>12}  ", style="bold" if enabled else "dim")
                 text.append(f"{description}\n", style="" if enabled else "dim")
         text.append(f"\n{FIGURES_HEADING}\n", style="bold underline")
-        for name, meaning in FIGURE_WORDS:
+        for name, meaning in (*getattr(self.under, "COLUMN_WORDS", ()), *FIGURE_WORDS):
             text.append(name, style="bold")
             text.append(f": {meaning}\n")
         text.rstrip()

@@ -252,8 +252,12 @@ class MemoryScreen(ReportScreen):
     # Actions -----------------------------------------------------------------------
 
     def action_worst(self) -> None:
-        tile = self.nav.worst()
-        if tile is not None:
+        self.show_tile(self.nav.worst(), on_map=False)
+
+    def show_tile(self, tile: int | None, on_map: bool = True) -> None:
+        """TILE selected, on the tile map where ON_MAP (Hotspots' w: a compute set's slowest tile)."""
+        if tile is not None and self.nav.memory is not None:
+            self.view = "map" if on_map else self.view
             self.views.shown.select(tile)
 
     def action_cycle_ipu(self) -> None:

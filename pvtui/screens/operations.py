@@ -141,7 +141,7 @@ class OperationsScreen(ReportScreen):
         self._shown_again()
 
     def _shown_again(self) -> None:
-        self._fill()
+        self._fill(keep=self.nav.take_wanted())
         self.refresh_bindings()
 
     # Filling the table ----------------------------------------------------------------
@@ -181,10 +181,7 @@ class OperationsScreen(ReportScreen):
     # Details -----------------------------------------------------------------------
 
     def _selected_key(self) -> str | None:
-        table = self.table
-        if table is None or not table.row_count or not 0 <= table.cursor_row < table.row_count:
-            return None
-        return table.coordinate_to_cell_key((table.cursor_row, 0)).row_key.value
+        return self.table.cursor_key if self.table is not None else None
 
     @on(DataTable.RowHighlighted, "#operations-table")
     def _highlighted(self) -> None:
@@ -272,10 +269,13 @@ class OperationsScreen(ReportScreen):
         name, steps = self.nav.selected_steps()
         if not steps:
             return
-        await self.app.switch_mode("trace")
-        screen = self.app.screen
-        if hasattr(screen, "follow_operation"):
-            screen.follow_operation(name, steps)
+        await self.show_in("trace", "follow_operation", name, steps)
+
+    def show_layer(self, path: str) -> None:
+        """Model layer PATH selected, by model layer (Hotspots' L)."""
+        self.nav.want_layer(path)
+        if not self.opening and self.nav.index is not None:
+            self._load()
 
     # Export and reload ---------------------------------------------------------------
 

@@ -355,14 +355,14 @@ class TraceScreen(ReportScreen):
         """The steps of the run shown, in step order: program, type, phase, and each IPU's cycles."""
         return steps_table(self.report, self.nav.run)
 
-    def show_step(self, step: int) -> bool:
-        """Select execution STEP (an absolute index) on the first IPU it ran on, opening its run."""
+    def show_step(self, step: int, ipu: int | None = None) -> bool:
+        """Select execution STEP (an absolute index) on IPU, or the first IPU it ran on, opening its run."""
         execution = self.report.execution
         if execution is None or not 0 <= step < execution.num_steps:
             return False
         if self.view == "merged":  # a step shows in the view of steps nearest it
             self.view = "flame"
-        run, self.nav.cursor_ipu, window = step_place(execution, step)
+        run, self.nav.cursor_ipu, window = step_place(execution, step, ipu)
         self._open_run(run, keep_step=step, keep_window=window)
         return True
 

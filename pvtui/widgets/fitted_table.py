@@ -46,6 +46,13 @@ class FittedTable(DataTable):
         elif opened is not None:
             self.action_scroll_right() if opened else self.action_scroll_left()
 
+    @property
+    def cursor_key(self) -> str | None:
+        """The key of the row under the cursor (None without rows)."""
+        if not self.row_count or not 0 <= self.cursor_row < self.row_count:
+            return None
+        return self.coordinate_to_cell_key((self.cursor_row, 0)).row_key.value
+
     def show_rows(self, rows: TableRows, min_name: int) -> list[str]:
         """Show ROWS in the table's width, names at least MIN_NAME wide where they can be; return the rows'
         keys."""
