@@ -342,3 +342,15 @@ def test_metrics_list_a_family_one_report_cannot_give_by_the_other_reports_membe
     assert [(p.metric, p.a, p.b) for p in listed] == [("cycles.device", 5, 6), ("cycles.layer.a", lacking, 1)]
     both = pairs({"cycles.layer.NAME": lacking}, {"cycles.layer.NAME": lacking})
     assert [(p.metric, p.a, p.b) for p in both] == [("cycles.layer.NAME", lacking, lacking)]
+
+
+def test_a_compute_sets_cycles_are_hotspots_figures(tiny_report):
+    from pvtui.model.hotspots import Hotspots
+    from pvtui.model.metrics import read_metrics
+
+    values = read_metrics(tiny_report)
+    table = Hotspots(tiny_report).table("compute-set")
+    costliest = table.names[0]
+    assert values[f"cycles.compute_set.{costliest}"] == sum(
+        int(c) for name, c in zip(table.names, table.cycles.tolist()) if name == costliest)
+    assert sum(v for k, v in values.items() if k.startswith("cycles.compute_set.")) == int(table.cycles.sum())

@@ -19,6 +19,7 @@ from fractions import Fraction
 from functools import cached_property
 from typing import Callable, Union
 
+from pvtui.model.hotspots import Hotspots
 from pvtui.model.layer_compare import report_layers
 from pvtui.model.queries import category_totals, run_figures, summary
 from pvtui.model.report import Report
@@ -153,6 +154,19 @@ def layer_memory(f: ReportFigures) -> dict[str, int] | Unavailable:
     return _layer_figure(f, 1, missing)
 
 
+def compute_set_cycles(f: ReportFigures) -> dict[str, int] | Unavailable:
+    """Each compute set's IPU-cycles by name (Hotspots' compute sets; two of one name summed)."""
+    hotspots = Hotspots(f.report)
+    missing = hotspots.unavailable()
+    if missing is not None:
+        return missing
+    table = hotspots.table("compute-set")
+    cycles: dict[str, int] = {}
+    for name, value in zip(table.names, table.cycles.tolist()):
+        cycles[name] = cycles.get(name, 0) + int(value)
+    return cycles
+
+
 @dataclass(frozen=True)
 class Metric:
     """One entry of the catalogue: a figure, or a family of figures (its name ends in `.NAME`)."""
@@ -195,6 +209,9 @@ CATALOGUE: tuple[Metric, ...] = (
     Metric("cycles.layer.NAME", "cycles", "one top-level model layer's IPU-cycles over every profiled run "
            "(Operations by model layer, `compare --group layer`); host waits are never a model layer.",
            layer_cycles),
+    Metric("cycles.compute_set.NAME", "cycles", "one compute set's IPU-cycles over every profiled run, step and "
+           "IPU (Hotspots' compute sets, `pvtui hotspots --by compute-set`); host waits are never one.",
+           compute_set_cycles),
 )
 
 
