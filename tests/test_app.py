@@ -489,3 +489,31 @@ async def test_the_key_bar_repaints_when_its_keys_change_and_only_then(make_app)
         await pilot.press("v")  # the map: "Colour by" applies, "Zoom" does not
         await pilot.pause()
         assert repaints and "Colour by" in bar.render().plain
+
+
+def test_the_readme_lists_every_key_the_key_bar_can_show():
+    """The README's Keys section: a table per screen, each key the key bar shows there in it."""
+    from pathlib import Path
+
+    from pvtui.screens.compare import CompareScreen
+    from pvtui.screens.hotspots import HotspotsScreen
+    from pvtui.screens.insights import InsightsScreen
+    from pvtui.screens.liveness import LivenessScreen
+    from pvtui.screens.memory import MemoryScreen
+    from pvtui.screens.operations import OperationsScreen
+    from pvtui.screens.programs import ProgramsScreen
+    from pvtui.screens.summary import SummaryScreen
+    from pvtui.screens.trace import TraceScreen
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    keys = readme.split("### Keys", 1)[1].split("### Each screen in more detail", 1)[0]
+    tables = {block.split("**", 1)[0]: block for block in keys.split("\n\n**")[1:]}
+    screens = {"Everywhere": PvtuiApp, "Summary": SummaryScreen, "Memory": MemoryScreen, "Liveness": LivenessScreen,
+               "Programs": ProgramsScreen, "Trace": TraceScreen, "Insights": InsightsScreen,
+               "Operations": OperationsScreen, "Hotspots": HotspotsScreen, "Compare": CompareScreen}
+    for name, owner in screens.items():
+        for binding in owner.BINDINGS:
+            if getattr(binding, "show", False) and binding.description:
+                key = binding.key.split(",")[0]
+                display = binding.key_display or {"escape": "Esc", "enter": "Enter", "slash": "/"}.get(key, key)
+                assert f"`{display}`" in tables[name], (name, binding.description)
