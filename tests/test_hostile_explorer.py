@@ -22,6 +22,8 @@ import pytest
 from pvtui.synth import write_report
 from pvtui.synth.hostile import DIRECTORY, planted_in
 
+pytestmark = pytest.mark.slow
+
 KEYS = {"escape": b"\x1b", "enter": b"\r", "tab": b"\t", "space": b" ", "up": b"\x1b[A", "down": b"\x1b[B",
         "right": b"\x1b[C", "left": b"\x1b[D", "ctrl+p": b"\x10", "pagedown": b"\x1b[6~"}
 SHOWN = "␛".encode()  # in every hostile name, made visible (nothing else draws it)
