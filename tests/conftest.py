@@ -126,6 +126,14 @@ async def wait_until_loaded(pilot) -> None:
     await pilot.pause()
 
 
+async def resize(pilot, width: int, height: int) -> None:
+    """Resize the terminal to WIDTH x HEIGHT, as one app session's next size, and let the screen in
+    front be laid out in it."""
+    await pilot.resize_terminal(width, height)
+    await wait_for(pilot, lambda: pilot.app.screen.size == (width, height))
+    await pilot.pause()
+
+
 def said(app) -> str:
     """The message on the status line (where the app and its screens say things), or ""."""
     return "" if app.status.said is None else app.status.said.text

@@ -8,7 +8,7 @@ import json
 import shutil
 
 import pytest
-from conftest import wait_for, wait_until_loaded, watching
+from conftest import resize, wait_for, wait_until_loaded, watching
 from rich.text import Text
 from textual.widgets import OptionList
 
@@ -35,19 +35,20 @@ async def test_each_key_shows_its_screen_by_name(make_app):
             assert len(current) == 1  # one tab stands out: this screen's
 
 
-@pytest.mark.parametrize("size", [(80, 24), (160, 48)])
-async def test_a_click_on_a_tab_shows_its_screen(make_app, size):
-    async with make_app().run_test(size=size) as pilot:
+async def test_a_click_on_a_tab_shows_its_screen(make_app):
+    async with make_app().run_test(size=(80, 24)) as pilot:
         await wait_until_loaded(pilot)
-        for name in ("Operations", "Liveness", "Summary", "Trace", "Memory", "Insights", "Programs"):
-            title = pilot.app.screen.query_one("#title")
-            line = "".join(segment.text for segment in title.render_line(0))
-            assert await pilot.click("#title", offset=(line.index(f" {name} ") + 2, 0))
+        for size in ((80, 24), (160, 48)):
+            await resize(pilot, *size)
+            for name in ("Operations", "Liveness", "Summary", "Trace", "Memory", "Insights", "Programs"):
+                title = pilot.app.screen.query_one("#title")
+                line = "".join(segment.text for segment in title.render_line(0))
+                assert await pilot.click("#title", offset=(line.index(f" {name} ") + 2, 0))
+                await pilot.pause()
+                assert pilot.app.screen.SCREEN_NAME == name, size
+            assert await pilot.click("#title", offset=(1, 0))  # the report's name: no tab
             await pilot.pause()
-            assert pilot.app.screen.SCREEN_NAME == name
-        assert await pilot.click("#title", offset=(1, 0))  # the report's name: no tab
-        await pilot.pause()
-        assert pilot.app.screen.SCREEN_NAME == "Programs"
+            assert pilot.app.screen.SCREEN_NAME == "Programs", size
 
 
 async def test_a_mouse_press_on_a_widget_just_removed_leaves_the_app_running(make_app):

@@ -196,6 +196,7 @@ class Terminal:
         return text in self.seen
 
 
+@pytest.mark.slow  # a pty
 def test_ctrl_c_at_the_terminal_reaches_the_program_once(tmp_path):
     """The terminal sends Ctrl+C to the whole foreground group: pvtui must not send it again."""
     pid, terminal = pty.fork()
@@ -259,6 +260,7 @@ def test_without_a_report_every_file_there_is_listed(tmp_path):
     assert reports == [] and [f.path.name for f in loose] == ["debug.cbor"]
 
 
+@pytest.mark.slow  # a pty
 def test_live_the_explorer_shows_the_report_then_pvtui_ends_with_the_programs_status(tmp_path, source):
     import fcntl
     import struct

@@ -22,10 +22,18 @@ import pytest
 from pvtui.synth import write_report
 from pvtui.synth.hostile import DIRECTORY, planted_in
 
+pytestmark = pytest.mark.slow
+
 KEYS = {"escape": b"\x1b", "enter": b"\r", "tab": b"\t", "space": b" ", "up": b"\x1b[A", "down": b"\x1b[B",
         "right": b"\x1b[C", "left": b"\x1b[D", "ctrl+p": b"\x10", "pagedown": b"\x1b[6~"}
 SHOWN = "␛".encode()  # in every hostile name, made visible (nothing else draws it)
-QUIET = 0.4  # seconds without output after which a key's effect is taken as drawn
+# Textual brackets each frame in synchronized output where the terminal says it has it: asked
+# (DECRQM), the terminal here says so, and a key's effect is drawn when a frame has ended and
+# nothing more comes for QUIET seconds (a frame that follows at once, a screen's second layout, is
+# taken in too).
+SYNC_QUERY, SYNC_SUPPORTED = b"\x1b[?2026$p", b"\x1b[?2026;2$y"
+FRAME_START, FRAME_END = b"\x1b[?2026h", b"\x1b[?2026l"
+QUIET = 0.1  # seconds without output after a frame's end
 FIRST = 2.0  # seconds a key may take to start drawing
 
 
@@ -45,6 +53,8 @@ class Terminal:
         self.output = bytearray()
         self.marks: dict[str, int] = {}  # where in the output each step of the walk began
         self.typed = 0  # where in the output the last keys were typed
+        self.synchronized = False  # whether pvtui has asked for synchronized output and been told yes
+        self.ended = False  # whether pvtui has closed the terminal
 
     def ready(self, seconds: float) -> bool:
         """Whether output arrives within SECONDS (poll, not select: the suite opens many files)."""
@@ -58,28 +68,40 @@ class Terminal:
             try:
                 chunk = os.read(self.fd, 1 << 16)
             except OSError:
-                break
+                chunk = b""
             if not chunk:
+                self.ended = True
                 break
             got += chunk
         self.output += got
+        if not self.synchronized and SYNC_QUERY in self.output:
+            os.write(self.fd, SYNC_SUPPORTED)
+            self.synchronized = True
         return bytes(got)
 
-    def settle(self, most: float = 15.0, first: float = 0.0) -> None:
-        """Read until nothing more comes for QUIET seconds (or MOST seconds pass), having waited up to
-        FIRST seconds for anything at all (on a busy machine a key takes a while to be drawn)."""
+    def drawn(self, since: int) -> bool:
+        """Whether a frame ended in the output after SINCE, and no frame is being written."""
+        return self.output.rfind(FRAME_END, since) > self.output.rfind(FRAME_START, since) >= since
+
+    def settle(self, most: float = 15.0, first: float = 0.0, since: int | None = None) -> None:
+        """Read until a frame has ended since SINCE (the last keys typed) and nothing more comes for
+        QUIET seconds (or MOST seconds pass), having waited up to FIRST seconds for anything at all (on
+        a busy machine a key takes a while to be drawn)."""
         end = time.monotonic() + most
         if first and not self.ready(first):
             return
-        while time.monotonic() < end and self.read(QUIET):
-            pass
+        since = self.typed if since is None else since
+        while time.monotonic() < end and not self.ended:
+            if self.drawn(since) and not self.ready(QUIET):
+                return
+            self.read(0.02)
 
     def wait_for(self, text: bytes, most: float = 60.0) -> None:
         """Read until TEXT is drawn (since the last keys were typed)."""
         start = self.typed
         end = time.monotonic() + most
         while text not in self.output[start:] and time.monotonic() < end:
-            self.read(0.2)
+            self.read(0.05)
         assert text in self.output[start:], f"{text!r} never came; the last bytes: {bytes(self.output[-2000:])!r}"
         self.settle()
 
@@ -89,19 +111,22 @@ class Terminal:
         if label is not None:
             self.marks[label] = self.typed
         for key in keys:
+            typed = len(self.output)
             os.write(self.fd, KEYS.get(key, key.encode()))
-            self.settle(first=FIRST)
+            self.settle(first=FIRST, since=typed)
 
     def close(self) -> int:
         """Quit with q (or end it), and return its exit status."""
         try:
-            for key in (b"\x1b", b"q", b"q"):
+            for key in (b"\x1b", b"q", b"q"):  # each given a second to end it
                 os.write(self.fd, key)
-                self.read(1.0)
-                finished, status = os.waitpid(self.pid, os.WNOHANG)
-                if finished:
-                    self.read(0.5)
-                    return os.waitstatus_to_exitcode(status)
+                end = time.monotonic() + 1.0
+                while time.monotonic() < end:
+                    self.read(0.05)
+                    finished, status = os.waitpid(self.pid, os.WNOHANG)
+                    if finished:
+                        self.read(0.5)
+                        return os.waitstatus_to_exitcode(status)
             os.kill(self.pid, signal.SIGTERM)
             return os.waitstatus_to_exitcode(os.waitpid(self.pid, 0)[1])
         finally:
@@ -150,13 +175,14 @@ def test_every_screen_over_hostile_names_writes_only_textuals_own_sequences(two_
     terminal = Terminal([two_hostile_reports], cwd=tmp_path)
     try:
         terminal.wait_for(b"Reports")  # the picker: both reports are named after their hostile directories
+        assert terminal.synchronized, "pvtui asked for no synchronized output: no frame's end to wait for"
         terminal.marks["start"] = 0
         terminal.press("enter", label="open")
         terminal.wait_for(b"Architecture")  # a fact of the Summary
         for label, keys in SCREENS:
             terminal.press(*keys, label=label)
         terminal.press("x", "down", "down", "enter", label="svg")  # the screen as SVG, in the current directory
-        terminal.settle()
+        terminal.wait_for(b"Wrote the screen")  # taken after the dialog's frame, then said
     finally:
         status = terminal.close()
     output = bytes(terminal.output)

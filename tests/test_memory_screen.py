@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import open_screen, wait_until_loaded
+from conftest import open_screen, resize, wait_until_loaded
 from test_heatmap import write_bundle
 
 from pvtui.model.bundle import BundleWriter
@@ -133,21 +133,22 @@ def test_snapshot_memory_worst_tile_160x48(snap_compare, make_app):
     assert snap_compare(make_app(), terminal_size=(160, 48), run_before=_press_m_w)
 
 
-@pytest.mark.parametrize("width", [60, 80, 120])
-async def test_the_header_explains_every_mark_within_the_width(make_app, width):
+async def test_the_header_explains_every_mark_within_the_width(make_app):
     from pvtui.widgets.detail_text import DetailText
 
-    async with make_app().run_test(size=(width, 30)) as pilot:
+    async with make_app().run_test(size=(120, 30)) as pilot:
         screen = await open_screen(pilot, "m", MemoryScreen)
         await pilot.press(*["minus"] * 6)  # zoomed out: the longest status
         await pilot.pause()
-        header = screen.query_one("#memory-header", DetailText).text.plain.rstrip("\n")
-        lines = header.splitlines()
-        assert all(len(line) <= width - 2 for line in lines), lines
-        assert "…" not in header
-        for mark in ("░░ gaps", "│ limit", "over the limit", "the other", " over"):
-            assert mark in header, (mark, lines)
-        assert "tiles/row" in header
+        for width in (120, 80, 60):
+            await resize(pilot, width, 30)
+            header = screen.query_one("#memory-header", DetailText).text.plain.rstrip("\n")
+            lines = header.splitlines()
+            assert all(len(line) <= width - 2 for line in lines), (width, lines)
+            assert "…" not in header, width
+            for mark in ("░░ gaps", "│ limit", "over the limit", "the other", " over"):
+                assert mark in header, (width, mark, lines)
+            assert "tiles/row" in header, width
 
 
 def test_item_lines_break_between_items_and_count_the_rest():

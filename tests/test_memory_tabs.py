@@ -6,7 +6,7 @@ import threading
 
 import numpy as np
 import pytest
-from conftest import open_screen, wait_for, wait_until_loaded
+from conftest import open_screen, resize, wait_for, wait_until_loaded
 from textual.widgets import DataTable
 
 from pvtui.model.lowered import Lowered
@@ -44,20 +44,23 @@ async def test_variables_tab_lists_the_tile_largest_first_and_follows_the_cursor
 
 
 @pytest.mark.anyio
-@pytest.mark.parametrize("width", [80, 160])
-async def test_the_tables_names_take_the_room_the_pane_has(make_app, width):
+async def test_the_tables_names_take_the_room_the_pane_has(make_app):
     """At 80 columns the pane is the terminal's width: the exchange programs' names take it (past 26 cells),
     whole where they fit, else their ends."""
-    async with make_app().run_test(size=(width, 24)) as pilot:
+    async with make_app().run_test(size=(80, 24)) as pilot:
         screen = await _open_tab(pilot, 4)
-        grid = screen.query_one("#table-exchanges", DataTable)
-        table = screen.export_table()
-        column = table.columns.index("program")
-        names = [str(row[column]) for row in table.rows]
-        shown = [str(grid.get_row_at(row)[column]) for row in range(grid.row_count)]
-        assert all(cell == name or (cell[0] == "…" and name.endswith(cell[1:])) for cell, name in zip(shown, names))
-        assert max(map(len, shown)) > 26 and any(cell == name and len(name) > 26 for cell, name in zip(shown, names))
-        assert grid.virtual_size.width <= grid.size.width  # and the table needs no sideways scroll
+        for width in (80, 160):
+            await resize(pilot, width, 24)
+            grid = screen.query_one("#table-exchanges", DataTable)
+            table = screen.export_table()
+            column = table.columns.index("program")
+            names = [str(row[column]) for row in table.rows]
+            shown = [str(grid.get_row_at(row)[column]) for row in range(grid.row_count)]
+            assert all(cell == name or (cell[0] == "…" and name.endswith(cell[1:]))
+                       for cell, name in zip(shown, names)), width
+            assert max(map(len, shown)) > 26 and any(cell == name and len(name) > 26
+                                                     for cell, name in zip(shown, names)), width
+            assert grid.virtual_size.width <= grid.size.width, width  # and the table needs no sideways scroll
 
 
 def _cells(grid: DataTable, column: int) -> list[str]:

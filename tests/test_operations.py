@@ -6,7 +6,7 @@ import json
 
 import numpy as np
 import pytest
-from conftest import open_screen, wait_for, wait_until_loaded
+from conftest import open_screen, resize, wait_for, wait_until_loaded
 
 from pvtui.cli import main
 from pvtui.model.operations import OperationIndex, select_rows, top_program
@@ -170,15 +170,24 @@ async def test_layer_sort_and_filter_keys(make_app):
         assert screen.nav.filter_text == "" and len(screen.nav.shown) == len(screen.nav.view.rows)
 
 
+async def refit(pilot, screen: OperationsScreen, width: int, height: int) -> None:
+    """Resize the terminal to WIDTH x HEIGHT and wait for the table to show its rows in its new width."""
+    await resize(pilot, width, height)  # laid out: the table has its new width, and has asked to refit
+    table = screen.table
+    await wait_for(pilot, lambda: table.shown_width == table.size.width)
+    await pilot.pause()
+
+
 async def test_names_first_then_the_figures_that_fit(make_app):
     """Issue 24: at 80 columns the names were cut with room to spare, at 160 they were still 27 cells."""
-    for width in (80, 160):
-        async with make_app().run_test(size=(width, 24 if width == 80 else 48)) as pilot:
-            screen = await open_operations(pilot)
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        screen = await open_operations(pilot)
+        for width, height in ((80, 24), (160, 48)):
+            await refit(pilot, screen, width, height)
             table = screen.table
             keys = [column.key.value for column in table.ordered_columns]
             longest = max(len(row.name) for row in screen.nav.shown)
-            assert table.ordered_columns[0].width == longest  # every name whole
+            assert table.ordered_columns[0].width == longest, width  # every name whole
             assert {"memory bytes", "cycles"} <= set(keys)
             assert sum(column.get_render_width(table) for column in table.ordered_columns) <= table.size.width
             if width == 160:
@@ -332,22 +341,23 @@ async def test_details_give_the_first_step_not_as_a_share_of_the_steps(make_app)
         assert f"First step    {row.first_step:,}, the first of its {row.steps:,}" in details
 
 
-@pytest.mark.parametrize("width", [60, 70, 80])
-async def test_every_layer_and_sort_fits_the_width_beside_the_scrollbar(make_app, width):
+async def test_every_layer_and_sort_fits_the_width_beside_the_scrollbar(make_app):
     from pvtui.model.operations import SORT_KEYS
     from pvtui.widgets.fitted_table import SCROLLBAR
 
-    async with make_app().run_test(size=(width, 24)) as pilot:
+    async with make_app().run_test(size=(80, 24)) as pilot:
         screen = await open_operations(pilot)
-        for _layer in screen.nav.index.layers:
-            for _sort in SORT_KEYS:
-                table = screen.table
-                if screen.nav.shown:
-                    used = sum(column.get_render_width(table) for column in table.ordered_columns)
-                    assert used <= table.size.width - SCROLLBAR, (screen.nav.layer_name, screen.nav.sort)
-                    assert SORT_COLUMN[screen.nav.sort] in [c.key.value for c in table.ordered_columns]
-                await pilot.press("S")
-                await pilot.pause()
-            layer = screen.nav.layer_name
-            await pilot.press("L")
-            await wait_for(pilot, lambda: screen.nav.layer_name != layer)
+        for width in (80, 70, 60):  # every layer and sort, then back to the first: the same rows each width
+            await refit(pilot, screen, width, 24)
+            for _layer in screen.nav.index.layers:
+                for _sort in SORT_KEYS:
+                    table = screen.table
+                    if screen.nav.shown:
+                        used = sum(column.get_render_width(table) for column in table.ordered_columns)
+                        assert used <= table.size.width - SCROLLBAR, (width, screen.nav.layer_name, screen.nav.sort)
+                        assert SORT_COLUMN[screen.nav.sort] in [c.key.value for c in table.ordered_columns]
+                    await pilot.press("S")
+                    await pilot.pause()
+                layer = screen.nav.layer_name
+                await pilot.press("L")
+                await wait_for(pilot, lambda: screen.nav.layer_name != layer)

@@ -17,6 +17,9 @@ from pathlib import Path
 
 import pytest
 
+# one worker builds the sdist, the wheel and the venv (module fixtures) and runs every test of them
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("packaging")]
+
 ROOT = Path(__file__).resolve().parent.parent
 SKIP_IN_COPY = shutil.ignore_patterns(".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", ".pytest_cache",
                                       ".hypothesis", "snapshots", "snapshot_report.html")

@@ -25,6 +25,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
+pytestmark = pytest.mark.slow
+
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
@@ -637,6 +639,9 @@ def test_an_unknown_theme_is_one_line_before_listening(tiny_dir):
 # the browser
 
 
+ONE_BROWSER = pytest.mark.xdist_group("browser")  # the browser tests share one chromium: one worker runs them
+
+
 @pytest.fixture(scope="module")
 def browser():
     if not Path(CHROMIUM).is_file():
@@ -691,6 +696,7 @@ def open_page(browser, url: str):
     return page, screen
 
 
+@ONE_BROWSER
 def test_the_explorer_in_chromium_by_keys_and_by_mouse(browser, tiny_dir, tmp_path):
     with serve(tiny_dir) as served:
         page, screen = open_page(browser, served.url)
@@ -728,6 +734,7 @@ def test_the_explorer_in_chromium_by_keys_and_by_mouse(browser, tiny_dir, tmp_pa
         served.wait_for_app_processes(0)
 
 
+@ONE_BROWSER
 def test_closing_the_page_ends_its_process(browser, tiny_dir):
     with serve(tiny_dir) as served:
         page, screen = open_page(browser, served.url)
@@ -738,6 +745,7 @@ def test_closing_the_page_ends_its_process(browser, tiny_dir):
         assert served.process.poll() is None  # the server carries on
 
 
+@ONE_BROWSER
 def test_a_session_that_fails_at_start_says_why_in_the_page(browser, tiny_dir, tmp_path):
     report = tmp_path / "report"
     shutil.copytree(tiny_dir, report)

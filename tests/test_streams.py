@@ -129,6 +129,7 @@ def run_explorer(report: Path, terminal: set[int], others: dict[int, object], ke
     return status, seen
 
 
+@pytest.mark.slow  # a pty
 @pytest.mark.parametrize("terminal, others", [
     ({1, 2}, {0: "devnull"}),  # stdin not a terminal: it drew, then ignored q
     ({1, 2}, {0: "closed"}),
@@ -148,6 +149,7 @@ def test_the_explorer_without_a_terminal_says_so_before_drawing(tiny_dir, tmp_pa
     assert said == (NEEDS_TERMINAL if 2 in terminal else "")
 
 
+@pytest.mark.slow  # a pty
 def test_the_explorer_on_a_terminal_draws_and_quits_with_q(tiny_dir):
     status, seen = run_explorer(tiny_dir, {0, 1, 2}, {}, keys=b"q")
     assert b"\x1b[?1049h" in seen and NEEDS_TERMINAL.encode() not in seen

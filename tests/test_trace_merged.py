@@ -57,6 +57,10 @@ def adapted_dir(tmp_path_factory, tiny_dir, cache_root):
     return folder
 
 
+# the small report is written once (a module fixture) where its two tests run on one worker
+REPORTS = [pytest.param("small", marks=pytest.mark.xdist_group("small report")), "adapted"]
+
+
 def opened(path):
     from pvtui.sources.discovery import discover
     from pvtui.sources.ingest import load_report
@@ -90,7 +94,7 @@ def status(screen: TraceScreen) -> str:
 # Done means, end to end ----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("which", ["small", "adapted"])
+@pytest.mark.parametrize("which", REPORTS)
 async def test_from_the_summary_two_keys_show_the_costliest_model_layer_and_its_share(
         which, request, capsys, cache_root):
     path = request.getfixturevalue(f"{which}_dir")
@@ -113,7 +117,7 @@ async def test_from_the_summary_two_keys_show_the_costliest_model_layer_and_its_
         assert depth_1[GUTTER:].startswith(name)  # drawn first, named
 
 
-@pytest.mark.parametrize("which", ["small", "adapted"])
+@pytest.mark.parametrize("which", REPORTS)
 def test_step_statistics_the_layer_table_and_the_merged_flame_agree_to_the_cycle(which, request, capsys):
     path = request.getfixturevalue(f"{which}_dir")
     report = opened(path)
