@@ -28,10 +28,12 @@ from pvtui.slots import ReportSlot, Slot
 from pvtui.streams import NEEDS_TERMINAL, on_a_terminal
 from pvtui.textual_private import InstantModeSwitch
 from pvtui.theming import DEFAULT_THEME, builtin_themes, resolve_theme_name, user_theme_dir, user_themes
+from pvtui.units import UNIT_NAMES
 from pvtui.widgets.look import AsciiGlyphs
 from pvtui.widgets.status import StatusLine
 
 if TYPE_CHECKING:
+    from pvtui.config import Config
     from pvtui.model.report import Report
     from pvtui.screens.base import ReportScreen
     from pvtui.sources.base import CancelToken, ReportFiles
@@ -138,8 +140,14 @@ class PvtuiApp(StatusLine, InstantModeSwitch):
         compare_with: ReportFiles | None = None,
         first_screen: str = "summary",
         waiting: Screen | None = None,
-        reader: str = "auto",
+        reader: str | None = None,
+        config: Config | None = None,
     ) -> None:
+        """THEME and READER, where not given, are CONFIG's defaults (else read from the configuration file)."""
+        from pvtui.config import load_config
+
+        self.config = config if config is not None else load_config()
+        defaults = self.config.defaults
         self.first_screen = "compare" if compare_with is not None else first_screen
         if len(reports) == 1:
             # The first screen is the mode the app starts in, so it paints with the app's first
@@ -152,7 +160,7 @@ class PvtuiApp(StatusLine, InstantModeSwitch):
         self.b = None if compare_with is None else ReportSlot(Slot.B, compare_with)  # of `pvtui compare`
         self.shown = Slot.A  # the report the single-report screens show (B switches, in a comparison)
         self.cache = cache
-        self.reader = reader  # which reader reads profile.pop (sources/readers.py)
+        self.reader = reader or defaults.get("reader", "auto")  # which reader reads profile.pop (sources/readers.py)
         self.watch = watch
         self.waiting = waiting  # a screen that waits for the reports to be written (pvtui capture --live)
         self.report_screens: "weakref.WeakSet[ReportScreen]" = weakref.WeakSet()
@@ -160,12 +168,15 @@ class PvtuiApp(StatusLine, InstantModeSwitch):
         self.load_running = False  # from open_report until the report is open, failed or cancelled
         self.loading: Screen | None = None  # the progress dialog while files are read
         self.reloads = ReloadOffers(self)
-        self.units = "binary"  # memory units on every screen: binary, si or bytes
+        self.units = UNIT_NAMES.get(defaults.get("units", ""), "binary")  # on every screen: binary, si or bytes
         self._ascii_glyphs = [AsciiGlyphs()] if basic_console() else []  # TERM=linux: every glyph in ASCII
         extra, self.theme_problems = user_themes()
         for item in builtin_themes() + extra:
             self.register_theme(item)
-        self.theme = resolve_theme_name(theme, list(self.available_themes)) or DEFAULT_THEME
+        themes = list(self.available_themes)
+        self.theme = resolve_theme_name(theme or default_theme(self.config, themes), themes) or DEFAULT_THEME
+        if self.config.keymap:
+            self.set_keymap(self.config.keymap)  # checked after the first frame (pvtui.keymap.check_config)
 
     def get_line_filters(self):
         """Textual's line filters, then on a basic console the one that draws every glyph in ASCII."""
@@ -178,6 +189,10 @@ class PvtuiApp(StatusLine, InstantModeSwitch):
     def on_mount(self) -> None:
         for problem in self.theme_problems:
             self.notify(problem, severity="warning", timeout=8)
+        if self.config.keymap or self.config.problems:
+            from pvtui.keymap import check_config
+
+            self.run_worker(partial(check_config, self), thread=True, group="config")
         if self.waiting is not None:
             self.push_screen(self.waiting, self.open_written)
         else:
@@ -520,6 +535,15 @@ class ReloadOffers:
                 self.offer(paths, slot)
 
 
+def default_theme(config: Config, themes: list[str]) -> str | None:
+    """CONFIG's theme, where it names one of THEMES (else a problem of CONFIG's saying it does not)."""
+    theme = config.defaults.get("theme")
+    if theme is not None and resolve_theme_name(theme, themes) is None:
+        config.problems.append(f"{config.path}: [defaults] no theme named {theme!r}; ignored")
+        return None
+    return theme
+
+
 def theme_problem(app: PvtuiApp, theme: str | None) -> str | None:
     """One line saying that THEME names none of APP's themes, or None where it does (or is None)."""
     if theme is not None and resolve_theme_name(theme, list(app.available_themes)) is None:
@@ -541,10 +565,10 @@ def theme_names(app: PvtuiApp) -> str:
 
 def run_app(
     path: Path, engine: str | None = None, theme: str | None = None, compare_with: ReportFiles | None = None,
-    screen: str = "summary", reader: str = "auto",
+    screen: str = "summary", reader: str | None = None, config: Path | None = None,
 ) -> int:
     """Discover the reports at PATH and run the explorer on SCREEN (comparing with COMPARE_WITH), profile.pop
-    read by READER; 2 on bad input, or where there is no terminal to run it on."""
+    read by READER (the configuration at CONFIG sets what is not given); 2 on bad input, or where there is no terminal to run it on."""
     start_lightly()
     from pvtui.sources.discovery import discover
 
@@ -558,7 +582,10 @@ def run_app(
         if not reports:
             print(visible(f"pvtui: {path}: no report named {engine!r} here"), file=sys.stderr)
             return 2
-    app = PvtuiApp(reports, path=path, theme=theme, compare_with=compare_with, first_screen=screen, reader=reader)
+    from pvtui.config import load_config
+
+    app = PvtuiApp(reports, path=path, theme=theme, compare_with=compare_with, first_screen=screen, reader=reader,
+                   config=load_config(config))
     if problem := theme_problem(app, theme):
         print(visible(problem), file=sys.stderr)
         return 2

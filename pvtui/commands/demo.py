@@ -38,4 +38,5 @@ def demo_report_dir() -> Path:
 def run(args: argparse.Namespace) -> int:
     from pvtui.app import run_app
 
-    return run_app(demo_report_dir(), engine=None, theme=args.theme, screen=args.screen, reader=args.reader)
+    return run_app(demo_report_dir(), engine=None, theme=args.theme, screen=args.screen, reader=args.reader,
+                   config=args.config)

@@ -18,4 +18,5 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from pvtui.app import run_app
 
-    return run_app(args.path, engine=args.engine, theme=args.theme, screen=args.screen, reader=args.reader)
+    return run_app(args.path, engine=args.engine, theme=args.theme, screen=args.screen, reader=args.reader,
+                   config=args.config)
