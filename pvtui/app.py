@@ -29,6 +29,7 @@ from pvtui.streams import NEEDS_TERMINAL, on_a_terminal
 from pvtui.textual_private import InstantModeSwitch
 from pvtui.theming import DEFAULT_THEME, builtin_themes, resolve_theme_name, user_theme_dir, user_themes
 from pvtui.units import UNIT_NAMES
+from pvtui.user_files import UserFiles
 from pvtui.widgets.look import AsciiGlyphs
 from pvtui.widgets.status import StatusLine
 
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
     from pvtui.model.report import Report
     from pvtui.screens.base import ReportScreen
     from pvtui.sources.base import CancelToken, ReportFiles
+    from pvtui.state import State
 
 
 def start_lightly() -> None:
@@ -95,7 +97,7 @@ class ScreenActions(Provider):
                 yield Hit(score, matcher.highlight(text), run, help=help_text)
 
 
-class PvtuiApp(StatusLine, InstantModeSwitch):
+class PvtuiApp(StatusLine, InstantModeSwitch, UserFiles):
     """pvtui: the screens show the reports of its slots (A, and B in a comparison), one shared model each;
     what it says shows on the status line."""
 
@@ -142,8 +144,9 @@ class PvtuiApp(StatusLine, InstantModeSwitch):
         waiting: Screen | None = None,
         reader: str | None = None,
         config: Config | None = None,
+        state: State | None = None,
     ) -> None:
-        """THEME and READER, where not given, are CONFIG's defaults (else read from the configuration file)."""
+        """THEME, READER: CONFIG's defaults where not given; STATE: the reports opened before (pvtui.state)."""
         from pvtui.config import load_config
 
         self.config = config if config is not None else load_config()
@@ -156,6 +159,7 @@ class PvtuiApp(StatusLine, InstantModeSwitch):
         super().__init__()
         self.reports = reports
         self.path = path
+        self.state = state
         self.a = ReportSlot(Slot.A, reports[0] if len(reports) == 1 else None)
         self.b = None if compare_with is None else ReportSlot(Slot.B, compare_with)  # of `pvtui compare`
         self.shown = Slot.A  # the report the single-report screens show (B switches, in a comparison)
@@ -189,10 +193,7 @@ class PvtuiApp(StatusLine, InstantModeSwitch):
     def on_mount(self) -> None:
         for problem in self.theme_problems:
             self.notify(problem, severity="warning", timeout=8)
-        if self.config.keymap or self.config.problems:
-            from pvtui.keymap import check_config
-
-            self.run_worker(partial(check_config, self), thread=True, group="config")
+        self.check_user_files()
         if self.waiting is not None:
             self.push_screen(self.waiting, self.open_written)
         else:
@@ -209,8 +210,8 @@ class PvtuiApp(StatusLine, InstantModeSwitch):
             field.post_message(events.Key(event.key, event.character))
 
     def open_written(self, reports: list[ReportFiles] | None) -> None:
-        """Open the one report, or let the user pick one of several; quit on none."""
-        if not reports:
+        """Open the one report, or let the user pick one of several or of those opened before; quit on none."""
+        if not reports and not (reports is not None and self.recent):
             self.exit()
             return
         self.reports = reports
@@ -219,7 +220,7 @@ class PvtuiApp(StatusLine, InstantModeSwitch):
         else:
             from pvtui.screens.dialogs import ReportPicker
 
-            self.push_screen(ReportPicker(reports), self.open_report)
+            self.push_screen(ReportPicker(reports, recent=self.recent), self.open_report)
 
     def offer_reports(self, reports: list[ReportFiles], news: str) -> None:
         """More reports than those found at the start (an engine's written later, under `pvtui capture --live`):
@@ -238,7 +239,7 @@ class PvtuiApp(StatusLine, InstantModeSwitch):
             if files is not None and (self.a.files is None or files.name != self.a.files.name):
                 self.open_report(files)
 
-        self.push_screen(ReportPicker(self.reports, self.a.files), chosen)
+        self.push_screen(ReportPicker(self.reports, self.a.files, self.recent), chosen)
 
     # Loading and reloading -------------------------------------------------------
 
@@ -372,6 +373,7 @@ class PvtuiApp(StatusLine, InstantModeSwitch):
 
     async def _opened(self) -> None:
         """The reports are read: the screen in front shows them, and their files are watched."""
+        self.remember_opened(self.a.files)
         for screen in list(self.report_screens):
             if screen.is_current:  # the others compose their body when they are shown again
                 await screen.report_opened()
@@ -391,6 +393,7 @@ class PvtuiApp(StatusLine, InstantModeSwitch):
         assert files is not None and slot.report is not None
         if before_files is not None and before_files.name != files.name:  # another engine's, picked with E
             self.notify(f"Showing {files.name}", timeout=3)
+            self.remember_opened(files)
             if self.watch:
                 self.workers.cancel_group(self, "watch")
                 self._watch_files(slot)
@@ -564,28 +567,33 @@ def theme_names(app: PvtuiApp) -> str:
 
 
 def run_app(
-    path: Path, engine: str | None = None, theme: str | None = None, compare_with: ReportFiles | None = None,
-    screen: str = "summary", reader: str | None = None, config: Path | None = None,
+    path: Path | None, engine: str | None = None, theme: str | None = None, compare_with: ReportFiles | None = None,
+    screen: str = "summary", reader: str | None = None, config: Path | None = None, fresh: bool = False,
 ) -> int:
     """Discover the reports at PATH and run the explorer on SCREEN (comparing with COMPARE_WITH), profile.pop
-    read by READER (the configuration at CONFIG sets what is not given); 2 on bad input, or where there is no terminal to run it on."""
+    read by READER (the configuration at CONFIG sets what is not given); where PATH is None and no report is
+    here, the picker offers those opened before, unless FRESH (nothing remembered is read). 2 on bad input,
+    or where there is no terminal to run it on."""
     start_lightly()
+    from pvtui.config import load_config
     from pvtui.sources.discovery import discover
+    from pvtui.state import State
 
+    state = State(fresh=fresh)
     try:
-        reports = discover(path)
+        reports = discover(path or Path("."))
     except ReportError as exc:
-        print(f"pvtui: {exc}", file=sys.stderr)
-        return 2
+        if path is not None or not state.recent:
+            print(visible(f"pvtui: {exc}"), file=sys.stderr)
+            return 2
+        reports = []  # none here: the picker offers those opened before
     if engine is not None:
         reports = [r for r in reports if r.name == engine]
         if not reports:
             print(visible(f"pvtui: {path}: no report named {engine!r} here"), file=sys.stderr)
             return 2
-    from pvtui.config import load_config
-
-    app = PvtuiApp(reports, path=path, theme=theme, compare_with=compare_with, first_screen=screen, reader=reader,
-                   config=load_config(config))
+    app = PvtuiApp(reports, path=path or Path("."), theme=theme, compare_with=compare_with, first_screen=screen,
+                   reader=reader, config=load_config(config), state=state)
     if problem := theme_problem(app, theme):
         print(visible(problem), file=sys.stderr)
         return 2

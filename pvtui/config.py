@@ -52,20 +52,16 @@ def config_path(given: Path | str | None = None) -> Path:
 def read_limited(path: Path, limit: int = MAX_BYTES) -> bytes:
     """The bytes of the regular file PATH (never blocking on a FIFO or device); OSError or ValueError
     saying why not, a file over LIMIT bytes among them."""
+    from pvtui.sources.private_fs import read_small
+
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise ValueError("not a regular file")
         os.set_blocking(fd, True)
-        chunks, size = [], 0
-        while size <= limit and (chunk := os.read(fd, limit + 1 - size)):
-            chunks.append(chunk)
-            size += len(chunk)
+        return read_small(fd, limit)
     finally:
         os.close(fd)
-    if size > limit:
-        raise ValueError(f"larger than {limit // 1024} KiB; is it a configuration file?")
-    return b"".join(chunks)
 
 
 def load_config(given: Path | str | None = None) -> Config:

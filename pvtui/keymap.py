@@ -127,11 +127,11 @@ def _clash(binding_id: str, keymap: dict[str, str], bindings: tuple[Bound, ...])
 
 
 def check_config(app) -> None:
-    """Say in one line what in APP's configuration is not usable, and apply its keymap without the entries
-    that cannot apply. Run in a thread: checking a keymap imports every screen, which the first frame need not
+    """Say in one line what in APP's configuration (or state) is not usable, and apply its keymap without the
+    entries that cannot apply. Run in a thread: checking a keymap imports every screen, which the first frame need not
     wait for."""
     config = app.config
-    problems = list(config.problems)
+    problems = list(config.problems) + ([] if app.state is None else app.state.problems)
     if config.keymap:
         kept, keymap_problems = check_keymap(config.keymap, type(app))
         problems += [f"{config.path}: {problem}" for problem in keymap_problems]

@@ -200,7 +200,7 @@ def run_and_show(program: list[str], env: dict[str, str], directory: Path, args:
     from pvtui.app import run_app
 
     run_app(directory, engine=args.engine, theme=args.theme, screen=args.screen, reader=args.reader,
-            config=args.config)
+            config=args.config, fresh=args.fresh)
     return status
 
 

@@ -39,4 +39,4 @@ def run(args: argparse.Namespace) -> int:
     from pvtui.app import run_app
 
     return run_app(demo_report_dir(), engine=None, theme=args.theme, screen=args.screen, reader=args.reader,
-                   config=args.config)
+                   config=args.config, fresh=args.fresh)

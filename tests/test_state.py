@@ -1,0 +1,100 @@
+"""What pvtui remembers between runs: private, written whole, never trusted when read back; and the reports
+opened before, offered by the picker."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import stat
+
+import pytest
+from hypothesis import given, settings, strategies as st
+from textual.widgets import OptionList
+
+from pvtui.app import PvtuiApp
+from pvtui.screens.dialogs import GONE, ReportPicker
+from pvtui.sources.discovery import discover
+from pvtui.state import STATE_FILE, State
+from tests.conftest import wait_for
+
+pytestmark = pytest.mark.anyio
+
+
+def test_the_state_is_private_and_read_back(tmp_path):
+    directory = tmp_path / "state" / "pvtui"
+    State(directory).opened(tmp_path, "first", 10)
+    State(directory).opened(tmp_path / "b", "second", 20)
+    assert stat.S_IMODE(directory.stat().st_mode) == 0o700
+    assert stat.S_IMODE((directory / STATE_FILE).stat().st_mode) == 0o600
+    assert os.listdir(directory) == [STATE_FILE]  # the temporary file was renamed, not left
+    state = State(directory)
+    assert [(r.name, r.size) for r in state.recent] == [("second", 20), ("first", 10)] and not state.problems
+    assert State(directory, fresh=True).recent == []
+
+
+@pytest.mark.parametrize("content", [b"{not json", b"\xff\xfe", b'{"version": 2, "recent": []}', b"[]",
+                                     b"[" * 100_000, b" " * (2 << 20)])
+def test_a_damaged_state_is_ignored_with_one_line(tmp_path, content):
+    directory = tmp_path / "pvtui"
+    directory.mkdir(mode=0o700)
+    (directory / STATE_FILE).write_bytes(content)
+    state = State(directory)
+    assert state.recent == [] and len(state.problems) == 1 and str(directory / STATE_FILE) in state.problems[0]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.dictionaries(st.sampled_from(["path", "name", "opened", "size", "x"]),
+                                st.one_of(st.text(max_size=20), st.integers(), st.floats(), st.booleans(),
+                                          st.none(), st.just("/abs\x1b[2J")))))
+def test_entries_not_as_pvtui_writes_them_are_left_out(tmp_path_factory, items):
+    directory = tmp_path_factory.mktemp("s")
+    os.chmod(directory, 0o700)
+    (directory / STATE_FILE).write_text(json.dumps({"version": 1, "recent": items}))
+    os.chmod(directory / STATE_FILE, 0o600)
+    for recent in State(directory).recent:
+        assert recent.path.startswith("/") and recent.size >= 0 and recent.opened >= 0
+
+
+def test_a_state_file_of_another_kind_is_not_read(tmp_path):
+    directory = tmp_path / "pvtui"
+    directory.mkdir(mode=0o700)
+    os.mkfifo(directory / STATE_FILE)  # would block a plain open
+    state = State(directory)
+    assert state.recent == [] and len(state.problems) == 1
+
+
+async def test_no_report_here_offers_those_opened_before_the_missing_one_marked(tiny_dir, tmp_path, cache_root):
+    shutil.copytree(tiny_dir, tmp_path / "kept")
+    state = State(tmp_path / "state")
+    state.opened(tmp_path / "gone", "gone", 5)
+    state.opened(tmp_path / "kept", "kept", 7)
+    (tmp_path / "gone").mkdir(exist_ok=True)  # opened, then removed
+    (tmp_path / "gone").rmdir()
+    app = PvtuiApp([], path=tmp_path, watch=False, cache=cache_root, state=State(tmp_path / "state"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, ReportPicker)
+        options = app.screen.query_one(OptionList)
+        shown = [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)]
+        kept, gone = shown.index(next(s for s in shown if "kept" in s)), next(s for s in shown if "gone" in s)
+        assert kept < shown.index(gone)  # newest first
+        assert GONE in gone and GONE not in shown[kept] and "opened " in shown[kept]
+        options.highlighted = kept
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.report is not None)
+        assert app.report.name == "kept"
+    assert State(tmp_path / "state").recent[0].name == "kept"
+
+
+async def test_several_found_are_listed_before_those_opened_before(tiny_dir, tmp_path, cache_root):
+    for engine in ("inference", "training"):
+        shutil.copytree(tiny_dir, tmp_path / engine)
+    State(tmp_path / "state").opened(tmp_path / "elsewhere", "elsewhere", 5)
+    app = PvtuiApp(discover(tmp_path), path=tmp_path, watch=False, cache=cache_root, state=State(tmp_path / "state"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        options = app.screen.query_one(OptionList)
+        shown = [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)]
+        assert shown[0].startswith("inference") and shown[1].startswith("training")
+        assert "Opened before" in shown[2] and "elsewhere" in shown[3] and GONE in shown[3]
