@@ -66,13 +66,22 @@ def pvtui_bindings(app: type[App]) -> tuple[Bound, ...]:
     return tuple(Bound(binding, cls) for cls in ordered for binding in class_bindings(cls))
 
 
-def binding_ids(app: type[App]) -> dict[str, Bound]:
-    """Each id, and the first binding that has it (several widgets may share one, as zoom_in)."""
-    table: dict[str, Bound] = {}
+def binding_ids(app: type[App]) -> dict[str, list[Bound]]:
+    """Each id, and the bindings that have it (several screens may share one, as zoom_in), the app's first."""
+    table: dict[str, list[Bound]] = {}
     for bound in pvtui_bindings(app):
         if bound.binding.id:
-            table.setdefault(bound.binding.id, bound)
+            table.setdefault(bound.binding.id, []).append(bound)
     return table
+
+
+def bindings_table(app: type[App]) -> list[tuple[str, str, str, str]]:
+    """Each id, its keys, what it does and where it applies (the screens it is bound on), for people."""
+    rows = []
+    for binding_id, bound in binding_ids(app).items():
+        places = ", ".join(dict.fromkeys(each.place for each in bound))
+        rows.append((binding_id, bound[0].binding.key, bound[0].binding.description, places))
+    return rows
 
 
 def check_keymap(keymap: dict[str, str], app: type[App]) -> tuple[dict[str, str], list[str]]:

@@ -122,3 +122,12 @@ async def test_a_bad_entry_is_one_line_and_the_app_starts_with_the_rest(make_app
         await wait_for(pilot, lambda: pilot.app.report is not None)
         await pilot.press("f2")
         await wait_for(pilot, lambda: pilot.app.screen.SCREEN_NAME == "Memory")
+
+
+def test_the_readme_lists_every_binding_id_and_no_other():
+    from pvtui.keymap import bindings_table
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    section = readme[readme.index("## Configuration and state"):readme.index("## The cache")]
+    listed = [line.split("|")[1].strip().strip("`") for line in section.splitlines() if line.startswith("| `")]
+    assert listed == [binding_id for binding_id, *_ in bindings_table(PvtuiApp)]

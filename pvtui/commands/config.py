@@ -51,7 +51,7 @@ def _check(config) -> int:
 
 def _print_bindings() -> None:
     from pvtui.app import PvtuiApp
-    from pvtui.keymap import binding_ids
+    from pvtui.keymap import bindings_table
 
-    for binding_id, bound in binding_ids(PvtuiApp).items():
-        print_line(f"{binding_id:<24} {bound.binding.key:<22} {bound.binding.description} ({bound.place})")
+    for binding_id, keys, description, places in bindings_table(PvtuiApp):
+        print_line(f"{binding_id:<24} {keys:<22} {description} ({places})")
