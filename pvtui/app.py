@@ -538,6 +538,14 @@ class ReloadOffers:
                 self.offer(paths, slot)
 
 
+def left_on(state: State, reports: list[ReportFiles]) -> str:
+    """The screen the one report of REPORTS was left on, as STATE remembers it; else Summary."""
+    from pvtui.commands.common import FIRST_SCREENS
+
+    index = state.place_of(reports[0].directory, reports[0].name).get("screen") if len(reports) == 1 else None
+    return FIRST_SCREENS[index] if isinstance(index, int) and index < len(FIRST_SCREENS) else "summary"
+
+
 def default_theme(config: Config, themes: list[str]) -> str | None:
     """CONFIG's theme, where it names one of THEMES (else a problem of CONFIG's saying it does not)."""
     theme = config.defaults.get("theme")
@@ -568,12 +576,12 @@ def theme_names(app: PvtuiApp) -> str:
 
 def run_app(
     path: Path | None, engine: str | None = None, theme: str | None = None, compare_with: ReportFiles | None = None,
-    screen: str = "summary", reader: str | None = None, config: Path | None = None, fresh: bool = False,
+    screen: str | None = None, reader: str | None = None, config: Path | None = None, fresh: bool = False,
 ) -> int:
-    """Discover the reports at PATH and run the explorer on SCREEN (comparing with COMPARE_WITH), profile.pop
-    read by READER (the configuration at CONFIG sets what is not given); where PATH is None and no report is
-    here, the picker offers those opened before, unless FRESH (nothing remembered is read). 2 on bad input,
-    or where there is no terminal to run it on."""
+    """Discover the reports at PATH and run the explorer on SCREEN (else the one the report was left on, else
+    Summary; comparing with COMPARE_WITH), profile.pop read by READER (the configuration at CONFIG sets what
+    is not given); where PATH is None and no report is here, the picker offers those opened before. FRESH:
+    nothing remembered is offered or returned to. 2 on bad input, or where there is no terminal to run it on."""
     start_lightly()
     from pvtui.config import load_config
     from pvtui.sources.discovery import discover
@@ -592,8 +600,9 @@ def run_app(
         if not reports:
             print(visible(f"pvtui: {path}: no report named {engine!r} here"), file=sys.stderr)
             return 2
-    app = PvtuiApp(reports, path=path or Path("."), theme=theme, compare_with=compare_with, first_screen=screen,
-                   reader=reader, config=load_config(config), state=state)
+    app = PvtuiApp(reports, path=path or Path("."), theme=theme, compare_with=compare_with,
+                   first_screen=screen or left_on(state, reports), reader=reader, config=load_config(config),
+                   state=state)
     if problem := theme_problem(app, theme):
         print(visible(problem), file=sys.stderr)
         return 2

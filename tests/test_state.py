@@ -30,7 +30,7 @@ def test_the_state_is_private_and_read_back(tmp_path):
     assert os.listdir(directory) == [STATE_FILE]  # the temporary file was renamed, not left
     state = State(directory)
     assert [(r.name, r.size) for r in state.recent] == [("second", 20), ("first", 10)] and not state.problems
-    assert State(directory, fresh=True).recent == []
+    assert State(directory, fresh=True).offered == [] and State(directory, fresh=True).recent
 
 
 @pytest.mark.parametrize("content", [b"{not json", b"\xff\xfe", b'{"version": 2, "recent": []}', b"[]",
@@ -98,3 +98,53 @@ async def test_several_found_are_listed_before_those_opened_before(tiny_dir, tmp
         shown = [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)]
         assert shown[0].startswith("inference") and shown[1].startswith("training")
         assert "Opened before" in shown[2] and "elsewhere" in shown[3] and GONE in shown[3]
+
+
+async def _leave_a_place(app, pilot, tiny_report) -> dict:
+    """Select a tile, move the liveness cursor, search the programs, zoom the trace; the place left."""
+    await wait_for(pilot, lambda: app.report is not None and not app.screen.opening)
+    await pilot.press("m", "w")  # the worst tile
+    await wait_for(pilot, lambda: app.screen.SCREEN_NAME == "Memory" and not app.screen.opening)
+    tile = app.screen.selected
+    await pilot.press("l")
+    await wait_for(pilot, lambda: app.screen.SCREEN_NAME == "Liveness" and not app.screen.opening)
+    await pilot.press("home", "right", "right")
+    step = app.screen.nav.cursor
+    await pilot.press("p")
+    await wait_for(pilot, lambda: app.screen.SCREEN_NAME == "Programs" and not app.screen.opening)
+    await pilot.press("slash", *"softmax", "enter")
+    await pilot.press("t")
+    await wait_for(pilot, lambda: app.screen.SCREEN_NAME == "Trace" and app.screen.available)
+    await pilot.press("plus", "plus")
+    return {"tile": tile, "step": step, "window": app.screen.nav.window, "run": app.screen.nav.run}
+
+
+async def test_reopening_a_report_returns_where_it_was_left_unless_fresh(tiny_dir, tmp_path, cache_root, tiny_report):
+    from pvtui.app import left_on
+
+    where = tmp_path / "state"
+    app = PvtuiApp(discover(tiny_dir), path=tiny_dir, watch=False, cache=cache_root, state=State(where))
+    async with app.run_test(size=(80, 24)) as pilot:
+        left = await _leave_a_place(app, pilot, tiny_report)
+        await pilot.press("q")
+    reports = discover(tiny_dir)
+    assert left_on(State(where), reports) == "trace" and left_on(State(where, fresh=True), reports) == "summary"
+    app = PvtuiApp(reports, path=tiny_dir, watch=False, cache=cache_root, state=State(where), first_screen="trace")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: app.screen.SCREEN_NAME == "Trace" and app.screen.available)
+        assert (app.screen.nav.run, app.screen.nav.window) == (left["run"], left["window"])
+        shown = {}
+        for key, screen_name in (("m", "Memory"), ("l", "Liveness"), ("p", "Programs")):
+            await pilot.press(key)
+            await wait_for(pilot, lambda: app.screen.SCREEN_NAME == screen_name and not app.screen.opening)
+            shown[screen_name] = app.screen
+        programs = shown["Programs"]
+        await wait_for(pilot, lambda: len(programs.finder.matches) > 0)
+        assert programs.query_one("#search-input").value == "softmax"
+        assert shown["Memory"].selected == left["tile"] and shown["Liveness"].nav.cursor == left["step"]
+    app = PvtuiApp(reports, path=tiny_dir, watch=False, cache=cache_root, state=State(where, fresh=True))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: app.report is not None and not app.screen.opening)
+        await pilot.press("l")
+        await wait_for(pilot, lambda: app.screen.SCREEN_NAME == "Liveness" and not app.screen.opening)
+        assert app.screen.nav.cursor == tiny_report.liveness.peak_step != left["step"]

@@ -216,7 +216,7 @@ def _run_live(child, mask, program: list[str], directory: Path, args: argparse.N
     name = program_name(program)
     status: list[int] = []
     stop = threading.Event()  # set on SIGTERM: pvtui is asked to end, so the explorer closes too
-    app = PvtuiApp([], path=directory, theme=args.theme, first_screen=args.screen, reader=args.reader,
+    app = PvtuiApp([], path=directory, theme=args.theme, first_screen=args.screen or "summary", reader=args.reader,
                    config=load_config(args.config),
                    waiting=CaptureWait(name, directory, directory / LOG_FILE, lambda: status[0] if status else None,
                                        ending, stop, args.engine))

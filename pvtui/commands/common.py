@@ -41,11 +41,13 @@ def add_reader_argument(parser: argparse.ArgumentParser, default: str | None = "
 def add_app_arguments(parser: argparse.ArgumentParser) -> None:
     """--theme, --screen, --reader, --config and --fresh, as every command that opens the explorer takes them."""
     parser.add_argument("--theme", help="theme name (dark, light, high-contrast or your own)")
-    parser.add_argument("--screen", choices=FIRST_SCREENS, default="summary", help="the screen to open on")
+    parser.add_argument("--screen", choices=FIRST_SCREENS,
+                        help="the screen to open on (default: the one the report was left on, else summary)")
     add_reader_argument(parser, default=None)
     add_config_argument(parser)
     parser.add_argument("--fresh", action="store_true",
-                        help="use nothing pvtui remembers from earlier runs (the reports opened before)")
+                        help="use nothing pvtui remembers from earlier runs (the reports opened before, where each "
+                             "was left)")
 
 
 def add_config_argument(parser: argparse.ArgumentParser) -> None:
