@@ -84,6 +84,9 @@ def test_config_path_check_and_bindings_commands(tmp_path, capsys):
     assert f"{path} (read)" in capsys.readouterr().out
     assert main(["config", "--check", "--config", str(path)]) == 0
     assert "good (1 keys remapped" in capsys.readouterr().out
+    write(tmp_path, '[defaults]\ntheme = "nosuch"\n')
+    assert main(["config", "--check", "--config", str(path)]) == 2
+    assert "no theme named 'nosuch'" in capsys.readouterr().err
     write(tmp_path, '[keymap]\nhepl = "f1"\n')
     assert main(["config", "--check", "--config", str(path)]) == 2
     err = capsys.readouterr().err.strip().splitlines()

@@ -67,10 +67,8 @@ def test_a_state_file_of_another_kind_is_not_read(tmp_path):
 async def test_no_report_here_offers_those_opened_before_the_missing_one_marked(tiny_dir, tmp_path, cache_root):
     shutil.copytree(tiny_dir, tmp_path / "kept")
     state = State(tmp_path / "state")
-    state.opened(tmp_path / "gone", "gone", 5)
+    state.opened(tmp_path / "gone\x1b[2J", "gone", 5)  # a name that would clear the terminal
     state.opened(tmp_path / "kept", "kept", 7)
-    (tmp_path / "gone").mkdir(exist_ok=True)  # opened, then removed
-    (tmp_path / "gone").rmdir()
     app = PvtuiApp([], path=tmp_path, watch=False, cache=cache_root, state=State(tmp_path / "state"))
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
@@ -80,6 +78,7 @@ async def test_no_report_here_offers_those_opened_before_the_missing_one_marked(
         kept, gone = shown.index(next(s for s in shown if "kept" in s)), next(s for s in shown if "gone" in s)
         assert kept < shown.index(gone)  # newest first
         assert GONE in gone and GONE not in shown[kept] and "opened " in shown[kept]
+        assert "\x1b" not in gone and "gone␛[2J" in gone
         options.highlighted = kept
         await pilot.press("enter")
         await wait_for(pilot, lambda: app.report is not None)

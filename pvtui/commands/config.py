@@ -35,6 +35,7 @@ def _check(config) -> int:
     from pvtui.app import PvtuiApp
     from pvtui.keymap import check_keymap
 
+    PvtuiApp([], config=config)  # its themes, which [defaults] theme must name (a problem of config's if not)
     _kept, keymap_problems = check_keymap(config.keymap, PvtuiApp)
     problems = config.problems + [f"{config.path}: {problem}" for problem in keymap_problems]
     for problem in problems:
