@@ -30,13 +30,17 @@ from pvtui.slots import ReportSlot, Slot
 from pvtui.streams import NEEDS_TERMINAL, on_a_terminal
 from pvtui.textual_private import InstantModeSwitch
 from pvtui.theming import DEFAULT_THEME, builtin_themes, resolve_theme_name, user_theme_dir, user_themes
+from pvtui.units import UNIT_NAMES
+from pvtui.user_files import UserFiles
 from pvtui.widgets.look import AsciiGlyphs
 from pvtui.widgets.status import StatusLine
 
 if TYPE_CHECKING:
+    from pvtui.config import Config
     from pvtui.model.report import Report
     from pvtui.screens.base import ReportScreen
     from pvtui.sources.base import CancelToken, ReportFiles
+    from pvtui.state import State
 
 
 def start_lightly() -> None:
@@ -96,7 +100,7 @@ class ScreenActions(Provider):
                 yield Hit(score, matcher.highlight(text), run, help=help_text)
 
 
-class PvtuiApp(StatusLine, InstantModeSwitch):
+class PvtuiApp(StatusLine, InstantModeSwitch, UserFiles):
     """pvtui: the screens show the reports of its slots (A, and B in a comparison), one shared model each;
     what it says shows on the status line."""
 
@@ -142,9 +146,16 @@ class PvtuiApp(StatusLine, InstantModeSwitch):
         compare_with: ReportFiles | None = None,
         first_screen: str = "summary",
         waiting: Screen | None = None,
-        reader: str = "auto",
+        reader: str | None = None,
+        config: Config | None = None,
+        state: State | None = None,
         debug: bool = False,
     ) -> None:
+        """THEME, READER: CONFIG's defaults where not given; STATE: the reports opened before (pvtui.state)."""
+        from pvtui.config import load_config
+
+        self.config = config if config is not None else load_config()
+        defaults = self.config.defaults
         self.first_screen = "compare" if compare_with is not None else first_screen
         if len(reports) == 1:
             # The first screen is the mode the app starts in, so it paints with the app's first
@@ -153,11 +164,12 @@ class PvtuiApp(StatusLine, InstantModeSwitch):
         super().__init__()
         self.reports = reports
         self.path = path
+        self.state = state
         self.a = ReportSlot(Slot.A, reports[0] if len(reports) == 1 else None)
         self.b = None if compare_with is None else ReportSlot(Slot.B, compare_with)  # of `pvtui compare`
         self.shown = Slot.A  # the report the single-report screens show (B switches, in a comparison)
         self.cache = cache
-        self.reader = reader  # which reader reads profile.pop (sources/readers.py)
+        self.reader = reader or defaults.get("reader", "auto")  # which reader reads profile.pop (sources/readers.py)
         self.watch = watch
         self.tracebacks: list[str] | None = [] if debug else None  # --debug: those of pvtui's bugs, said at the end
         self.waiting = waiting  # a screen that waits for the reports to be written (pvtui capture --live)
@@ -166,12 +178,15 @@ class PvtuiApp(StatusLine, InstantModeSwitch):
         self.load_running = False  # from open_report until the report is open, failed or cancelled
         self.loading: Screen | None = None  # the progress dialog while files are read
         self.reloads = ReloadOffers(self)
-        self.units = "binary"  # memory units on every screen: binary, si or bytes
+        self.units = UNIT_NAMES.get(defaults.get("units", ""), "binary")  # on every screen: binary, si or bytes
         self._ascii_glyphs = [AsciiGlyphs()] if basic_console() else []  # TERM=linux: every glyph in ASCII
         extra, self.theme_problems = user_themes()
         for item in builtin_themes() + extra:
             self.register_theme(item)
-        self.theme = resolve_theme_name(theme, list(self.available_themes)) or DEFAULT_THEME
+        themes = list(self.available_themes)
+        self.theme = resolve_theme_name(theme or default_theme(self.config, themes), themes) or DEFAULT_THEME
+        if self.config.keymap:
+            self.set_keymap(self.config.keymap)  # checked after the first frame (pvtui.keymap.check_config)
 
     def get_line_filters(self):
         """Textual's line filters, then on a basic console the one that draws every glyph in ASCII."""
@@ -184,6 +199,7 @@ class PvtuiApp(StatusLine, InstantModeSwitch):
     def on_mount(self) -> None:
         for problem in self.theme_problems:
             self.notify(problem, severity="warning", timeout=8)
+        self.check_user_files()
         if self.waiting is not None:
             self.push_screen(self.waiting, self.open_written)
         else:
@@ -200,8 +216,8 @@ class PvtuiApp(StatusLine, InstantModeSwitch):
             field.post_message(events.Key(event.key, event.character))
 
     def open_written(self, reports: list[ReportFiles] | None) -> None:
-        """Open the one report, or let the user pick one of several; quit on none."""
-        if not reports:
+        """Open the one report, or let the user pick one of several or of those opened before; quit on none."""
+        if not reports and not (reports is not None and self.recent):
             self.exit()
             return
         self.reports = reports
@@ -210,7 +226,7 @@ class PvtuiApp(StatusLine, InstantModeSwitch):
         else:
             from pvtui.screens.dialogs import ReportPicker
 
-            self.push_screen(ReportPicker(reports), self.open_report)
+            self.push_screen(ReportPicker(reports, recent=self.recent), self.open_report)
 
     def offer_reports(self, reports: list[ReportFiles], news: str) -> None:
         """More reports than those found at the start (an engine's written later, under `pvtui capture --live`):
@@ -229,7 +245,7 @@ class PvtuiApp(StatusLine, InstantModeSwitch):
             if files is not None and (self.a.files is None or files.name != self.a.files.name):
                 self.open_report(files)
 
-        self.push_screen(ReportPicker(self.reports, self.a.files), chosen)
+        self.push_screen(ReportPicker(self.reports, self.a.files, self.recent), chosen)
 
     # Loading and reloading -------------------------------------------------------
 
@@ -372,6 +388,7 @@ class PvtuiApp(StatusLine, InstantModeSwitch):
 
     async def _opened(self) -> None:
         """The reports are read: the screen in front shows them, and their files are watched."""
+        self.remember_opened(self.a.files)
         for screen in list(self.report_screens):
             if screen.is_current:  # the others compose their body when they are shown again
                 await screen.report_opened()
@@ -391,6 +408,7 @@ class PvtuiApp(StatusLine, InstantModeSwitch):
         assert files is not None and slot.report is not None
         if before_files is not None and before_files.name != files.name:  # another engine's, picked with E
             self.notify(f"Showing {files.name}", timeout=3)
+            self.remember_opened(files)
             if self.watch:
                 self.workers.cancel_group(self, "watch")
                 self._watch_files(slot)
@@ -553,6 +571,23 @@ def say_tracebacks(texts: list[str]) -> None:
             print("\n".join(map(visible, text.rstrip("\n").split("\n"))), file=sys.stderr, flush=True)
 
 
+def left_on(state: State, reports: list[ReportFiles]) -> str:
+    """The screen the one report of REPORTS was left on, as STATE remembers it; else Summary."""
+    from pvtui.commands.common import FIRST_SCREENS
+
+    index = state.place_of(reports[0].directory, reports[0].name).get("screen") if len(reports) == 1 else None
+    return FIRST_SCREENS[index] if isinstance(index, int) and index < len(FIRST_SCREENS) else "summary"
+
+
+def default_theme(config: Config, themes: list[str]) -> str | None:
+    """CONFIG's theme, where it names one of THEMES (else a problem of CONFIG's saying it does not)."""
+    theme = config.defaults.get("theme")
+    if theme is not None and resolve_theme_name(theme, themes) is None:
+        config.problems.append(f"{config.path}: [defaults] no theme named {theme!r}; ignored")
+        return None
+    return theme
+
+
 def theme_problem(app: PvtuiApp, theme: str | None) -> str | None:
     """One line saying that THEME names none of APP's themes, or None where it does (or is None)."""
     if theme is not None and resolve_theme_name(theme, list(app.available_themes)) is None:
@@ -573,26 +608,35 @@ def theme_names(app: PvtuiApp) -> str:
 
 
 def run_app(
-    path: Path, engine: str | None = None, theme: str | None = None, compare_with: ReportFiles | None = None,
-    screen: str = "summary", reader: str = "auto", debug: bool = False,
+    path: Path | None, engine: str | None = None, theme: str | None = None, compare_with: ReportFiles | None = None,
+    screen: str | None = None, reader: str | None = None, config: Path | None = None, fresh: bool = False,
+    debug: bool = False,
 ) -> int:
-    """Discover the reports at PATH and run the explorer on SCREEN (comparing with COMPARE_WITH), profile.pop
-    read by READER; 2 on bad input, or where there is no terminal to run it on."""
+    """Discover the reports at PATH and run the explorer on SCREEN (else the one the report was left on, else
+    Summary; comparing with COMPARE_WITH), profile.pop read by READER (the configuration at CONFIG sets what
+    is not given); where PATH is None and no report is here, the picker offers those opened before. FRESH:
+    nothing remembered is offered or returned to. 2 on bad input, or where there is no terminal to run it on."""
     start_lightly()
+    from pvtui.config import load_config
     from pvtui.sources.discovery import discover
+    from pvtui.state import State
 
+    state = State(fresh=fresh)
     try:
-        reports = discover(path)
+        reports = discover(path or Path("."))
     except ReportError as exc:
-        print(f"pvtui: {exc}", file=sys.stderr)
-        return 2
+        if path is not None or not state.recent:
+            print(visible(f"pvtui: {exc}"), file=sys.stderr)
+            return 2
+        reports = []  # none here: the picker offers those opened before
     if engine is not None:
         reports = [r for r in reports if r.name == engine]
         if not reports:
             print(visible(f"pvtui: {path}: no report named {engine!r} here"), file=sys.stderr)
             return 2
-    app = PvtuiApp(reports, path=path, theme=theme, compare_with=compare_with, first_screen=screen, reader=reader,
-                   debug=debug)
+    app = PvtuiApp(reports, path=path or Path("."), theme=theme, compare_with=compare_with,
+                   first_screen=screen or left_on(state, reports), reader=reader, config=load_config(config),
+                   state=state, debug=debug)
     if problem := theme_problem(app, theme):
         print(visible(problem), file=sys.stderr)
         return 2

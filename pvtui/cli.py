@@ -46,10 +46,12 @@ COMMANDS: dict[str, tuple[str, bool]] = {
     "synth": ("write a synthetic report directory", False),
     "demo": ("open a synthetic demo report", False),
     "cache": ("list the cached bundles (report, size, last used); `clear [--older-than DAYS]` removes them", True),
+    "config": ("where the configuration file (keymap, defaults) is read from; --check validates it, --bindings "
+               "lists the binding ids", False),
     "serve": ("serve the explorer to a web browser (on 127.0.0.1 unless --host says otherwise, behind a token in "
               "the URL)", False),
 }
-APP_OPTIONS = ("--theme", "--screen", "--engine", "--debug")  # `pvtui --theme light PATH` means `pvtui open ...`
+APP_OPTIONS = ("--theme", "--screen", "--engine", "--debug", "--config")  # `pvtui --theme light PATH` means `pvtui open ...`
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, as a shell reports a tool the signal ended
 
 

@@ -84,3 +84,14 @@ class InputWithoutLayout(Input):
     """
 
     virtual_size: Reactive[Size] = Reactive(Size(0, 0), layout=False)
+
+
+def normalized_keys(keys: str) -> str:
+    """KEYS ("?,ctrl+j") as Textual's keymap holds them ("question_mark,ctrl+j"), to compare with bindings'."""
+    return App._normalize_keymap({"keys": keys})["keys"]
+
+
+def class_bindings(cls: type) -> list:
+    """The bindings a widget, screen or app class has, its bases' included, as Textual merges them."""
+    merged = cls._merged_bindings
+    return [] if merged is None else [binding for bindings in merged.key_to_bindings.values() for binding in bindings]

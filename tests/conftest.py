@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Callable
@@ -17,6 +18,10 @@ os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
 # and basic looks set these themselves.
 os.environ.update(COLORTERM="truecolor", TERM="xterm-256color")
 os.environ.pop("NO_COLOR", None)
+# the user's own configuration and state (keymap, defaults, recent reports) never reach a test
+_HOME = tempfile.mkdtemp(prefix="pvtui-test-home-")
+os.environ.update(XDG_CONFIG_HOME=os.path.join(_HOME, "config"), XDG_STATE_HOME=os.path.join(_HOME, "state"))
+os.environ.pop("PVTUI_CONFIG", None)
 
 ROOT = Path(__file__).resolve().parent.parent
 SNAPSHOTS = ROOT / "snapshots"

@@ -141,3 +141,17 @@ async def test_typing_into_an_input_without_layout_asks_for_no_layout():
         await pilot.press("a", "b")
         assert app.query_one(InputWithoutLayout).value == "ab"
         assert not app.screen._layout_required
+
+
+def test_keymap_keys_are_normalized_and_class_bindings_merged_as_textual_does():
+    """normalized_keys and class_bindings read App._normalize_keymap and DOMNode._merged_bindings."""
+    from textual.binding import Binding
+
+    from pvtui.textual_private import class_bindings, normalized_keys
+
+    assert normalized_keys("?,ctrl+j") == "question_mark,ctrl+j"
+
+    class Keyed(App):
+        BINDINGS = [Binding("x", "bell", "Bell", id="bell")]
+
+    assert any(binding.id == "bell" and binding.key == "x" for binding in class_bindings(Keyed))

@@ -199,7 +199,8 @@ def run_and_show(program: list[str], env: dict[str, str], directory: Path, args:
         return status
     from pvtui.app import run_app
 
-    run_app(directory, engine=args.engine, theme=args.theme, screen=args.screen, reader=args.reader, debug=args.debug)
+    run_app(directory, engine=args.engine, theme=args.theme, screen=args.screen, reader=args.reader,
+            config=args.config, fresh=args.fresh, debug=args.debug)
     return status
 
 
@@ -209,12 +210,14 @@ def _run_live(child, mask, program: list[str], directory: Path, args: argparse.N
 
     from pvtui.app import PvtuiApp
     from pvtui.child import ending, forward_until_exit, release
+    from pvtui.config import load_config
     from pvtui.screens.capture_wait import CaptureWait
 
     name = program_name(program)
     status: list[int] = []
     stop = threading.Event()  # set on SIGTERM: pvtui is asked to end, so the explorer closes too
-    app = PvtuiApp([], path=directory, theme=args.theme, first_screen=args.screen, reader=args.reader, debug=args.debug,
+    app = PvtuiApp([], path=directory, theme=args.theme, first_screen=args.screen or "summary", reader=args.reader,
+                   config=load_config(args.config), debug=args.debug,
                    waiting=CaptureWait(name, directory, directory / LOG_FILE, lambda: status[0] if status else None,
                                        ending, stop, args.engine))
 

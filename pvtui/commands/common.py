@@ -26,12 +26,12 @@ def add_report_arguments(parser: argparse.ArgumentParser) -> None:
     add_reader_argument(parser)
 
 
-def add_reader_argument(parser: argparse.ArgumentParser) -> None:
-    """--reader, as every command that opens a report takes it."""
+def add_reader_argument(parser: argparse.ArgumentParser, default: str | None = "auto") -> None:
+    """--reader, as every command that opens a report takes it (None: the configuration's default, else auto)."""
     from pvtui.sources.readers import READERS
 
     parser.add_argument(
-        "--reader", choices=READERS, default="auto",
+        "--reader", choices=READERS, default=default,
         help="how profile.pop is read: libpva (module pva, from the Poplar SDK: every part), native (its SQLite "
              "tables, without the SDK: memory, programs, steps, variables), or auto (default): libpva where it "
              "imports, else native",
@@ -39,11 +39,22 @@ def add_reader_argument(parser: argparse.ArgumentParser) -> None:
 
 
 def add_app_arguments(parser: argparse.ArgumentParser) -> None:
-    """--theme, --screen and --reader, as every command that opens the explorer takes them."""
+    """--theme, --screen, --reader, --config and --fresh, as every command that opens the explorer takes them."""
     parser.add_argument("--theme", help="theme name (dark, light, high-contrast or your own)")
-    parser.add_argument("--screen", choices=FIRST_SCREENS, default="summary", help="the screen to open on")
-    add_reader_argument(parser)
+    parser.add_argument("--screen", choices=FIRST_SCREENS,
+                        help="the screen to open on (default: the one the report was left on, else summary)")
+    add_reader_argument(parser, default=None)
+    add_config_argument(parser)
     add_debug_argument(parser)
+    parser.add_argument("--fresh", action="store_true",
+                        help="use nothing pvtui remembers from earlier runs (the reports opened before, where each "
+                             "was left)")
+
+
+def add_config_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--config", type=Path, metavar="PATH",
+                        help="the configuration file (default: $PVTUI_CONFIG, else "
+                             "$XDG_CONFIG_HOME/pvtui/config.toml); see `pvtui config`")
 
 
 def add_debug_argument(parser: argparse.ArgumentParser) -> None:

@@ -43,4 +43,4 @@ def run(args: argparse.Namespace) -> int:
     from pvtui.app import run_app
 
     return run_app(demo_report_dir(), engine=None, theme=args.theme, screen=args.screen, reader=args.reader,
-                   debug=args.debug)
+                   config=args.config, fresh=args.fresh, debug=args.debug)

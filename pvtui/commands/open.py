@@ -9,8 +9,9 @@ from pvtui.commands.common import add_app_arguments
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("path", type=Path, nargs="?", default=Path("."),
-                        help="report directory, file, engine tree or bundle (default: here)")
+    parser.add_argument("path", type=Path, nargs="?",
+                        help="report directory, file, engine tree or bundle (default: here; where none is here, "
+                             "the reports opened before)")
     parser.add_argument("--engine", help="which report, where PATH holds several")
     add_app_arguments(parser)
 
@@ -19,4 +20,4 @@ def run(args: argparse.Namespace) -> int:
     from pvtui.app import run_app
 
     return run_app(args.path, engine=args.engine, theme=args.theme, screen=args.screen, reader=args.reader,
-                   debug=args.debug)
+                   config=args.config, fresh=args.fresh, debug=args.debug)

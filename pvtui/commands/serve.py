@@ -46,6 +46,7 @@ GRAPHICAL = ("DISPLAY", "WAYLAND_DISPLAY", "BROWSER")  # a display for a browser
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_open_arguments(parser)  # each session runs `pvtui open` with these
+    parser.set_defaults(path=Path("."), screen="summary", reader="auto")  # every session alike, whatever was left
     parser.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000; 0: any free port)")
     parser.add_argument("--host", default=LOOPBACK,
                         help="address to listen on (default 127.0.0.1, this machine only; another address "

@@ -140,6 +140,10 @@ class ReportsShown(Protocol):
     @property
     def report_shown(self) -> bool: ...
 
+    def remembered(self, name: str) -> Any:
+        """Where the report opened was left, as a screen said it (remembered_place): once, else None; of the
+        types pvtui.state checks it has (whole numbers, a window of two, a text)."""
+
 
 class Unavailable(Static):
     """A plain statement of what the report does not hold, where a view would be: never markup (it may
@@ -295,6 +299,11 @@ class ReportScreen(Screen):
 
     def show_report(self) -> None:
         """Fill the body, just composed, from the model."""
+
+    def remembered_place(self) -> dict:
+        """Where this screen is, for the next opening of the report to return to (pvtui.state.PLACE_FIELDS:
+        numbers, and a search text); it takes them back with pv_app.remembered as its body is first shown."""
+        return {}
 
     def get_widget_and_offset_at(self, x: int, y: int) -> tuple[Widget | None, Offset | None]:
         # Between the removal of a widget (the opening line, when the body replaces it) and the next

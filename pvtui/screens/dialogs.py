@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import time
 from pathlib import Path
+from typing import Sequence
 
 from rich.console import RenderableType
 from rich.text import Text
@@ -17,22 +18,24 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Label, OptionList, ProgressBar, Static
 from textual.widgets.option_list import Option
 
-from pvtui.errors import Cancelled
+from pvtui.errors import Cancelled, ReportError
 from pvtui.render.figures import FIGURE_WORDS, FIGURES_HEADING
 from pvtui.render.safe_text import markup_escape as escape, visible_text
 from pvtui.safe_text import visible
 from pvtui.screens.base import Needs, key_state
 from pvtui.sources.base import CancelToken, ReportFiles
+from pvtui.state import Recent
 from pvtui.units import format_bytes
 from pvtui.widgets.key_bar import KeyBar
 from pvtui.widgets.to_ui import to_ui
 
 
 SHOWN_MARK = "●"  # before the report shown, in the picker opened over it
+GONE = "no longer there"  # a report opened before whose directory is gone
 
 
 class ReportPicker(Screen[ReportFiles | None]):
-    """Several reports under one path (engines, runs): choose one.
+    """Several reports under one path (engines, runs), then those opened before: choose one.
 
     Opened over a report (E), it marks that report and Escape goes back to it; opened before
     any report, Escape and q quit, there being nothing to go back to.
@@ -44,10 +47,12 @@ class ReportPicker(Screen[ReportFiles | None]):
     ]
     KEYS = {"back": Needs(shown=("over_a_report",)), "quit": Needs(shown=("before_any_report",))}
 
-    def __init__(self, reports: list[ReportFiles], shown: ReportFiles | None = None) -> None:
+    def __init__(self, reports: list[ReportFiles], shown: ReportFiles | None = None,
+                 recent: Sequence[Recent] = ()) -> None:
         super().__init__()
         self.reports = reports
         self.shown = shown
+        self.recent = list(recent)  # the reports opened before, newest first, listed after those found
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         return key_state(self.KEYS, action, parameters, self)
@@ -66,12 +71,31 @@ class ReportPicker(Screen[ReportFiles | None]):
     action_quit = action_back  # before any report, the app ends when none is picked
 
     def compose(self) -> ComposeResult:
-        found = f"{len(self.reports)} found" + ("" if self.shown is None else f" ({SHOWN_MARK} shown now)")
+        found = f"{len(self.reports)} found" if self.reports else "none here"
+        found += "" if self.shown is None else f" ({SHOWN_MARK} shown now)"
         back = "Escape quits" if self.shown is None else "Escape goes back"
+        options: list[Option | None] = [Option(self._describe(r), id=str(i)) for i, r in enumerate(self.reports)]
+        if self.recent:
+            options += [None, Option(Text("Opened before", style="bold"), disabled=True)]
+            options += [Option(self._describe_recent(r), id=f"recent-{i}") for i, r in enumerate(self.recent)]
         with Vertical(id="picker"):
             yield Label(f"[b]Reports[/b] — {found}; Enter opens one, {back}", id="picker-title")
-            yield OptionList(*(Option(self._describe(r), id=str(i)) for i, r in enumerate(self.reports)))
+            yield OptionList(*options)
         yield KeyBar()
+
+    def _describe_recent(self, recent: Recent) -> Text:
+        """The report's path (and its name where that is not its directory's), its size when last opened,
+        and when that was; marked where it is no longer there."""
+        units = getattr(self.app, "units", "binary")
+        text = Text()
+        text.append_text(visible_text(recent.path, "bold" if recent.there else "dim"))
+        if recent.name != os.path.basename(recent.path):
+            text.append_text(visible_text(f" ({recent.name})", "" if recent.there else "dim"))
+        opened = time.strftime("%Y-%m-%d %H:%M", time.localtime(recent.opened))
+        text.append(f"\n  {format_bytes(recent.size, units)} · opened {opened}", style="dim")
+        if not recent.there:
+            text.append(f" · {GONE}", style="bold")
+        return text
 
     def on_mount(self) -> None:
         shown = [i for i, r in enumerate(self.reports) if self.shown is not None and r.name == self.shown.name]
@@ -97,7 +121,19 @@ class ReportPicker(Screen[ReportFiles | None]):
         return text
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
-        self.dismiss(self.reports[int(event.option.id or 0)])
+        chosen = event.option.id or "0"
+        if not chosen.startswith("recent-"):
+            self.dismiss(self.reports[int(chosen)])
+            return
+        from pvtui.sources.discovery import discover
+
+        recent = self.recent[int(chosen.removeprefix("recent-"))]
+        try:
+            found = discover(Path(recent.path))
+        except ReportError as exc:
+            self.notify(f"{GONE}: {exc}", severity="warning", timeout=6)
+            return
+        self.dismiss(next((files for files in found if files.name == recent.name), found[0]))
 
 
 def _relative(path: Path, directory: Path) -> str:

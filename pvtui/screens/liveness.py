@@ -88,8 +88,15 @@ class LivenessScreen(ReportScreen):
         self._fit_details()
         self.query_one(LivenessChart).units = self.pv_app.units
         live = self.report.liveness
-        self._load(peak=live.peak_step if live is not None and len(live) else None)
+        step = self.pv_app.remembered("step")  # the cursor where it was left, else on the peak
+        if live is not None and isinstance(step, int) and step < len(live):
+            self._load(peak=step)
+        else:
+            self._load(peak=live.peak_step if live is not None and len(live) else None)
         self.call_after_refresh(self.redraw)  # the zoom shown depends on the chart's width, known after layout
+
+    def remembered_place(self) -> dict:
+        return {"step": int(self.nav.cursor)} if self.nav.num_steps else {}
 
     def _load(self, peak: int | None) -> None:
         live = self.report.liveness

@@ -170,7 +170,10 @@ class MemoryScreen(ReportScreen):
 
     def show_report(self) -> None:
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self._redraw_text())
-        self._load(selected=None)
+        self._load(selected=self.pv_app.remembered("tile"))  # where it was left (a whole number: pvtui.state)
+
+    def remembered_place(self) -> dict:
+        return {"tile": int(self.selected)} if self.nav.memory is not None else {}
 
     def on_resize(self, event: Resize) -> None:
         self.set_class(event.size.width >= WIDER, "wider")

@@ -80,6 +80,16 @@ class ProgramsScreen(ReportScreen):
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self.show_details())
         self._focus_tree()
         self.show_details()
+        search = self.pv_app.remembered("search")
+        if isinstance(search, str) and self.tree is not None:  # the search it was left with, found again
+            self.query_one("#search-bar").add_class("open")
+            self.query_one("#search-input", Input).value = search
+            self._search(self.report, search)
+
+    def remembered_place(self) -> dict:
+        """The search text, while the search is open."""
+        text = self.query_one("#search-input", Input).value.strip()
+        return {"search": text} if text and self.query_one("#search-bar").has_class("open") else {}
 
     @property
     def tree(self) -> ProgramTree | None:

@@ -139,7 +139,13 @@ class TraceScreen(ReportScreen):
 
     def show_report(self) -> None:
         self.watch(self.app, "theme", self._theme_changed, init=False)
-        self._load(keep_step=None, keep_window=None)
+        run, window = self.pv_app.remembered("run"), self.pv_app.remembered("window")
+        if isinstance(run, int):
+            self.nav.run = run  # clamped to the report's runs when it opens
+        self._load(keep_step=None, keep_window=tuple(window) if isinstance(window, list) else None)
+
+    def remembered_place(self) -> dict:
+        return {"run": int(self.nav.run), "window": [int(n) for n in self.nav.window]} if self.available else {}
 
     def _load(self, keep_step: int | None, keep_window: tuple[int, int] | None) -> None:
         """Show the report's trace: the run shown before, over KEEP_WINDOW and on KEEP_STEP where they are."""

@@ -117,6 +117,18 @@ def open_own(path: Path, flags: int, mode: int = FILE_MODE) -> int:
     raise _refused(path, "not a plain file of yours")
 
 
+def read_small(fd: int, limit: int) -> bytes:
+    """What the descriptor FD holds, at most LIMIT bytes: ValueError where it holds more (then it is not
+    the small file of settings or state it was taken for)."""
+    chunks, size = [], 0
+    while size <= limit and (chunk := os.read(fd, limit + 1 - size)):
+        chunks.append(chunk)
+        size += len(chunk)
+    if size > limit:
+        raise ValueError(f"larger than {limit // 1024} KiB")
+    return b"".join(chunks)
+
+
 def write_new(path: Path, data: bytes) -> None:
     """A new file PATH (O_EXCL: never one that is there already, nor a link's target) holding DATA."""
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, FILE_MODE)
