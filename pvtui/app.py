@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Callable
 
 from textual import events, work
 from textual.app import App
-from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.screen import Screen
 from textual.widgets import Input
@@ -25,7 +24,8 @@ from pvtui.errors import Cancelled, ReportError
 from pvtui.pv_colours import derived_variables
 from pvtui.render.glyphs import basic_console
 from pvtui.safe_text import visible
-from pvtui.screens.base import Needs, key_state
+from pvtui.screens.app_keys import APP_BINDINGS, APP_KEYS
+from pvtui.screens.base import key_state
 from pvtui.slots import ReportSlot, Slot
 from pvtui.streams import NEEDS_TERMINAL, on_a_terminal
 from pvtui.textual_private import InstantModeSwitch
@@ -108,32 +108,8 @@ class PvtuiApp(StatusLine, InstantModeSwitch, UserFiles):
     CSS_PATH = "app.tcss"
     MODES = {name: _screen_factory(target) for name, target in SCREENS.items()}
     COMMANDS = App.COMMANDS | {ScreenActions, _export_commands}
-    BINDINGS = [
-        Binding("s", "show('summary')", "Summary", id="summary", show=False),
-        Binding("m", "show('memory')", "Memory", id="memory", show=False),
-        Binding("l", "show('liveness')", "Liveness", id="liveness", show=False),
-        Binding("p", "show('programs')", "Programs", id="programs", show=False),
-        Binding("t", "show('trace')", "Trace", id="trace", show=False),
-        Binding("i", "show('insights')", "Insights", id="insights", show=False),
-        Binding("o", "show('operations')", "Operations", id="operations", show=False),
-        Binding("H", "show('hotspots')", "Hotspots", key_display="H", id="hotspots", show=False),
-        Binding("d", "show('compare')", "Diff", id="compare", show=False),
-        Binding("d", "no_comparison", show=False),  # d without a second report: say how to get one
-        Binding("B", "switch_report", "A/B", key_display="B", id="switch_report"),
-        Binding("E", "pick_report", "Engine", key_display="E", id="pick_report"),
-        Binding("x", "export", "Export", id="export"),
-        Binding("u", "cycle_units", "Units", id="units"),
-        Binding("question_mark", "help", "Help", key_display="?", id="help"),
-        Binding("q", "quit", "Quit", id="quit"),
-    ]
-    KEYS = {  # what each key needs, as a screen's KEYS: the app's facts; any other key always applies
-        "show('compare')": Needs(shown=("comparing",)),  # only with a second report
-        "show": Needs(usable=("can_switch",)),
-        "pick_report": Needs(shown=("several_found", "picker_closed")),
-        "switch_report": Needs(shown=("comparing", "on_single_report_screen")),
-        "cycle_units": Needs(usable=("report_shown",)),  # dimmed while the report is opened
-        "export": Needs(usable=("report_shown",)),
-    }
+    BINDINGS = APP_BINDINGS
+    KEYS = APP_KEYS
 
     def __init__(
         self,

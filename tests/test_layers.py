@@ -277,7 +277,7 @@ async def test_the_compare_screen_has_a_table_by_model_layer(tiny_dir, other_dir
         await pilot.pause()
         table = screen.query_one("#layers-table")
         assert table.has_focus and screen.export_table().name == "compare-layers"
-        changes = screen.comparison.layers
+        changes = screen.nav.layers  # in the order shown: growth first
         assert table.row_count == len(changes) and changes[-1].host
         grown = next(i for i, c in enumerate(changes) if (c.delta("cycles") or 0) > 0)
         shrunk = next(i for i, c in enumerate(changes) if (c.delta("cycles") or 0) < 0)

@@ -1,16 +1,21 @@
 // The terminal takes the keys as soon as textual.js has made it, without a click on the page first.
-// (A file of its own: the page's Content-Security-Policy runs no inline script.)
+// (A file of its own: the page's Content-Security-Policy runs no inline script.) However long the
+// terminal takes to appear (a loaded machine, a slow font), it is focused when it does.
 (function () {
   "use strict";
-  const GIVE_UP_MS = 15000;
-  const started = Date.now();
   function focusTerminal() {
     const input = document.querySelector("#terminal textarea");
     if (input) {
       input.focus();
-    } else if (Date.now() - started < GIVE_UP_MS) {
-      setTimeout(focusTerminal, 50);
     }
+    return Boolean(input);
   }
-  focusTerminal();  // from the start: the page's load waits for its font, and keys may come before
+  if (!focusTerminal()) {
+    const watcher = new MutationObserver(function () {
+      if (focusTerminal()) {
+        watcher.disconnect();
+      }
+    });
+    watcher.observe(document, { childList: true, subtree: true });
+  }
 })();

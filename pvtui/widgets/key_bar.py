@@ -166,12 +166,7 @@ class KeyBar(Widget, can_focus=False):
                 for binding, enabled in bindings:
                     text = key_text(binding, enabled, f" {self.app.get_key_display(binding)} ", f"{binding.description} ")
                     items.append((text, [(0, text.cell_len, binding, enabled)]))
-        tail = Text()
-        if palette is not None:
-            binding, enabled = palette
-            separator = self.get_component_rich_style("key-bar--separator")
-            tail = Text.assemble(("▏", separator), (self.app.get_key_display(binding), key_style),
-                                 (f" {binding.description} ", description_style))
+        tail = self._palette_tail(palette, key_style, description_style)
         width = self.content_size.width
         line = self._message()
         self.message_cells = line.cell_len
@@ -200,6 +195,14 @@ class KeyBar(Widget, can_focus=False):
             spans.append((start + 1, line.cell_len, palette[0], palette[1]))
         self.spans = spans
         return line
+
+    def _palette_tail(self, palette: tuple[Binding, bool] | None, key_style: Style, description_style: Style) -> Text:
+        """The command palette's key on the right, after a separator (nothing where there is none)."""
+        if palette is None:
+            return Text()
+        separator = self.get_component_rich_style("key-bar--separator")
+        return Text.assemble(("▏", separator), (self.app.get_key_display(palette[0]), key_style),
+                             (f" {palette[0].description} ", description_style))
 
     def _rank(self, item: tuple[Text, list]) -> int:
         """Which keys fit first: KEPT_IDS, then the screen's others, then OBVIOUS_IDS and its GIVES_WAY."""
