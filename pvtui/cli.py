@@ -42,6 +42,8 @@ COMMANDS: dict[str, tuple[str, bool]] = {
     "check": ("file by file, whether a report is usable and why not (exit 0 usable, 2 not); only reads", True),
     "synth": ("write a synthetic report directory", False),
     "demo": ("open a synthetic demo report", False),
+    "sql": ("ask one report or several in SQL, read-only, over views of pvtui's figures (steps, tiles, variables,"
+            " programs, layers, liveness...); a prompt on a terminal with no QUERY; --tables lists the views", False),
     "cache": ("list the cached bundles (report, size, last used); `clear [--older-than DAYS]` removes them", True),
     "serve": ("serve the explorer to a web browser (on 127.0.0.1 unless --host says otherwise, behind a token in "
               "the URL)", False),
