@@ -3,7 +3,7 @@ model's columns when a query first names them (the bundle stays the store: nothi
 
 One report: its views unqualified (schema main). Several: schemas a, b, c... in the order given
 (in-memory databases pvtui attaches), and under `reports.` each view of them all with a `report`
-column holding the path as given.
+column holding the path as given: what an unqualified name means there.
 """
 
 from __future__ import annotations
@@ -52,16 +52,18 @@ def schema_names(count: int) -> list[str]:
 
 
 def statements(text: str) -> Iterator[str]:
-    """The complete SQL statements in TEXT, in order (a trailing one without `;` too)."""
+    """The complete SQL statements in TEXT, in order, and what follows the last `;` as it is."""
     current = ""
-    for piece in text.split(";"):
+    pieces = text.split(";")
+    for piece in pieces[:-1]:
         current += piece + ";"
         if sqlite3.complete_statement(current):
             if current.strip(" \t\r\n;"):
                 yield current.strip()
             current = ""
+    current += pieces[-1]
     if current.strip(" \t\r\n;"):
-        yield current.strip().removesuffix(";")
+        yield current.strip()
 
 
 class Engine:
@@ -72,7 +74,9 @@ class Engine:
         self.warn = warn
         self.schemas = ["main"] if len(reports) == 1 else schema_names(len(reports))
         self.connection = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
-        for schema in self.schemas + ([ALL_REPORTS] if len(reports) > 1 else []):
+        # reports first: SQLite looks for an unqualified name in the order attached, so with several reports
+        # `steps` is reports.steps, every report's, never report a's alone
+        for schema in ([ALL_REPORTS] if len(reports) > 1 else []) + self.schemas:
             if schema != "main":
                 self.connection.execute(f"ATTACH DATABASE ':memory:' AS \"{schema}\"")
             for view in VIEWS.values():
@@ -111,9 +115,20 @@ class Engine:
             what = self.guard.refused or (sql.split(None, 1) or ["this statement"])[0].upper()
             raise QueryError(f"refused: {what}: pvtui sql only reads (SELECT, WITH, and PRAGMAs that list)",
                              refused=True)
-        for schema, table in sorted(self.guard.reads):
-            if table in VIEWS and (schema, table) not in self.filled:
-                self._fill(schema, table)
+        for schema, table in sorted(self.guard.reads, key=str):
+            if table not in VIEWS:
+                continue
+            for name in [schema] if schema is not None else self._schemas_naming(sql, table):
+                if (name, table) not in self.filled:
+                    self._fill(name, table)
+
+    def _schemas_naming(self, sql: str, table: str) -> list[str]:
+        """The schemas whose TABLE SQL may name, where SQLite says it reads TABLE but not from where (a
+        table read for no column, as by count(*)): those written before it, else every one."""
+        every = self.schemas + ([ALL_REPORTS] if self.several else [])
+        named = [schema for schema in every
+                 if re.search(rf'(?i)\b"?{schema}"?\s*\.\s*"?{table}\b', sql)]
+        return named or every
 
     def _fill(self, schema: str, view: str) -> None:
         self.filled.add((schema, view))

@@ -27,7 +27,7 @@ class Guard:
 
     def __init__(self) -> None:
         self.trusted = False
-        self.reads: set[tuple[str, str]] = set()  # (schema, table) read by the statement being prepared
+        self.reads: set[tuple[str | None, str]] = set()  # (schema, table) read by the statement being prepared
         self.refused: str | None = None  # the first action refused, named
         self.allowed_any = False
         self.first_action: int | None = None
@@ -39,8 +39,8 @@ class Guard:
     def __call__(self, action: int, arg1: str | None, arg2: str | None, schema: str | None, _trigger) -> int:
         if self.trusted:
             return sqlite3.SQLITE_OK
-        if action == sqlite3.SQLITE_READ and arg1 is not None and schema is not None:
-            self.reads.add((schema, arg1))
+        if action == sqlite3.SQLITE_READ and arg1 is not None:
+            self.reads.add((schema, arg1))  # schema None: a table read for no column (count(*))
         if self.first_action is None:
             self.first_action = action
         if self._allows(action, arg1, arg2):
