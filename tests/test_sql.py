@@ -250,3 +250,50 @@ def test_hostile_names_are_shown_visible_and_exact_in_json(hostile_dir, hostile_
     assert any("\x1b" in name for name in names)
     report = load_report(discover(hostile_dir)[0], exact_text=True)
     assert names == [report.programs.names[i] for i in range(20)]
+
+
+def read_until(fd: int, text: bytes, seen: bytearray, seconds: float = 60.0) -> None:
+    """Read the pty into SEEN until TEXT arrives after what SEEN held (or fail after SECONDS)."""
+    import select
+    import time
+
+    start, end = len(seen), time.monotonic() + seconds
+    while text not in seen[start:]:
+        assert time.monotonic() < end, bytes(seen[start:])[-500:]
+        if select.select([fd], [], [], 0.5)[0]:
+            try:
+                seen += os.read(fd, 1 << 16)
+            except OSError:
+                break
+    assert text in seen[start:], bytes(seen[start:])[-500:]
+
+
+def test_the_prompt_runs_dot_commands_completes_names_and_keeps_a_private_history(tiny_dir, tmp_path):
+    import pty
+
+    env = {**os.environ, "XDG_STATE_HOME": str(tmp_path / "state"), "TERM": "xterm", "COLUMNS": "100"}
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: the pty is its terminal
+        os.execve(sys.executable, [sys.executable, "-m", "pvtui.cli", "sql", str(tiny_dir)], env)
+    seen = bytearray()
+    read_until(fd, b"sql> ", seen)
+    os.write(fd, b".tables\r")
+    read_until(fd, b"tile_categories", seen)
+    os.write(fd, b".schema layers\r")
+    read_until(fd, b'"cycles" INTEGER', seen)
+    os.write(fd, b"select count(*) from liv\t")  # Tab: `liv` completes to liveness
+    read_until(fd, b"liveness", seen)
+    os.write(fd, b"\r;\r")  # a statement runs once it ends with ;
+    read_until(fd, b"1 row", seen)
+    os.write(fd, b"select * from stepz;\r")
+    read_until(fd, b"did you mean steps?", seen)
+    os.write(fd, b"insert into layers values (1,2,3,4,5,6,7,8);\r")
+    read_until(fd, b"refused", seen)
+    os.write(fd, b".quit\r")
+    _, status = os.waitpid(pid, 0)
+    os.close(fd)
+    assert os.waitstatus_to_exitcode(status) == 0
+    history = tmp_path / "state" / "pvtui" / "sql-history"
+    assert history.stat().st_mode & 0o777 == 0o600
+    assert "select count(*) from liveness" in history.read_text()
+    assert f"{liveness_table(exact_report(tiny_dir))['steps']}".encode() in seen
