@@ -297,3 +297,21 @@ def test_the_prompt_runs_dot_commands_completes_names_and_keeps_a_private_histor
     assert history.stat().st_mode & 0o777 == 0o600
     assert "select count(*) from liveness" in history.read_text()
     assert f"{liveness_table(exact_report(tiny_dir))['steps']}".encode() in seen
+
+
+def readme_examples() -> list[str]:
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    section = readme.split("## In SQL", 1)[1].split("\n## ", 1)[0]
+    return [line for line in section.splitlines() if line.startswith("pvtui sql ")]
+
+
+def test_the_readmes_examples_run(tiny_dir, other_dir):
+    import shlex
+
+    examples = readme_examples()
+    assert len(examples) >= 4
+    for example in examples:
+        words = [{"REPORT": tiny_dir, "A": tiny_dir, "B": other_dir}.get(w, w) for w in shlex.split(example)[2:]]
+        result = pvtui(*words)
+        assert result.returncode == 0 and result.stderr == "", (example, result.stderr)
+        assert len(result.stdout.splitlines()) >= 2, example  # a header and at least one row

@@ -13,6 +13,7 @@ from typing import Any, Callable
 
 from pvtui.export import csv_to, json_to
 from pvtui.model.tables import Table
+from pvtui.render.gate import markdown_cell
 from pvtui.safe_text import visible
 from pvtui.sql.engine import Result
 
@@ -47,10 +48,6 @@ def print_csv(result: Result) -> None:
 
 def print_json(result: Result) -> None:
     json_to(Table("sql", result.columns, ([exact(v) for v in row] for row in result.rows)), sys.stdout)
-
-
-def markdown_cell(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("|", "\\|")
 
 
 def print_markdown(result: Result) -> None:
