@@ -315,3 +315,13 @@ def test_the_readmes_examples_run(tiny_dir, other_dir):
         result = pvtui(*words)
         assert result.returncode == 0 and result.stderr == "", (example, result.stderr)
         assert len(result.stdout.splitlines()) >= 2, example  # a header and at least one row
+
+
+def test_a_statement_runs_again_and_is_checked_again(engine):
+    first = rows(engine, "select count(*) from programs")
+    assert rows(engine, "select count(*) from programs") == first  # prepared anew: the guard sees it again
+    with pytest.raises(QueryError, match="refused"):
+        engine.execute("delete from programs")
+    with pytest.raises(QueryError, match="refused"):
+        engine.execute("delete from programs")
+    assert rows(engine, "select count(*) from programs") == first
