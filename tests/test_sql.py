@@ -325,3 +325,20 @@ def test_a_statement_runs_again_and_is_checked_again(engine):
     with pytest.raises(QueryError, match="refused"):
         engine.execute("delete from programs")
     assert rows(engine, "select count(*) from programs") == first
+
+
+def test_ctrl_c_interrupts_a_query_that_would_run_for_ever(engine):
+    import signal
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    signal.setitimer(signal.ITIMER_REAL, 0.5)
+    try:
+        with pytest.raises(QueryError, match="^interrupted$"):
+            engine.execute("with recursive n(x) as (select 1 union all select x + 1 from n) select count(*) from n")
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert rows(engine, "select count(*) from layers")[0][0] > 0  # the engine goes on

@@ -72,7 +72,7 @@ def split_words(words: list[str]) -> tuple[list[Path], str | None]:
 
 def run_statements(engine, text: str, output: str) -> int:
     """Run each statement of TEXT, printing its rows; stop at the first error (exit 2)."""
-    from pvtui.sql.engine import QueryError, statements
+    from pvtui.sql.engine import INTERRUPTED, QueryError, statements
     from pvtui.sql.output import PRINTERS
 
     ran = False
@@ -80,6 +80,8 @@ def run_statements(engine, text: str, output: str) -> int:
         try:
             result = engine.execute(statement)
         except QueryError as exc:
+            if str(exc) == INTERRUPTED:  # Ctrl-C: cancelled, as any command
+                raise KeyboardInterrupt from None
             say(f"pvtui sql: {exc}")
             return EXIT_BAD_INPUT
         PRINTERS[output](result)

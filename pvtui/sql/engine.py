@@ -24,6 +24,8 @@ from pvtui.sql.guard import Guard
 from pvtui.sql.views import ReportViews
 
 ALL_REPORTS = "reports"
+PROGRESS_INSTRUCTIONS = 100_000  # SQLite VM instructions between two chances to stop a query
+INTERRUPTED = "interrupted"
 MISSPELT = re.compile(r"^no such (table|column|function): (\S+)")
 
 
@@ -95,11 +97,16 @@ class Engine:
     def execute(self, sql: str) -> Result:
         """The rows of one statement; raises QueryError when it is refused or fails."""
         self._check(sql)
+        # Python runs signal handlers only in Python code: a handler called as the query runs lets Ctrl-C
+        # end it (an exception in the handler interrupts the query: "interrupted")
+        self.connection.set_progress_handler(lambda: 0, PROGRESS_INSTRUCTIONS)
         try:
             cursor = self.connection.execute(sql)
             rows = cursor.fetchall()
         except (sqlite3.Error, OverflowError) as exc:
             raise QueryError(self._problem(exc)) from None
+        finally:
+            self.connection.set_progress_handler(None, 1)
         return Result([d[0] for d in cursor.description or ()], rows)
 
     def _check(self, sql: str) -> None:
@@ -110,7 +117,7 @@ class Engine:
         try:
             self.connection.execute(sql)
         except (sqlite3.Error, OverflowError) as exc:
-            if str(exc) != "interrupted" and self.guard.refused is None:
+            if str(exc) != INTERRUPTED and self.guard.refused is None:
                 raise QueryError(self._problem(exc)) from None
         finally:
             self.connection.set_progress_handler(None, 1)
