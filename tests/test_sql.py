@@ -171,6 +171,7 @@ REFUSED = {
     "PRAGMA writable_schema": "pragma writable_schema = 1",
     "VACUUM INTO": "vacuum into '{out}/copy.db'",
     "VACUUM": "vacuum",
+    "VACUUM after a comment": "/* a note */ -- more\n vacuum into '{out}/copy.db'",
     "BEGIN": "begin",
     "REINDEX": "reindex",
     "ANALYZE": "analyze",

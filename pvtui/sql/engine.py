@@ -20,12 +20,13 @@ import numpy as np
 from pvtui.model.report import Report
 from pvtui.model.unavailable import Unavailable
 from pvtui.sql.catalogue import VIEWS, create_statement
-from pvtui.sql.guard import Guard
+from pvtui.sql.guard import UNASKED, Guard, first_keyword
 from pvtui.sql.views import ReportViews
 
 ALL_REPORTS = "reports"
 PROGRESS_INSTRUCTIONS = 100_000  # SQLite VM instructions between two chances to stop a query
 INTERRUPTED = "interrupted"
+READ_ONLY = "pvtui sql only reads (SELECT, WITH, and PRAGMAs that list)"
 MISSPELT = re.compile(r"^no such (table|column|function): (\S+)")
 
 
@@ -112,6 +113,8 @@ class Engine:
     def _check(self, sql: str) -> None:
         """Prepare SQL without running it (interrupted at its first step): refuse what the guard refuses,
         then fill the views it reads."""
+        if first_keyword(sql) in UNASKED:
+            raise QueryError(f"refused: {first_keyword(sql)}: {READ_ONLY}", refused=True)
         self.guard.start()
         self.connection.set_progress_handler(lambda: 1, 1)
         try:
@@ -122,9 +125,8 @@ class Engine:
         finally:
             self.connection.set_progress_handler(None, 1)
         if self.guard.refused is not None or not self.guard.allowed_any:
-            what = self.guard.refused or (sql.split(None, 1) or ["this statement"])[0].upper()
-            raise QueryError(f"refused: {what}: pvtui sql only reads (SELECT, WITH, and PRAGMAs that list)",
-                             refused=True)
+            what = self.guard.refused or first_keyword(sql) or "this statement"
+            raise QueryError(f"refused: {what}: {READ_ONLY}", refused=True)
         for schema, table in sorted(self.guard.reads, key=str):
             if table not in VIEWS:
                 continue

@@ -10,8 +10,11 @@ a query needs filled.
 
 from __future__ import annotations
 
+import re
 import sqlite3
 
+LEADING_COMMENTS = re.compile(r"(\s+|--[^\n]*(\n|$)|/\*.*?(\*/|$))*", re.DOTALL)
+UNASKED = {"VACUUM"}  # statements SQLite asks the authorizer nothing about: refused before they are prepared
 ALLOWED = {sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_FUNCTION, sqlite3.SQLITE_RECURSIVE}
 LISTING_PRAGMAS = {"table_info", "table_xinfo", "table_list", "database_list", "function_list", "pragma_list",
                    "collation_list", "module_list", "compile_options", "index_list", "index_info"}
@@ -65,3 +68,10 @@ def _described(action: int, arg1: str | None, arg2: str | None) -> str:
     if action == sqlite3.SQLITE_PRAGMA:
         return f"PRAGMA {arg1}" + (f" = {arg2}" if arg2 is not None else "")
     return name + (f" {arg1}" if arg1 and action not in (sqlite3.SQLITE_TRANSACTION,) else "")
+
+
+def first_keyword(sql: str) -> str:
+    """The statement's first word, upper case, after any comments."""
+    rest = sql[LEADING_COMMENTS.match(sql).end():]
+    word = re.match(r"\w*", rest).group()
+    return word.upper()
