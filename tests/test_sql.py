@@ -149,6 +149,8 @@ def test_several_reports_have_a_schema_each_and_reports_holds_all(tiny_dir, othe
     a_layers, b_layers = ({g["name"]: g["cycles"] for g in layers_data(r)["groups"]} for r in (report, other))
     assert sorted(n for (n,) in grew) == sorted(n for n in a_layers.keys() & b_layers.keys() if b_layers[n] > a_layers[n])
     assert rows(engine, "select count(*) from steps") == [(a + b,)]  # unqualified: every report's
+    both = len(a_layers.keys() & b_layers.keys())  # a join USING a column: SQLite's authorizer sees no read of b
+    assert rows(engine, "select count(*) from a.layers join b.layers using (name)") == [(both,)]
 
 
 def snapshot(*folders: Path) -> dict[str, tuple[int, int]]:

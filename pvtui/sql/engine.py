@@ -88,6 +88,11 @@ class Engine:
             for view in VIEWS.values():
                 self.connection.execute(create_statement(schema, view, with_report=schema == ALL_REPORTS))
         self.filled: set[tuple[str, str]] = set()
+        databases = {name: index for index, name, _ in self.connection.execute("PRAGMA database_list")}
+        self.root_pages = {  # (database index, root page) -> (schema, view)
+            (databases[schema], root): (schema, name) for schema in databases if schema != "temp"
+            for name, root in self.connection.execute(f'SELECT name, rootpage FROM "{schema}".sqlite_master'
+                                                      " WHERE type = 'table'")}
         self.guard = Guard()
         self.connection.set_authorizer(self.guard)
 
@@ -127,20 +132,20 @@ class Engine:
         if self.guard.refused is not None or not self.guard.allowed_any:
             what = self.guard.refused or first_keyword(sql) or "this statement"
             raise QueryError(f"refused: {what}: {READ_ONLY}", refused=True)
-        for schema, table in sorted(self.guard.reads, key=str):
-            if table not in VIEWS:
-                continue
-            for name in [schema] if schema is not None else self._schemas_naming(sql, table):
-                if (name, table) not in self.filled:
-                    self._fill(name, table)
+        if first_keyword(sql) != "EXPLAIN":  # what a query plan shows needs no rows
+            for schema_view in sorted(self._views_opened(sql) - self.filled):
+                self._fill(*schema_view)
 
-    def _schemas_naming(self, sql: str, table: str) -> list[str]:
-        """The schemas whose TABLE SQL may name, where SQLite says it reads TABLE but not from where (a
-        table read for no column, as by count(*)): those written before it, else every one."""
-        every = self.schemas + ([ALL_REPORTS] if self.several else [])
-        named = [schema for schema in every
-                 if re.search(rf'(?i)\b"?{schema}"?\s*\.\s*"?{table}\b', sql)]
-        return named or every
+    def _views_opened(self, sql: str) -> set[tuple[str, str]]:
+        """The (schema, view) tables SQL opens to read: the OpenRead instructions of its program (p2 the
+        table's root page, p3 its database). Exact where the authorizer is not: a join USING a column or a
+        count(*) may read a table it never reports."""
+        try:
+            program = self.connection.execute(f"EXPLAIN {sql}").fetchall()
+        except sqlite3.Error as exc:
+            raise QueryError(self._problem(exc)) from None
+        opened = {(row[4], row[3]) for row in program if row[1] == "OpenRead"}
+        return {self.root_pages[key] for key in opened if key in self.root_pages}
 
     def _fill(self, schema: str, view: str) -> None:
         self.filled.add((schema, view))

@@ -4,8 +4,7 @@ Every action a statement asks for is checked when it is prepared: reading the vi
 calling functions, recursive common table expressions and the pragmas that only list
 (table_info...). Anything else (writing, creating, attaching a file, a pragma that sets,
 a transaction) is refused. VACUUM asks the authorizer nothing, so a statement that asked
-for no allowed action at all is refused too. The reads are recorded: they name the views
-a query needs filled.
+for no allowed action at all is refused too.
 """
 
 from __future__ import annotations
@@ -30,20 +29,16 @@ class Guard:
 
     def __init__(self) -> None:
         self.trusted = False
-        self.reads: set[tuple[str | None, str]] = set()  # (schema, table) read by the statement being prepared
         self.refused: str | None = None  # the first action refused, named
         self.allowed_any = False
         self.first_action: int | None = None
 
     def start(self) -> None:
-        self.reads.clear()
         self.refused, self.allowed_any, self.first_action = None, False, None
 
     def __call__(self, action: int, arg1: str | None, arg2: str | None, schema: str | None, _trigger) -> int:
         if self.trusted:
             return sqlite3.SQLITE_OK
-        if action == sqlite3.SQLITE_READ and arg1 is not None:
-            self.reads.add((schema, arg1))  # schema None: a table read for no column (count(*))
         if self.first_action is None:
             self.first_action = action
         if self._allows(action, arg1, arg2):
