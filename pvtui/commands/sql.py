@@ -15,6 +15,10 @@ from pathlib import Path
 from pvtui.commands.common import EXIT_BAD_INPUT, add_reader_argument, load, say
 
 
+SEVERAL = ("Several reports: each view under schemas a, b, c... in the order given (a.steps), and under reports."
+           " every report's rows with a `report` column, the path as given; an unqualified name is reports.'s.")
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     from pvtui.sql.output import FORMATS
 
@@ -106,5 +110,6 @@ def print_catalogue(data: list[dict], output: str) -> None:
             print(f"{view['view']}: {view['counts']}")
             for column in view["columns"]:
                 print(f"  {column['name']:<22} {column['type']:<8} {column['counts']}")
+        print(SEVERAL)
         return
     PRINTERS[output](Result(["view", "column", "type", "counts"], rows))
