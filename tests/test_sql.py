@@ -345,3 +345,18 @@ def test_ctrl_c_interrupts_a_query_that_would_run_for_ever(engine):
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
     assert rows(engine, "select count(*) from layers")[0][0] > 0  # the engine goes on
+
+
+def test_a_view_the_report_cannot_fill_is_empty_and_says_what_would_fill_it(tiny_dir, tmp_path):
+    import shutil
+
+    shutil.copy(tiny_dir / "archive.a", tmp_path / "archive.a")
+    result = pvtui(tmp_path, "select count(*), sum(bytes), count(always_live) from tiles; select count(*) from steps",
+                   "--format", "json")
+    assert result.returncode == 0
+    tiles, steps = result.stdout.split("]\n[")
+    report = exact_report(tmp_path)
+    assert json.loads(tiles + "]") == [{"count(*)": len(report.archive.total), "sum(bytes)": int(report.archive.total.sum()),
+                                        "count(always_live)": 0}]
+    assert json.loads("[" + steps) == [{"count(*)": 0}]
+    assert result.stderr == f"pvtui sql: steps is empty: {report.missing('execution')}\n"
