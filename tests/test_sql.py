@@ -112,6 +112,10 @@ def test_programs_and_compute_sets(engine, report):
     assert name == report.programs.names[program]
     assert layer == tree.names[int(tree.top[tree.program_node[program]])]
     assert rows(engine, "select count(*) from compute_sets")[0][0] == len(report.programs.compute_set_names)
+    first = rows(engine, "select c.id, c.name, c.layer, p.layer from compute_sets c join programs p on p.id ="
+                         " (select min(id) from programs where compute_set = c.id)")
+    assert first and all(cs_layer == program_layer for _, _, cs_layer, program_layer in first)
+    assert all(name == report.programs.compute_set_names[cs] for cs, name, _, _ in first)
     roots = rows(engine, "select id from programs where parent is null order by id")
     assert [r[0] for r in roots] == programs_table(report)["roots"]
 
