@@ -188,6 +188,7 @@ def measure_the_rest(report: Path, workdir: Path, runs: int, results: Results, s
     """Everything after cold ingest: the app over a warm cache, progress and cancelling, the checks."""
     from bench import app as app_bench
     from bench import cancel, checks
+    from bench import sql as sql_bench
     from bench.reports import make_wide_programs
     from pvtui.sources.discovery import discover
     from pvtui.sources.ingest import load_report
@@ -204,6 +205,7 @@ def measure_the_rest(report: Path, workdir: Path, runs: int, results: Results, s
     app_bench.measure_latency(report, wide, cache, results, say)
     app_bench.measure_step_stats(cache, runs, results, say)
     app_bench.measure_hotspots(report, cache, runs, results, say)
+    sql_bench.measure_sql(cache, runs, results, say)
     app_bench.measure_rss(report, cache, runs, results, say)
     say("progress and cancelling")
     cancel.measure_cancel(report, workdir, results, say)

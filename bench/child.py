@@ -466,6 +466,27 @@ def job_step_stats(bundle: str) -> dict:
             "steps": report.execution.num_steps if report.execution is not None else 0}
 
 
+SQL_QUERY = "select program, sum(cycles) from steps group by program"  # issue 34's
+
+
+def job_sql(bundle: str, repeats: int = 3) -> dict:
+    """`pvtui sql` over the warm bundle: the first SQL_QUERY (its view filled from the bundle's columns, and the
+    peak memory that takes above the RSS before it), then the same query REPEATS times more (warm)."""
+    from pvtui.model.report import Report
+    from pvtui.sql.engine import Engine
+
+    engine = Engine([(bundle, Report(Path(bundle), exact_text=True))])
+    first = measured(lambda: {"groups": len(engine.execute(SQL_QUERY).rows)})
+    warm = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        engine.execute(SQL_QUERY)
+        warm.append(time.perf_counter() - t)
+    rows = engine.execute("select count(*) from steps").rows[0][0]
+    return {"first": first["seconds"], "peak_bytes": first["peak_bytes"], "warm": warm, "rows": rows,
+            "groups": first["groups"]}
+
+
 def job_app_cancel(report: str, cache: str, after: float) -> dict:
     """Open REPORT with an empty cache; press Escape AFTER seconds into the ingest."""
     from pvtui.screens.dialogs import LoadingScreen
@@ -576,6 +597,7 @@ JOBS = {
     "latency": job_latency,
     "step_stats": job_step_stats,
     "hotspots_first": job_hotspots_first,
+    "sql": job_sql,
     "app_cancel": job_app_cancel,
 }
 

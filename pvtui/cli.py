@@ -45,6 +45,8 @@ COMMANDS: dict[str, tuple[str, bool]] = {
     "check": ("file by file, whether a report is usable and why not (exit 0 usable, 2 not); only reads", True),
     "synth": ("write a synthetic report directory", False),
     "demo": ("open a synthetic demo report", False),
+    "sql": ("ask one report or several in SQL, read-only, over views of pvtui's figures (steps, tiles, variables,"
+            " programs, layers, liveness...); a prompt on a terminal with no QUERY; --tables lists the views", False),
     "cache": ("list the cached bundles (report, size, last used); `clear [--older-than DAYS]` removes them", True),
     "config": ("where the configuration file (keymap, defaults) is read from; --check validates it, --bindings "
                "lists the binding ids", False),

@@ -95,13 +95,18 @@ def write_csv(table: Table, path: Path, overwrite: bool = False) -> int:
     A text cell that a spreadsheet would run as a formula is written with a leading `'`, which
     spreadsheets take as "this is text" and do not show; numbers are written as they are.
     """
-    count = 0
     with _new_file(path, overwrite, newline="") as out:
-        writer = csv.writer(out)
-        writer.writerow(map(_as_text_cell, table.columns))
-        for row in table.rows:
-            writer.writerow(map(_as_text_cell, row))
-            count += 1
+        return csv_to(table, out)
+
+
+def csv_to(table: Table, out: IO[str]) -> int:
+    """TABLE as CSV on OUT (opened with newline=""), as write_csv writes it; returns the rows written."""
+    count = 0
+    writer = csv.writer(out)
+    writer.writerow(map(_as_text_cell, table.columns))
+    for row in table.rows:
+        writer.writerow(map(_as_text_cell, row))
+        count += 1
     return count
 
 
@@ -118,15 +123,20 @@ def runs_as_formula(text: str) -> bool:
 
 def write_json(table: Table, path: Path, overwrite: bool = False) -> int:
     """TABLE as a JSON list of objects keyed by column, one per line; returns the rows written."""
+    with _new_file(path, overwrite) as out:
+        return json_to(table, out)
+
+
+def json_to(table: Table, out: IO[str]) -> int:
+    """TABLE as write_json writes it, on OUT; returns the rows written."""
     count = 0
     columns = table.columns
-    with _new_file(path, overwrite) as out:
-        out.write("[")
-        for row in table.rows:
-            out.write(",\n" if count else "\n")
-            out.write(_json_object(columns, row))
-            count += 1
-        out.write("\n]\n" if count else "]\n")
+    out.write("[")
+    for row in table.rows:
+        out.write(",\n" if count else "\n")
+        out.write(_json_object(columns, row))
+        count += 1
+    out.write("\n]\n" if count else "]\n")
     return count
 
 

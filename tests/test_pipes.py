@@ -11,7 +11,9 @@ import pytest
 from pvtui.cli import EXIT_BROKEN_PIPE
 
 
-@pytest.mark.parametrize("args", [["summary", "--json"], ["memory", "--json"], ["memory"], ["programs"]])
+@pytest.mark.parametrize("args", [["summary", "--json"], ["memory", "--json"], ["memory"], ["programs"],
+                                  *(["sql", "select * from programs", "--format", output]
+                                    for output in ("table", "csv", "json", "md"))])
 def test_a_closed_pipe_is_a_quiet_exit(tiny_dir, args):
     read_end, write_end = os.pipe()
     os.close(read_end)  # the reader is gone before the first write: every write fails
