@@ -198,7 +198,7 @@ def test_a_statement_that_would_write_is_refused_in_one_line(kind, tiny_dir, cac
 def test_queries_write_nothing_to_the_report_or_the_cache(tiny_dir, cache_root):
     pvtui(tiny_dir, "select 1")  # the bundle cached, as any command caches it
     before = snapshot(tiny_dir, cache_root)
-    result = pvtui(tiny_dir, "-f", "/dev/stdin", stdin="select count(*) from steps; select * from layers;")
+    result = pvtui(tiny_dir, "-f", "-", stdin="select count(*) from steps; select * from layers;")
     assert result.returncode == 0, result.stderr
     assert snapshot(tiny_dir, cache_root) == before
 

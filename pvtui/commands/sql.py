@@ -13,8 +13,9 @@ import sys
 from pathlib import Path
 
 from pvtui.commands.common import EXIT_BAD_INPUT, add_reader_argument, load, say
+from pvtui.regular_files import read_regular
 
-
+QUERY_FILE_LIMIT = 1 << 20  # bytes of a -f FILE of SQL read at most
 SEVERAL = ("Several reports: each view under schemas a, b, c... in the order given (a.steps), and under reports."
            " every report's rows with a `report` column, the path as given; an unqualified name is reports.'s.")
 
@@ -25,7 +26,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("words", nargs="*", metavar="PATH... [QUERY]",
                         help="the reports (several: schemas a, b, c... in order, and every row under reports."
                              " with its report's path), then the query unless -f gives it")
-    parser.add_argument("-f", "--file", type=Path, help="read the SQL statements from FILE")
+    parser.add_argument("-f", "--file", type=Path,
+                        help="read the SQL statements from FILE (a regular file), or from standard input for -")
     parser.add_argument("--format", choices=FORMATS, default="table",
                         help="table (default: fits the terminal, plain when piped), csv, json (an array of objects)"
                              " or md")
@@ -48,7 +50,8 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_BAD_INPUT
     if args.file is not None:
         try:
-            query = args.file.read_text(encoding="utf-8")
+            query = (sys.stdin.read() if str(args.file) == "-" else
+                     read_regular(args.file, QUERY_FILE_LIMIT).decode("utf-8"))
         except (OSError, UnicodeDecodeError) as exc:
             say(f"pvtui sql: {args.file}: {getattr(exc, 'strerror', None) or exc}")
             return EXIT_BAD_INPUT
