@@ -14,10 +14,11 @@ A bad file or entry is one line each in `problems`, naming the file; what is goo
 from __future__ import annotations
 
 import os
-import stat
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from pvtui.regular_files import read_regular
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -49,27 +50,12 @@ def config_path(given: Path | str | None = None) -> Path:
     return Path(base) / "pvtui" / "config.toml"
 
 
-def read_limited(path: Path, limit: int = MAX_BYTES) -> bytes:
-    """The bytes of the regular file PATH (never blocking on a FIFO or device); OSError or ValueError
-    saying why not, a file over LIMIT bytes among them."""
-    from pvtui.sources.private_fs import read_small
-
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise ValueError("not a regular file")
-        os.set_blocking(fd, True)
-        return read_small(fd, limit)
-    finally:
-        os.close(fd)
-
-
 def load_config(given: Path | str | None = None) -> Config:
     """The configuration at config_path(GIVEN); none (and no problem) where no file is there."""
     path = config_path(given)
     config = Config(path)
     try:
-        data = read_limited(path)
+        data = read_regular(path, MAX_BYTES)  # never blocking on a FIFO or a device
     except FileNotFoundError:
         if given or os.environ.get(ENV):  # named by the user: its absence is worth a line
             config.problems.append(f"{path}: no such file; using the defaults")
