@@ -1,4 +1,5 @@
-"""The Textual app: one shared report model behind its screens (SCREENS: a mode each, imported when first shown), and live reload."""
+"""The Textual app: one shared report model behind its screens (SCREENS: a mode each, imported when
+first shown), and live reload."""
 
 from __future__ import annotations
 
