@@ -62,7 +62,7 @@ class FlameView(TraceView):
         self._flame_styles: dict[str, Style] = {}
         self._cursor_row = 0  # the row the cursor is on, below the axis
         self._shown: tuple = ()  # run, window, flame rows and layout last drawn
-        self._laid_out_for = 0  # the rows the last layout was asked for (get_content_height)
+        self._wanted_rows = 0  # lanes and depth rows with a block in the window, shown or not (get_content_height)
 
     def fit_rows(self, state: TraceState, flame: tuple[list[FlameRow], ...], cursor: FlameCursor) -> list[tuple[int, int]]:
         """The rows FLAME draws over STATE's window at this height: each IPU's lane, then its fitted depth rows."""
@@ -84,13 +84,6 @@ class FlameView(TraceView):
         if self.flame is None or self.state is None:
             return super().get_content_height(container, viewport, width)
         return 1 + self._wanted_rows
-
-    @property
-    def _wanted_rows(self) -> int:
-        """The lanes and depth rows with a block in the window, all of them."""
-        assert self.flame is not None and self.state is not None
-        depths, _hidden = fitted_depths(self.flame, self.state.window, 1 << 30)
-        return sum(1 + len(shown) for shown in depths)
 
     @property
     def visible_rows(self) -> int:
@@ -139,11 +132,10 @@ class FlameView(TraceView):
             self._cells.clear()
             self._strips.clear()
         self.state = state
-        wanted = self._wanted_rows
-        if wanted != self._laid_out_for:  # taller or shorter: the screen gives the rest to the details
-            self._laid_out_for = wanted
-            self.refresh(layout=True)
         self.rows = self.fit_rows(state, self.flame, self.cursor)
+        if len(self.rows) + self.hidden != self._wanted_rows:  # taller or shorter: the rest to the details
+            self._wanted_rows = len(self.rows) + self.hidden
+            self.refresh(layout=True)
         self.virtual_size = Size(self.size.width, 1 + len(self.rows) + (1 if self.hidden else 0))
         self._cursor_row = self.rows.index((state.cursor_ipu, self.cursor.depth))
         self.scroll_to_lane(self._cursor_row)
