@@ -532,8 +532,8 @@ def job_chart_repaint(steps: int) -> dict:
     from textual.app import App, ComposeResult
 
     from pvtui.model.envelope import Envelope, build_pyramid
-    from pvtui.model.liveness_views import StepSeries, Window
-    from pvtui.theming import DEFAULT_THEME, builtin_themes
+    from pvtui.model.navigators.liveness import StepSeries, Window
+    from pvtui.ui.theming import DEFAULT_THEME, builtin_themes
     from pvtui.widgets.liveness_chart import LivenessChart
 
     series = np.random.default_rng(7).integers(0, 10**9, steps)

@@ -20,28 +20,28 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.screen import Screen
 from textual.widgets import Input
 
-from pvtui.deferred_import import defer_import
+from pvtui.process.deferred_import import defer_import
 from pvtui.errors import Cancelled, ReportError
-from pvtui.pv_colours import derived_variables
+from pvtui.ui.pv_colours import derived_variables
 from pvtui.render.glyphs import basic_console
 from pvtui.safe_text import visible
 from pvtui.screens.app_keys import APP_BINDINGS, APP_KEYS
 from pvtui.screens.base import key_state
-from pvtui.slots import ReportSlot, Slot
-from pvtui.streams import NEEDS_TERMINAL, on_a_terminal
-from pvtui.textual_private import InstantModeSwitch
-from pvtui.theming import DEFAULT_THEME, builtin_themes, resolve_theme_name, user_theme_dir, user_themes
+from pvtui.ui.slots import ReportSlot, Slot
+from pvtui.process.streams import NEEDS_TERMINAL, on_a_terminal
+from pvtui.ui.textual_private import InstantModeSwitch
+from pvtui.ui.theming import DEFAULT_THEME, builtin_themes, resolve_theme_name, user_theme_dir, user_themes
 from pvtui.units import UNIT_NAMES
-from pvtui.user_files import UserFiles
+from pvtui.ui.user_files import UserFiles
 from pvtui.widgets.look import AsciiGlyphs
 from pvtui.widgets.status import StatusLine
 
 if TYPE_CHECKING:
-    from pvtui.config import Config
+    from pvtui.user.config import Config
     from pvtui.model.report import Report
     from pvtui.screens.base import ReportScreen
     from pvtui.sources.base import CancelToken, ReportFiles
-    from pvtui.state import State
+    from pvtui.user.state import State
 
 
 def start_lightly() -> None:
@@ -128,8 +128,8 @@ class PvtuiApp(StatusLine, InstantModeSwitch, UserFiles):
         state: State | None = None,
         debug: bool = False,
     ) -> None:
-        """THEME, READER: CONFIG's defaults where not given; STATE: the reports opened before (pvtui.state)."""
-        from pvtui.config import load_config
+        """THEME, READER: CONFIG's defaults where not given; STATE: the reports opened before (pvtui.user.state)."""
+        from pvtui.user.config import load_config
 
         self.config = config if config is not None else load_config()
         defaults = self.config.defaults
@@ -163,7 +163,7 @@ class PvtuiApp(StatusLine, InstantModeSwitch, UserFiles):
         themes = list(self.available_themes)
         self.theme = resolve_theme_name(theme or default_theme(self.config, themes), themes) or DEFAULT_THEME
         if self.config.keymap:
-            self.set_keymap(self.config.keymap)  # checked after the first frame (pvtui.keymap.check_config)
+            self.set_keymap(self.config.keymap)  # checked after the first frame (pvtui.ui.keymap.check_config)
 
     def get_line_filters(self):
         """Textual's line filters, then on a basic console the one that draws every glyph in ASCII."""
@@ -414,7 +414,7 @@ class PvtuiApp(StatusLine, InstantModeSwitch, UserFiles):
 
     @work(group="watch")
     async def _watch_files(self, slot: ReportSlot) -> None:
-        from pvtui.watch import watch_report
+        from pvtui.sources.watch import watch_report
 
         assert slot.files is not None
         try:
@@ -594,9 +594,9 @@ def run_app(
     is not given); where PATH is None and no report is here, the picker offers those opened before. FRESH:
     nothing remembered is offered or returned to. 2 on bad input, or where there is no terminal to run it on."""
     start_lightly()
-    from pvtui.config import load_config
+    from pvtui.user.config import load_config
     from pvtui.sources.discovery import discover
-    from pvtui.state import State
+    from pvtui.user.state import State
 
     state = State(fresh=fresh)
     try:

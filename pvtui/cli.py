@@ -18,7 +18,7 @@ from pvtui import __version__
 from pvtui.commands.common import EXIT_BAD_INPUT, EXIT_CANCELLED, say
 from pvtui.errors import Cancelled, ReportError
 from pvtui.safe_text import visible
-from pvtui.streams import OutputLost, discard_output, guard_standard_streams
+from pvtui.process.streams import OutputLost, discard_output, guard_standard_streams
 
 # name: (one line of help, whether it takes --json); the module is pvtui.commands.<name>
 COMMANDS: dict[str, tuple[str, bool]] = {

@@ -33,7 +33,7 @@ The model was chosen over the renderers because text reaches the screen through 
 the commands) than it leaves the model by, and because widths must be measured on what is shown:
 a Strip filter at the last moment would draw lines longer than Textual laid out.
 
-Markup is the renderers' business (pvtui.render.safe_text): report text is never given to Rich or
+Markup is the renderers' business (pvtui.render.visible_text): report text is never given to Rich or
 Textual as markup, the commands print through a console that reads none (render.console.TextConsole),
 and where a screen builds markup around a name it escapes it with `markup_escape`.
 """

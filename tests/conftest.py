@@ -11,6 +11,12 @@ from pathlib import Path
 from typing import Callable
 
 import pytest
+from hypothesis import settings
+
+# Speed belongs in `python -m bench`: a property test judges what it finds, never how long an example
+# took (Hypothesis' 200 ms deadline failed examples on a machine loaded by other jobs).
+settings.register_profile("pvtui", deadline=None)
+settings.load_profile("pvtui")
 
 os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
 # A colour terminal with block glyphs, whatever runs the tests: with TERM=xterm alone Rich

@@ -15,7 +15,7 @@ from textual.widgets import OptionList
 from pvtui.app import PvtuiApp, ScreenActions, run_app
 from pvtui.screens.dialogs import HelpScreen, ReloadPrompt, ReportPicker
 from pvtui.sources.discovery import discover
-from pvtui.watch import settled
+from pvtui.sources.watch import settled
 
 pytestmark = pytest.mark.anyio
 
@@ -308,8 +308,8 @@ async def test_escape_cancels_the_first_load(make_app, monkeypatch):
 
 
 def test_user_themes_load_and_bad_ones_are_named(tmp_path, monkeypatch):
-    from pvtui.pv_colours import derived_variables
-    from pvtui.theming import user_themes
+    from pvtui.ui.pv_colours import derived_variables
+    from pvtui.ui.theming import user_themes
 
     folder = tmp_path / "pvtui" / "themes"
     folder.mkdir(parents=True)
@@ -325,7 +325,7 @@ def test_user_themes_load_and_bad_ones_are_named(tmp_path, monkeypatch):
 
 def test_a_user_theme_with_a_bad_colour_is_named_and_never_reaches_the_app(tmp_path, monkeypatch, tiny_dir):
     from pvtui.app import PvtuiApp, theme_problem
-    from pvtui.theming import user_themes
+    from pvtui.ui.theming import user_themes
 
     folder = tmp_path / "pvtui" / "themes"
     folder.mkdir(parents=True)

@@ -611,12 +611,12 @@ def test_a_theme_file_that_is_a_fifo_a_device_or_huge_is_one_line(tiny_dir, tmp_
 
 
 def test_every_read_of_a_file_goes_through_the_regular_file_check():
-    """No module opens a file to read but through pvtui/regular_files.py (its writers, /proc and its own
+    """No module opens a file to read but through pvtui/files/regular.py (its writers, /proc and its own
     standard streams aside): a FIFO or a device there would hang it."""
     package = Path(__file__).resolve().parent.parent / "pvtui"
     reads = re.compile(r"\.read_bytes\(|\.read_text\(|np\.(load|fromfile|memmap)\([^f]|(?<![\w.])open\([^,)]*\)|"
                        r"(?<![\w.])open\([^)]*\"rb?\"|\.open\(\"rb?\"|\.open\(encoding|\.open\(\)|\.open\(\"r\", ")
-    allowed = {"theming.py": 'json.loads(entry.read_text("utf-8"))'}  # the built-in themes: pvtui's package data
+    allowed = {"ui/theming.py": 'json.loads(entry.read_text("utf-8"))'}  # the built-in themes: pvtui's package data
     found = [f"{path.relative_to(package)}:{number}" for path in sorted(package.rglob("*.py"))
              for number, line in enumerate(path.read_text().splitlines(), 1)
              if reads.search(line) and allowed.get(str(path.relative_to(package)), "\0") not in line]

@@ -10,9 +10,9 @@ import pytest
 from conftest import said, wait_for, wait_until_loaded
 
 from pvtui.app import PvtuiApp
-from pvtui.child import ending
+from pvtui.process.child import ending
 from pvtui.screens.capture_wait import LATER_POLL_SECONDS, CaptureWait
-from pvtui.watch import POLL_SECONDS, SETTLE_SECONDS
+from pvtui.sources.watch import POLL_SECONDS, SETTLE_SECONDS
 
 pytestmark = pytest.mark.anyio
 

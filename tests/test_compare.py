@@ -19,7 +19,7 @@ from pvtui.model.compare import (
     summary_table,
     tile_diff,
 )
-from pvtui.model.compare_views import change_levels, grid_rows
+from pvtui.model.navigators.compare import change_levels, grid_rows
 from pvtui.model.report import Report
 from pvtui.model.unavailable import Unavailable
 from pvtui.widgets.compare_chart import CompareChart

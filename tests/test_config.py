@@ -10,8 +10,8 @@ from hypothesis import given, settings, strategies as st
 
 from pvtui.app import PvtuiApp
 from pvtui.cli import main
-from pvtui.config import MAX_BYTES, config_path, load_config
-from pvtui.keymap import binding_ids, check_keymap
+from pvtui.user.config import MAX_BYTES, config_path, load_config
+from pvtui.ui.keymap import binding_ids, check_keymap
 from pvtui.screens.dialogs import HelpScreen
 from pvtui.widgets.key_bar import KeyBar
 from tests.conftest import wait_for
@@ -128,7 +128,7 @@ async def test_a_bad_entry_is_one_line_and_the_app_starts_with_the_rest(make_app
 
 
 def test_the_readme_lists_every_binding_id_and_no_other():
-    from pvtui.keymap import bindings_table
+    from pvtui.ui.keymap import bindings_table
 
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
     section = readme[readme.index("## Configuration and state"):readme.index("## The cache")]

@@ -7,9 +7,9 @@ from conftest import wait_until_loaded
 from textual.theme import BUILTIN_THEMES
 
 from pvtui.app import SCREENS, PvtuiApp
-from pvtui.pv_colours import CATEGORIES, PHASES, PV_VARIABLES, derived_variables
+from pvtui.ui.pv_colours import CATEGORIES, PHASES, PV_VARIABLES, derived_variables
 from pvtui.sources.discovery import discover
-from pvtui.theming import builtin_themes
+from pvtui.ui.theming import builtin_themes
 
 pytestmark = pytest.mark.anyio
 
@@ -54,7 +54,7 @@ async def test_every_textual_theme_draws_every_screen(tiny_dir, other_dir, cache
 def test_no_category_takes_the_over_the_limit_colour(name):
     from textual.color import Color
 
-    from pvtui.pv_colours import _MIN_DISTANCE, _distance
+    from pvtui.ui.pv_colours import _MIN_DISTANCE, _distance
 
     theme = BUILTIN_THEMES.get(name) or next(t for t in builtin_themes() if t.name == name)
     variables = {**derived_variables(theme), **theme.variables}
@@ -72,7 +72,7 @@ def test_every_text_pvtui_writes_reaches_4_5_to_1_on_its_background(name):
     terminal's palette, which pvtui cannot see)."""
     from textual.color import Color
 
-    from pvtui.pv_colours import MIN_CONTRAST, TEXT_COLOURS, contrast
+    from pvtui.ui.pv_colours import MIN_CONTRAST, TEXT_COLOURS, contrast
 
     theme = BUILTIN_THEMES.get(name) or next(t for t in builtin_themes() if t.name == name)
     if theme.ansi:

@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 from conftest import open_screen, said, wait_for, wait_until_loaded
 from textual.widgets import Input, OptionList
 
-import pvtui.export
-from pvtui.export import (
+import pvtui.files.export
+from pvtui.files.export import (
     default_directory,
     file_name,
     free_path,
@@ -106,9 +106,9 @@ def test_numbers_stay_numbers_and_other_text_is_unchanged(tmp_path, number, text
 
 def test_write_csv_is_the_only_csv_writer():
     """Every `x` export of a table (each screen and tab) goes through write_csv: no module writes CSV another way."""
-    package = Path(pvtui.export.__file__).parent
+    package = Path(pvtui.__file__).parent
     writers = sorted(str(p.relative_to(package)) for p in package.rglob("*.py") if "csv.writer" in p.read_text())
-    assert writers == ["export.py"]
+    assert writers == ["files/export.py"]
     from pvtui.screens.export import KINDS
 
     assert [kind.write for kind in KINDS if kind.extension == "csv"] == [write_csv]
@@ -473,7 +473,7 @@ async def test_a_write_error_is_one_line_and_escape_cancels(make_app, tmp_path, 
     def full_disk(path, overwrite, newline=None):
         raise OSError(errno.ENOSPC, "No space left on device", str(path))
 
-    monkeypatch.setattr(pvtui.export, "_new_file", full_disk)
+    monkeypatch.setattr(pvtui.files.export, "_new_file", full_disk)
     async with make_app().run_test(size=(80, 24)) as pilot:
         await open_screen(pilot, "m", MemoryScreen)
         await export(pilot, "enter")

@@ -13,7 +13,7 @@ import pytest
 from conftest import wait_for, wait_until_loaded
 
 import pvtui.sources.ingest as ingest
-from pvtui.deferred_import import defer_import, is_deferred
+from pvtui.process.deferred_import import defer_import, is_deferred
 from pvtui.screens.base import TitleBar
 from pvtui.screens.summary import SummaryScreen
 from pvtui.widgets.key_bar import KeyBar
@@ -77,7 +77,7 @@ FIRST_FRAMES = textwrap.dedent("""
     import asyncio, json, sys, threading, time
     from pathlib import Path
     from pvtui.app import SCREENS, PvtuiApp, start_lightly
-    from pvtui.deferred_import import is_deferred
+    from pvtui.process.deferred_import import is_deferred
     start_lightly()  # as run_app starts the app
     import pvtui.sources.ingest as ingest
     from pvtui.sources.discovery import discover
@@ -120,7 +120,7 @@ def test_no_screen_needs_numpy_for_its_first_frame(tiny_dir, cache_root):
 IMPORT_ONLY = textwrap.dedent("""
     import json, os, sys
     import pvtui.app
-    from pvtui.deferred_import import is_deferred
+    from pvtui.process.deferred_import import is_deferred
     seen = [is_deferred("numpy"), "numpy" in sys.modules, os.environ.get("OPENBLAS_NUM_THREADS")]
     pvtui.app.start_lightly()
     seen += [is_deferred("numpy"), os.environ.get("OPENBLAS_NUM_THREADS")]

@@ -6,7 +6,7 @@ import numpy as np
 from pvtui.model import schema as s
 from pvtui.model.bundle import BundleWriter
 from pvtui.model.report import Report
-from pvtui.model.tile_views import (
+from pvtui.model.navigators.memory import (
     TileMemory,
     max_zoom,
     next_ipu_filter,

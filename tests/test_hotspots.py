@@ -12,9 +12,9 @@ import pytest
 from conftest import report_without_bundle, truth_host_waits
 
 from pvtui.cli import main
-from pvtui.model.hotspot_views import HotspotsNavigator
+from pvtui.model.navigators.hotspots import HotspotsNavigator
 from pvtui.model.hotspots import BY, INTER_IPU, INTERNAL, Hotspots, compute_set_vertices, tile_balance
-from pvtui.model.layer_views import layers_data
+from pvtui.model.layer_outline import layers_data
 from pvtui.model.step_stats import step_stats
 from pvtui.model.unavailable import Unavailable
 from pvtui.sources.discovery import discover

@@ -15,7 +15,7 @@ from conftest import open_screen, truth_host_waits, wait_for
 from pvtui.cli import main
 from pvtui.model.flame import merged_flame
 from pvtui.model.host_waits import device_cycles, host_wait_programs
-from pvtui.model.layer_views import LayerOutline, layers_data
+from pvtui.model.layer_outline import LayerOutline, layers_data
 from pvtui.model.layers import HOST_WAITS, build_tree, layer_figures
 from pvtui.model.step_stats import step_stats
 from pvtui.screens.operations import OperationsScreen

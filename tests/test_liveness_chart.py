@@ -10,7 +10,7 @@ from hypothesis import given, settings, strategies as st
 from textual.app import App, ComposeResult
 
 from pvtui.model.envelope import Envelope, build_pyramid
-from pvtui.model.liveness_views import (
+from pvtui.model.navigators.liveness import (
     MIN_SPAN,
     StepSeries,
     Window,
@@ -26,7 +26,7 @@ from pvtui.model.liveness_views import (
     step_columns_away,
     steps_per_column,
 )
-from pvtui.theming import DEFAULT_THEME, builtin_themes
+from pvtui.ui.theming import DEFAULT_THEME, builtin_themes
 from pvtui.widgets.chart_rows import BLOCKS
 from pvtui.render.liveness import column_line, column_scale, ordinal
 from pvtui.widgets.liveness_chart import ALWAYS, LivenessChart, _ticks

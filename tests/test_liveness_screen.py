@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from conftest import open_screen, wait_for, wait_until_loaded
 
-from pvtui.model.liveness_views import columns_of_step
+from pvtui.model.navigators.liveness import columns_of_step
 from pvtui.model.report import Report
 from pvtui.model.schema import LIVENESS_BY_IPU, LIVENESS_BY_TILE
 from pvtui.render.liveness import vertex_lines

@@ -10,9 +10,9 @@ import pytest
 
 from pvtui.model import flame as fl
 from pvtui.model import lanes as ln
-from pvtui.model import trace_views as tv
-from pvtui.model.liveness_views import TILE_SERIES_KEPT, LivenessNavigator, Window, columns_of_step
-from pvtui.model.tile_views import CHOSEN, MemoryNavigator, TileMemory, VariableSearch, max_zoom, tiles_table
+from pvtui.model.navigators import trace as tv
+from pvtui.model.navigators.liveness import TILE_SERIES_KEPT, LivenessNavigator, Window, columns_of_step
+from pvtui.model.navigators.memory import CHOSEN, MemoryNavigator, TileMemory, VariableSearch, max_zoom, tiles_table
 from pvtui.model.trace_index import TraceIndex, steps_table
 
 
@@ -339,7 +339,7 @@ def test_each_view_has_its_series_and_a_tile_is_read_once(tiny_report):
 
 
 def _series_of(column):
-    from pvtui.model.liveness_views import StepSeries
+    from pvtui.model.navigators.liveness import StepSeries
 
     return StepSeries("tile", column, None, None)
 
@@ -359,7 +359,7 @@ def test_a_report_without_per_tile_liveness_says_why(tiny_report, monkeypatch):
 def operations_nav(tiny_report):
     """The Operations navigator over the tiny report (131 operations), its model layers read."""
     from pvtui.model.layers import build_tree, layer_figures
-    from pvtui.model.operation_views import OperationsNavigator
+    from pvtui.model.navigators.operations import OperationsNavigator
 
     nav = OperationsNavigator()
     nav.open(tiny_report)
@@ -431,7 +431,7 @@ def test_a_debug_layers_operations_sort_filter_and_say_what_the_row_has(operatio
 
 
 def test_insights_sections_wrap_and_the_split_keeps_within_one_ipu_and_its_layers():
-    from pvtui.model.insight_views import MAX_IPUS, InsightsNavigator
+    from pvtui.model.navigators.insights import MAX_IPUS, InsightsNavigator
 
     nav = InsightsNavigator()
     assert nav.go(1, 7) is None and nav.section == 0  # the insights are not in yet

@@ -8,8 +8,8 @@ import json
 import pytest
 
 from pvtui import cli
-from pvtui.engine_options import OPTIONS, nearest
-from pvtui.option_set import analyse
+from pvtui.options.documented import OPTIONS, nearest
+from pvtui.options.option_set import analyse
 
 
 def run(capsys, *argv):
@@ -185,7 +185,7 @@ def test_the_table_and_the_checks_load_neither_textual_nor_rich():
     import subprocess
     import sys
 
-    code = ("import sys, pvtui.engine_options, pvtui.option_set, pvtui.child\n"
+    code = ("import sys, pvtui.options.documented, pvtui.options.option_set, pvtui.process.child\n"
             "print(','.join(sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'rich'))))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""

@@ -16,7 +16,7 @@ from textual.content import Content
 from textual.markup import MarkupError, escape
 
 from pvtui.render.console import TextConsole
-from pvtui.render.safe_text import markup_escape, visible_text
+from pvtui.render.visible_text import markup_escape, visible_text
 from pvtui.safe_text import _UNSAFE, is_visible, may_be_shown, visible, visible_all, visible_json
 
 NAME = "\x1b[6n[link=mailto:m@pvtui.invalid]x\x9c[@click=app.quit]q"  # what a report may call something

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pvtui.model.layer_views import layers_data
+from pvtui.model.layer_outline import layers_data
 from pvtui.model.layers import build_tree, program_cycles
 from pvtui.model.queries import category_totals, liveness_table, memory_table, programs_table, trace_table
 from pvtui.model.step_stats import step_stats

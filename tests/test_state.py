@@ -15,7 +15,7 @@ from textual.widgets import OptionList
 from pvtui.app import PvtuiApp
 from pvtui.screens.dialogs import GONE, ReportPicker
 from pvtui.sources.discovery import discover
-from pvtui.state import STATE_FILE, State
+from pvtui.user.state import STATE_FILE, State
 from tests.conftest import wait_for
 
 pytestmark = pytest.mark.anyio

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from pvtui.streams import NEEDS_TERMINAL
+from pvtui.process.streams import NEEDS_TERMINAL
 
 WAIT = 120  # seconds a process may take before the test fails: the machine may be loaded
 LOST = "pvtui: cannot write to standard output: "

@@ -12,7 +12,7 @@ from textual.scroll_view import ScrollView
 
 from textual.widgets import Input
 
-from pvtui.textual_private import (
+from pvtui.ui.textual_private import (
     InputWithoutLayout, InstantModeSwitch, SteadyScrollbars, styled_as_now, update_scrollbars,
 )
 
@@ -147,7 +147,7 @@ def test_keymap_keys_are_normalized_and_class_bindings_merged_as_textual_does():
     """normalized_keys and class_bindings read App._normalize_keymap and DOMNode._merged_bindings."""
     from textual.binding import Binding
 
-    from pvtui.textual_private import class_bindings, normalized_keys
+    from pvtui.ui.textual_private import class_bindings, normalized_keys
 
     assert normalized_keys("?,ctrl+j") == "question_mark,ctrl+j"
 

@@ -22,7 +22,7 @@ from pvtui.model.program_search import display_order, in_display_order
 from pvtui.model.step_stats import step_stats
 from pvtui.screens.liveness import LivenessScreen
 from pvtui.widgets.live_variables import LiveVariables
-from pvtui.model.liveness_views import columns_of_step
+from pvtui.model.navigators.liveness import columns_of_step
 from pvtui.screens.programs import ProgramsScreen
 from pvtui.widgets.liveness_chart import LivenessChart
 from pvtui.widgets.flame_view import FlameView, block_runs, elide

@@ -8,7 +8,7 @@ import shutil
 import pytest
 
 from pvtui.sources.base import ReportFiles
-from pvtui.watch import Seen, watch_report
+from pvtui.sources.watch import Seen, watch_report
 
 pytestmark = pytest.mark.anyio
 

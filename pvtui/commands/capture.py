@@ -16,7 +16,7 @@ from pathlib import Path
 from pvtui.commands.common import EXIT_BAD_INPUT, add_app_arguments, print_line, say
 from pvtui.safe_text import visible
 from pvtui.commands.options import ENV, read_options
-from pvtui.streams import on_a_terminal
+from pvtui.process.streams import on_a_terminal
 
 LOG_ENV = "POPLAR_PROFILER_LOG_LEVEL"
 LOG_LEVELS = ("TRACE", "DEBUG", "INFO", "WARN", "ERR", "OFF")
@@ -167,7 +167,7 @@ def run(args: argparse.Namespace) -> int:
 
 def run_and_show(program: list[str], env: dict[str, str], directory: Path, args: argparse.Namespace) -> int:
     """Run PROGRAM to its end, list what it wrote under DIRECTORY, open the explorer on it; its exit status."""
-    from pvtui.child import EXIT_CANNOT_RUN, ending, start, wait
+    from pvtui.process.child import EXIT_CANNOT_RUN, ending, start, wait
 
     started = time.time()
     live = args.live and on_a_terminal()
@@ -209,8 +209,8 @@ def _run_live(child, mask, program: list[str], directory: Path, args: argparse.N
     import threading
 
     from pvtui.app import PvtuiApp
-    from pvtui.child import ending, forward_until_exit, release
-    from pvtui.config import load_config
+    from pvtui.process.child import ending, forward_until_exit, release
+    from pvtui.user.config import load_config
     from pvtui.screens.capture_wait import CaptureWait
 
     name = program_name(program)

@@ -16,7 +16,7 @@ from pvtui.commands.common import (
     say,
 )
 from pvtui.commands.compare_gate import add_gate_arguments, run_gate, run_metrics
-from pvtui.streams import on_a_terminal
+from pvtui.process.streams import on_a_terminal
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -19,7 +19,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from pvtui.config import load_config
+    from pvtui.user.config import load_config
 
     config = load_config(args.config)
     if args.check:
@@ -33,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _check(config) -> int:
     from pvtui.app import PvtuiApp
-    from pvtui.keymap import check_keymap
+    from pvtui.ui.keymap import check_keymap
 
     PvtuiApp([], config=config)  # its themes, which [defaults] theme must name (a problem of config's if not)
     _kept, keymap_problems = check_keymap(config.keymap, PvtuiApp)
@@ -52,7 +52,7 @@ def _check(config) -> int:
 
 def _print_bindings() -> None:
     from pvtui.app import PvtuiApp
-    from pvtui.keymap import bindings_table
+    from pvtui.ui.keymap import bindings_table
 
     for binding_id, keys, description, places in bindings_table(PvtuiApp):
         print_line(f"{binding_id:<24} {keys:<22} {description} ({places})")

@@ -27,7 +27,7 @@ def _print(report, data: dict[str, Any], fmt) -> None:
     from rich.text import Text
 
     from pvtui.model.insights import histogram
-    from pvtui.model.tile_views import tile_memory
+    from pvtui.model.navigators.memory import tile_memory
     from pvtui.render.insights import SECTIONS, headline, section_renderables
     console = TextConsole()
     console.print(Text(f"Insights · {data['report']}", style="bold"))

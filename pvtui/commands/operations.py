@@ -43,7 +43,7 @@ def row_count(text: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    from pvtui.model.layer_views import SORTS, layers_data
+    from pvtui.model.layer_outline import SORTS, layers_data
     from pvtui.model.operations import SORT_KEYS, operations_data
     from pvtui.render.layers import render_layers
 

@@ -18,7 +18,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def read_options(text: str | None, where: str):
     """The Analysis of TEXT, or None after saying why it is malformed (with a caret under the spot)."""
-    from pvtui.option_set import MalformedOptions, analyse, parse
+    from pvtui.options.option_set import MalformedOptions, analyse, parse
 
     try:
         options, repeated = parse(text or "{}", where)

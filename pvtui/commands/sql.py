@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from pvtui.commands.common import EXIT_BAD_INPUT, add_reader_argument, load, say
-from pvtui.regular_files import read_regular
+from pvtui.files.regular import read_regular
 
 QUERY_FILE_LIMIT = 1 << 20  # bytes of a -f FILE of SQL read at most
 SEVERAL = ("Several reports: each view under schemas a, b, c... in the order given (a.steps), and under reports."

@@ -32,7 +32,7 @@ from textual_serve.server import Server
 
 from pvtui.commands.common import say
 from pvtui.safe_text import visible
-from pvtui.streams import OutputLost
+from pvtui.process.streams import OutputLost
 
 FULL = ("pvtui serve: {n} sessions are open, the most this server allows (--max-sessions {n}); "
         "close one (its browser tab) and reload this page.\n")

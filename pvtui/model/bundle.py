@@ -29,7 +29,7 @@ import numpy as np
 
 from pvtui.errors import BundleWriteError, ReportError
 from pvtui.model.strings import StringTable
-from pvtui.regular_files import BUNDLE_JSON_LIMIT, open_regular, read_regular
+from pvtui.files.regular import BUNDLE_JSON_LIMIT, open_regular, read_regular
 
 SCHEMA_VERSION = 2  # 2: lowered variables
 META = "meta.json"

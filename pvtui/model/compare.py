@@ -15,12 +15,12 @@ from typing import Any, Callable
 import numpy as np
 
 from pvtui.model.layer_compare import LayerChange, layer_changes, layers_json
-from pvtui.model.liveness_views import StepSeries
+from pvtui.model.navigators.liveness import StepSeries
 from pvtui.model.operations import OperationIndex, layer_label
 from pvtui.model.queries import summary, tile_totals
 from pvtui.model.report import Report
 from pvtui.model.tables import Table
-from pvtui.model.tile_views import TileMemory, tile_memory
+from pvtui.model.navigators.memory import TileMemory, tile_memory
 from pvtui.model.unavailable import Unavailable
 from pvtui.units import MINUS, format_bytes, sign
 

@@ -15,7 +15,7 @@ from pvtui.errors import Cancelled
 from pvtui.model import schema as s
 from pvtui.model.queries import step_program_name
 from pvtui.model.report import Report
-from pvtui.model.tile_views import TileMemory, tile_memory
+from pvtui.model.navigators.memory import TileMemory, tile_memory
 from pvtui.units import count_of
 
 FULLEST = 5  # tiles in the fullest-tiles table, and the worst tiles of the liveness section

@@ -1,6 +1,6 @@
 """A run's lanes: the steps each IPU ran, in the order they started, with their cycles and phases.
 
-The trace's arithmetic (model/trace_views.py) and its flame rows (model/flame.py) both build on them.
+The trace's arithmetic (model/navigators/trace.py) and its flame rows (model/flame.py) both build on them.
 """
 
 from __future__ import annotations

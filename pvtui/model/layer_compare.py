@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from pvtui.model.layer_views import ranked
+from pvtui.model.layer_outline import ranked
 from pvtui.model.layers import LayerFigures, build_tree, layer_figures
 from pvtui.model.report import Report
 from pvtui.model.tables import Table

@@ -15,7 +15,7 @@ import numpy as np
 from pvtui.model import schema as s
 from pvtui.model.report import Report
 from pvtui.model.tables import Table
-from pvtui.model.tile_views import tile_memory
+from pvtui.model.navigators.memory import tile_memory
 
 TILE_TABLES = ("variables", "compute_sets", "vertices", "exchanges")
 

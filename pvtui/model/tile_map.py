@@ -12,7 +12,7 @@ from functools import cached_property
 
 import numpy as np
 
-from pvtui.model.tile_views import UNKNOWN_IPU
+from pvtui.model.navigators.memory import UNKNOWN_IPU
 
 BLOCK_GAP = 2  # columns between blocks side by side
 MIN_BLOCK_WIDTH = 8

@@ -7,7 +7,7 @@ from typing import Callable
 import numpy as np
 from rich.text import Text
 
-from pvtui.model.hotspot_views import HotspotsNavigator
+from pvtui.model.navigators.hotspots import HotspotsNavigator
 from pvtui.model.hotspots import LABELS, NO_PROGRAM, HotspotTable, StepRows, TileBalance, compute_set_vertices
 from pvtui.model.operations import layer_label
 from pvtui.model.report import Report

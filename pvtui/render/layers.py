@@ -8,7 +8,7 @@ import numpy as np
 from rich.text import Text
 
 from pvtui.model.compare import format_delta, format_value
-from pvtui.model.layer_views import Kept, LayerOutline, cycles_note, source_note
+from pvtui.model.layer_outline import Kept, LayerOutline, cycles_note, source_note
 from pvtui.model.layers import LayerFigures, LayerTree, linked_operations
 from pvtui.model.report import Report
 from pvtui.render.columns import TOTAL, TableRows, total_label

@@ -6,15 +6,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
-from pvtui.model.liveness_views import Window, column_around, steps_per_column
+from pvtui.model.navigators.liveness import Window, column_around, steps_per_column
 from pvtui.model.queries import live_difference, unknown_program
 from pvtui.render.names import CPP_BREAKS, wrap_at_slashes
-from pvtui.render.safe_text import markup_escape as escape  # Rich's and Textual's leave `ESC[6n[link=…]` a tag
+from pvtui.render.visible_text import markup_escape as escape  # Rich's and Textual's leave `ESC[6n[link=…]` a tag
 from pvtui.render.step_change import changed_variables, step_change_line
 from pvtui.units import MINUS, count_of, sign
 
 if TYPE_CHECKING:
-    from pvtui.model.liveness_views import LivenessNavigator, StepSeries
+    from pvtui.model.navigators.liveness import LivenessNavigator, StepSeries
     from pvtui.model.report import Report
 
 MAX_VARIABLES_LISTED = 32  # more than the details panel (at most 16 rows high) shows

@@ -12,7 +12,7 @@ from rich.text import Text
 from pvtui.units import count_of
 
 if TYPE_CHECKING:
-    from pvtui.model.tile_views import MemoryNavigator, TileMemory, TileVertex
+    from pvtui.model.navigators.memory import MemoryNavigator, TileMemory, TileVertex
 
 LISTED = 12  # vertices listed in the detail pane
 

@@ -10,9 +10,9 @@ from rich.console import Console, Group
 from rich.padding import Padding
 from rich.text import Text
 
-from pvtui.option_set import PER_ENGINE, Analysis
+from pvtui.options.option_set import PER_ENGINE, Analysis
 from pvtui.render.console import TextConsole
-from pvtui.render.safe_text import visible_text
+from pvtui.render.visible_text import visible_text
 
 STATUS_STYLE = {"ok": "green", "unknown": "bold red", "bad value": "bold red", "not a string": "bold red"}
 

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from pvtui.model.flame import FlameRow, MergedFlame, Nesting
     from pvtui.model.report import Report
     from pvtui.model.lanes import Lane
-    from pvtui.model.trace_views import TraceNavigator
+    from pvtui.model.navigators.trace import TraceNavigator
 
 STATS_TYPE_WIDTH = 18  # the step type column of the statistics
 STATS_IPU_WIDTH = 27  # each IPU's steps, cycles and share

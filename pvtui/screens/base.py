@@ -14,8 +14,8 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Input, Static
 
-from pvtui.render.safe_text import visible_text
-from pvtui.textual_private import styled_as_now
+from pvtui.render.visible_text import visible_text
+from pvtui.ui.textual_private import styled_as_now
 from pvtui.units import format_bytes
 from pvtui.widgets.key_bar import KeyBar
 from pvtui.widgets.look import look_of
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
     from pvtui.model.report import Report
     from pvtui.model.tables import Table
-    from pvtui.slots import ReportSlot, Slot
+    from pvtui.ui.slots import ReportSlot, Slot
 
 
 WIDE = 120  # columns from which a screen's details sit beside its main view
@@ -142,7 +142,7 @@ class ReportsShown(Protocol):
 
     def remembered(self, name: str) -> Any:
         """Where the report opened was left, as a screen said it (remembered_place): once, else None; of the
-        types pvtui.state checks it has (whole numbers, a window of two, a text)."""
+        types pvtui.user.state checks it has (whole numbers, a window of two, a text)."""
 
 
 class Unavailable(Static):
@@ -215,9 +215,9 @@ class ReportScreen(Screen):
     `report_changed`, which runs after a reload swaps a new model in; they keep their selection
     across it where it still exists.
 
-    A screen with a NAVIGATOR (a pure class of model/…_views.py) keeps its state in `nav`, an
-    instance of it; the facts its keys need are the navigator's, and the keys in MOVES (action ->
-    the navigator's method) only move it, then `redraw` the screen.
+    A screen with a NAVIGATOR (a pure class in model/navigators/, the module named after the screen)
+    keeps its state in `nav`, an instance of it; the facts its keys need are the navigator's, and the
+    keys in MOVES (action -> the navigator's method) only move it, then `redraw` the screen.
     """
 
     SCREEN_NAME: ClassVar[str] = ""
@@ -301,7 +301,7 @@ class ReportScreen(Screen):
         """Fill the body, just composed, from the model."""
 
     def remembered_place(self) -> dict:
-        """Where this screen is, for the next opening of the report to return to (pvtui.state.PLACE_FIELDS:
+        """Where this screen is, for the next opening of the report to return to (pvtui.user.state.PLACE_FIELDS:
         numbers, and a search text); it takes them back with pv_app.remembered as its body is first shown."""
         return {}
 

@@ -15,12 +15,12 @@ from textual.screen import Screen
 from textual.widgets import Label, Static
 
 from pvtui.errors import ReportError
-from pvtui.regular_files import open_regular
+from pvtui.files.regular import open_regular
 from pvtui.safe_text import visible
 from pvtui.sources.base import ReportFiles, Settling
 from pvtui.sources.discovery import discover
 from pvtui.sources.written import look
-from pvtui.watch import POLL_SECONDS, SETTLE_SECONDS
+from pvtui.sources.watch import POLL_SECONDS, SETTLE_SECONDS
 
 TAIL_BYTES = 16 << 10
 LATER_POLL_SECONDS = 1.0  # a look for reports written after the first, while one is shown

@@ -12,7 +12,7 @@ from textual.binding import Binding
 from textual.widgets import DataTable, Static, TabbedContent, TabPane
 
 from pvtui.model.compare import IDENTICAL, Changes, Comparison, LivenessPair, TileDiff, compare
-from pvtui.model.compare_views import CompareNavigator
+from pvtui.model.navigators.compare import CompareNavigator
 from pvtui.model.unavailable import Unavailable
 from pvtui.render.compare import (
     Differences,

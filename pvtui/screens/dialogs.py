@@ -20,11 +20,11 @@ from textual.widgets.option_list import Option
 
 from pvtui.errors import Cancelled, ReportError
 from pvtui.render.figures import FIGURE_WORDS, FIGURES_HEADING
-from pvtui.render.safe_text import markup_escape as escape, visible_text
+from pvtui.render.visible_text import markup_escape as escape, visible_text
 from pvtui.safe_text import visible
 from pvtui.screens.base import Needs, key_state
 from pvtui.sources.base import CancelToken, ReportFiles
-from pvtui.state import Recent
+from pvtui.user.state import Recent
 from pvtui.units import format_bytes
 from pvtui.widgets.key_bar import KeyBar
 from pvtui.widgets.to_ui import to_ui

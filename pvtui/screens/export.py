@@ -22,7 +22,7 @@ from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
 from pvtui.errors import Cancelled, ReportError
-from pvtui.export import (
+from pvtui.files.export import (
     default_directory,
     file_name,
     free_path,
@@ -35,7 +35,7 @@ from pvtui.export import (
     write_text,
 )
 from pvtui.model.tables import Table
-from pvtui.render.safe_text import markup_escape as escape
+from pvtui.render.visible_text import markup_escape as escape
 from pvtui.screens.base import ReportScreen, ReportsShown
 from pvtui.units import count_of
 

@@ -11,7 +11,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import DataTable, Input, Label, Static
 
-from pvtui.model.hotspot_views import HotspotsNavigator, Key
+from pvtui.model.navigators.hotspots import HotspotsNavigator, Key
 from pvtui.model.hotspots import HotspotTable, StepRows, TileBalance
 from pvtui.model.tables import Table
 from pvtui.render.columns import TOTAL, TableRows

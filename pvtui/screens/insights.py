@@ -16,11 +16,11 @@ from textual.widgets import Static
 from textual.worker import get_current_worker
 
 from pvtui.errors import Cancelled
-from pvtui.model.insight_views import InsightsNavigator
+from pvtui.model.navigators.insights import InsightsNavigator
 from pvtui.model.insights import insights
 from pvtui.model.splits import DEFAULT_LAYER_PATTERN, split_data
 from pvtui.model.tables import Table
-from pvtui.model.tile_views import TileMemory, tile_memory
+from pvtui.model.navigators.memory import TileMemory, tile_memory
 from pvtui.render.insights import SECTIONS, fullest_rows, headline, section_renderables
 from pvtui.render.split import split_renderables
 from pvtui.screens.base import Needs, ReportScreen

@@ -9,7 +9,7 @@ from textual.containers import Horizontal, Vertical
 from textual.reactive import var
 from textual.worker import get_current_worker
 
-from pvtui.model.liveness_views import VIEWS, LivenessNavigator, StepSeries, steps_table, tile_series
+from pvtui.model.navigators.liveness import VIEWS, LivenessNavigator, StepSeries, steps_table, tile_series
 from pvtui.model.tables import Table
 from pvtui.render.liveness import Marks, live_list, step_facts
 from pvtui.screens.base import SHORT, Needs, ReportScreen, Unavailable

@@ -14,7 +14,7 @@ from textual.widgets import DataTable, Input, TabbedContent
 
 from pvtui.model.tables import Table
 from pvtui.model.tile_detail import row_program
-from pvtui.model.tile_views import MapValues, MemoryNavigator, tile_memory, tile_vertices, tiles_table
+from pvtui.model.navigators.memory import MapValues, MemoryNavigator, tile_memory, tile_vertices, tiles_table
 from pvtui.render.item_lines import item_lines
 from pvtui.render.memory import header_items, search_status, variable_label
 from pvtui.screens.base import SHORT, Needs, ReportScreen, Unavailable
@@ -95,7 +95,7 @@ class MemoryScreen(ReportScreen):
 
     def show_report(self) -> None:
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self._redraw_text())
-        self._load(selected=self.pv_app.remembered("tile"))  # where it was left (a whole number: pvtui.state)
+        self._load(selected=self.pv_app.remembered("tile"))  # where it was left (a whole number: pvtui.user.state)
 
     def remembered_place(self) -> dict:
         return {"tile": int(self.selected)} if self.nav.memory is not None else {}

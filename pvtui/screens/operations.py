@@ -12,7 +12,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import DataTable, Input, Label, Static
 
 from pvtui.model.layers import build_tree, layer_figures
-from pvtui.model.operation_views import OperationsNavigator
+from pvtui.model.navigators.operations import OperationsNavigator
 from pvtui.model.operations import LayerOperations, OperationIndex
 from pvtui.model.tables import Table
 from pvtui.render.columns import TOTAL, TableRows

@@ -17,7 +17,7 @@ from pvtui.model.queries import unknown_program
 from pvtui.model.step_stats import step_stats
 from pvtui.model.tables import Table
 from pvtui.model.trace_index import TraceIndex, has_bsp, steps_table
-from pvtui.model.trace_views import FlameCursor, TraceNavigator, step_place
+from pvtui.model.navigators.trace import FlameCursor, TraceNavigator, step_place
 from pvtui.render.trace import cursor_details, merged_details, stats_text, status_text
 from pvtui.screens.base import Needs, ReportScreen, Unavailable
 from pvtui.widgets.bsp_view import BspView

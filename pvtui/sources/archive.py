@@ -27,7 +27,7 @@ from elftools.elf.structs import ELFStructs
 
 from pvtui.errors import ReportError
 from pvtui.model import schema
-from pvtui.regular_files import open_regular
+from pvtui.files.regular import open_regular
 from pvtui.sources.base import IngestContext
 
 AR_MAGIC = b"!<arch>\n"

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Callable, TypeVar
 
 from pvtui.errors import BundleWriteError, ReportError
-from pvtui.regular_files import BUNDLE_JSON_LIMIT, read_regular
+from pvtui.files.regular import BUNDLE_JSON_LIMIT, read_regular
 from pvtui.sources.private_fs import (
     is_own, make_private, mkdir_private, open_own, remove_own_dir, resolved_if_trusted, tree_size,
     write_new,

@@ -21,7 +21,7 @@ from typing import Any, Callable, Iterable
 
 from pvtui.errors import Cancelled, ReportError
 from pvtui.model.schema import REPORT_FILES
-from pvtui.regular_files import open_regular
+from pvtui.files.regular import open_regular
 from pvtui.sources.base import CancelToken, ReportFiles
 from pvtui.sources.sqlite.database import connect, interrupted, tables
 from pvtui.sources.unfinished import writers_beside

@@ -30,7 +30,7 @@ import numpy as np
 from pvtui.errors import ReportError
 from pvtui.model import schema as s
 from pvtui.model.bundle import BundleWriter
-from pvtui.regular_files import open_regular
+from pvtui.files.regular import open_regular
 from pvtui.sources.base import CancelToken, IngestContext, Progress, no_progress
 
 import orjson  # 4x faster than json here: what keeps debug.cbor ingest near cbor2.load

@@ -13,7 +13,7 @@ from pvtui.errors import BundleWriteError, ReportError
 from pvtui.model import schema as s
 from pvtui.model.bundle import SCHEMA_VERSION, Bundle, BundleWriter
 from pvtui.model.report import Report, column_damage, note_messages
-from pvtui.regular_files import open_regular
+from pvtui.files.regular import open_regular
 from pvtui.sources.base import CancelToken, IngestContext, Progress, ReportFiles, Settling, no_progress
 from pvtui.sources.cache import ENTRY_FORMAT, Cache, CacheUnusable, cached_or_private
 from pvtui.sources.readers import LIBPVA, libpva, resolve

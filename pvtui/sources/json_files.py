@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from pvtui.model import schema as s
-from pvtui.regular_files import read_regular
+from pvtui.files.regular import read_regular
 from pvtui.sources.base import IngestContext
 
 MAX_BYTES = 64 * 1024 * 1024

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from pvtui.errors import ReportError
 from pvtui.model.bundle import is_bundle
-from pvtui.regular_files import open_regular, read_regular
+from pvtui.files.regular import open_regular, read_regular
 from pvtui.sources.base import ReportFiles
 from pvtui.sources.check import SQLITE_HEADER_BYTES, SQLITE_MAGIC, header_pages
 from pvtui.sources.discovery import BUNDLE_DIR_NAME, MAX_DEPTH, discover

@@ -1,5 +1,5 @@
 """A query's rows printed as a table (fits the terminal; plain, unwrapped, when piped), CSV (through
-pvtui.export's writer, formula-safe), JSON (an array of objects, as `sqlite3 -json`) or Markdown.
+pvtui.files.export's writer, formula-safe), JSON (an array of objects, as `sqlite3 -json`) or Markdown.
 
 Text from a report is made visible (pvtui.safe_text) in every format but JSON, which escapes what
 needs escaping and keeps the exact text.
@@ -11,7 +11,7 @@ import io
 import sys
 from typing import Any, Callable
 
-from pvtui.export import csv_to, json_to
+from pvtui.files.export import csv_to, json_to
 from pvtui.model.tables import Table
 from pvtui.render.gate import markdown_cell
 from pvtui.safe_text import visible

@@ -14,12 +14,12 @@ from rich.style import Style
 from rich.text import Text
 from textual.strip import Strip
 
-from pvtui.model import trace_views as tv
+from pvtui.model.navigators import trace as tv
 from pvtui.model.lanes import Lane
 from pvtui.model.step_types import PHASES
-from pvtui.model.trace_views import IDLE, BspFrame, busy_fractions, tile_groups
+from pvtui.model.navigators.trace import IDLE, BspFrame, busy_fractions, tile_groups
 from pvtui.units import count_of
-from pvtui.textual_private import SteadyScrollbars
+from pvtui.ui.textual_private import SteadyScrollbars
 from pvtui.widgets.line_cache import CachedLines
 from pvtui.widgets.look import UNICODE, Look, look_of
 from pvtui.widgets.palette import phase_fill_styles

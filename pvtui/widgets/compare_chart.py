@@ -20,7 +20,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from pvtui.model.compare import LivenessPair
-from pvtui.model.liveness_views import stacked_row
+from pvtui.model.navigators.liveness import stacked_row
 from pvtui.widgets.chart_rows import (
     AXIS_ROWS,
     MARKER_ROWS,

@@ -21,9 +21,9 @@ from textual.geometry import Size
 from textual.strip import Strip
 
 from pvtui.model.compare import TileDiff
-from pvtui.model.compare_views import LEVELS, GridRow, TileGrid, change_levels
-from pvtui.model.tile_views import UNKNOWN_IPU
-from pvtui.textual_private import SteadyScrollbars
+from pvtui.model.navigators.compare import LEVELS, GridRow, TileGrid, change_levels
+from pvtui.model.navigators.memory import UNKNOWN_IPU
+from pvtui.ui.textual_private import SteadyScrollbars
 from pvtui.widgets.keys import PAGE_AND_ENDS
 from pvtui.widgets.line_cache import CachedLines
 from pvtui.widgets.look import look_of

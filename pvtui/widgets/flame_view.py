@@ -19,7 +19,7 @@ from textual.strip import Strip
 
 from pvtui.model.flame import FlameRow, fitted_depths
 from pvtui.model.step_types import PHASES
-from pvtui.model.trace_views import IDLE, FlameCursor, column_cells
+from pvtui.model.navigators.trace import IDLE, FlameCursor, column_cells
 from pvtui.widgets.look import ASCII, look_of
 from pvtui.widgets.palette import rich_colour, text_style, theme_colour
 from pvtui.widgets.trace_view import GUTTER, TraceState, TraceView

@@ -21,8 +21,8 @@ from textual.events import Click
 from textual.geometry import Region, Size
 from textual.strip import Strip
 
-from pvtui.model.tile_views import TileMemory, TileRows, tile_rows, visible_tiles
-from pvtui.textual_private import SteadyScrollbars, update_scrollbars
+from pvtui.model.navigators.memory import TileMemory, TileRows, tile_rows, visible_tiles
+from pvtui.ui.textual_private import SteadyScrollbars, update_scrollbars
 from pvtui.units import format_bytes
 from pvtui.widgets.look import UNICODE, Glyphs, Look, look_of
 from pvtui.widgets.palette import rich_colour

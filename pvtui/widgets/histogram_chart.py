@@ -8,7 +8,7 @@ from rich.text import Text
 from textual.widget import Widget
 
 from pvtui.model.insights import histogram
-from pvtui.model.tile_views import TileMemory
+from pvtui.model.navigators.memory import TileMemory
 from pvtui.render.insights import HISTOGRAM_HEIGHT, histogram_text
 
 

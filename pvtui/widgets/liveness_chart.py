@@ -19,7 +19,7 @@ from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
 
-from pvtui.model.liveness_views import (
+from pvtui.model.navigators.liveness import (
     BANDS,
     CellRow,
     StepSeries,

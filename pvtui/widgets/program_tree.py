@@ -22,7 +22,7 @@ from textual.geometry import Region, Size
 from textual.strip import Strip
 
 from pvtui.model.step_types import phase_of
-from pvtui.textual_private import SteadyScrollbars, update_scrollbars
+from pvtui.ui.textual_private import SteadyScrollbars, update_scrollbars
 from pvtui.widgets.line_cache import CachedLines
 from pvtui.widgets.look import look_of
 from pvtui.widgets.palette import phase_text_styles

@@ -25,8 +25,8 @@ from textual.strip import Strip
 from pvtui.model.tile_map import (
     BLOCK_GAP, LEVELS, NONE, OVER, ZERO, Block, MapLayout, block_label, blocks_of, colour_codes, fit_layout,
 )
-from pvtui.model.tile_views import MapValues
-from pvtui.textual_private import SteadyScrollbars
+from pvtui.model.navigators.memory import MapValues
+from pvtui.ui.textual_private import SteadyScrollbars
 from pvtui.units import count_of, format_bytes
 from pvtui.widgets.look import Look, look_of
 from pvtui.widgets.scrolling import keep_row_visible

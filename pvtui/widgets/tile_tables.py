@@ -13,7 +13,7 @@ from textual.widgets import DataTable, TabbedContent, TabPane, Tabs
 
 from pvtui.model.tables import Table
 from pvtui.model.tile_detail import tile_table, why_missing
-from pvtui.model.tile_views import TileMemory, tile_vertices
+from pvtui.model.navigators.memory import TileMemory, tile_vertices
 from pvtui.render.columns import share_room
 from pvtui.render.memory import LISTED, categories_text, tile_facts, vertices_text
 from pvtui.widgets.detail_text import DetailText

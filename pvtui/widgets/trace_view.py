@@ -19,8 +19,8 @@ from textual.strip import Strip
 
 from pvtui.model.step_types import PHASES
 from pvtui.model.lanes import Lane
-from pvtui.model.trace_views import IDLE, axis_ticks, column_cells
-from pvtui.textual_private import SteadyScrollbars
+from pvtui.model.navigators.trace import IDLE, axis_ticks, column_cells
+from pvtui.ui.textual_private import SteadyScrollbars
 from pvtui.widgets.line_cache import CachedLines
 from pvtui.widgets.look import UNICODE, Look, look_of
 from pvtui.widgets.palette import phase_fill_styles

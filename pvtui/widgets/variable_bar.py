@@ -9,14 +9,14 @@ from textual import work
 from textual.app import ComposeResult
 from textual.widgets import Input, Label
 
-from pvtui.textual_private import InputWithoutLayout
+from pvtui.ui.textual_private import InputWithoutLayout
 from pvtui.widgets.detail_text import DetailText
 from pvtui.widgets.search_bar import SearchBar
 from pvtui.widgets.to_ui import to_ui
 
 if TYPE_CHECKING:
     from pvtui.model.lowered import Lowered
-    from pvtui.model.tile_views import VariableSearch
+    from pvtui.model.navigators.memory import VariableSearch
 
 
 class VariableBar(SearchBar):

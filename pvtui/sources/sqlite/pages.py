@@ -22,7 +22,7 @@ from typing import Iterator
 
 import numpy as np
 
-from pvtui.regular_files import open_regular
+from pvtui.files.regular import open_regular
 
 NULL = np.iinfo(np.int64).min
 LEAF, INTERIOR = 0x0D, 0x05  # table b-tree page types

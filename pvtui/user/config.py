@@ -18,7 +18,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pvtui.regular_files import read_regular
+from pvtui.files.regular import read_regular
 
 if sys.version_info >= (3, 11):
     import tomllib

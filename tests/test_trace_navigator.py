@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pvtui.model import lanes as ln
-from pvtui.model import trace_views as tv
+from pvtui.model.navigators import trace as tv
 from pvtui.model.step_types import PHASES
 
 COMPUTE, EXCHANGE, SYNC = (PHASES.index(p) for p in ("compute", "exchange", "sync"))

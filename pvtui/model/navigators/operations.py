@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pvtui.model.layer_views import SORTS, LayerOutline, layers_table
+from pvtui.model.layer_outline import SORTS, LayerOutline, layers_table
 from pvtui.model.operations import (
     SORT_KEYS,
     LayerOperations,

@@ -2,7 +2,7 @@
 
 A theme file is JSON with Textual's Theme fields (name, primary, background, ...)
 and `variables`, the pv-* colours every view draws with. A theme may leave them
-out: they are derived from its base colours (pvtui.pv_colours), as for any theme.
+out: they are derived from its base colours (pvtui.ui.pv_colours), as for any theme.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any
 from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
-from pvtui.regular_files import read_regular
+from pvtui.files.regular import read_regular
 
 DEFAULT_THEME = "pvtui-dark"
 THEME_LIMIT = 1 << 20  # bytes of a theme file read at most: a theme is a few hundred
@@ -55,7 +55,7 @@ def builtin_theme_files() -> Any:
     try:
         return resources.files("pvtui.themes")
     except ModuleNotFoundError:
-        return Path(__file__).resolve().parent.parent / "themes"
+        return Path(__file__).resolve().parents[2] / "themes"
 
 
 def builtin_themes() -> list[Theme]:

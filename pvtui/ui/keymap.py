@@ -20,7 +20,7 @@ from textual.dom import DOMNode
 from textual.screen import ModalScreen
 
 from pvtui.safe_text import visible
-from pvtui.textual_private import class_bindings, normalized_keys
+from pvtui.ui.textual_private import class_bindings, normalized_keys
 
 PACKAGES = ("pvtui.screens", "pvtui.widgets")
 

@@ -1,5 +1,5 @@
-"""The user's files the app reads besides reports: the configuration (pvtui.config: a keymap, defaults), and
-what it remembers between runs (pvtui.state: the reports opened, offered again by the picker, and where each
+"""The user's files the app reads besides reports: the configuration (pvtui.user.config: a keymap, defaults), and
+what it remembers between runs (pvtui.user.state: the reports opened, offered again by the picker, and where each
 was left: the screen, and what each screen says in `remembered_place`)."""
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING, Any
 from textual.app import App
 
 if TYPE_CHECKING:
-    from pvtui.config import Config
+    from pvtui.user.config import Config
     from pvtui.screens.base import ReportsShown
     from pvtui.sources.base import ReportFiles
-    from pvtui.state import Recent, State
+    from pvtui.user.state import Recent, State
 
 
 class UserFiles(App):
@@ -21,14 +21,14 @@ class UserFiles(App):
 
     config: Config
     state: State | None = None
-    place_opened: dict  # where the report opened was left before (pvtui.state.PLACE_FIELDS)
+    place_opened: dict  # where the report opened was left before (pvtui.user.state.PLACE_FIELDS)
     place_pending: dict  # what of it the screens have not yet taken (remembered)
 
     def check_user_files(self) -> None:
-        """Say what in them is not usable, in one line, after the first frame (pvtui.keymap.check_config)."""
+        """Say what in them is not usable, in one line, after the first frame (pvtui.ui.keymap.check_config)."""
         from functools import partial
 
-        from pvtui.keymap import check_config
+        from pvtui.ui.keymap import check_config
 
         self.run_worker(partial(check_config, self), thread=True, group="config")
 

@@ -10,7 +10,7 @@ from rich.text import Text
 
 from pvtui.cli import main
 from pvtui.model.compare import compare, comparison_json, summary_table
-from pvtui.model.compare_views import CompareNavigator, TileGrid
+from pvtui.model.navigators.compare import CompareNavigator, TileGrid
 from pvtui.model.unavailable import Unavailable
 from pvtui.render.compare import (
     Differences,

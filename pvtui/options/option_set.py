@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from pvtui.engine_options import OPTIONS, REPORT_OUTPUTS, nearest
+from pvtui.options.documented import OPTIONS, REPORT_OUTPUTS, nearest
 
 EXEC = "autoReport.outputExecutionProfile"
 GRAPH = "autoReport.outputGraphProfile"

@@ -1,0 +1,1 @@
+"""Files pvtui reads (regular files only, never blocking, limited) and writes (exports, never over a report)."""

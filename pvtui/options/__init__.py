@@ -1,0 +1,1 @@
+"""Poplar Engine options: the documented table, and a set of options checked against it."""

@@ -1,0 +1,1 @@
+"""What the Textual app stands on besides its screens and widgets: themes and pvtui's colours, the keymap, the user's files it reads, the reports it holds, and the private Textual parts it relies on."""
