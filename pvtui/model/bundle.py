@@ -20,6 +20,7 @@ import os
 import shutil
 import stat
 import tempfile
+import threading
 import tokenize
 from pathlib import Path
 from contextlib import contextmanager
@@ -384,6 +385,10 @@ NUMERIC_KINDS = "biuf"  # every column holds numbers: strings are uint8 blobs
 # numpy reads a .npy header as a Python literal: damage surfaces as any of these.
 BAD_NPY_HEADER = (ValueError, SyntaxError, TypeError, tokenize.TokenError)  # TypeError: keys of mixed types
 NPY_HEADER_READERS = {(1, 0): "read_array_header_1_0", (2, 0): "read_array_header_2_0"}  # in np.lib.format
+# numpy parses the header with ast.literal_eval, and CPython (gh-106905; seen on 3.11.7 here) can raise
+# "SystemError: AST constructor recursion depth mismatch" when two threads parse at once (the app's
+# workers open columns beside the UI thread): one header is parsed at a time.
+_HEADER_PARSING = threading.Lock()
 
 
 def _check_column(path: Path) -> None:
@@ -411,7 +416,8 @@ def _column_header(f: BinaryIO) -> tuple[tuple[int, ...], bool, np.dtype]:
     reader = NPY_HEADER_READERS.get(version)
     if reader is None:
         raise ValueError(f"unknown .npy format version {version}")
-    shape, fortran_order, dtype = getattr(np.lib.format, reader)(f)
+    with _HEADER_PARSING:
+        shape, fortran_order, dtype = getattr(np.lib.format, reader)(f)
     if dtype.kind not in NUMERIC_KINDS:
         raise ValueError(f"holds {dtype}, not numbers")
     return shape, fortran_order, dtype
