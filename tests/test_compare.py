@@ -9,6 +9,7 @@ import pytest
 from conftest import said, wait_for, wait_until_loaded
 
 from pvtui.cli import main
+from pvtui.commands.common import as_json
 from pvtui.model.bundle import BundleWriter
 from pvtui.model.compare import (
     LIVENESS_X,
@@ -162,7 +163,8 @@ def test_missing_parts_are_said_plainly(tiny_report, empty_report):
     assert tiles.reason.startswith("Report B has no per-tile memory") and "profile.pop" in tiles.reason
     assert liveness.reason.startswith("Report B:")
     assert programs.reason.startswith("Report B has no programs")
-    assert comparison_json(comparison)["programs"] == {"available": False, "reason": programs.reason}
+    assert comparison_json(comparison)["programs"] is programs  # turned into JSON at the command's edge:
+    assert as_json(comparison_json(comparison))["programs"] == {"available": False, "reason": programs.reason}
     table = summary_table(comparison.summary)
     assert table.columns == ["section", "quantity", "A", "B", "B - A", "change"]
     rows = {row[1]: row for row in table.rows}

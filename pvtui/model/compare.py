@@ -233,9 +233,9 @@ def tile_diff(a: Report, b: Report) -> TileDiff | Unavailable:
     return TileDiff(ma, mb, gaps=ma.source == mb.source == "profile")  # either reader gives the total with gaps
 
 
-def tiles_json(diff: TileDiff | Unavailable, top: int = TOP_CHANGES) -> dict[str, Any]:
+def tiles_json(diff: TileDiff | Unavailable, top: int = TOP_CHANGES) -> dict[str, Any] | Unavailable:
     if isinstance(diff, Unavailable):
-        return diff.as_dict()
+        return diff
     delta = diff.delta
     return {
         "available": True,
@@ -332,9 +332,9 @@ def liveness_table(pair: LivenessPair, count: int = LIVENESS_POINTS) -> Table:
                  [[i / count, int(x), int(y), int(y - x)] for i, (x, y) in enumerate(zip(a, b))])
 
 
-def liveness_json(pair: LivenessPair | Unavailable, count: int = LIVENESS_POINTS) -> dict[str, Any]:
+def liveness_json(pair: LivenessPair | Unavailable, count: int = LIVENESS_POINTS) -> dict[str, Any] | Unavailable:
     if isinstance(pair, Unavailable):
-        return pair.as_dict()
+        return pair
     a, b = pair.points(count)
     return {
         "available": True,
@@ -443,7 +443,7 @@ def operation_changes(a: Report, b: Report) -> Changes | Unavailable:
     for name, index in (("A", index_a), ("B", index_b)):
         reason = index.unavailable()
         if reason is not None:
-            return Unavailable(f"Report {name} has no operations: {reason}")
+            return Unavailable(f"Report {name} has no operations: {reason.reason}")
     layer = index_a.default_layer
     if layer is None:
         return Unavailable("No debug context of report A belongs to an operation.")
@@ -452,7 +452,7 @@ def operation_changes(a: Report, b: Report) -> Changes | Unavailable:
     for name, index in (("A", index_a), ("B", index_b)):
         reason = index.layer(layer).reason
         if reason is not None:
-            return Unavailable(f"Report {name}: {reason}")
+            return Unavailable(f"Report {name}: {reason.reason}")
     return match_by_name(
         "operations", "memory (code + variable bytes)",
         f"{layer_label(layer)} operations matched by name; memory is code plus variable bytes.",
@@ -460,9 +460,9 @@ def operation_changes(a: Report, b: Report) -> Changes | Unavailable:
     )
 
 
-def changes_json(changes: Changes | Unavailable, top: int = TOP_CHANGES) -> dict[str, Any]:
+def changes_json(changes: Changes | Unavailable, top: int = TOP_CHANGES) -> dict[str, Any] | Unavailable:
     if isinstance(changes, Unavailable):
-        return changes.as_dict()
+        return changes
     return {
         "available": True,
         "statement": changes.statement,

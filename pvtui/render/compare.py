@@ -11,6 +11,7 @@ from rich.style import StyleType
 from rich.text import Text
 
 from pvtui.model.compare import IDENTICAL, format_change, format_delta, format_value
+from pvtui.model.unavailable import Unavailable
 from pvtui.render.layers import CHANGE_HEADINGS, CHANGES_STATEMENT, change_cells
 from pvtui.units import MINUS, count_of, format_bytes
 
@@ -158,7 +159,7 @@ def render_comparison(data: dict[str, Any], d: Differences) -> None:
     no width."""
     from pvtui.render.console import TextConsole
 
-    names = [row["name"] for key in ("programs", "operations") if data[key]["available"]
+    names = [row["name"] for key in ("programs", "operations") if not isinstance(data[key], Unavailable)
              for row in data[key]["grown"] + data[key]["shrunk"]]
     console = TextConsole(width=max([80] + [len(name) + NAME_ROOM for name in names]))
     console.print(heading(data, d.minus))
@@ -201,9 +202,9 @@ def _summary(rows: list[dict[str, Any]], d: Differences) -> Iterator["Renderable
     yield _table(summary_headings(d), summary_rows(rows, d))
 
 
-def _tiles(tiles: dict[str, Any], d: Differences) -> Iterator["RenderableType"]:
-    if not tiles["available"]:
-        yield tiles["reason"]
+def _tiles(tiles: dict[str, Any] | Unavailable, d: Differences) -> Iterator["RenderableType"]:
+    if isinstance(tiles, Unavailable):
+        yield tiles.reason
         return
     yield tiles["statement"]
     yield (f"{tiles['grew']:,} grew, {tiles['shrank']:,} shrank, {tiles['unchanged']:,} unchanged; "
@@ -217,9 +218,9 @@ def _tiles(tiles: dict[str, Any], d: Differences) -> Iterator["RenderableType"]:
             yield table
 
 
-def _liveness(live: dict[str, Any], d: Differences) -> Iterator["RenderableType"]:
-    if not live["available"]:
-        yield live["reason"]
+def _liveness(live: dict[str, Any] | Unavailable, d: Differences) -> Iterator["RenderableType"]:
+    if isinstance(live, Unavailable):
+        yield live.reason
         return
     yield live["statement"]
     rows = []
@@ -230,9 +231,9 @@ def _liveness(live: dict[str, Any], d: Differences) -> Iterator["RenderableType"
     yield _table(("report", "steps", "peak step", "at", "peak"), rows)
 
 
-def _changes(changes: dict[str, Any], d: Differences) -> Iterator["RenderableType"]:
-    if not changes["available"]:
-        yield changes["reason"]
+def _changes(changes: dict[str, Any] | Unavailable, d: Differences) -> Iterator["RenderableType"]:
+    if isinstance(changes, Unavailable):
+        yield changes.reason
         return
     yield changes["statement"]
     yield changes_counts(changes["changed"], changes["matched"], changes["only_a"], changes["only_b"])
@@ -243,11 +244,11 @@ def _changes(changes: dict[str, Any], d: Differences) -> Iterator["RenderableTyp
             yield table
 
 
-def _layers(layers: dict[str, Any], d: Differences) -> Iterator["RenderableType"]:
+def _layers(layers: dict[str, Any] | Unavailable, d: Differences) -> Iterator["RenderableType"]:
     from rich import box
 
-    if not layers["available"]:
-        yield layers["reason"]
+    if isinstance(layers, Unavailable):
+        yield layers.reason
         return
     yield CHANGES_STATEMENT
     table = _table(layer_headings(d), [])

@@ -30,7 +30,7 @@ from pvtui.render.compare import (
 )
 from pvtui.render.layers import CHANGES_STATEMENT
 from pvtui.screens.base import Needs, ReportScreen
-from pvtui.screens.base import Unavailable as UnavailableNotice
+from pvtui.screens.base import UnavailableNotice
 from pvtui.widgets.compare_chart import CompareChart
 from pvtui.widgets.diff_heatmap import DiffHeatmap
 from pvtui.widgets.palette import rich_colour
@@ -115,18 +115,18 @@ class CompareScreen(ReportScreen):
                 yield Static(IDENTICAL, classes="statement", id="deltas-statement")
                 yield DataTable(id="deltas-table", cursor_type="row", zebra_stripes=True)
             with TabPane(f"2 {SECTIONS[1][1]}", id="tiles"):
-                yield UnavailableNotice("", id="tiles-missing")
+                yield UnavailableNotice(id="tiles-missing")
                 yield Static(classes="statement", id="tiles-statement")
                 yield DiffHeatmap(on_select=lambda _tile: self._show_tile(), id="diff-heatmap")
                 yield Static(classes="detail", id="tile-detail")
             with TabPane(f"3 {SECTIONS[2][1]}", id="liveness"):
-                yield UnavailableNotice("", id="liveness-missing")
+                yield UnavailableNotice(id="liveness-missing")
                 yield Static(classes="statement", id="liveness-statement")
                 yield CompareChart(on_move=lambda _fraction: self._show_column(), id="compare-chart")
                 yield Static(classes="detail", id="liveness-detail")
             for index, section in ((4, "programs"), (5, "operations"), (6, "layers")):
                 with TabPane(f"{index} {SECTIONS[index - 1][1]}", id=section):
-                    yield UnavailableNotice("", id=f"{section}-missing")
+                    yield UnavailableNotice(id=f"{section}-missing")
                     yield Static(classes="statement", id=f"{section}-statement")
                     yield DataTable(id=f"{section}-table", cursor_type="row", zebra_stripes=True)
 
@@ -318,9 +318,7 @@ class CompareScreen(ReportScreen):
     def _available(self, section: str, value: object, shown: tuple) -> None:
         """Show SECTION's VALUE in the widgets SHOWN, or in their place why the comparison is Unavailable."""
         missing = isinstance(value, Unavailable)
-        notice = self.query_one(f"#{section}-missing", UnavailableNotice)
-        notice.display = missing
-        notice.update(value.reason if isinstance(value, Unavailable) else "")
+        self.query_one(f"#{section}-missing", UnavailableNotice).show(value if missing else None)
         for selector in shown:
             self.query_one(selector).display = not missing
 
