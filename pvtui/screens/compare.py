@@ -11,22 +11,26 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import DataTable, Static, TabbedContent, TabPane
 
-from pvtui.model.compare import IDENTICAL, Changes, Comparison, LivenessPair, TileDiff, compare
+from pvtui.model.compare import Changes, Comparison, LivenessPair, TileDiff, compare
 from pvtui.model.navigators.compare import CompareNavigator
 from pvtui.model.unavailable import Unavailable
 from pvtui.render.compare import (
+    IDENTICAL,
     Differences,
     changes_counts,
     changes_headings,
     changes_rows,
+    changes_statement,
     column_detail,
     fitted_widths,
     layer_headings,
     layer_rows,
+    liveness_statement,
     names_line,
     summary_headings,
     summary_rows,
     tile_detail,
+    tile_statement,
 )
 from pvtui.render.layers import CHANGES_STATEMENT
 from pvtui.screens.base import Needs, ReportScreen
@@ -256,7 +260,7 @@ class CompareScreen(ReportScreen):
         if isinstance(diff, Unavailable):
             return
         heatmap = self.query_one(DiffHeatmap)
-        statement = Text(diff.statement + "\n")
+        statement = Text(tile_statement(diff) + "\n")
         statement.append_text(heatmap.legend())
         self.query_one("#tiles-statement", Static).update(statement)
         keep = heatmap.diff is not None
@@ -274,7 +278,7 @@ class CompareScreen(ReportScreen):
         if isinstance(pair, Unavailable):
             chart.show(None)
             return
-        statement = Text(pair.statement + "\n")
+        statement = Text(liveness_statement(pair) + "\n")
         statement.append_text(chart.legend())
         self.query_one("#liveness-statement", Static).update(statement)
         chart.units = self.pv_app.units
@@ -297,7 +301,7 @@ class CompareScreen(ReportScreen):
             return
         counts = changes_counts(len(changes.rows), changes.matched, changes.only_a, changes.only_b,
                                 listed=min(LISTED, len(changes.rows)))
-        self.query_one(f"#{section}-statement", Static).update(f"{changes.statement} {counts}")
+        self.query_one(f"#{section}-statement", Static).update(f"{changes_statement(changes)} {counts}")
         d = self._differences()
         self._fill(section, changes_headings(d), changes_rows([c.as_dict() for c in changes.rows[:LISTED]], d),
                    cut=(3,))
