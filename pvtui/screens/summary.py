@@ -10,10 +10,10 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Label, Static
 
-from pvtui.model.facts import fact_rows, over_limit_warning, summary_facts_table
 from pvtui.model.queries import summary
 from pvtui.model.tables import Table
 from pvtui.model.unavailable import Unavailable
+from pvtui.render.facts import fact_rows, over_limit_warning, summary_facts_table
 from pvtui.render.json_text import json_value
 from pvtui.render.tables import facts_table, files_row
 from pvtui.screens.base import Needs, ReportScreen, UnavailableNotice
