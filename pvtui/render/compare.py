@@ -15,6 +15,7 @@ from pvtui.model.operations import layer_label
 from pvtui.model.unavailable import Unavailable
 from pvtui.render.differences import format_change, format_delta, format_value
 from pvtui.render.layers import CHANGE_HEADINGS, CHANGES_STATEMENT, change_cells
+from pvtui.render.unavailable import unavailable_text
 from pvtui.units import MINUS, count_of, format_bytes
 
 if TYPE_CHECKING:
@@ -269,7 +270,7 @@ def _summary(rows: list[dict[str, Any]], d: Differences) -> Iterator["Renderable
 
 def _tiles(tiles: dict[str, Any] | Unavailable, d: Differences) -> Iterator["RenderableType"]:
     if isinstance(tiles, Unavailable):
-        yield tiles.reason
+        yield unavailable_text(tiles)
         return
     yield tiles["statement"]
     yield (f"{tiles['grew']:,} grew, {tiles['shrank']:,} shrank, {tiles['unchanged']:,} unchanged; "
@@ -285,7 +286,7 @@ def _tiles(tiles: dict[str, Any] | Unavailable, d: Differences) -> Iterator["Ren
 
 def _liveness(live: dict[str, Any] | Unavailable, d: Differences) -> Iterator["RenderableType"]:
     if isinstance(live, Unavailable):
-        yield live.reason
+        yield unavailable_text(live)
         return
     yield live["statement"]
     rows = []
@@ -298,7 +299,7 @@ def _liveness(live: dict[str, Any] | Unavailable, d: Differences) -> Iterator["R
 
 def _changes(changes: dict[str, Any] | Unavailable, d: Differences) -> Iterator["RenderableType"]:
     if isinstance(changes, Unavailable):
-        yield changes.reason
+        yield unavailable_text(changes)
         return
     yield changes["statement"]
     yield changes_counts(changes["changed"], changes["matched"], changes["only_a"], changes["only_b"])
@@ -313,7 +314,7 @@ def _layers(layers: dict[str, Any] | Unavailable, d: Differences) -> Iterator["R
     from rich import box
 
     if isinstance(layers, Unavailable):
-        yield layers.reason
+        yield unavailable_text(layers)
         return
     yield CHANGES_STATEMENT
     table = _table(layer_headings(d), [])

@@ -6,6 +6,7 @@ import math
 from typing import Any, Callable
 
 from pvtui.model.unavailable import Unavailable
+from pvtui.render.unavailable import unavailable_text
 from pvtui.units import count_of
 
 HISTOGRAM_HEIGHT = 6  # lines of bars
@@ -49,7 +50,7 @@ def section_renderables(key: str, section: dict[str, Any] | Unavailable, fmt: Fm
     from rich.text import Text
 
     if isinstance(section, Unavailable):
-        return [Text(section.reason, style="italic")]
+        return [unavailable_text(section)]
     return {
         "capacity": capacity_renderables,
         "fullest_tiles": lambda s, f: [fullest_table(s, f)],
@@ -174,7 +175,7 @@ def vertices_renderables(section: dict[str, Any], fmt: Fmt) -> list:
     ):
         part = section[key]
         if isinstance(part, Unavailable):
-            out.append(Text(f"{title}: {part.reason}", style="italic"))
+            out.append(unavailable_text(part, title))
             continue
         table = Table(title=f"{title}: {fmt(part['total_bytes'])}", title_justify="left", box=None,
                       padding=(0, 1), header_style="bold", title_style="bold")
@@ -246,7 +247,7 @@ def liveness_renderables(section: dict[str, Any], fmt: Fmt) -> list:
     for key, label in (("per_ipu", "IPU"), ("worst_tiles", "Tile")):
         part = section[key]
         if isinstance(part, Unavailable):
-            out.append(Text(f"{'Per IPU' if key == 'per_ipu' else 'Worst tiles'}: {part.reason}", style="italic"))
+            out.append(unavailable_text(part, "Per IPU" if key == "per_ipu" else "Worst tiles"))
             continue
         rows = []
         for entry in part["ipus" if key == "per_ipu" else "tiles"]:

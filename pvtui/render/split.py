@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from pvtui.model.unavailable import Unavailable
+from pvtui.render.unavailable import unavailable_text
 
 
 def split_renderables(data: dict[str, Any] | Unavailable, fmt: Callable[[int], str], boxed: bool = True,
@@ -17,7 +18,7 @@ def split_renderables(data: dict[str, Any] | Unavailable, fmt: Callable[[int], s
     from pvtui.model.splits import DEFAULT_LAYER_PATTERN
 
     if isinstance(data, Unavailable):
-        return [Text(data.reason, style="italic")]
+        return [unavailable_text(data)]
     out: list = [stages_table(data, fmt, boxed)]
     if data["split_after"]:
         out.append(Text(f"Split after: {', '.join(data['split_after'])}"))

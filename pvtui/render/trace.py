@@ -14,6 +14,7 @@ from pvtui.model.step_types import phase_of
 from pvtui.model.unavailable import Unavailable
 from pvtui.render.figures import run_figures_line
 from pvtui.render.item_lines import item_lines
+from pvtui.render.unavailable import unavailable_text
 from pvtui.units import count_of, format_cycles
 
 if TYPE_CHECKING:
@@ -238,7 +239,7 @@ def stats_text(stats: dict | Unavailable, run: int, styles: dict[str, Style], fi
     WIDTH its steps, cycles and share; stream copies split into host and remote-buffer rows. The
     run's figures come first, and the REPORT_TOTAL where the report states one."""
     if isinstance(stats, Unavailable):
-        return Text(stats.reason)
+        return unavailable_text(stats)
     if run >= len(stats["runs"]):
         return Text(f"No step statistics of run {run + 1}.")
     muted = styles.get("muted", Style(dim=True))

@@ -11,6 +11,7 @@ from pvtui.model.insights import histogram
 from pvtui.model.navigators.memory import TileMemory
 from pvtui.model.unavailable import Unavailable
 from pvtui.render.insights import HISTOGRAM_HEIGHT, histogram_text
+from pvtui.render.unavailable import unavailable_text
 
 
 class HistogramChart(Widget):
@@ -27,5 +28,5 @@ class HistogramChart(Widget):
     def render(self) -> Text:
         section = histogram(self.report, self.memory, max(self.size.width, 1))
         if isinstance(section, Unavailable):
-            return Text(section.reason, style="italic")
+            return unavailable_text(section)
         return histogram_text(section, self.fmt, HISTOGRAM_HEIGHT)
