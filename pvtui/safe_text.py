@@ -40,6 +40,7 @@ and where a screen builds markup around a name it escapes it with `markup_escape
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from typing import Any
@@ -99,7 +100,7 @@ def may_be_shown(text: str) -> bool:
 
 
 def visible_all(value: Any) -> Any:
-    """VALUE (JSON-like: dicts, lists, tuples, strings, numbers) with every string in it, keys too, made
+    """VALUE (JSON-like: dicts, lists, tuples, strings, numbers, dataclasses) with every string in it, keys too, made
     visible; what holds no string is returned as it is."""
     if isinstance(value, str):
         return visible(value)
@@ -107,6 +108,9 @@ def visible_all(value: Any) -> Any:
         return {visible_all(key): visible_all(item) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
         return type(value)(visible_all(item) for item in value)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):  # such as model.unavailable's Unavailable
+        return dataclasses.replace(value, **{f.name: visible_all(getattr(value, f.name))
+                                             for f in dataclasses.fields(value) if f.init})
     return value
 
 

@@ -214,7 +214,7 @@ def test_a_stale_stand_in_with_a_damaged_column_keeps_its_other_parts(tiny_dir, 
 
 @pytest.mark.anyio
 async def test_the_app_opens_a_bundle_with_a_damaged_column(tiny_dir, tmp_path, make_app):
-    from pvtui.screens.base import Unavailable
+    from pvtui.screens.base import UnavailableNotice
 
     bundle = exported_bundle(tiny_dir, tmp_path / "export", "truncated")
     app = make_app(bundle)
@@ -222,14 +222,14 @@ async def test_the_app_opens_a_bundle_with_a_damaged_column(tiny_dir, tmp_path, 
         await wait_until_loaded(pilot)
         await pilot.press("t")
         await pilot.pause()
-        notice = str(app.screen.query_one(Unavailable).render())
+        notice = str(app.screen.query_one(UnavailableNotice).render())
         assert "steps.from.npy" in notice and "truncated" in notice
         await pilot.press("m")
         await pilot.pause()
         assert app.screen.query_one("#memory-view").display
         await pilot.press("p")
         await pilot.pause()
-        assert not app.screen.query(Unavailable)
+        assert not app.screen.query(UnavailableNotice)
 
 
 def test_a_file_still_being_written_is_waited_for_and_named(tiny_dir, tmp_path, capsys, monkeypatch):
@@ -266,7 +266,7 @@ def test_a_file_still_being_written_is_waited_for_and_named(tiny_dir, tmp_path, 
 
 @pytest.mark.anyio
 async def test_the_app_says_which_file_is_wrong_where_it_matters(corpus, make_app):
-    from pvtui.screens.base import Unavailable
+    from pvtui.screens.base import UnavailableNotice
 
     entry = next(entry for entry in corpus if entry.name == "profile-sqlite-over-garbage")
     before = snapshot(entry.path)
@@ -275,7 +275,7 @@ async def test_the_app_says_which_file_is_wrong_where_it_matters(corpus, make_ap
         await wait_until_loaded(pilot)
         await pilot.press("l")
         await pilot.pause()
-        notice = str(app.screen.query_one("#liveness-missing", Unavailable).render())
+        notice = str(app.screen.query_one("#liveness-missing", UnavailableNotice).render())
         assert "profile.pop" in notice and "libpva" in notice
         await pilot.press("m")  # the archive still gives the memory view
         await pilot.pause()

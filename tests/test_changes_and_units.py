@@ -10,7 +10,7 @@ import pytest
 from test_compare import compare_app, wait_compared  # noqa: F401 (a fixture)
 
 from pvtui.cli import main
-from pvtui.model.compare import format_change, format_delta
+from pvtui.render.differences import format_change, format_delta
 from pvtui.render.step_change import changed_variables, step_change_line, step_change_words
 from pvtui.units import MINUS, format_bytes
 

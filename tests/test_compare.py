@@ -9,19 +9,14 @@ import pytest
 from conftest import said, wait_for, wait_until_loaded
 
 from pvtui.cli import main
+from pvtui.commands.common import as_json
 from pvtui.model.bundle import BundleWriter
-from pvtui.model.compare import (
-    LIVENESS_X,
-    compare,
-    comparison_json,
-    liveness_pair,
-    program_changes,
-    summary_table,
-    tile_diff,
-)
+from pvtui.model.compare import LIVENESS_X, compare, liveness_pair, program_changes, summary_table, tile_diff
 from pvtui.model.navigators.compare import change_levels, grid_rows
 from pvtui.model.report import Report
 from pvtui.model.unavailable import Unavailable
+from pvtui.render.compare import changes_measure, tile_statement
+from pvtui.render.compare_json import comparison_json
 from pvtui.widgets.compare_chart import CompareChart
 from pvtui.widgets.diff_heatmap import DiffHeatmap
 
@@ -113,7 +108,7 @@ def test_one_figure_apart_is_not_identical(tiny_report):
 
 def test_the_larger_report_second_keeps_its_extra_tiles(tiny_report, other_report):
     diff = tile_diff(other_report, tiny_report)
-    assert "tiles 64–127 are only in B" in diff.statement
+    assert "tiles 64–127 are only in B" in tile_statement(diff)
     assert diff.bytes_of(100) == (None, int(tiny_report.memory.including_gaps[100]))
     assert diff.ipus_of(100) == (None, int(tiny_report.memory.ipu[100]))
 
@@ -141,7 +136,7 @@ def test_programs_rank_by_their_own_code_not_their_childrens(tiny_report, other_
     code = np.asarray(programs.code_bytes)
     assert leaf.a == sum(int(code[p]) for p in range(len(programs))
                          if programs.names[p] == leaf.name and programs.num_children(p) == 0)
-    assert changes.measure == "code bytes of leaf programs"
+    assert changes_measure(changes) == "code bytes of leaf programs"
 
 
 def test_piped_output_prints_tables(capsys, tiny_dir, other_dir):
@@ -162,7 +157,8 @@ def test_missing_parts_are_said_plainly(tiny_report, empty_report):
     assert tiles.reason.startswith("Report B has no per-tile memory") and "profile.pop" in tiles.reason
     assert liveness.reason.startswith("Report B:")
     assert programs.reason.startswith("Report B has no programs")
-    assert comparison_json(comparison)["programs"] == {"available": False, "reason": programs.reason}
+    assert comparison_json(comparison)["programs"] is programs  # turned into JSON at the command's edge:
+    assert as_json(comparison_json(comparison))["programs"] == {"available": False, "reason": programs.reason}
     table = summary_table(comparison.summary)
     assert table.columns == ["section", "quantity", "A", "B", "B - A", "change"]
     rows = {row[1]: row for row in table.rows}
@@ -253,7 +249,7 @@ async def test_a_peak_key_typed_with_the_tab_key_finds_the_peak(compare_app, oth
 
 async def test_the_screen_says_two_identical_reports_are_identical(tiny_dir, cache_root, compare_app):
     from pvtui.app import PvtuiApp
-    from pvtui.model.compare import IDENTICAL
+    from pvtui.render.compare import IDENTICAL
     from pvtui.sources.discovery import discover
 
     app = PvtuiApp(discover(tiny_dir), path=tiny_dir, watch=False, cache=cache_root,
@@ -429,7 +425,7 @@ async def test_the_single_report_screens_name_their_report_and_B_switches_it(com
 
 
 async def test_a_comparison_of_synthetic_reports_names_no_profile_pop(tiny_report, other_report):
-    assert "profile.pop" not in tile_diff(tiny_report, other_report).statement
+    assert "profile.pop" not in tile_statement(tile_diff(tiny_report, other_report))
 
 
 class _Flat:

@@ -9,7 +9,7 @@ from rich.style import Style
 from rich.text import Text
 
 from pvtui.cli import main
-from pvtui.model.compare import compare, comparison_json, summary_table
+from pvtui.model.compare import compare, summary_table
 from pvtui.model.navigators.compare import CompareNavigator, TileGrid
 from pvtui.model.unavailable import Unavailable
 from pvtui.render.compare import (
@@ -23,6 +23,7 @@ from pvtui.render.compare import (
     summary_rows,
     tile_detail,
 )
+from pvtui.render.compare_json import comparison_json
 
 GROWTH, SHRINKAGE = Style(color="red"), Style(color="green")
 

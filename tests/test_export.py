@@ -350,7 +350,7 @@ async def test_summary_exports_its_facts(make_app, tiny_report):
 
 
 def test_the_summary_warns_first_of_tiles_over_the_limit(tiny_report):
-    from pvtui.model.facts import over_limit_warning
+    from pvtui.render.facts import over_limit_warning
     from pvtui.model.queries import summary
 
     data = summary(tiny_report)

@@ -78,14 +78,14 @@ def test_archive_alone_says_what_it_gives_not_that_memory_is_missing(tiny_dir, t
 
 
 async def test_the_summary_names_the_app_json_parse_error(tiny_dir, tmp_path, cache_root):
-    from pvtui.screens.base import Unavailable
+    from pvtui.screens.base import UnavailableNotice
 
     folder = _copy(tiny_dir, tmp_path, "badjson")
     (folder / "app.json").write_text('{\n  "lr": 0.1,\n}\n')
     app = PvtuiApp(discover(folder), path=folder, watch=False, cache=cache_root)
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_until_loaded(pilot)
-        notices = [str(n.render()) for n in app.screen.query(Unavailable)]
+        notices = [str(n.render()) for n in app.screen.query(UnavailableNotice)]
         assert any("app.json" in n and "line 3 column 1" in n for n in notices), notices
 
 

@@ -365,7 +365,7 @@ def test_a_saving_capped_by_a_neighbouring_step_names_that_step(tiny_report, tin
 def test_cli_figures_have_thousands_separators(capsys):
     from rich.console import Console
 
-    from pvtui.model.facts import fact_rows
+    from pvtui.render.facts import fact_rows
     from pvtui.render.tables import facts_table, render_liveness
 
     render_liveness({"steps": 2483, "always_live_bytes": 1, "peak_step": 1173, "peak_step_name": "p",

@@ -14,7 +14,7 @@ from pvtui.model.navigators.liveness import columns_of_step
 from pvtui.model.report import Report
 from pvtui.model.schema import LIVENESS_BY_IPU, LIVENESS_BY_TILE
 from pvtui.render.liveness import vertex_lines
-from pvtui.screens.base import Unavailable
+from pvtui.screens.base import UnavailableNotice
 from pvtui.screens.liveness import LivenessScreen
 from pvtui.widgets.live_variables import LiveVariables
 from pvtui.widgets.liveness_chart import LivenessChart
@@ -129,7 +129,7 @@ async def test_views_cycle_through_ipus_and_tiles(make_app, tiny_report):
             await pilot.press("I")
             assert screen.nav.ipu == 1 % live.by_ipu.shape[1]
         else:
-            assert screen.query_one("#view-missing", Unavailable).display
+            assert screen.query_one("#view-missing", UnavailableNotice).display
         await pilot.press("v")
         assert screen.view == "tile"
         if live.by_tile is not None:  # a tile's column is read in a worker
@@ -139,7 +139,7 @@ async def test_views_cycle_through_ipus_and_tiles(make_app, tiny_report):
             assert screen.nav.tile == (first + 1) % live.by_tile.shape[1]
             await wait_for(pilot, lambda: f"tile {screen.nav.tile}" in facts_text(screen))
         else:
-            missing = screen.query_one("#view-missing", Unavailable)
+            missing = screen.query_one("#view-missing", UnavailableNotice)
             assert missing.display and "per-tile" in str(missing.render())
         await pilot.press("v")
         assert screen.view == "total"
@@ -185,7 +185,7 @@ async def test_a_report_without_per_ipu_or_per_tile_liveness_says_so(make_app, t
     bundle = bundle_without(tiny_report, tmp_path / "flat", ("liveness_tiles",), (LIVENESS_BY_IPU, LIVENESS_BY_TILE))
     async with make_app(path=bundle).run_test(size=(80, 24)) as pilot:
         screen = await open_liveness(pilot)
-        missing = screen.query_one("#view-missing", Unavailable)
+        missing = screen.query_one("#view-missing", UnavailableNotice)
         assert not missing.display
         for view in ("ipu", "tile"):
             await pilot.press("v")
@@ -211,7 +211,7 @@ async def test_a_report_without_liveness_says_why(make_app, tiny_report, tmp_pat
     bundle = bundle_without(tiny_report, tmp_path / "no-liveness", ("liveness", "liveness_tiles"))
     async with make_app(path=bundle).run_test(size=(80, 24)) as pilot:
         screen = await open_liveness(pilot)
-        message = screen.query_one("#liveness-missing", Unavailable)
+        message = screen.query_one("#liveness-missing", UnavailableNotice)
         assert message.display
         assert str(message.render()) == Report(bundle).missing("liveness")
 

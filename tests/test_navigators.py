@@ -14,6 +14,7 @@ from pvtui.model.navigators import trace as tv
 from pvtui.model.navigators.liveness import TILE_SERIES_KEPT, LivenessNavigator, Window, columns_of_step
 from pvtui.model.navigators.memory import CHOSEN, MemoryNavigator, TileMemory, VariableSearch, max_zoom, tiles_table
 from pvtui.model.trace_index import TraceIndex, steps_table
+from pvtui.model.unavailable import Unavailable
 
 
 def lane_of(starts, ends, first_step: int = 0) -> ln.Lane:
@@ -349,7 +350,7 @@ def test_a_report_without_per_tile_liveness_says_why(tiny_report, monkeypatch):
     nav.view = "tile"
     monkeypatch.setattr(tiny_report.liveness, "by_tile", None, raising=False)
     series, why_not = nav.series(tiny_report)
-    assert series is None and why_not == tiny_report.missing("liveness_tiles")
+    assert series is None and why_not == Unavailable(tiny_report.missing("liveness_tiles"))
 
 
 # Operations -------------------------------------------------------------------------------------
@@ -445,7 +446,7 @@ def test_insights_sections_wrap_and_the_split_keeps_within_one_ipu_and_its_layer
     nav.ipus = 5
     assert nav.split_in({"available": True, "layers": ["a", "b", "c"]}) == 3  # a reload left three layers
     assert nav.ipus == 3 and not nav.more_ipus_fit and not nav.split_over(1)
-    assert nav.split_in({"available": False, "reason": "no layers"}) is None and not nav.split_shown
+    assert nav.split_in(Unavailable("no layers")) is None and not nav.split_shown
     nav.forget()
     assert nav.data is None and nav.split is None and nav.ipus == 3
 

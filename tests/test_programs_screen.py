@@ -15,7 +15,7 @@ from pvtui.model.bundle import BundleWriter
 from pvtui.model.program_search import NameSearch, display_order, in_display_order, step_match
 from pvtui.model.report import Report
 from pvtui.model.strings import StringTable
-from pvtui.screens.base import Unavailable
+from pvtui.screens.base import UnavailableNotice
 from pvtui.render.programs import program_details
 from pvtui.screens.programs import ProgramsScreen
 from pvtui.units import format_bytes
@@ -500,7 +500,7 @@ async def test_without_programs_the_screen_says_why(make_app, tmp_path):
     async with make_app(tmp_path / "empty").run_test(size=(80, 24)) as pilot:
         screen = await _programs_screen(pilot)
         assert screen.tree is None
-        assert "profile.pop" in str(screen.query_one(Unavailable).render())
+        assert "profile.pop" in str(screen.query_one(UnavailableNotice).render())
         await pilot.press("slash", "e", "c")  # nothing to act on: no error
 
 

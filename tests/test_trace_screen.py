@@ -9,7 +9,7 @@ from rich.style import Style
 
 from pvtui.model.navigators import trace as trace_views
 from pvtui.model.step_types import PHASES, phase_of
-from pvtui.screens.base import Unavailable
+from pvtui.screens.base import UnavailableNotice
 from pvtui.render.trace import format_seconds, step_details
 from pvtui.screens.trace import TraceScreen
 from pvtui.widgets.bsp_view import LEVELS, BspView, busy_levels
@@ -91,7 +91,7 @@ async def test_lanes_runs_and_the_bsp_panel(make_app, tiny_report):
         await pilot.press("b")
         await pilot.pause()
         if tiny_report.execution.bsp_steps is None:
-            assert screen.query(Unavailable)
+            assert screen.query(UnavailableNotice)
         else:
             view = screen.query_one(BspView)
             assert view.display and view.frame is not None
@@ -132,8 +132,8 @@ async def test_a_report_without_execution_says_so(make_app):
         screen = pilot.app.screen
         pilot.app.report.execution = None
         screen.report_changed()
-        await wait_for(pilot, lambda: not screen.query(TraceView) and screen.query(Unavailable))
-        message = screen.query_one(Unavailable)
+        await wait_for(pilot, lambda: not screen.query(TraceView) and screen.query(UnavailableNotice))
+        message = screen.query_one(UnavailableNotice)
         assert "execution" in str(message.render())
 
 
@@ -215,7 +215,7 @@ async def test_a_reload_that_gains_or_loses_per_tile_cycles_recomposes(make_app,
         pilot.app.a.report = report
         screen.report_changed()
         await wait_available(pilot, screen)
-        assert not screen.query(BspView) and screen.query_one("#bsp").query(Unavailable)
+        assert not screen.query(BspView) and screen.query_one("#bsp").query(UnavailableNotice)
         pilot.app.a.report = load_report(discover(tiny_dir)[0], cache=pilot.app.cache)
         screen.report_changed()
         await wait_available(pilot, screen)

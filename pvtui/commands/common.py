@@ -167,31 +167,41 @@ def load(path: Path, engine: str | None = None, reader: str = "auto", exact_text
     return report
 
 
+def as_json(value: Any) -> Any:
+    """VALUE (JSON-like: dicts, lists, tuples, strings, numbers) with each Unavailable in it as the
+    commands' JSON gives a figure the report cannot give: `{"available": false, "reason": ...}`."""
+    from pvtui.model.unavailable import Unavailable
+
+    if isinstance(value, Unavailable):
+        return {"available": False, "reason": value.reason}
+    if isinstance(value, dict):
+        return {key: as_json(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [as_json(item) for item in value]
+    return value
+
+
 def emit(args: argparse.Namespace, data: Any, render: Callable[[Any], None]) -> None:
     """DATA as JSON with --json (its strings exact: JSON escapes what needs it), else drawn by RENDER
-    with every string in it made visible."""
+    with every string in it (an Unavailable's reason too) made visible."""
     if args.json:
-        print(json.dumps(data, indent=2))
+        print(json.dumps(as_json(data), indent=2))
     else:
         render(visible_all(data))
 
 
 def emit_available(args: argparse.Namespace, data: Any, render: Callable[[Any], None]) -> int:
-    """Print DATA, or only the reason when it says the report cannot answer (`available` false)."""
-    if isinstance(data, dict) and data.get("available") is False:
-        if args.json:
-            print(json.dumps(data, indent=2))
-        else:
-            say(data["reason"])
-        return 0
-    emit(args, data, render)
+    """Print DATA, or only the reason when the report cannot give it (Unavailable)."""
+    from pvtui.model.unavailable import Unavailable
+
+    if isinstance(data, Unavailable) and not args.json:
+        say(data.reason)
+    else:
+        emit(args, data, render)
     return 0
 
 
-def run_part(args: argparse.Namespace, query: Callable, render: Callable[[Any], None], part: str) -> int:
-    """A command that shows one part of the report (QUERY's answer), or says the report lacks PART."""
+def run_part(args: argparse.Namespace, query: Callable, render: Callable[[Any], None]) -> int:
+    """A command that shows one part of the report: QUERY's answer, or why the report cannot give it."""
     report = load(args.path, args.engine, args.reader, exact_text=args.json)
-    data = query(report)
-    if data is None:
-        data = {"available": False, "reason": report.missing(part)}
-    return emit_available(args, data, render)
+    return emit_available(args, query(report), render)

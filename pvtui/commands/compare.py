@@ -48,9 +48,9 @@ def run(args: argparse.Namespace) -> int:
 
         return run_app(args.a, engine=args.engine_a, theme=args.theme, reader=args.reader,
                        compare_with=find_report(args.b, args.engine_b), debug=args.debug)
-    from pvtui.model.compare import compare, comparison_json
-
+    from pvtui.model.compare import compare
     from pvtui.render.compare import render_comparison
+    from pvtui.render.compare_json import comparison_json
 
     a, b = (load(path, engine, args.reader, exact_text=args.json) for path, engine in _reports(args))
     data = comparison_json(compare(a, b))

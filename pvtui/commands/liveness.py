@@ -24,7 +24,7 @@ def run(args: argparse.Namespace) -> int:
         from pvtui.model.queries import liveness_table
         from pvtui.render.tables import render_liveness
 
-        return run_part(args, liveness_table, partial(render_liveness, fmt=bytes_format(args)), "liveness")
+        return run_part(args, liveness_table, partial(render_liveness, fmt=bytes_format(args)))
     if args.step is None or args.vs is None:
         say("pvtui: liveness --step A --vs B needs both steps")
         return EXIT_BAD_INPUT

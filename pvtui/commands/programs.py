@@ -18,4 +18,4 @@ def run(args: argparse.Namespace) -> int:
     from pvtui.model.queries import programs_table
     from pvtui.render.tables import render_programs
 
-    return run_part(args, programs_table, partial(render_programs, fmt=bytes_format(args)), "programs")
+    return run_part(args, programs_table, partial(render_programs, fmt=bytes_format(args)))

@@ -23,9 +23,8 @@ def run(args: argparse.Namespace) -> int:
         from pvtui.render.tables import render_step_stats
 
         report = load(args.path, args.engine, args.reader, exact_text=args.json)
-        data = step_stats(report) or {"available": False, "reason": report.missing("execution")}
-        return emit_available(args, data, render_step_stats)
+        return emit_available(args, step_stats(report), render_step_stats)
     from pvtui.model.queries import trace_table
     from pvtui.render.tables import render_trace
 
-    return run_part(args, trace_table, render_trace, "execution")
+    return run_part(args, trace_table, render_trace)

@@ -1,7 +1,7 @@
 """Two reports side by side: summary deltas, per-tile memory, liveness curves, what grew or shrank.
 
-Every difference is B - A. Where the reports differ in shape (tiles, IPUs, steps), each
-comparison says plainly what it compares then.
+Every difference is B - A. Figures only: what each section compares, in words (plainly where the reports
+differ in shape: tiles, IPUs, steps), is pvtui.render.compare, and the JSON pvtui.render.compare_json.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from pvtui.model.layer_compare import LayerChange, layer_changes, layers_json
+from pvtui.model.layer_compare import LayerChange, layer_changes
 from pvtui.model.navigators.liveness import StepSeries
 from pvtui.model.operations import OperationIndex, layer_label
 from pvtui.model.queries import summary, tile_totals
@@ -22,10 +22,8 @@ from pvtui.model.report import Report
 from pvtui.model.tables import Table
 from pvtui.model.navigators.memory import TileMemory, tile_memory
 from pvtui.model.unavailable import Unavailable
-from pvtui.units import MINUS, format_bytes, sign
 
-TOP_CHANGES = 10  # grown and shrunk entries in the JSON
-LIVENESS_POINTS = 100  # samples of each liveness curve in the JSON
+LIVENESS_POINTS = 100  # samples of each liveness curve in its table and the JSON
 
 # (section, label, unit, how to read it from queries.summary()); unit is bytes, count, cycles or text.
 SUMMARY_ROWS: list[tuple[str, str, str, Callable[[dict], Any]]] = [
@@ -163,36 +161,6 @@ class TileDiff:
         b = int(self.b_bytes[tile]) if tile < self.b.num_tiles else None
         return a, b
 
-    @property
-    def measure(self) -> str:
-        # "the graph profile": profile.pop, or the bundle standing in for it
-        if self.gaps:
-            return "bytes including gaps (graph profile)"
-        sources = {self.a.source, self.b.source}
-        if sources == {"archive"}:
-            return "allocated bytes (archive.a)"
-        profile = self.a if self.a.source == "profile" else self.b
-        which = "excluding gaps" if profile.has_gaps else "including gaps (profile.pop read without libpva)"
-        return f"bytes {which} from the graph profile against allocated bytes from archive.a"
-
-    @property
-    def statement(self) -> str:
-        """What is compared, in one plain sentence."""
-        na, nb = self.a.num_tiles, self.b.num_tiles
-        ia, ib = len(self.a.ipus), len(self.b.ipus)
-        known = self.a.ipu_known and self.b.ipu_known
-        if na == nb and ia == ib and known:
-            return f"Tile i of A against tile i of B, all {na:,} tiles ({_ipus(self.a)} each), {self.measure}."
-        if na == nb and not known:
-            return (f"Tile i of A against tile i of B, all {na:,} tiles, {self.measure}; A's tiles are on"
-                    f" {_ipus(self.a)}, B's on {_ipus(self.b)}.")
-        longer = "A" if na > nb else "B"
-        extra = f"tiles {self.compared:,}–{self.num_tiles - 1:,} are only in {longer}" if na != nb else \
-            "the tiles sit on different IPUs"
-        return (f"A has {na:,} tiles on {_ipus(self.a)}, B has {nb:,} on {_ipus(self.b)}:"
-                f" tiles 0–{self.compared - 1:,} are compared by index (tile i of A against tile i of B),"
-                f" {self.measure}; {extra}.")
-
     def ranked(self, grown: bool, top: int) -> list[int]:
         """The compared tiles that grew (or shrank) the most, most first."""
         order = np.argsort(-self.delta if grown else self.delta, kind="stable")[:top]
@@ -216,13 +184,6 @@ def tiles_table(diff: TileDiff) -> Table:
     return Table("compare-tiles", ["tile", "IPU in A", "IPU in B", "A", "B", "B - A"], rows())
 
 
-def _ipus(memory: TileMemory) -> str:
-    if not memory.ipu_known:
-        return "an unknown number of IPUs (the report does not say which IPU each tile is on)"
-    count = len(memory.ipus)
-    return f"{count} IPU" if count == 1 else f"{count} IPUs"
-
-
 def tile_diff(a: Report, b: Report) -> TileDiff | Unavailable:
     """The per-tile difference, or why there is none."""
     ma, mb = tile_memory(a), tile_memory(b)
@@ -231,29 +192,6 @@ def tile_diff(a: Report, b: Report) -> TileDiff | Unavailable:
             return Unavailable(f"Report {name} has no per-tile memory: {report.missing('memory')}")
     assert ma is not None and mb is not None
     return TileDiff(ma, mb, gaps=ma.source == mb.source == "profile")  # either reader gives the total with gaps
-
-
-def tiles_json(diff: TileDiff | Unavailable, top: int = TOP_CHANGES) -> dict[str, Any]:
-    if isinstance(diff, Unavailable):
-        return diff.as_dict()
-    delta = diff.delta
-    return {
-        "available": True,
-        "statement": diff.statement,
-        "measure": diff.measure,
-        "a_tiles": diff.a.num_tiles,
-        "b_tiles": diff.b.num_tiles,
-        "a_ipus": len(diff.a.ipus) if diff.a.ipu_known else None,
-        "b_ipus": len(diff.b.ipus) if diff.b.ipu_known else None,
-        "compared_tiles": diff.compared,
-        "total_delta": int(delta.sum()),
-        "grew": int((delta > 0).sum()),
-        "shrank": int((delta < 0).sum()),
-        "unchanged": int((delta == 0).sum()),
-        "largest_growth": [diff.tile_dict(t) for t in diff.ranked(True, top)],
-        "largest_shrink": [diff.tile_dict(t) for t in diff.ranked(False, top)],
-        "deltas": delta.tolist(),
-    }
 
 
 # Liveness ------------------------------------------------------------------------------
@@ -287,13 +225,6 @@ class LivenessPair:
     def with_always_live(self) -> bool:
         """Curves are always-live + not-always-live where both reports give always-live."""
         return self.a.always_live is not None and self.b.always_live is not None
-
-    @property
-    def statement(self) -> str:
-        what = "always-live plus not-always-live bytes" if self.with_always_live else \
-            "not-always-live bytes only (a report does not give always-live bytes)"
-        return (f"x is the {LIVENESS_X} (A has {len(self.a):,}, B has {len(self.b):,}); "
-                f"y is {what}, the most at any step of each point.")
 
     def points(self, count: int) -> tuple[np.ndarray, np.ndarray]:
         """A's and B's curves at COUNT points, each the most live over its steps."""
@@ -332,23 +263,6 @@ def liveness_table(pair: LivenessPair, count: int = LIVENESS_POINTS) -> Table:
                  [[i / count, int(x), int(y), int(y - x)] for i, (x, y) in enumerate(zip(a, b))])
 
 
-def liveness_json(pair: LivenessPair | Unavailable, count: int = LIVENESS_POINTS) -> dict[str, Any]:
-    if isinstance(pair, Unavailable):
-        return pair.as_dict()
-    a, b = pair.points(count)
-    return {
-        "available": True,
-        "statement": pair.statement,
-        "x": LIVENESS_X,
-        "with_always_live": pair.with_always_live,
-        "a_steps": len(pair.a),
-        "b_steps": len(pair.b),
-        "a_peak": pair.peak(pair.a),
-        "b_peak": pair.peak(pair.b),
-        "points": [{"fraction": i / count, "a": int(x), "b": int(y)} for i, (x, y) in enumerate(zip(a, b))],
-    }
-
-
 # What grew or shrank -----------------------------------------------------------------------
 
 
@@ -371,12 +285,11 @@ class Changes:
     """Named things of A and B matched by name, with what changed, largest change first."""
 
     what: str  # "programs", "operations"
-    measure: str  # what the bytes are: "code bytes"
-    statement: str  # how they are matched, in one sentence
     rows: list[Change]  # only those that differ
     matched: int
     only_a: int
     only_b: int
+    layer: str | None = None  # the debug layer of operations
 
     def grown(self, top: int) -> list[Change]:
         return sorted((c for c in self.rows if c.delta > 0), key=lambda c: -c.delta)[:top]
@@ -389,13 +302,13 @@ class Changes:
                      [[c.name, c.a, c.b, c.delta] for c in self.rows])
 
 
-def match_by_name(what: str, measure: str, statement: str, a: dict[str, int], b: dict[str, int]) -> Changes:
+def match_by_name(what: str, a: dict[str, int], b: dict[str, int], layer: str | None = None) -> Changes:
     """A and B's NAME -> value, matched by name; a name in one only counts from or to nothing."""
     rows = [Change(name, a.get(name), b.get(name)) for name in a.keys() | b.keys()]
     rows = [c for c in rows if c.a != c.b]
     rows.sort(key=lambda c: (-abs(c.delta), c.name))
-    return Changes(what, measure, statement, rows, matched=len(a.keys() & b.keys()),
-                   only_a=len(a.keys() - b.keys()), only_b=len(b.keys() - a.keys()))
+    return Changes(what, rows, matched=len(a.keys() & b.keys()), only_a=len(a.keys() - b.keys()),
+                   only_b=len(b.keys() - a.keys()), layer=layer)
 
 
 def _sum_by_name(names, values) -> dict[str, int]:
@@ -423,12 +336,7 @@ def program_changes(a: Report, b: Report) -> Changes | Unavailable:
             return Unavailable(f"Report {name} has no programs: {report.missing('programs')}")
         if report.programs.code_bytes is None:
             return Unavailable(f"Report {name} has no code bytes of its programs: {report.missing('program_tree')}")
-    return match_by_name(
-        "programs", "code bytes of leaf programs",
-        "Leaf programs matched by name by code bytes, those of one name summed (parents are left out: "
-        "their code includes their children's).",
-        program_code(a), program_code(b),
-    )
+    return match_by_name("programs", program_code(a), program_code(b))
 
 
 def operation_memory(report: Report, layer: str) -> dict[str, int]:
@@ -443,7 +351,7 @@ def operation_changes(a: Report, b: Report) -> Changes | Unavailable:
     for name, index in (("A", index_a), ("B", index_b)):
         reason = index.unavailable()
         if reason is not None:
-            return Unavailable(f"Report {name} has no operations: {reason}")
+            return Unavailable(f"Report {name} has no operations: {reason.reason}")
     layer = index_a.default_layer
     if layer is None:
         return Unavailable("No debug context of report A belongs to an operation.")
@@ -452,28 +360,8 @@ def operation_changes(a: Report, b: Report) -> Changes | Unavailable:
     for name, index in (("A", index_a), ("B", index_b)):
         reason = index.layer(layer).reason
         if reason is not None:
-            return Unavailable(f"Report {name}: {reason}")
-    return match_by_name(
-        "operations", "memory (code + variable bytes)",
-        f"{layer_label(layer)} operations matched by name; memory is code plus variable bytes.",
-        operation_memory(a, layer), operation_memory(b, layer),
-    )
-
-
-def changes_json(changes: Changes | Unavailable, top: int = TOP_CHANGES) -> dict[str, Any]:
-    if isinstance(changes, Unavailable):
-        return changes.as_dict()
-    return {
-        "available": True,
-        "statement": changes.statement,
-        "measure": changes.measure,
-        "matched": changes.matched,
-        "only_a": changes.only_a,
-        "only_b": changes.only_b,
-        "changed": len(changes.rows),
-        "grown": [c.as_dict() for c in changes.grown(top)],
-        "shrunk": [c.as_dict() for c in changes.shrunk(top)],
-    }
+            return Unavailable(f"Report {name}: {reason.reason}")
+    return match_by_name("operations", operation_memory(a, layer), operation_memory(b, layer), layer)
 
 
 # Everything ------------------------------------------------------------------------------
@@ -507,51 +395,8 @@ class Comparison:
                    for changes in (self.programs, self.operations))
 
 
-IDENTICAL = "A and B are identical: no figure compared differs."
-
-
 def compare(a: Report, b: Report) -> Comparison:
     return Comparison(a, b, summary_deltas(a, b), tile_diff(a, b), liveness_pair(a, b),
                       program_changes(a, b), operation_changes(a, b), layer_changes(a, b))
 
 
-def comparison_json(c: Comparison) -> dict[str, Any]:
-    """The `pvtui compare A B --json` object."""
-    return {
-        "a": {"name": c.a.name},
-        "b": {"name": c.b.name},
-        "difference": "B - A",
-        "identical": c.identical,
-        "summary": [row.as_dict() for row in c.summary],
-        "tiles": tiles_json(c.tiles),
-        "liveness": liveness_json(c.liveness),
-        "programs": changes_json(c.programs),
-        "operations": changes_json(c.operations),
-        "layers": layers_json(c.layers),
-    }
-
-
-# Shown as text -------------------------------------------------------------------------------
-
-
-def format_value(value: Any, unit: str, units: str = "binary") -> str:
-    """A figure of the summary as the tables show it; None is a dash."""
-    if value is None:
-        return "—"
-    if unit == "bytes":
-        return format_bytes(value, units)
-    if unit in ("count", "cycles"):
-        return f"{int(value):,}"
-    return str(value)
-
-
-def format_delta(value: int | None, unit: str, units: str = "binary", minus: str = MINUS) -> str:
-    """B - A with its sign: +1.5 KiB, −3 (MINUS), 0."""
-    if value is None:
-        return "—"
-    return sign(value, minus) + format_value(abs(value), unit, units)
-
-
-def format_change(change: float | None, minus: str = MINUS) -> str:
-    """B - A as a share of A, with its sign: +12.5%, −0.4% (MINUS)."""
-    return "—" if change is None else f"{sign(change, minus) or '+'}{abs(change):.1%}"

@@ -385,13 +385,13 @@ def resolve_run(report: Report, run: int | None) -> int | None:
 
 
 def hotspots_data(report: Report, by: str = "compute-set", type_name: str | None = None, run: int | None = None,
-                  top: int | None = None) -> dict[str, Any]:
-    """The `pvtui hotspots --json` answer: {"by", "rows"} costliest (longest) first; the reason where the
+                  top: int | None = None) -> dict[str, Any] | Unavailable:
+    """The `pvtui hotspots --json` answer: {"by", "rows"} costliest (longest) first; Unavailable where the
     report cannot say."""
     hotspots = Hotspots(report)
     reason = hotspots.unavailable()
     if reason is not None:
-        return reason.as_dict()
+        return reason
     index = resolve_run(report, run)
     if by == "step":
         rows = hotspots.steps(index, type_name, limit=top)

@@ -1,7 +1,7 @@
 """Insights: how full the target is, where the memory goes, and what would free some of it.
 
-`insights(report)` is one JSON-ready object with a key per section. Each section has
-`available`; one the report cannot fill says why in `reason`, and the others stand.
+`insights(report)` is one JSON-ready object with a key per section. A section the report cannot fill
+is an Unavailable saying why, and the others stand; each that it fills has `available` true.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from pvtui.model import schema as s
 from pvtui.model.queries import step_program_name
 from pvtui.model.report import Report
 from pvtui.model.navigators.memory import TileMemory, tile_memory
+from pvtui.model.unavailable import Unavailable
 from pvtui.units import count_of
 
 FULLEST = 5  # tiles in the fullest-tiles table, and the worst tiles of the liveness section
@@ -38,7 +39,8 @@ def insights(report: Report, cancelled: Callable[[], bool] = lambda: False) -> d
     """Every section; raises Cancelled when CANCELLED turns true during a long read."""
     memory = tile_memory(report)
     fullest = fullest_tiles(report, memory)
-    live = liveness(report, [row["tile"] for row in fullest.get("tiles", [])], cancelled)
+    tiles = [] if isinstance(fullest, Unavailable) else [row["tile"] for row in fullest["tiles"]]
+    live = liveness(report, tiles, cancelled)
     return {
         "report": report.name,
         "capacity": capacity(report, memory),
@@ -50,24 +52,20 @@ def insights(report: Report, cancelled: Callable[[], bool] = lambda: False) -> d
     }
 
 
-def _missing(reason: str) -> dict[str, Any]:
-    return {"available": False, "reason": reason}
-
-
-def _no_tiles(report: Report) -> str:
+def _no_tiles(report: Report) -> Unavailable:
     if report.memory is None and report.archive is None:
-        return report.missing("memory")
-    return "The report lists no tiles."
+        return Unavailable(report.missing("memory"))
+    return Unavailable("The report lists no tiles.")
 
 
 def _share(part: int, whole: int | None) -> float | None:
     return part / whole if whole else None
 
 
-def capacity(report: Report, memory: TileMemory | None) -> dict[str, Any]:
+def capacity(report: Report, memory: TileMemory | None) -> dict[str, Any] | Unavailable:
     """In capacity or out of memory, with the share of memory used, overall and per IPU."""
     if memory is None or memory.num_tiles == 0:
-        return _missing(_no_tiles(report))
+        return _no_tiles(report)
     values, limit = memory.including_gaps, memory.limit
     over = values > limit if limit else np.zeros(len(values), bool)
     per_ipu = []
@@ -96,10 +94,10 @@ def capacity(report: Report, memory: TileMemory | None) -> dict[str, Any]:
     }
 
 
-def fullest_tiles(report: Report, memory: TileMemory | None, count: int = FULLEST) -> dict[str, Any]:
+def fullest_tiles(report: Report, memory: TileMemory | None, count: int = FULLEST) -> dict[str, Any] | Unavailable:
     """The COUNT tiles with the most bytes (including gaps), with their largest categories."""
     if memory is None or memory.num_tiles == 0:
-        return _missing(_no_tiles(report))
+        return _no_tiles(report)
     values, limit = memory.including_gaps, memory.limit
     order = np.argsort(-values, kind="stable")[:count]
     tiles = []
@@ -113,11 +111,11 @@ def fullest_tiles(report: Report, memory: TileMemory | None, count: int = FULLES
     return {"available": True, "source": memory.source, "bytes_per_tile": limit, "tiles": tiles}
 
 
-def histogram(report: Report, memory: TileMemory | None, bins: int) -> dict[str, Any]:
+def histogram(report: Report, memory: TileMemory | None, bins: int) -> dict[str, Any] | Unavailable:
     """Tiles counted by their bytes in BINS equal bins from the emptiest tile to the fullest
     (or to the limit, when no tile reaches it)."""
     if memory is None or memory.num_tiles == 0:
-        return _missing(_no_tiles(report))
+        return _no_tiles(report)
     values, limit = memory.including_gaps, memory.limit
     lo = int(values.min())
     hi = max(int(values.max()), limit or 0, lo + 1)
@@ -131,12 +129,12 @@ def vertices(report: Report) -> dict[str, Any]:
     return {"available": True, "state": _vertex_state(report), "code": _vertex_code(report)}
 
 
-def _vertex_state(report: Report) -> dict[str, Any]:
+def _vertex_state(report: Report) -> dict[str, Any] | Unavailable:
     programs = report.programs
     if programs is None:
-        return _missing(report.missing("programs"))
+        return Unavailable(report.missing("programs"))
     if programs.opt(s.COMPUTE_SET_VERTEX_OFFSETS) is None:
-        return _missing("The profile does not list the vertices of its compute sets.")
+        return Unavailable("The profile does not list the vertices of its compute sets.")
     each = np.asarray(programs.vertex_state_bytes, dtype=np.int64)
     instances = np.bincount(np.asarray(programs.col(s.COMPUTE_SET_VERTEX_TYPE), dtype=np.int64),
                             weights=np.asarray(programs.col(s.COMPUTE_SET_VERTEX_COUNT)),
@@ -150,12 +148,12 @@ def _vertex_state(report: Report) -> dict[str, Any]:
     ]}
 
 
-def _vertex_code(report: Report) -> dict[str, Any]:
+def _vertex_code(report: Report) -> dict[str, Any] | Unavailable:
     memory = report.memory
     if memory is None:
-        return _missing(report.missing("memory"))
+        return Unavailable(report.missing("memory"))
     if memory.opt(s.TILE_VERTEX_OFFSETS) is None or report.programs is None:
-        return _missing("The profile does not list the vertices of each tile.")
+        return Unavailable("The profile does not list the vertices of each tile.")
     names = report.programs.vertex_type_names
     types = np.asarray(memory.col(s.TILE_VERTEX_TYPE), dtype=np.int64)
     code = np.asarray(memory.col(s.TILE_VERTEX_CODE), dtype=np.int64)
@@ -176,11 +174,11 @@ def _named(report: Report, pairs: list[tuple[int, int]]) -> list[dict[str, Any]]
     return [{"name": names[v], "bytes": int(b)} for v, b in pairs]
 
 
-def liveness(report: Report, worst_tiles: list[int], cancelled: Callable[[], bool]) -> dict[str, Any]:
+def liveness(report: Report, worst_tiles: list[int], cancelled: Callable[[], bool]) -> dict[str, Any] | Unavailable:
     """The peak of not-always-live memory for the model, each IPU and the WORST_TILES."""
     live = report.liveness
     if live is None or len(live) == 0:
-        return _missing(report.missing("liveness"))
+        return Unavailable(report.missing("liveness"))
     peak = live.peak_step
     at_peak = live.live_variables(peak)
     sizes = np.asarray(live.always_live_sizes, dtype=np.int64)
@@ -216,10 +214,10 @@ def _step_entry(report: Report, step: int, peak_bytes: int) -> dict[str, Any]:
     }
 
 
-def _ipu_peaks(report: Report) -> dict[str, Any]:
+def _ipu_peaks(report: Report) -> dict[str, Any] | Unavailable:
     by_ipu = report.liveness.by_ipu
     if by_ipu is None:
-        return _missing("This report has no liveness per IPU: profile.pop gives it per step for each IPU.")
+        return Unavailable("This report has no liveness per IPU: profile.pop gives it per step for each IPU.")
     table = np.asarray(by_ipu).reshape(len(report.liveness), -1)
     always = None
     if report.memory is not None:
@@ -249,12 +247,12 @@ def column_peaks(table: np.ndarray, columns: list[int], cancelled: Callable[[], 
     return steps, best
 
 
-def _tile_peaks(report: Report, tiles: list[int], cancelled: Callable[[], bool]) -> dict[str, Any]:
+def _tile_peaks(report: Report, tiles: list[int], cancelled: Callable[[], bool]) -> dict[str, Any] | Unavailable:
     by_tile = report.liveness.by_tile
     if by_tile is None:
-        return _missing(report.missing("liveness_tiles"))
+        return Unavailable(report.missing("liveness_tiles"))
     if not tiles:
-        return _missing(_no_tiles(report))
+        return _no_tiles(report)
     steps, peaks = column_peaks(by_tile, tiles, cancelled)
     memory = report.memory
     rows = []
@@ -278,19 +276,19 @@ def _finding(kind: str, text: str, needs: str | None = None) -> dict:
     return {"kind": kind, "text": text, "needs": needs}
 
 
-def suggestions(report: Report, memory: TileMemory | None, live: dict[str, Any]) -> dict[str, Any]:
+def suggestions(report: Report, memory: TileMemory | None, live: dict[str, Any] | Unavailable) -> dict[str, Any]:
     """`items`: what would free memory, each with its estimated saving in bytes and the assumption
     behind it; `findings`: what was looked for without finding anything to suggest."""
     items, findings = [], []
     if memory is not None and memory.limit:
         items.extend(_fit(memory))
-    if live["available"]:
+    if not isinstance(live, Unavailable):
         fp32 = _fp32(report, live["model"])
         (items if "saving_bytes" in fp32 else findings).append(fp32)
         items.extend(_shorter_lives(report))
     else:
         findings.append(_finding("liveness", "Variables were not looked at: the report has no liveness.",
-                                 live["reason"]))
+                                 live.reason))
     return {"available": True, "items": items, "findings": findings}
 
 

@@ -103,7 +103,7 @@ def layer_table(changes: list[LayerChange]) -> Table:
     return Table("compare-layers", columns, rows)
 
 
-def layers_json(changes: list[LayerChange] | Unavailable) -> dict[str, Any]:
+def layers_json(changes: list[LayerChange] | Unavailable) -> dict[str, Any] | Unavailable:
     if isinstance(changes, Unavailable):
-        return changes.as_dict()
+        return changes
     return {"available": True, "layers": [c.as_dict() for c in changes]}

@@ -14,6 +14,7 @@ from pvtui.model.layers import LayerFigures, LayerTree, build_tree, layer_figure
 from pvtui.model.operations import cycles_note as operation_cycles_note
 from pvtui.model.report import Report
 from pvtui.model.tables import Table
+from pvtui.model.unavailable import Unavailable
 from pvtui.units import count_of
 
 SORTS = ("cycles", "memory")
@@ -219,10 +220,10 @@ def node_dict(figures: LayerFigures, node: int, sort: str, depth: int) -> dict[s
 
 
 def layers_data(report: Report, sort: str = "cycles", text: str = "", depth: int = 1,
-                top: int | None = None) -> dict[str, Any]:
+                top: int | None = None) -> dict[str, Any] | Unavailable:
     """The `pvtui operations --group layer` answer: the model layers costliest first, the host waits last."""
     if report.programs is None:
-        return {"available": False, "reason": report.missing("programs")}
+        return Unavailable(report.missing("programs"))
     if sort not in SORTS:
         raise ValueError(f"--sort {sort!r} by model layer: choose one of {', '.join(SORTS)}")
     if depth < 1 or (top is not None and top < 0):

@@ -23,6 +23,7 @@ import numpy as np
 
 from pvtui.model.report import Debug, Report
 from pvtui.model.tables import Table
+from pvtui.model.unavailable import Unavailable
 
 LAYER_LABELS = {
     "poplibs": "PopLibs", "popart": "PopART", "popartbuilder": "PopART builder", "onnx": "ONNX",
@@ -91,7 +92,7 @@ class OperationRow:
 class LayerOperations:
     layer: str
     rows: list[OperationRow]
-    reason: str | None  # why there are no rows, when there are none
+    reason: Unavailable | None  # why there are no rows, when there are none
 
     @property
     def label(self) -> str:
@@ -106,14 +107,11 @@ class OperationIndex:
         self.ops = report.operations
         self.debug = report.debug
 
-    def unavailable(self) -> str | None:
+    def unavailable(self) -> Unavailable | None:
         """Why there are no operations to show, or None."""
-        if self.ops is None:
-            return self.report.missing("operations")
-        if self.debug is None:
-            return self.report.missing("debug")
-        if self.report.programs is None:
-            return self.report.missing("programs")
+        for part, held in (("operations", self.ops), ("debug", self.debug), ("programs", self.report.programs)):
+            if held is None:
+                return Unavailable(self.report.missing(part))
         return None
 
     @cached_property
@@ -214,7 +212,7 @@ class OperationIndex:
         debug = self.debug
         label = layer_label(layer)
         if layer not in debug.layer_names:
-            return LayerOperations(layer, [], f"This report has no {label} debug contexts.")
+            return LayerOperations(layer, [], Unavailable(f"This report has no {label} debug contexts."))
         code = debug.layer_names.index(layer)
         groups: dict[int, list[int]] = {}
         for op, rows in enumerate(self.ancestries):
@@ -227,7 +225,7 @@ class OperationIndex:
                           " be told apart.")
             else:
                 reason = f"No operation of this report has a {label} debug context."
-            return LayerOperations(layer, [], reason)
+            return LayerOperations(layer, [], Unavailable(reason))
         rows = []
         for row, members in groups.items():
             if row < 0:
@@ -295,23 +293,25 @@ def cycles_note(report: Report) -> str:
 
 
 def operations_data(report: Report, layer: str | None = None, sort: str = "memory", text: str = "",
-                    top: int | None = None) -> dict[str, Any]:
-    """The `pvtui operations` answer: the rows of LAYER (the default layer when None)."""
+                    top: int | None = None) -> dict[str, Any] | Unavailable:
+    """The `pvtui operations` answer: the rows of LAYER (the default layer when None), or why there are none."""
     index = OperationIndex(report)
     reason = index.unavailable()
     if reason is not None:
-        return {"available": False, "reason": reason}
+        return reason
     if top is not None and top < 0:
         raise ValueError(f"--top must be 0 or more, not {top}")
     chosen = index.resolve_layer(layer) if layer else index.default_layer
     if chosen is None:
-        return {"available": False, "reason": "No debug context of this report belongs to an operation."}
+        return Unavailable("No debug context of this report belongs to an operation.")
     view = index.layer(chosen)
+    if view.reason is not None:
+        return view.reason
     rows = select_rows(view.rows, sort, text)
     shown = rows[:top] if top is not None else rows
     return {
-        "available": not view.reason,
-        "reason": view.reason,
+        "available": True,
+        "reason": None,  # as the JSON has always had it
         "layer": view.layer,
         "label": view.label,
         "layers": index.layers,

@@ -12,6 +12,7 @@ import numpy as np
 from pvtui.model.host_waits import device_cycles
 from pvtui.model.report import Report
 from pvtui.model.schema import PROFILE_PARTS, PROFILE_READERS, REPORT_FILES
+from pvtui.model.unavailable import Unavailable
 
 # the parts of the model each report file gives
 FILE_PARTS = {
@@ -198,10 +199,10 @@ def memory_table(report: Report, top: int | None = None) -> dict[str, Any]:
     }
 
 
-def liveness_table(report: Report, top_variables: int = 10) -> dict[str, Any] | None:
+def liveness_table(report: Report, top_variables: int = 10) -> dict[str, Any] | Unavailable:
     live = report.liveness
     if live is None or len(live) == 0:
-        return None
+        return Unavailable(report.missing("liveness"))
     peak = live.peak_step
     peak_bytes = int(live.not_always_live[peak])
     always = live.always_live_bytes
@@ -221,10 +222,10 @@ def liveness_table(report: Report, top_variables: int = 10) -> dict[str, Any] | 
     }
 
 
-def programs_table(report: Report) -> dict[str, Any] | None:
+def programs_table(report: Report) -> dict[str, Any] | Unavailable:
     programs = report.programs
     if programs is None:
-        return None
+        return Unavailable(report.missing("programs"))
     counts = np.bincount(np.asarray(programs.type), minlength=len(programs.type_names))
     return {
         "count": len(programs),
@@ -249,11 +250,11 @@ def run_figures(execution, run: int) -> dict[str, int]:
             "ipu_cycles": int(cycles[ran].sum())}
 
 
-def trace_table(report: Report) -> dict[str, Any] | None:
+def trace_table(report: Report) -> dict[str, Any] | Unavailable:
     """The `pvtui trace --json` object: the report total, each run's figures, IPU-cycles by step type."""
     execution = report.execution
     if execution is None:
-        return None
+        return Unavailable(report.missing("execution"))
     runs = [{"name": execution.run_names[r], **run_figures(execution, r), "device_cycles": device}
             for r, device in enumerate(device_cycles(report))]
     by_type: dict[str, int] = {}
@@ -290,7 +291,7 @@ def live_difference(report: Report, a: int, b: int) -> tuple[list[tuple[int, int
     return added, removed, int(live.not_always_live[b]) - int(live.not_always_live[a])
 
 
-def liveness_step_diff(report: Report, a: int, b: int) -> dict[str, Any]:
+def liveness_step_diff(report: Report, a: int, b: int) -> dict[str, Any] | Unavailable:
     """The `pvtui liveness --step A --vs B --json` object: the variables that appeared (live at B, not at A),
     those gone (live at A, not at B), and B's not-always-live bytes minus A's (change_bytes); raises
     ReportError for steps the report lacks."""
@@ -298,7 +299,7 @@ def liveness_step_diff(report: Report, a: int, b: int) -> dict[str, Any]:
 
     live = report.liveness
     if live is None or not len(live):
-        return {"available": False, "reason": report.missing("liveness")}
+        return Unavailable(report.missing("liveness"))
     for step in (a, b):
         if not 0 <= step < len(live):
             raise ReportError(report.name, f"no liveness step {step:,}: the report has steps 0 to {len(live) - 1:,}")

@@ -35,6 +35,7 @@ import numpy as np
 from pvtui.model import schema as s
 from pvtui.model.operations import OperationIndex
 from pvtui.model.report import Report
+from pvtui.model.unavailable import Unavailable
 
 DEFAULT_LAYER_PATTERN = r"\blayers?[._/]?\d+"
 NAME_FIELDS = {"poptorch": "op_name", "onnx": "opName", "xla_op": "op_name"}
@@ -297,14 +298,14 @@ def split_layers(split: LayerSplit, ipus: int, fit: TileFit) -> list[Stage]:
             for ipu, (a, b) in enumerate(zip(bounds, bounds[1:]))]
 
 
-def split_data(report: Report, ipus: int, pattern_text: str = DEFAULT_LAYER_PATTERN) -> dict[str, Any]:
+def split_data(report: Report, ipus: int, pattern_text: str = DEFAULT_LAYER_PATTERN) -> dict[str, Any] | Unavailable:
     """The `pvtui split` answer. Raises ValueError for a bad pattern or IPU count."""
     pattern = compile_pattern(pattern_text)
     if ipus < 1:
         raise ValueError(f"--ipus must be at least 1, not {ipus}")
     reason = OperationIndex(report).unavailable()
     if reason is not None:
-        return {"available": False, "reason": reason}
+        return reason
     split = layer_memory(report, pattern)
     layers, fit = split.layers, TileFit.of(report)
     stages = split_layers(split, ipus, fit)

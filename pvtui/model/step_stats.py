@@ -15,6 +15,7 @@ from pvtui.model.host_waits import device_cycles, remote_buffer_programs
 from pvtui.model.queries import run_figures
 from pvtui.model.report import Report
 from pvtui.model.step_types import phase_of
+from pvtui.model.unavailable import Unavailable
 
 UNKNOWN = "unknown program"
 HOST, REMOTE = "host", "remote_buffer"
@@ -31,12 +32,12 @@ def device_figures(report: Report) -> list[dict[str, Any]]:
     return figures
 
 
-def step_stats(report: Report) -> dict[str, Any] | None:
-    """The `pvtui trace --stats --json` object; None without an execution profile. Each run has its
+def step_stats(report: Report) -> dict[str, Any] | Unavailable:
+    """The `pvtui trace --stats --json` object; Unavailable without an execution profile. Each run has its
     figures (queries.run_figures, and its device time) and, per IPU, the steps and cycles of that IPU."""
     execution, programs = report.execution, report.programs
     if execution is None:
-        return None
+        return Unavailable(report.missing("execution"))
     type_names = list(programs.type_names) if programs is not None else []
     count = len(programs) if programs is not None else 0
     types = np.asarray(programs.type, dtype=np.int64) if programs is not None else np.zeros(0, np.int64)

@@ -19,6 +19,7 @@ from pvtui.model.layers import LayerTree, build_tree, split_name
 from pvtui.model.queries import unknown_program
 from pvtui.model.step_types import phase_of
 from pvtui.model.tables import Table
+from pvtui.model.unavailable import Unavailable
 
 if TYPE_CHECKING:
     from pvtui.model.report import Report
@@ -46,7 +47,7 @@ class TraceIndex:
         self.flames: dict[int, tuple[list[fl.FlameRow], ...]] = {}  # per run, per IPU a row per depth
         self.run_cycles: dict[int, tuple[int, ...]] = {}  # per run, each IPU's cycles: a block's share of them
         self.nesting: fl.Nesting | None = None  # shared by every run
-        self.stats: dict[str, Any] | None = None
+        self.stats: dict[str, Any] | Unavailable | None = None  # None until counted
         self.counted = False  # the step statistics are in `stats`
 
     @property

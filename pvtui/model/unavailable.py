@@ -1,17 +1,18 @@
-"""What a view over the model cannot give, and why: returned in place of the figure it would be."""
+"""What the model cannot give, and why: returned in place of the figure it would be.
+
+Every model function that may lack a figure returns `Unavailable` in its place (never None with a
+reason elsewhere, nor a dict saying so); the commands turn it into JSON at their edge
+(`pvtui.commands.common.as_json`), the screens show its reason.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 
 @dataclass(frozen=True)
 class Unavailable:
-    """A figure the reports cannot give (a part one of them lacks), and why, in one sentence."""
+    """A figure the report cannot give, and why in one sentence, naming the file or option that would add it
+    (`Report.missing(part)` words it so)."""
 
     reason: str
-
-    def as_dict(self) -> dict[str, Any]:
-        """As the JSON of the commands gives it."""
-        return {"available": False, "reason": self.reason}

@@ -10,18 +10,27 @@ from typing import TYPE_CHECKING, Any, Iterator, Sequence
 from rich.style import StyleType
 from rich.text import Text
 
-from pvtui.model.compare import IDENTICAL, format_change, format_delta, format_value
+from pvtui.model.compare import LIVENESS_X
+from pvtui.model.operations import layer_label
+from pvtui.model.unavailable import Unavailable
+from pvtui.render.differences import format_change, format_delta, format_value
 from pvtui.render.layers import CHANGE_HEADINGS, CHANGES_STATEMENT, change_cells
+from pvtui.render.unavailable import unavailable_text
 from pvtui.units import MINUS, count_of, format_bytes
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
     from rich.table import Table
 
-    from pvtui.model.compare import LivenessPair, TileDiff
+    from pvtui.model.compare import Changes, LivenessPair, TileDiff
+    from pvtui.model.navigators.memory import TileMemory
 
 MIN_WIDTH = 8  # the narrowest a cut column gets: A and B of the summary, the names of a changes table
 NAME_ROOM = 44  # columns of a printed changes table besides its names
+IDENTICAL = "A and B are identical: no figure compared differs."
+CHANGES_MEASURES = {"programs": "code bytes of leaf programs", "operations": "memory (code + variable bytes)"}
+PROGRAMS_STATEMENT = ("Leaf programs matched by name by code bytes, those of one name summed (parents are left out: "
+                      "their code includes their children's).")
 
 
 @dataclass(frozen=True)
@@ -52,6 +61,64 @@ class Differences:
     def bytes(self, value: int | None) -> Text:
         """VALUE's bytes, or "absent" (dim) where the report has no such thing."""
         return Text("absent", style="dim") if value is None else Text(format_bytes(value, self.units))
+
+
+# What each section compares ------------------------------------------------------------------
+
+
+def tile_measure(diff: "TileDiff") -> str:
+    """What the tiles' bytes are, in A and B."""
+    # "the graph profile": profile.pop, or the bundle standing in for it
+    if diff.gaps:
+        return "bytes including gaps (graph profile)"
+    if {diff.a.source, diff.b.source} == {"archive"}:
+        return "allocated bytes (archive.a)"
+    profile = diff.a if diff.a.source == "profile" else diff.b
+    which = "excluding gaps" if profile.has_gaps else "including gaps (profile.pop read without libpva)"
+    return f"bytes {which} from the graph profile against allocated bytes from archive.a"
+
+
+def tile_statement(diff: "TileDiff") -> str:
+    """Which tiles are compared with which, in one plain sentence."""
+    a, b, measure = diff.a, diff.b, tile_measure(diff)
+    na, nb = a.num_tiles, b.num_tiles
+    known = a.ipu_known and b.ipu_known
+    if na == nb and len(a.ipus) == len(b.ipus) and known:
+        return f"Tile i of A against tile i of B, all {na:,} tiles ({_ipus(a)} each), {measure}."
+    if na == nb and not known:
+        return (f"Tile i of A against tile i of B, all {na:,} tiles, {measure}; A's tiles are on"
+                f" {_ipus(a)}, B's on {_ipus(b)}.")
+    longer = "A" if na > nb else "B"
+    extra = f"tiles {diff.compared:,}–{diff.num_tiles - 1:,} are only in {longer}" if na != nb else \
+        "the tiles sit on different IPUs"
+    return (f"A has {na:,} tiles on {_ipus(a)}, B has {nb:,} on {_ipus(b)}:"
+            f" tiles 0–{diff.compared - 1:,} are compared by index (tile i of A against tile i of B),"
+            f" {measure}; {extra}.")
+
+
+def _ipus(memory: "TileMemory") -> str:
+    if not memory.ipu_known:
+        return "an unknown number of IPUs (the report does not say which IPU each tile is on)"
+    count = len(memory.ipus)
+    return f"{count} IPU" if count == 1 else f"{count} IPUs"
+
+
+def liveness_statement(pair: "LivenessPair") -> str:
+    what = "always-live plus not-always-live bytes" if pair.with_always_live else \
+        "not-always-live bytes only (a report does not give always-live bytes)"
+    return (f"x is the {LIVENESS_X} (A has {len(pair.a):,}, B has {len(pair.b):,}); "
+            f"y is {what}, the most at any step of each point.")
+
+
+def changes_measure(changes: "Changes") -> str:
+    return CHANGES_MEASURES[changes.what]
+
+
+def changes_statement(changes: "Changes") -> str:
+    """How the programs or operations of A and B are matched, in one sentence."""
+    if changes.what == "programs":
+        return PROGRAMS_STATEMENT
+    return f"{layer_label(changes.layer)} operations matched by name; memory is code plus variable bytes."
 
 
 # The rows of the tables ----------------------------------------------------------------------
@@ -158,7 +225,7 @@ def render_comparison(data: dict[str, Any], d: Differences) -> None:
     no width."""
     from pvtui.render.console import TextConsole
 
-    names = [row["name"] for key in ("programs", "operations") if data[key]["available"]
+    names = [row["name"] for key in ("programs", "operations") if not isinstance(data[key], Unavailable)
              for row in data[key]["grown"] + data[key]["shrunk"]]
     console = TextConsole(width=max([80] + [len(name) + NAME_ROOM for name in names]))
     console.print(heading(data, d.minus))
@@ -201,9 +268,9 @@ def _summary(rows: list[dict[str, Any]], d: Differences) -> Iterator["Renderable
     yield _table(summary_headings(d), summary_rows(rows, d))
 
 
-def _tiles(tiles: dict[str, Any], d: Differences) -> Iterator["RenderableType"]:
-    if not tiles["available"]:
-        yield tiles["reason"]
+def _tiles(tiles: dict[str, Any] | Unavailable, d: Differences) -> Iterator["RenderableType"]:
+    if isinstance(tiles, Unavailable):
+        yield unavailable_text(tiles)
         return
     yield tiles["statement"]
     yield (f"{tiles['grew']:,} grew, {tiles['shrank']:,} shrank, {tiles['unchanged']:,} unchanged; "
@@ -217,9 +284,9 @@ def _tiles(tiles: dict[str, Any], d: Differences) -> Iterator["RenderableType"]:
             yield table
 
 
-def _liveness(live: dict[str, Any], d: Differences) -> Iterator["RenderableType"]:
-    if not live["available"]:
-        yield live["reason"]
+def _liveness(live: dict[str, Any] | Unavailable, d: Differences) -> Iterator["RenderableType"]:
+    if isinstance(live, Unavailable):
+        yield unavailable_text(live)
         return
     yield live["statement"]
     rows = []
@@ -230,9 +297,9 @@ def _liveness(live: dict[str, Any], d: Differences) -> Iterator["RenderableType"
     yield _table(("report", "steps", "peak step", "at", "peak"), rows)
 
 
-def _changes(changes: dict[str, Any], d: Differences) -> Iterator["RenderableType"]:
-    if not changes["available"]:
-        yield changes["reason"]
+def _changes(changes: dict[str, Any] | Unavailable, d: Differences) -> Iterator["RenderableType"]:
+    if isinstance(changes, Unavailable):
+        yield unavailable_text(changes)
         return
     yield changes["statement"]
     yield changes_counts(changes["changed"], changes["matched"], changes["only_a"], changes["only_b"])
@@ -243,11 +310,11 @@ def _changes(changes: dict[str, Any], d: Differences) -> Iterator["RenderableTyp
             yield table
 
 
-def _layers(layers: dict[str, Any], d: Differences) -> Iterator["RenderableType"]:
+def _layers(layers: dict[str, Any] | Unavailable, d: Differences) -> Iterator["RenderableType"]:
     from rich import box
 
-    if not layers["available"]:
-        yield layers["reason"]
+    if isinstance(layers, Unavailable):
+        yield unavailable_text(layers)
         return
     yield CHANGES_STATEMENT
     table = _table(layer_headings(d), [])

@@ -14,8 +14,8 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Sequence
 
-from pvtui.model.compare import format_change, format_delta, format_value
 from pvtui.model.unavailable import Unavailable
+from pvtui.render.differences import format_change, format_delta, format_value
 from pvtui.safe_text import visible
 from pvtui.units import MINUS, count_of
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 from typing import Any, Callable
 
+from pvtui.model.unavailable import Unavailable
+from pvtui.render.unavailable import unavailable_text
 from pvtui.units import count_of
 
 HISTOGRAM_HEIGHT = 6  # lines of bars
@@ -27,7 +29,7 @@ def headline(data: dict[str, Any], fmt: Fmt):
     text = Text()
     fullest, live = data["fullest_tiles"], data["liveness"]
     text.append("Worst tile: ", style="bold")
-    if fullest["available"]:
+    if not isinstance(fullest, Unavailable):
         worst = fullest["tiles"][0]
         share = "" if worst["proportion"] is None else f" ({_percent(worst['proportion'])} of its memory)"
         where = "(IPU unknown)" if worst["ipu"] is None else f"on IPU {worst['ipu']}"
@@ -35,7 +37,7 @@ def headline(data: dict[str, Any], fmt: Fmt):
     else:
         text.append("unknown (see Fullest tiles)", style="italic")
     text.append("\nLiveness peak: ", style="bold")
-    if live["available"]:
+    if not isinstance(live, Unavailable):
         model = live["model"]
         text.append(f"step {model['peak_step']:,}, {fmt(model['not_always_live_bytes'])} not-always-live")
     else:
@@ -43,12 +45,12 @@ def headline(data: dict[str, Any], fmt: Fmt):
     return text
 
 
-def section_renderables(key: str, section: dict[str, Any], fmt: Fmt) -> list:
+def section_renderables(key: str, section: dict[str, Any] | Unavailable, fmt: Fmt) -> list:
     """What the section KEY shows, bytes formatted by FMT; its reason when the report cannot fill it."""
     from rich.text import Text
 
-    if not section["available"]:
-        return [Text(section["reason"], style="italic")]
+    if isinstance(section, Unavailable):
+        return [unavailable_text(section)]
     return {
         "capacity": capacity_renderables,
         "fullest_tiles": lambda s, f: [fullest_table(s, f)],
@@ -111,10 +113,10 @@ def fullest_table(section: dict[str, Any], fmt: Fmt):
     return table
 
 
-def fullest_rows(section: dict[str, Any]) -> tuple[list[str], list[list[Any]]]:
+def fullest_rows(section: dict[str, Any] | Unavailable) -> tuple[list[str], list[list[Any]]]:
     """The fullest tiles as plain columns and rows, for export."""
     columns = ["tile", "ipu", "bytes", "proportion_of_limit", "over_by", "largest_category", "largest_category_bytes"]
-    if not section["available"]:
+    if isinstance(section, Unavailable):
         return columns, []
     rows = []
     for r in section["tiles"]:
@@ -172,8 +174,8 @@ def vertices_renderables(section: dict[str, Any], fmt: Fmt) -> list:
         ("code", "Vertex code, all tiles", ("tiles", "largest", "total")),
     ):
         part = section[key]
-        if not part["available"]:
-            out.append(Text(f"{title}: {part['reason']}", style="italic"))
+        if isinstance(part, Unavailable):
+            out.append(unavailable_text(part, title))
             continue
         table = Table(title=f"{title}: {fmt(part['total_bytes'])}", title_justify="left", box=None,
                       padding=(0, 1), header_style="bold", title_style="bold")
@@ -244,8 +246,8 @@ def liveness_renderables(section: dict[str, Any], fmt: Fmt) -> list:
                         " the report lists under no variable name.", style="dim"))
     for key, label in (("per_ipu", "IPU"), ("worst_tiles", "Tile")):
         part = section[key]
-        if not part["available"]:
-            out.append(Text(f"{'Per IPU' if key == 'per_ipu' else 'Worst tiles'}: {part['reason']}", style="italic"))
+        if isinstance(part, Unavailable):
+            out.append(unavailable_text(part, "Per IPU" if key == "per_ipu" else "Worst tiles"))
             continue
         rows = []
         for entry in part["ipus" if key == "per_ipu" else "tiles"]:

@@ -7,11 +7,11 @@ from typing import Any, Callable, Iterator
 import numpy as np
 from rich.text import Text
 
-from pvtui.model.compare import format_delta, format_value
 from pvtui.model.layer_outline import Kept, LayerOutline, cycles_note, source_note
 from pvtui.model.layers import LayerFigures, LayerTree, linked_operations
 from pvtui.model.report import Report
 from pvtui.render.columns import TOTAL, TableRows, total_label
+from pvtui.render.differences import format_delta, format_value
 from pvtui.units import MINUS, count_of, format_bytes, format_cycles, format_share
 
 INDENT = 2  # cells per level of nesting

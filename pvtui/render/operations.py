@@ -52,7 +52,7 @@ def operation_cells(row: OperationRow, fmt: Callable[[int], str]) -> dict[str, s
 def operation_header(view: LayerOperations, shown: int, sort: str, text: str) -> Text:
     """The line above the operations of a debug layer: how many are shown, their order, the filter."""
     if view.reason:
-        return Text(f"{view.label}: {view.reason}  (L: next debug layer)")
+        return Text(f"{view.label}: {view.reason.reason}  (L: next debug layer)")
     header = Text(no_wrap=True, overflow="ellipsis")
     header.append(f"{view.label} operations", "bold")
     header.append(f" · {shown:,} of {len(view.rows):,} · by {sort}")

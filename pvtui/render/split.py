@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-def split_renderables(data: dict[str, Any], fmt: Callable[[int], str], boxed: bool = True,
+from pvtui.model.unavailable import Unavailable
+from pvtui.render.unavailable import unavailable_text
+
+
+def split_renderables(data: dict[str, Any] | Unavailable, fmt: Callable[[int], str], boxed: bool = True,
                       pattern_hint: str = "") -> list:
     """The stages, the split points, the memory per layer and how they were counted, bytes formatted by FMT;
     the reason alone when the report cannot answer. BOXED False gives the compact tables of the app, and
@@ -13,8 +17,8 @@ def split_renderables(data: dict[str, Any], fmt: Callable[[int], str], boxed: bo
 
     from pvtui.model.splits import DEFAULT_LAYER_PATTERN
 
-    if not data["available"]:
-        return [Text(data["reason"], style="italic")]
+    if isinstance(data, Unavailable):
+        return [unavailable_text(data)]
     out: list = [stages_table(data, fmt, boxed)]
     if data["split_after"]:
         out.append(Text(f"Split after: {', '.join(data['split_after'])}"))

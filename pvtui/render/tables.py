@@ -9,7 +9,7 @@ from pvtui.render.console import TextConsole
 from rich.table import Table
 from rich.text import Text
 
-from pvtui.model.facts import clock_time, device_time, fact_rows, file_entries, report_total
+from pvtui.render.facts import clock_time, device_time, fact_rows, file_entries, report_total
 from pvtui.render.figures import run_figures_line
 from pvtui.render.step_change import changed_variables, step_change_line
 from pvtui.units import Fmt, format_bytes, format_cycles

@@ -11,8 +11,10 @@ from rich.text import Text
 
 from pvtui.model.queries import unknown_program
 from pvtui.model.step_types import phase_of
+from pvtui.model.unavailable import Unavailable
 from pvtui.render.figures import run_figures_line
 from pvtui.render.item_lines import item_lines
+from pvtui.render.unavailable import unavailable_text
 from pvtui.units import count_of, format_cycles
 
 if TYPE_CHECKING:
@@ -231,13 +233,15 @@ def merged_details(merged: "MergedFlame", node: int, own: bool, muted: Style) ->
     return out
 
 
-def stats_text(stats: dict | None, run: int, styles: dict[str, Style], first_ipu: int = 0, width: int = 80,
+def stats_text(stats: dict | Unavailable, run: int, styles: dict[str, Style], first_ipu: int = 0, width: int = 80,
                report_total: int | None = None) -> Text:
     """The step statistics of RUN: a row per step type, and for each IPU from FIRST_IPU that fits in
     WIDTH its steps, cycles and share; stream copies split into host and remote-buffer rows. The
     run's figures come first, and the REPORT_TOTAL where the report states one."""
-    if stats is None or run >= len(stats["runs"]):
-        return Text("No execution profile: no step statistics.")
+    if isinstance(stats, Unavailable):
+        return unavailable_text(stats)
+    if run >= len(stats["runs"]):
+        return Text(f"No step statistics of run {run + 1}.")
     muted = styles.get("muted", Style(dim=True))
     data = stats["runs"][run]
     ipus = data["ipus"]

@@ -14,6 +14,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Input, Static
 
+from pvtui.model.unavailable import Unavailable
 from pvtui.render.visible_text import visible_text
 from pvtui.ui.textual_private import styled_as_now
 from pvtui.units import format_bytes
@@ -145,20 +146,27 @@ class ReportsShown(Protocol):
         types pvtui.user.state checks it has (whole numbers, a window of two, a text)."""
 
 
-class Unavailable(Static):
-    """A plain statement of what the report does not hold, where a view would be: never markup (it may
-    quote the report's names and paths)."""
+class UnavailableNotice(Static):
+    """Where a view would be, the reason of the model's Unavailable that stands in its place: never markup
+    (it may quote the report's names and paths). Without one (None) it is hidden."""
 
     DEFAULT_CSS = """
-    Unavailable {
+    UnavailableNotice {
         color: $warning;
         padding: 1 2;
         height: auto;
     }
     """
 
-    def __init__(self, content: str = "", **kwargs) -> None:
-        super().__init__(content, markup=False, **kwargs)
+    def __init__(self, why: Unavailable | None = None, **kwargs) -> None:
+        super().__init__("" if why is None else why.reason, markup=False, **kwargs)
+        self.display = why is not None
+
+    def show(self, why: Unavailable | None) -> None:
+        """WHY's reason, or hidden where there is none (the view shows)."""
+        self.display = why is not None
+        if why is not None:  # updating costs a layout: only when it shows
+            self.update(why.reason)
 
 
 @dataclass(frozen=True)

@@ -11,26 +11,30 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import DataTable, Static, TabbedContent, TabPane
 
-from pvtui.model.compare import IDENTICAL, Changes, Comparison, LivenessPair, TileDiff, compare
+from pvtui.model.compare import Changes, Comparison, LivenessPair, TileDiff, compare
 from pvtui.model.navigators.compare import CompareNavigator
 from pvtui.model.unavailable import Unavailable
 from pvtui.render.compare import (
+    IDENTICAL,
     Differences,
     changes_counts,
     changes_headings,
     changes_rows,
+    changes_statement,
     column_detail,
     fitted_widths,
     layer_headings,
     layer_rows,
+    liveness_statement,
     names_line,
     summary_headings,
     summary_rows,
     tile_detail,
+    tile_statement,
 )
 from pvtui.render.layers import CHANGES_STATEMENT
 from pvtui.screens.base import Needs, ReportScreen
-from pvtui.screens.base import Unavailable as UnavailableNotice
+from pvtui.screens.base import UnavailableNotice
 from pvtui.widgets.compare_chart import CompareChart
 from pvtui.widgets.diff_heatmap import DiffHeatmap
 from pvtui.widgets.palette import rich_colour
@@ -115,18 +119,18 @@ class CompareScreen(ReportScreen):
                 yield Static(IDENTICAL, classes="statement", id="deltas-statement")
                 yield DataTable(id="deltas-table", cursor_type="row", zebra_stripes=True)
             with TabPane(f"2 {SECTIONS[1][1]}", id="tiles"):
-                yield UnavailableNotice("", id="tiles-missing")
+                yield UnavailableNotice(id="tiles-missing")
                 yield Static(classes="statement", id="tiles-statement")
                 yield DiffHeatmap(on_select=lambda _tile: self._show_tile(), id="diff-heatmap")
                 yield Static(classes="detail", id="tile-detail")
             with TabPane(f"3 {SECTIONS[2][1]}", id="liveness"):
-                yield UnavailableNotice("", id="liveness-missing")
+                yield UnavailableNotice(id="liveness-missing")
                 yield Static(classes="statement", id="liveness-statement")
                 yield CompareChart(on_move=lambda _fraction: self._show_column(), id="compare-chart")
                 yield Static(classes="detail", id="liveness-detail")
             for index, section in ((4, "programs"), (5, "operations"), (6, "layers")):
                 with TabPane(f"{index} {SECTIONS[index - 1][1]}", id=section):
-                    yield UnavailableNotice("", id=f"{section}-missing")
+                    yield UnavailableNotice(id=f"{section}-missing")
                     yield Static(classes="statement", id=f"{section}-statement")
                     yield DataTable(id=f"{section}-table", cursor_type="row", zebra_stripes=True)
 
@@ -256,7 +260,7 @@ class CompareScreen(ReportScreen):
         if isinstance(diff, Unavailable):
             return
         heatmap = self.query_one(DiffHeatmap)
-        statement = Text(diff.statement + "\n")
+        statement = Text(tile_statement(diff) + "\n")
         statement.append_text(heatmap.legend())
         self.query_one("#tiles-statement", Static).update(statement)
         keep = heatmap.diff is not None
@@ -274,7 +278,7 @@ class CompareScreen(ReportScreen):
         if isinstance(pair, Unavailable):
             chart.show(None)
             return
-        statement = Text(pair.statement + "\n")
+        statement = Text(liveness_statement(pair) + "\n")
         statement.append_text(chart.legend())
         self.query_one("#liveness-statement", Static).update(statement)
         chart.units = self.pv_app.units
@@ -297,7 +301,7 @@ class CompareScreen(ReportScreen):
             return
         counts = changes_counts(len(changes.rows), changes.matched, changes.only_a, changes.only_b,
                                 listed=min(LISTED, len(changes.rows)))
-        self.query_one(f"#{section}-statement", Static).update(f"{changes.statement} {counts}")
+        self.query_one(f"#{section}-statement", Static).update(f"{changes_statement(changes)} {counts}")
         d = self._differences()
         self._fill(section, changes_headings(d), changes_rows([c.as_dict() for c in changes.rows[:LISTED]], d),
                    cut=(3,))
@@ -318,9 +322,7 @@ class CompareScreen(ReportScreen):
     def _available(self, section: str, value: object, shown: tuple) -> None:
         """Show SECTION's VALUE in the widgets SHOWN, or in their place why the comparison is Unavailable."""
         missing = isinstance(value, Unavailable)
-        notice = self.query_one(f"#{section}-missing", UnavailableNotice)
-        notice.display = missing
-        notice.update(value.reason if isinstance(value, Unavailable) else "")
+        self.query_one(f"#{section}-missing", UnavailableNotice).show(value if missing else None)
         for selector in shown:
             self.query_one(selector).display = not missing
 

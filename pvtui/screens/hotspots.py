@@ -18,7 +18,7 @@ from pvtui.render.columns import TOTAL, TableRows
 from pvtui.render.hotspots import (
     COLUMN_WORDS, hotspot_details, hotspot_header, hotspot_rows, hotspot_total_details, step_rows,
 )
-from pvtui.screens.base import Needs, ReportScreen, Unavailable, beside_or_under
+from pvtui.screens.base import Needs, ReportScreen, UnavailableNotice, beside_or_under
 from pvtui.widgets.fitted_table import FittedTable
 from pvtui.widgets.to_ui import to_ui
 
@@ -73,7 +73,7 @@ class HotspotsScreen(ReportScreen):
         if self.nav.report is not self.report:
             self.nav.open(self.report)
         if self.nav.reason is not None:
-            yield Unavailable(self.nav.reason.reason)
+            yield UnavailableNotice(self.nav.reason)
             return
         yield Static("Reading the hotspots…", id="hotspots-header")
         with Horizontal(id="hotspots-filter"):

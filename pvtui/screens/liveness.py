@@ -11,8 +11,9 @@ from textual.worker import get_current_worker
 
 from pvtui.model.navigators.liveness import VIEWS, LivenessNavigator, StepSeries, steps_table, tile_series
 from pvtui.model.tables import Table
+from pvtui.model.unavailable import Unavailable
 from pvtui.render.liveness import Marks, live_list, step_facts
-from pvtui.screens.base import SHORT, Needs, ReportScreen, Unavailable
+from pvtui.screens.base import SHORT, Needs, ReportScreen, UnavailableNotice
 from pvtui.widgets.detail_text import PaneText
 from pvtui.widgets.keys import ZOOM, ends, pages
 from pvtui.widgets.live_variables import LiveVariables
@@ -76,10 +77,10 @@ class LivenessScreen(ReportScreen):
     view = var(VIEWS[0], init=False)
 
     def compose_body(self) -> ComposeResult:
-        yield Unavailable("", id="liveness-missing")
+        yield UnavailableNotice(id="liveness-missing")
         with Vertical(id="liveness-body"):
             yield LivenessChart(id="chart")
-            yield Unavailable("", id="view-missing")
+            yield UnavailableNotice(id="view-missing")
             with Horizontal(id="details"):
                 yield PaneText(id="step-facts")  # its size is the pane's: never laid out again on a key
                 yield LiveVariables(id="live-variables")
@@ -119,21 +120,21 @@ class LivenessScreen(ReportScreen):
 
     def redraw(self) -> None:
         live = self.report.liveness
-        missing = self.query_one("#liveness-missing", Unavailable)
+        missing = self.query_one("#liveness-missing", UnavailableNotice)
         body = self.query_one("#liveness-body")
         if live is None or not len(live):
-            missing.update(self.report.missing("liveness") if live is None else "The liveness profile has no steps.")
-            missing.display, body.display = True, False
+            missing.show(Unavailable(self.report.missing("liveness") if live is None else
+                                     "The liveness profile has no steps."))
+            body.display = False
             return
-        missing.display, body.display = False, True
+        missing.show(None)
+        body.display = True
         series, why_not = self.nav.series(self.report)
         tile = self.nav.tile_to_read()
         if tile is not None:
             self._read_tile(self.report, tile)
-        view_missing = self.query_one("#view-missing", Unavailable)
-        view_missing.display = series is None and why_not is not None
-        if view_missing.display:  # updating it costs a layout: only when it shows
-            view_missing.update(why_not)
+        view_missing = self.query_one("#view-missing", UnavailableNotice)
+        view_missing.show(why_not if series is None else None)
         chart = self.query_one(LivenessChart)
         chart.display = not view_missing.display
         chart.show(series, self.nav.window, self.nav.cursor, self.nav.marked, self.nav.band)

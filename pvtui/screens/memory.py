@@ -15,9 +15,10 @@ from textual.widgets import DataTable, Input, TabbedContent
 from pvtui.model.tables import Table
 from pvtui.model.tile_detail import row_program
 from pvtui.model.navigators.memory import MapValues, MemoryNavigator, tile_memory, tile_vertices, tiles_table
+from pvtui.model.unavailable import Unavailable
 from pvtui.render.item_lines import item_lines
 from pvtui.render.memory import header_items, search_status, variable_label
-from pvtui.screens.base import SHORT, Needs, ReportScreen, Unavailable
+from pvtui.screens.base import SHORT, Needs, ReportScreen, UnavailableNotice
 from pvtui.widgets.detail_text import DetailText
 from pvtui.widgets.heatmap import TileHeatmap, legend
 from pvtui.widgets.keys import ZOOM, close_search, open_search
@@ -81,7 +82,7 @@ class MemoryScreen(ReportScreen):
     view = var("bars", init=False)  # "bars" or "map"
 
     def compose_body(self) -> ComposeResult:
-        yield Unavailable("", id="memory-unavailable")
+        yield UnavailableNotice(id="memory-unavailable")
         with Vertical(id="memory-view"):
             yield DetailText(id="memory-header")
             yield VariableBar(self.nav.search, self._choose, id="variable-bar")
@@ -134,11 +135,11 @@ class MemoryScreen(ReportScreen):
         self.query_one(VariableBar).lowered = self.report.lowered
         memory = nav.memory
         self.query_one("#memory-view").display = memory is not None
-        notice = self.query_one("#memory-unavailable", Unavailable)
-        notice.display = memory is None
         if memory is None:
-            notice.update(f"{self.report.missing('memory')} {self.report.missing('archive')}")
+            self.query_one("#memory-unavailable", UnavailableNotice).show(
+                Unavailable(f"{self.report.missing('memory')} {self.report.missing('archive')}"))
             return
+        self.query_one("#memory-unavailable", UnavailableNotice).show(None)
         heatmap = self.heatmap
         heatmap.ipu_filter, heatmap.gaps, heatmap.zoom = nav.ipu_filter, nav.gaps, nav.zoom
         heatmap.units, heatmap.swatch = self.pv_app.units, None

@@ -15,10 +15,11 @@ from pvtui.model.layers import build_tree, layer_figures
 from pvtui.model.navigators.operations import OperationsNavigator
 from pvtui.model.operations import LayerOperations, OperationIndex
 from pvtui.model.tables import Table
+from pvtui.model.unavailable import Unavailable
 from pvtui.render.columns import TOTAL, TableRows
 from pvtui.render.layers import MEMORY_NOTE, layer_header, layer_rows, node_details
 from pvtui.render.operations import operation_details, operation_header, operation_rows
-from pvtui.screens.base import Needs, ReportScreen, Unavailable, beside_or_under
+from pvtui.screens.base import Needs, ReportScreen, UnavailableNotice, beside_or_under
 from pvtui.widgets.fitted_table import FittedTable
 from pvtui.widgets.look import look_of
 from pvtui.widgets.to_ui import to_ui
@@ -72,7 +73,7 @@ class OperationsScreen(ReportScreen):
         if self.nav.report is not self.report:
             self.nav.open(self.report)
         if self.nav.index is None:
-            yield Unavailable(self.report.missing("programs"))
+            yield UnavailableNotice(Unavailable(self.report.missing("programs")))
             return
         yield Static("Reading the operations…", id="operations-header")
         with Horizontal(id="filter-bar"):

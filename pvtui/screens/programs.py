@@ -15,8 +15,9 @@ from textual.widgets import Input, Label
 from pvtui.model.flame import layer_names, name_in_layer, programs_in_layer
 from pvtui.model.program_search import ProgramSearch, in_display_order, programs_table
 from pvtui.model.tables import Table
+from pvtui.model.unavailable import Unavailable
 from pvtui.render.programs import match_status, program_details
-from pvtui.screens.base import Needs, ReportScreen, Unavailable, beside_or_under
+from pvtui.screens.base import Needs, ReportScreen, UnavailableNotice, beside_or_under
 from pvtui.widgets.detail_text import DetailText
 from pvtui.widgets.palette import phase_text_styles
 from pvtui.widgets.keys import close_search, open_search
@@ -65,7 +66,7 @@ class ProgramsScreen(ReportScreen):
     def compose_body(self) -> ComposeResult:
         programs = self.report.programs
         if programs is None:
-            yield Unavailable(self.report.missing("programs"))
+            yield UnavailableNotice(Unavailable(self.report.missing("programs")))
             return
         with SearchBar(id="search-bar"):
             yield Label("/")

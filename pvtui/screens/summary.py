@@ -10,12 +10,13 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Label, Static
 
-from pvtui.model.facts import fact_rows, over_limit_warning, summary_facts_table
 from pvtui.model.queries import summary
 from pvtui.model.tables import Table
+from pvtui.model.unavailable import Unavailable
+from pvtui.render.facts import fact_rows, over_limit_warning, summary_facts_table
 from pvtui.render.json_text import json_value
 from pvtui.render.tables import facts_table, files_row
-from pvtui.screens.base import Needs, ReportScreen, Unavailable
+from pvtui.screens.base import Needs, ReportScreen, UnavailableNotice
 from pvtui.widgets.json_tree import JsonTree
 
 
@@ -90,7 +91,7 @@ class SummaryScreen(ReportScreen):
             yield Label(label, classes="heading")
             if value is None:
                 present = data["files"].get(label)
-                yield Unavailable(report.missing(part) if present else f"{label} is not in this report.")
+                yield UnavailableNotice(Unavailable(report.missing(part) if present else f"{label} is not in this report."))
             elif isinstance(value, (dict, list)):
                 yield JsonTree(label, value)
             else:

@@ -18,8 +18,9 @@ from pvtui.model.step_stats import step_stats
 from pvtui.model.tables import Table
 from pvtui.model.trace_index import TraceIndex, has_bsp, steps_table
 from pvtui.model.navigators.trace import FlameCursor, TraceNavigator, step_place
+from pvtui.model.unavailable import Unavailable
 from pvtui.render.trace import cursor_details, merged_details, stats_text, status_text
-from pvtui.screens.base import Needs, ReportScreen, Unavailable
+from pvtui.screens.base import Needs, ReportScreen, UnavailableNotice
 from pvtui.widgets.bsp_view import BspView
 from pvtui.widgets.detail_text import PaneText
 from pvtui.widgets.flame_view import FlameView
@@ -120,7 +121,7 @@ class TraceScreen(ReportScreen):
     def compose_body(self) -> ComposeResult:
         self._composed_for = self._layout_key()
         if self.report.execution is None:
-            yield Unavailable(self.report.missing("execution"))
+            yield UnavailableNotice(Unavailable(self.report.missing("execution")))
             return
         yield PaneText(id="trace-status")  # its items on as many lines as the width needs
         yield FlameView(id="trace")
@@ -133,7 +134,7 @@ class TraceScreen(ReportScreen):
             with Vertical(id="bsp"):
                 yield Static(id="bsp-status")
                 if not self._composed_for[1]:
-                    yield Unavailable(self.report.missing("bsp"))
+                    yield UnavailableNotice(Unavailable(self.report.missing("bsp")))
                 else:
                     yield BspView(id="bsp-view")
 

@@ -9,7 +9,9 @@ from textual.widget import Widget
 
 from pvtui.model.insights import histogram
 from pvtui.model.navigators.memory import TileMemory
+from pvtui.model.unavailable import Unavailable
 from pvtui.render.insights import HISTOGRAM_HEIGHT, histogram_text
+from pvtui.render.unavailable import unavailable_text
 
 
 class HistogramChart(Widget):
@@ -25,6 +27,6 @@ class HistogramChart(Widget):
 
     def render(self) -> Text:
         section = histogram(self.report, self.memory, max(self.size.width, 1))
-        if not section["available"]:
-            return Text(section["reason"], style="italic")
+        if isinstance(section, Unavailable):
+            return unavailable_text(section)
         return histogram_text(section, self.fmt, HISTOGRAM_HEIGHT)

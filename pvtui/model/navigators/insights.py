@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from pvtui.model.unavailable import Unavailable
+
 MAX_IPUS = 16
 
 
@@ -13,7 +15,7 @@ class InsightsNavigator:
         self.data: dict[str, Any] | None = None  # the insights shown, unit-free; None while computed
         self.section = 0  # the section the last n or N went to
         self.ipus = 2  # how many IPUs the pipeline split is over
-        self.split: dict[str, Any] | None = None  # the split shown, None until the report's first is in
+        self.split: dict[str, Any] | Unavailable | None = None  # the split shown, None until the report's first is in
 
     def forget(self) -> None:
         """A reload: its insights and split are computed anew."""
@@ -28,7 +30,7 @@ class InsightsNavigator:
         self.section = (self.section + step) % sections
         return self.section
 
-    def split_in(self, split: dict[str, Any]) -> int | None:
+    def split_in(self, split: dict[str, Any] | Unavailable) -> int | None:
         """SPLIT is in: the IPUs to split over again where a reload left fewer layers than IPUs, else None."""
         self.split = split
         if self.ipus > self.most_ipus():
@@ -38,13 +40,13 @@ class InsightsNavigator:
 
     def most_ipus(self) -> int:
         """16, or fewer where the report has fewer layers to split."""
-        layers = self.split["layers"] if self.split and self.split["available"] else ()
+        layers = self.split["layers"] if self.split_shown else ()
         return min(MAX_IPUS, len(layers)) if layers else MAX_IPUS
 
     @property
     def split_shown(self) -> bool:
         """A split is shown: not while the first is computed, nor where there is nothing to split."""
-        return self.split is not None and self.split["available"]
+        return self.split is not None and not isinstance(self.split, Unavailable)
 
     @property
     def more_ipus_fit(self) -> bool:

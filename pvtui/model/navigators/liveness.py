@@ -19,6 +19,7 @@ import numpy as np
 from pvtui.model.envelope import Envelope
 from pvtui.model.queries import step_program_name
 from pvtui.model.tables import Table
+from pvtui.model.unavailable import Unavailable
 
 if TYPE_CHECKING:
     from pvtui.model.report import Report
@@ -291,7 +292,7 @@ class LivenessNavigator:
 
     # The series each view draws --------------------------------------------------------
 
-    def series(self, report: "Report") -> tuple[StepSeries | None, str | None]:
+    def series(self, report: "Report") -> tuple[StepSeries | None, Unavailable | None]:
         """The series of the view, or why there is none; neither while a tile's column is read."""
         live, target = report.liveness, report.target
         if self.view == "total":
@@ -299,13 +300,13 @@ class LivenessNavigator:
                 "all IPUs", live.not_always_live, live.always_live_bytes, target.total_memory, live.envelope)), None
         if self.view == "ipu":
             if live.by_ipu is None:
-                return None, report.missing("liveness_tiles")
+                return None, Unavailable(report.missing("liveness_tiles"))
             self.ipu %= live.by_ipu.shape[1]
             ipu = self.ipu
             return self._kept(("ipu", ipu), lambda: StepSeries(
                 f"IPU {ipu}", live.by_ipu[:, ipu], _ipu_always_live(report, ipu), target.bytes_per_ipu)), None
         if live.by_tile is None:
-            return None, report.missing("liveness_tiles")
+            return None, Unavailable(report.missing("liveness_tiles"))
         if self.tile is None:
             self.tile = worst_tile(report)
         self.tile %= live.by_tile.shape[1]

@@ -22,6 +22,7 @@ from pvtui.model.tables import Table
 if TYPE_CHECKING:
     from pvtui.model.layers import LayerFigures
     from pvtui.model.report import Report
+    from pvtui.model.unavailable import Unavailable
 
 class OperationsNavigator:
     """Where the Operations screen is. By model layer (`group` "layer") the rows are the nodes `outline`
@@ -31,7 +32,7 @@ class OperationsNavigator:
     def __init__(self) -> None:
         self.report: Report | None = None
         self.index: OperationIndex | None = None  # None: the report has no programs
-        self.operations_reason: str | None = None  # why there are no operations of a debug layer
+        self.operations_reason: Unavailable | None = None  # why there are no operations of a debug layer
         self.group: str | None = None  # "layer" or "operation", once chosen
         self.outline: LayerOutline | None = None  # by model layer, once read
         self.nodes: list[int] = []  # by model layer: the nodes shown, in order
