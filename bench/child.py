@@ -110,7 +110,7 @@ def _reader(source: str, files, pva, operations) -> Callable[[Any], None]:
     if source == "profile-link":
         from pvtui.sources import ingest
 
-        return lambda ctx: ingest._link_profile_parts(Bundle(files.bundle), ctx)
+        return lambda ctx: ingest.link_profile_parts(Bundle(files.bundle), ctx)
     if source == "profile-adapter":
         from pvtui.sources.libpva import read_pva_report
 

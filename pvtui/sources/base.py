@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Callable
 
 from pvtui.errors import Cancelled
-from pvtui.model.bundle import BundleWriter
+from pvtui.model.bundle import Bundle, BundleWriter
 
 # progress(stage, done, total): a reader reports how far it is, in its own units.
 Progress = Callable[[str, float, float], None]
@@ -73,6 +73,12 @@ class IngestContext:
     writer: BundleWriter
     progress: Progress = no_progress
     cancel: CancelToken = field(default_factory=CancelToken)
+    shown: Callable[[Bundle], None] | None = None  # takes the parts read so far, while the rest are read
+
+    def show_parts(self) -> None:
+        """Hand the parts read so far to `shown` (an app shows them while the rest are read)."""
+        if self.shown is not None:
+            self.shown(self.writer.snapshot())
 
     @property
     def meta(self) -> dict:

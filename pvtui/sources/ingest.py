@@ -7,16 +7,15 @@ import json
 import re
 import time
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from pvtui.errors import BundleWriteError, ReportError
 from pvtui.model import schema as s
 from pvtui.model.bundle import SCHEMA_VERSION, Bundle, BundleWriter
 from pvtui.model.report import Report, column_damage, note_messages
-from pvtui.files.regular import open_regular
 from pvtui.sources.base import CancelToken, IngestContext, Progress, ReportFiles, Settling, no_progress
 from pvtui.sources.cache import ENTRY_FORMAT, Cache, CacheUnusable, cached_or_private
-from pvtui.sources.readers import LIBPVA, libpva, resolve
+from pvtui.sources.readers import profile_reader, resolve
 from pvtui.sources.unfinished import unfinished_notes
 
 # Columns and meta keys of a bundle that come from profile.pop.
@@ -50,6 +49,11 @@ def _version(stamp: dict[str, Any] | None) -> Any:
     return None if stamp is None else (stamp.get("size"), stamp.get("mtime_ns"))
 
 
+def same_version(recorded: dict[str, Any] | None, now: dict[str, Any] | None) -> bool:
+    """Whether two stamps (file_stamp) are of one version of a file."""
+    return _version(recorded) == _version(now)
+
+
 def file_stamps(files: ReportFiles) -> dict[str, Any]:
     return {name: file_stamp(path) for name, path in files.present().items()}
 
@@ -76,22 +80,26 @@ def build_bundle(
     cancel: CancelToken | None = None,
     meta: dict[str, Any] | None = None,
     reader: str = "auto",
+    shown: Callable[[Bundle], None] | None = None,
 ) -> Path:
     """Read every file of a report into a new bundle at DEST (replacing any there), profile.pop by
-    READER (sources/readers.py).
+    READER (sources/readers.py). SHOWN, where given, takes the parts read so far (a bundle of them,
+    IngestContext.show_parts) as they are read: archive.a and profile.pop's memory first, the
+    execution profile and the other files after.
 
     Raises ReportError when nothing usable is left, Cancelled when cancelled; in both
     cases no bundle is left behind.
     """
     with BundleWriter(dest) as writer:
-        ctx = IngestContext(writer, progress or no_progress, cancel or CancelToken())
+        ctx = IngestContext(writer, progress or no_progress, cancel or CancelToken(), shown)
         ctx.meta["name"] = files.name
         ctx.meta["files"] = file_stamps(files)
         ctx.meta["parts"] = []
         ctx.meta.update(meta or {})
         ctx.cancel.check()
+        _read_other_files(files, ctx, ("archive",))
         _read_profile(files, ctx, pva_report, operations, reader)
-        _read_other_files(files, ctx)
+        _read_other_files(files, ctx, ("debug", "framework", "app"))
         if not {"memory", "archive", "programs"} & set(ctx.meta["parts"]):
             notes = "; ".join(note_messages(ctx.meta.get("notes", [])))
             raise ReportError(files.directory, f"no usable graph profile ({notes or 'no report files'})")
@@ -107,55 +115,11 @@ def _check_unchanged(files: ReportFiles, before: dict[str, Any]) -> None:
 
 
 def _read_profile(files: ReportFiles, ctx: IngestContext, pva_report: Any, operations: Any, reader: str) -> None:
-    from pvtui.sources.libpva import read_pva_report
-
-    if pva_report is not None:  # the synthetic generator's stand-in, or a test's
-        read_pva_report(pva_report, ctx, operations)
-        _say_read_by(ctx, "stand-in")
-    elif files.profile is not None and not _stands_in(files, reader, ctx):
-        _read_profile_pop(files, ctx, resolve(reader), reader == "auto")
-    elif files.bundle is not None:
-        try:
-            source = Bundle(files.bundle)
-        except ReportError as exc:
-            _note_profile_problem(ctx, str(exc))
-        else:
-            _link_profile_parts(source, ctx)
-
-
-def _stands_in(files: ReportFiles, reader: str, ctx: IngestContext) -> bool:
-    """Whether the report's bundle stands in for its profile.pop: under --reader auto, a bundle made
-    from this very profile.pop (a synthetic report's, or one exported beside its report). One that
-    cannot be opened is noted."""
-    if reader != "auto" or files.bundle is None:
-        return False
-    try:
-        recorded = Bundle(files.bundle).meta.get("files", {}).get("profile.pop")
-    except ReportError as exc:
-        ctx.note("bundle", f"{exc}; profile.pop is read instead")
-        return False
-    return recorded is not None and _version(recorded) == _version(file_stamp(files.profile))
-
-
-def _read_profile_pop(files: ReportFiles, ctx: IngestContext, chosen: str, fall_back: bool) -> None:
-    """profile.pop through libpva, or the native reader (also where libpva fails to open it, under auto)."""
-    from pvtui.sources.libpva import read_pva_report
-    from pvtui.sources.native import read_native_profile
-
-    try:  # neither SQLite nor libpva opens it without blocking: a FIFO in its place would hang them
-        open_regular(files.profile).close()
-    except OSError as exc:
-        _note_profile_problem(ctx, f"{files.profile}: cannot be read ({exc.strerror or exc})")
-        return
-    if chosen == LIBPVA:
-        report = _open_with_libpva(files, ctx, quiet=fall_back)
-        if report is not None:
-            read_pva_report(report, ctx, _pva_operations(report))
-            _say_read_by(ctx, LIBPVA)
-            return
-        if not fall_back:
-            return
-    read_native_profile(files.profile, ctx)
+    """profile.pop, or what stands for it, by the reader READER chooses (sources/readers.py)."""
+    chosen = profile_reader(files, reader, ctx, pva_report, operations)
+    if chosen is not None:
+        chosen.read(ctx)
+        _say_read_by(ctx, chosen.name)
 
 
 def _say_read_by(ctx: IngestContext, reader: str) -> None:
@@ -165,43 +129,7 @@ def _say_read_by(ctx: IngestContext, reader: str) -> None:
             readers.setdefault(part, reader)
 
 
-def _note_profile_problem(ctx: IngestContext, message: str) -> None:
-    """What kept the profile from being read, for every view that needs it."""
-    for part in ("memory", "programs", "liveness", "execution"):
-        ctx.note(part, message)
-
-
-def _open_with_libpva(files: ReportFiles, ctx: IngestContext, quiet: bool = False) -> Any:
-    """libpva's report of profile.pop, or None (noted, unless QUIET: another reader follows)."""
-    pva = libpva()
-    if pva is None:
-        _note_profile_problem(
-            ctx,
-            f"{files.profile}: --reader libpva needs libpva (module pva, from the Poplar SDK), which is not"
-            " available here; on an IPU host, enable the SDK, or read it with --reader native",
-        )
-        return None
-    try:
-        if files.debug is not None:
-            return pva.openReport(str(files.profile), str(files.debug))
-        return pva.openReport(str(files.profile))
-    except Exception as exc:  # libpva raises its own types for damaged files
-        message = f"{files.profile}: libpva could not open it ({exc})"
-        if quiet:
-            ctx.note("libpva", f"{message}; the native reader read it")
-        else:
-            _note_profile_problem(ctx, message)
-        return None
-
-
-def _pva_operations(report: Any) -> Any:
-    try:
-        return list(libpva().OperationAnalysis(report).operations)
-    except Exception:  # needs debug.cbor; absent or unreadable means no links
-        return None
-
-
-def _link_profile_parts(source: Bundle, ctx: IngestContext) -> None:
+def link_profile_parts(source: Bundle, ctx: IngestContext) -> None:
     """A bundle standing in for profile.pop: take its profile columns as they are, but for the
     parts a damaged column takes out (noted, naming the column's file)."""
     damage = column_damage(source)
@@ -215,7 +143,6 @@ def _link_profile_parts(source: Bundle, ctx: IngestContext) -> None:
     for part in source.meta.get("parts", []):
         if part in s.PROFILE_PARTS and part not in damage:
             ctx.add_part(part)
-    _say_read_by(ctx, "profile.pvtui")  # where the bundle does not say who read it
     for part, problem in damage.items():
         if part in s.PROFILE_PARTS:
             ctx.note(part, problem)
@@ -224,7 +151,8 @@ def _link_profile_parts(source: Bundle, ctx: IngestContext) -> None:
             ctx.meta.setdefault("notes", []).append(note)
 
 
-def _read_other_files(files: ReportFiles, ctx: IngestContext) -> None:
+def _read_other_files(files: ReportFiles, ctx: IngestContext, parts: tuple[str, ...]) -> None:
+    """The files of PARTS other than profile.pop, each noted where it cannot be read."""
     from pvtui.sources.archive import read_archive
     from pvtui.sources.debug_cbor import read_debug
     from pvtui.sources.json_files import read_json
@@ -236,7 +164,7 @@ def _read_other_files(files: ReportFiles, ctx: IngestContext) -> None:
         ("app", files.app, lambda p: read_json(p, ctx, "app")),
     )
     for part, path, read in readers:
-        if path is None:
+        if path is None or part not in parts:
             continue
         ctx.cancel.check()
         try:
@@ -312,17 +240,19 @@ def load_report(
     cache: Path | None = None,
     reader: str = "auto",
     exact_text: bool = False,
+    shown: Callable[[Report], None] | None = None,
 ) -> Report:
     """Open a report: its own bundle when current, else the cached or a new bundle, profile.pop read
     by READER; its names as the files hold them where EXACT_TEXT (for JSON), else made visible
-    (pvtui.safe_text).
+    (pvtui.safe_text). SHOWN, where given, takes a report of the parts read so far (`being_read`) each
+    time a part is read, while a new bundle is made.
 
     Files still being written are waited for and read again, up to READ_ATTEMPTS times.
     """
     cancel = cancel or CancelToken()
     for attempt in range(1, READ_ATTEMPTS + 1):
         try:
-            return _load_once(files, progress, cancel, cache, reader, exact_text)
+            return _load_once(files, progress, cancel, cache, reader, exact_text, shown)
         except SourceChanged as changed:
             if attempt == READ_ATTEMPTS:
                 raise SourceChanged(
@@ -363,14 +293,18 @@ def _report(bundle: Bundle | Path, files: ReportFiles, notes: Iterable[str] = ()
 
 
 def _load_once(files: ReportFiles, progress: Progress | None, cancel: CancelToken, cache: Path | None,
-               reader: str, exact_text: bool) -> Report:
+               reader: str, exact_text: bool, shown: Callable[[Report], None] | None = None) -> Report:
     own = _own_bundle(files, reader, exact_text)
     if own is not None:
         return own
     progress = progress or no_progress
 
+    def show(partial: Bundle) -> None:
+        if shown is not None:
+            shown(_report(partial, files, exact_text=exact_text))
+
     def build(dest: Path) -> None:
-        build_bundle(files, dest, progress=progress, cancel=cancel, reader=reader)
+        build_bundle(files, dest, progress=progress, cancel=cancel, reader=reader, shown=show)
 
     def wait() -> None:
         cancel.check()

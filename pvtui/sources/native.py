@@ -43,8 +43,11 @@ def read_native_profile(path: Path, ctx: IngestContext) -> None:
                 _note_unread(ctx, f"{PROFILE}: not read: none of its {len(profile.all):,} tables is one the"
                                   f" native reader knows (an unknown schema); {LIBPVA} is needed")
                 return
-            for part, read in (("programs", native_steps.read_programs), ("execution", native_steps.read_execution),
-                               ("memory", native_memory.read_memory)):
+            # memory first (a few tables, shown at once), the execution profile (most of the file) last;
+            # the memory's tiles are split into the IPUs the execution profile's first rows name
+            profile.num_ipus = native_steps.ipus_named_first(profile)
+            for part, read in (("memory", native_memory.read_memory), ("programs", native_steps.read_programs),
+                               ("execution", native_steps.read_execution)):
                 try:
                     readers.update(dict.fromkeys(read(profile), READER))
                 except NotIntegers as exc:
@@ -53,7 +56,10 @@ def read_native_profile(path: Path, ctx: IngestContext) -> None:
                     if ctx.cancel.cancelled or interrupted(exc):
                         raise
                     ctx.note(part, f"{PROFILE}: {part} not read: {exc}")
-            ctx.meta["target"] = profile.target()
+                if part == "execution":
+                    native_memory.split_into_ipus(profile)  # where all the rows name other IPUs than the first
+                ctx.meta["target"] = profile.target()
+                ctx.show_parts()
     except sqlite3.Error as exc:
         if ctx.cancel.cancelled or interrupted(exc):
             raise Cancelled() from None
