@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Callable
 from textual import events, work
 from textual.app import App
 from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Input
 
@@ -53,6 +54,8 @@ def start_lightly() -> None:
     """
     defer_import("numpy")
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+REDRAW_AGAIN = 0.1  # seconds before a screen still rebuilding is given the parts that arrived since
 
 SCREENS = {
     "summary": "pvtui.screens.summary:SummaryScreen",
@@ -111,6 +114,9 @@ class PvtuiApp(StatusLine, InstantModeSwitch, UserFiles):
     COMMANDS = App.COMMANDS | {ScreenActions, _export_commands}
     BINDINGS = APP_BINDINGS
     KEYS = APP_KEYS
+    # How far the reading of the report shown is, once its first parts are shown (a first open): said
+    # beside each view's "not read yet" (screens.base.Unavailable); empty when none is read.
+    reading_progress = reactive("")
 
     def __init__(
         self,
@@ -248,8 +254,9 @@ class PvtuiApp(StatusLine, InstantModeSwitch, UserFiles):
 
     @property
     def can_switch(self) -> bool:
-        """Whether the screen keys apply: a report is open and no load runs."""
-        return self.a.is_open and not self.load_running
+        """Whether the screen keys apply: a report is open, and no load runs but the reading of the rest of
+        the one shown."""
+        return self.a.is_open and (not self.load_running or self.a.report.being_read)
 
     @property
     def report_shown(self) -> bool:
@@ -298,6 +305,10 @@ class PvtuiApp(StatusLine, InstantModeSwitch, UserFiles):
 
     def _close_loading(self) -> None:
         self.load_running = False
+        self.reading_progress = ""
+        self._hide_loading()
+
+    def _hide_loading(self) -> None:
         if self.loading is not None and self.screen is self.loading:
             self.pop_screen()
         self.loading = None
@@ -308,6 +319,9 @@ class PvtuiApp(StatusLine, InstantModeSwitch, UserFiles):
         from pvtui.sources.ingest import load_report, open_current
 
         token = self.cancel_token
+        # a first open shows each part as it is read (one report: a comparison opens once both are read)
+        shown = partial(self.call_from_thread, self._parts_read, slot, files) if not slot.is_open and self.b is None \
+            else None
         try:
             try:
                 report = open_current(files, self.cache, reader=self.reader)
@@ -315,7 +329,8 @@ class PvtuiApp(StatusLine, InstantModeSwitch, UserFiles):
                 report = None  # reading the files below reports the problem
             if report is None:
                 self.call_from_thread(self._show_loading, files.name, token)
-                report = load_report(files, progress=self._progress, cancel=token, cache=self.cache, reader=self.reader)
+                report = load_report(files, progress=self._progress, cancel=token, cache=self.cache, reader=self.reader,
+                                     shown=shown)
         except Cancelled:
             self.call_from_thread(self._load_cancelled, slot)
         except ReportError as exc:
@@ -324,6 +339,12 @@ class PvtuiApp(StatusLine, InstantModeSwitch, UserFiles):
             self.call_from_thread(self._load_failed, slot, files, bug_line(files, exc, self.tracebacks))
         else:
             self.call_from_thread(self._loaded, slot, files, report)
+
+    def exit(self, *args, **kwargs) -> None:
+        """As Textual's, the reading of a report cancelled first: its thread leaves nothing in the cache."""
+        if self.cancel_token is not None:
+            self.cancel_token.cancel()
+        super().exit(*args, **kwargs)
 
     def run(self, *args, **kwargs):
         """As Textual's; then the tracebacks --debug kept, on the terminal the app has given back."""
@@ -347,14 +368,46 @@ class PvtuiApp(StatusLine, InstantModeSwitch, UserFiles):
         def update() -> None:
             if isinstance(self.screen, LoadingScreen):
                 self.screen.show_progress(stage, done, total)
+            elif self.load_running and self.a.is_open and self.a.report.being_read:
+                self.reading_progress = f"{stage} {done / total:.0%}" if total else stage
 
         self.call_from_thread(update)
+
+    async def _parts_read(self, slot: ReportSlot, files: ReportFiles, report: "Report") -> None:
+        """The parts of a report read so far (a first open, `being_read`): shown while the rest is read, the
+        screens shown filled in as each part arrives; the progress dialog gives way to each view's own."""
+        if self.cancel_token is None or self.cancel_token.cancelled:
+            return
+        before = slot.report
+        slot.files, slot.report = files, report
+        if before is None:
+            self._hide_loading()
+            await self._screens_opened()
+        else:
+            self._parts_arrived()
+
+    def _parts_arrived(self) -> None:
+        """More parts of the report in front than before, in its model: the screens redraw from it."""
+        for screen in list(self.report_screens):
+            if not screen.opening:  # one still opening composes its body from the new model
+                self._report_changed(screen)
+
+    def _report_changed(self, screen: ReportScreen) -> None:
+        """SCREEN redraws from the model now held, once its rebuild from the one before is done (parts
+        arrive faster than a screen recomposes, and a recompose cut short would leave it empty)."""
+        if any(worker.node is screen and worker.is_running for worker in self.workers):
+            self.set_timer(REDRAW_AGAIN, partial(self._report_changed, screen))
+        elif screen.is_attached:
+            screen.report_changed()
 
     async def _loaded(self, slot: ReportSlot, files: ReportFiles, report: "Report") -> None:
         self._close_loading()
         before, before_files = slot.report, slot.files
         slot.files, slot.report = files, report
-        if before is not None:
+        if before is not None and before.being_read:  # its first parts shown: the rest fill in
+            self._parts_arrived()
+            await self._opened()
+        elif before is not None:
             self._reloaded(slot, before, before_files)
         elif self.b is not None and not self.b.is_open:
             self.open_report(self.b.files, self.b)  # B next; the app opens once both are read
@@ -366,15 +419,18 @@ class PvtuiApp(StatusLine, InstantModeSwitch, UserFiles):
     async def _opened(self) -> None:
         """The reports are read: the screen in front shows them, and their files are watched."""
         self.remember_opened(self.a.files)
-        for screen in list(self.report_screens):
-            if screen.is_current:  # the others compose their body when they are shown again
-                await screen.report_opened()
+        await self._screens_opened()
         # What is alive once the first screen is up lives as long as the app: keep the
         # cyclic collector from walking it again (its full passes were the slowest frames).
         self.call_after_refresh(gc.freeze)
         if self.watch:
             for slot in self.slots:
                 self._watch_files(slot)
+
+    async def _screens_opened(self) -> None:
+        for screen in list(self.report_screens):
+            if screen.is_current:  # the others compose their body when they are shown again
+                await screen.report_opened()
 
     def _reloaded(self, slot: ReportSlot, before: "Report", before_files: ReportFiles | None) -> None:
         """SLOT holds a new model in place of BEFORE: the screens redraw from it, and the user is told."""
@@ -394,7 +450,7 @@ class PvtuiApp(StatusLine, InstantModeSwitch, UserFiles):
 
     def _load_cancelled(self, slot: ReportSlot) -> None:
         self._close_loading()
-        if not slot.is_open:
+        if not slot.is_open or slot.report.being_read:
             self.exit(message="pvtui: cancelled; nothing was written")
         else:
             self.notify("Reload cancelled: the report shown is unchanged.", timeout=4)
@@ -404,7 +460,7 @@ class PvtuiApp(StatusLine, InstantModeSwitch, UserFiles):
         from pvtui.screens.dialogs import OpenFailed
 
         self._close_loading()
-        reload = slot.is_open
+        reload = slot.is_open and not slot.report.being_read
 
         def closed(_: None) -> None:
             if not reload:

@@ -183,14 +183,14 @@ class BundleWriter:
         shutil.rmtree(self.tmp_dir, ignore_errors=True)
 
     def snapshot(self) -> "Bundle":
-        """The parts written so far as a bundle over the temporary directory, `being_read` in its meta (none
-        of it written to disk): its columns are opened now, so it stays whole when the directory is renamed
-        into place on commit, or removed on a cancel."""
+        """The parts written so far as a bundle over the temporary directory (its meta a copy, not written to
+        disk): its columns are opened now, so it stays whole when the directory is renamed into place on
+        commit, or removed on a cancel."""
         from pvtui.model.schema import part_of_column
 
         parts = set(self.meta.get("parts", []))
         meta = json.loads(json.dumps(self.meta))  # a copy the writer goes on filling without
-        meta.update(columns=sorted({c for c in self.columns if part_of_column(c) in parts}), being_read=True)
+        meta["columns"] = sorted({c for c in self.columns if part_of_column(c) in parts})
         bundle = Bundle(self.tmp_dir, meta=meta)
         for name in bundle.columns:
             bundle.array(name)

@@ -386,7 +386,7 @@ class Report:
         meta = self.bundle.meta
         self.meta = meta
         self.parts: set[str] = set(meta.get("parts", [])) - set(damage)
-        self.being_read = bool(meta.get("being_read"))
+        self.being_read = "being_read" in meta  # the parts that may come yet (sources/ingest.py, build_bundle)
         self.target = Target.from_meta(meta.get("target", {}), exact_text)
         bundle, parts = self.bundle, self.parts
         self.memory = Memory(bundle, exact_text) if "memory" in parts else None
@@ -453,7 +453,7 @@ class Report:
         for note in self.notes:
             if f"[{part}]" in note:
                 return note.replace(f"[{part}] ", "")
-        if self.being_read:
+        if part in self.meta.get("being_read", ()):
             return BeingRead(f"The {part} data is not read yet: the report's files are still being read.")
         if part == "memory" and self.archive is not None:  # say what archive.a gives, then what it lacks
             return ("Tile memory here is archive.a's allocated ELF sections; memory categories, gaps and"

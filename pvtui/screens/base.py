@@ -159,6 +159,23 @@ class Unavailable(Static):
 
     def __init__(self, content: str = "", **kwargs) -> None:
         super().__init__(content, markup=False, **kwargs)
+        self.statement = content
+
+    def on_mount(self) -> None:
+        if hasattr(self.app, "reading_progress"):
+            self.watch(self.app, "reading_progress", lambda _: self.update(self.statement))
+
+    def update(self, content: str = "", *, layout: bool = True) -> None:
+        """Say CONTENT; where it says a part is not read yet (model.report.BeingRead), with how far the
+        reading is."""
+        self.statement = content
+        progress = getattr(self.app, "reading_progress", "") if self.is_attached else ""
+        if progress:
+            from pvtui.model.report import BeingRead  # once a report is being read (numpy with it)
+
+            if isinstance(content, BeingRead):
+                content = f"{content} Reading {progress}."
+        super().update(content, layout=layout)
 
 
 @dataclass(frozen=True)
@@ -378,7 +395,8 @@ class ReportScreen(Screen):
 
     def report_changed(self) -> None:
         """Called after a reload: the model is new; redraw from it."""
-        self.query_one(TitleBar).show(self.title_label(), self.title_tabs())
+        for bar in self.query(TitleBar).results(TitleBar):  # none while the screen recomposes
+            bar.show(self.title_label(), self.title_tabs())
 
 
 SCREEN_KEYS = (

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -10,6 +11,7 @@ from typing import Callable
 from pvtui.errors import Cancelled
 from pvtui.model.bundle import Bundle, BundleWriter
 
+SHOW_EVERY = 1.0  # seconds between two showings of the parts of a report read so far (IngestContext.show_parts)
 # progress(stage, done, total): a reader reports how far it is, in its own units.
 Progress = Callable[[str, float, float], None]
 
@@ -74,11 +76,14 @@ class IngestContext:
     progress: Progress = no_progress
     cancel: CancelToken = field(default_factory=CancelToken)
     shown: Callable[[Bundle], None] | None = None  # takes the parts read so far, while the rest are read
+    last_shown: float = field(default_factory=time.monotonic)  # when reading started, or parts were last shown
 
     def show_parts(self) -> None:
-        """Hand the parts read so far to `shown` (an app shows them while the rest are read)."""
-        if self.shown is not None:
+        """Hand the parts read so far to `shown` (an app shows them while the rest are read), at most every
+        SHOW_EVERY seconds: a report read sooner is shown whole."""
+        if self.shown is not None and time.monotonic() - self.last_shown >= SHOW_EVERY:
             self.shown(self.writer.snapshot())
+            self.last_shown = time.monotonic()
 
     @property
     def meta(self) -> dict:

@@ -24,6 +24,8 @@ PROFILE_COLUMN_PREFIXES = (
     "variables.", "intervals.", "runs.", "steps.", "bsp.", "env.", "operations.", "lowered.",
 )
 READ_ATTEMPTS = 3
+# What profile.pop may give: its parts, and what views ask for within them (Report.missing)
+PROFILE_NEEDS = (*s.PROFILE_PARTS, "tile_split", "program_tree", "step_details", "variable_liveness")
 PROFILE_META_KEYS = (
     "target", "poplar_version", "instrumentation", "memory", "programs", "compute_sets",
     "liveness", "lowered", "execution", "synthetic", "readers",
@@ -90,8 +92,13 @@ def build_bundle(
     Raises ReportError when nothing usable is left, Cancelled when cancelled; in both
     cases no bundle is left behind.
     """
+    def show(partial: Bundle) -> None:  # called while profile.pop is read: its parts and the later files' may come
+        partial.meta["being_read"] = [*PROFILE_NEEDS, *(part for part, path in later if path is not None)]
+        shown(partial)
+
+    later = (("debug", files.debug), ("operations", files.debug), ("framework", files.framework), ("app", files.app))
     with BundleWriter(dest) as writer:
-        ctx = IngestContext(writer, progress or no_progress, cancel or CancelToken(), shown)
+        ctx = IngestContext(writer, progress or no_progress, cancel or CancelToken(), show if shown else None)
         ctx.meta["name"] = files.name
         ctx.meta["files"] = file_stamps(files)
         ctx.meta["parts"] = []

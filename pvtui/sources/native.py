@@ -43,6 +43,8 @@ def read_native_profile(path: Path, ctx: IngestContext) -> None:
                 _note_unread(ctx, f"{PROFILE}: not read: none of its {len(profile.all):,} tables is one the"
                                   f" native reader knows (an unknown schema); {LIBPVA} is needed")
                 return
+            for part in LIMITED_PARTS:  # said from the first showing of the parts read
+                ctx.note(part, LIMITS)
             # memory first (a few tables, shown at once), the execution profile (most of the file) last;
             # the memory's tiles are split into the IPUs the execution profile's first rows name
             profile.num_ipus = native_steps.ipus_named_first(profile)
@@ -64,9 +66,6 @@ def read_native_profile(path: Path, ctx: IngestContext) -> None:
         if ctx.cancel.cancelled or interrupted(exc):
             raise Cancelled() from None
         _note_unread(ctx, f"{PROFILE}: not read: SQLite cannot read it ({exc}); {LIBPVA} is needed")
-        return
-    for part in LIMITED_PARTS:
-        ctx.note(part, LIMITS)
 
 
 def _note_unread(ctx: IngestContext, message: str) -> None:
