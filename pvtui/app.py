@@ -266,6 +266,11 @@ class PvtuiApp(StatusLine, InstantModeSwitch, UserFiles):
         )
 
     @property
+    def report_whole(self) -> bool:
+        """Whether the report shown is read whole (no part of it still being read): export applies."""
+        return self.report_shown and not self.shown_slot.report.being_read
+
+    @property
     def shown_slot(self) -> ReportSlot:
         """The report the single-report screens show: B after the user switched to it, else A."""
         return self.b if self.shown is Slot.B and self.b is not None else self.a
@@ -535,7 +540,7 @@ class PvtuiApp(StatusLine, InstantModeSwitch, UserFiles):
         self.notify(f"Units: {self.units}", timeout=2)
 
     def action_export(self) -> None:
-        if self.report_shown:
+        if self.report_whole:
             from pvtui.screens.export import open_export
 
             open_export(self)

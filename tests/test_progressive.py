@@ -91,18 +91,29 @@ def test_the_parts_read_are_shown_memory_first(profile_dir, tmp_path):
     assert (first.memory.ipu == whole.memory.ipu).all()
 
 
-async def test_memory_is_usable_while_execution_is_read_then_trace_fills_in(profile_dir, tmp_path, execution_held):
+def _app_on_memory(report: Path, cache: Path):
+    """The app opening REPORT's profile.pop by the native reader into CACHE, on the Memory screen."""
     from pvtui.app import PvtuiApp
-    from pvtui.screens.base import Unavailable
+
+    return PvtuiApp(discover(report), path=report, watch=False, cache=cache, first_screen="memory", reader="native")
+
+
+async def _memory_shown(pilot) -> None:
     from pvtui.screens.memory import MemoryScreen
+
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, MemoryScreen) and not pilot.app.screen.opening)
+
+
+async def test_memory_is_usable_while_execution_is_read_then_trace_fills_in(profile_dir, tmp_path, execution_held):
+    from pvtui.screens.base import Unavailable
     from pvtui.screens.trace import TraceScreen
 
     cache = tmp_path / "cache"
-    app = PvtuiApp(discover(profile_dir), path=profile_dir, watch=False, cache=cache, first_screen="memory",
-                   reader="native")
+    app = _app_on_memory(profile_dir, cache)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, MemoryScreen) and not app.screen.opening)
+        await _memory_shown(pilot)
         assert app.report.being_read and app.report.memory is not None and app.report.execution is None
+        assert app.report_shown and not app.report_whole  # units apply; export waits for the whole report
         await pilot.press("w")  # the worst tile: the Memory screen's keys work
         await pilot.press("t")
         await wait_for(pilot, lambda: isinstance(app.screen, TraceScreen) and not app.screen.opening)
@@ -114,19 +125,16 @@ async def test_memory_is_usable_while_execution_is_read_then_trace_fills_in(prof
         execution_held.set()
         await wait_for(pilot, lambda: not app.report.being_read and app.report.execution is not None)
         await wait_for(pilot, lambda: "not read yet" not in waiting())
+        assert app.report_whole
         assert isinstance(app.screen, TraceScreen) and not app.screen.query(Unavailable).filter("#opening")
     assert left_whole(cache) and any(entry.is_dir() for entry in cache.iterdir())
 
 
 async def test_quitting_while_the_rest_is_read_leaves_no_bundle(profile_dir, tmp_path, execution_held):
-    from pvtui.app import PvtuiApp
-    from pvtui.screens.memory import MemoryScreen
-
     cache = tmp_path / "cache"
-    app = PvtuiApp(discover(profile_dir), path=profile_dir, watch=False, cache=cache, first_screen="memory",
-                   reader="native")
+    app = _app_on_memory(profile_dir, cache)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, MemoryScreen) and not app.screen.opening)
+        await _memory_shown(pilot)
         assert app.report.being_read
         await pilot.press("q")
         await wait_for(pilot, lambda: all(worker.is_finished for worker in app.workers if worker.group == "load"))

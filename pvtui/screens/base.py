@@ -140,6 +140,9 @@ class ReportsShown(Protocol):
     @property
     def report_shown(self) -> bool: ...
 
+    @property
+    def report_whole(self) -> bool: ...
+
     def remembered(self, name: str) -> Any:
         """Where the report opened was left, as a screen said it (remembered_place): once, else None; of the
         types pvtui.user.state checks it has (whole numbers, a window of two, a text)."""
@@ -163,7 +166,14 @@ class Unavailable(Static):
 
     def on_mount(self) -> None:
         if hasattr(self.app, "reading_progress"):
-            self.watch(self.app, "reading_progress", lambda _: self.update(self.statement))
+            self.watch(self.app, "reading_progress", self._progress_changed)
+
+    def _progress_changed(self, progress: str) -> None:
+        if progress and self.display:
+            from pvtui.model.report import BeingRead  # once a report is being read (numpy with it)
+
+            if isinstance(self.statement, BeingRead):
+                self.update(self.statement, layout=False)
 
     def update(self, content: str = "", *, layout: bool = True) -> None:
         """Say CONTENT; where it says a part is not read yet (model.report.BeingRead), with how far the
