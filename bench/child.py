@@ -263,10 +263,11 @@ def job_usable(report: str, cache: str, reader: str, shown: bool = True, standin
     app's start to the Memory screen usable (its body shown over a model with the tiles' memory), and to every
     screen usable (the whole report in). SHOWN false: no part shown before the whole, as pvtui opened a report
     before it showed parts as read. STANDIN: a synthetic report whose generator's stand-in is libpva's report."""
-    from pvtui.sources import base
+    from pvtui.sources import ingest
 
     if not shown:
-        base.SHOW_EVERY = float("inf")
+        load_report = ingest.load_report
+        ingest.load_report = lambda files, **given: load_report(files, **{**given, "shown": None})
     if standin:
         _stand_in_for_libpva(Path(standin))
 

@@ -140,3 +140,23 @@ async def test_quitting_while_the_rest_is_read_leaves_no_bundle(profile_dir, tmp
         await wait_for(pilot, lambda: all(worker.is_finished for worker in app.workers if worker.group == "load"))
     assert left_whole(cache)
     assert not [entry for entry in cache.iterdir() if entry.is_dir()]  # nothing: the reading was cancelled
+
+
+def test_with_libpva_the_native_reader_shows_first_and_libpva_fills_in(tiny_dir, tmp_path, fake_libpva, monkeypatch):
+    from pvtui.model.report import BeingRead
+    from pvtui.sources.ingest import load_report
+
+    monkeypatch.setattr(base, "SHOW_EVERY", 0.0)
+    files = discover(report_without_bundle(tiny_dir, tmp_path / "report"))[0]
+    shown = []
+    whole = load_report(files, cache=tmp_path / "cache", shown=shown.append)
+    first, before = shown[0], shown[-1]  # the native reader's first part; its whole, as libpva reads
+    assert first.being_read and first.memory is not None and first.readers["memory"] == "native"
+    assert before.being_read and before.readers["execution"] == "native" and before.liveness is None
+    assert isinstance(before.missing("liveness"), BeingRead)  # not "the native reader has none": libpva reads it
+    assert not whole.being_read and set(whole.readers.values()) == {"libpva"} and whole.liveness is not None
+    # the figures both give, alike: nothing shown early changes when libpva's take their place
+    assert (before.memory.including_gaps == whole.memory.including_gaps).all()
+    assert (before.memory.ipu == whole.memory.ipu).all()
+    assert list(before.programs.names) == list(whole.programs.names)
+    assert (before.execution.cycles == whole.execution.cycles).all()

@@ -15,7 +15,7 @@ from pvtui.model.bundle import SCHEMA_VERSION, Bundle, BundleWriter
 from pvtui.model.report import Report, column_damage, note_messages
 from pvtui.sources.base import CancelToken, IngestContext, Progress, ReportFiles, Settling, no_progress
 from pvtui.sources.cache import ENTRY_FORMAT, Cache, CacheUnusable, cached_or_private
-from pvtui.sources.readers import profile_reader, resolve
+from pvtui.sources.readers import NATIVE, profile_reader, read_by_libpva, resolve
 from pvtui.sources.unfinished import unfinished_notes
 
 # Columns and meta keys of a bundle that come from profile.pop.
@@ -299,12 +299,35 @@ def _report(bundle: Bundle | Path, files: ReportFiles, notes: Iterable[str] = ()
     return Report(bundle, files.name, notes=[*notes, *unfinished_notes(files)], exact_text=exact_text)
 
 
+def _show_native_first(files: ReportFiles, progress: Progress, cancel: CancelToken, cache: Path | None,
+                       exact_text: bool, shown: Callable[[Report], None]) -> None:
+    """Where libpva reads profile.pop (slowly: its traversal of a large report takes minutes), show first what
+    the native reader gives (parts as it reads them, then whole, cached as its own entry), while libpva reads
+    all of it in the background. Where both give a figure, libpva's is the one settled on: its report takes the
+    native reader's place whole. The tiles' memory, their IPUs, the programs and each step's cycles are alike;
+    a tile's "variable" category is not (vars_info's pieces counted each, where libpva counts memory shared
+    over time once: the native report notes where they add up past the tile's total). What only libpva
+    gives (liveness, gaps, runs, operations...) fills in. Where the native reader cannot read it, nothing
+    is shown before libpva's."""
+    from pvtui.sources.native import LIMITS
+
+    try:
+        native = _load_once(files, progress, cancel, cache, NATIVE, exact_text, shown)
+    except ReportError:
+        return
+    meta = {**native.meta, "being_read": list(PROFILE_NEEDS)}  # libpva reads them now, in its place
+    meta["notes"] = [note for note in native.meta.get("notes", []) if not note.endswith(LIMITS)]
+    shown(_report(Bundle(native.path, meta=meta), files, exact_text=exact_text))
+
+
 def _load_once(files: ReportFiles, progress: Progress | None, cancel: CancelToken, cache: Path | None,
                reader: str, exact_text: bool, shown: Callable[[Report], None] | None = None) -> Report:
     own = _own_bundle(files, reader, exact_text)
     if own is not None:
         return own
     progress = progress or no_progress
+    if shown is not None and read_by_libpva(files, reader):
+        _show_native_first(files, progress, cancel, cache, exact_text, shown)
 
     def show(partial: Bundle) -> None:
         if shown is not None:

@@ -171,10 +171,15 @@ def profile_reader(files: ReportFiles, reader: str, ctx: IngestContext, pva_repo
     return None
 
 
-def _stands_in(files: ReportFiles, reader: str, ctx: IngestContext) -> bool:
+def read_by_libpva(files: ReportFiles, reader: str) -> bool:
+    """Whether READER has libpva read FILES' profile.pop (nothing standing in for it)."""
+    return files.profile is not None and resolve(reader) == LIBPVA and not _stands_in(files, reader)
+
+
+def _stands_in(files: ReportFiles, reader: str, ctx: IngestContext | None = None) -> bool:
     """Whether the report's bundle stands in for its profile.pop: under --reader auto, a bundle made
     from this very profile.pop (a synthetic report's, or one exported beside its report). One that
-    cannot be opened is noted."""
+    cannot be opened is noted in CTX."""
     from pvtui.errors import ReportError
     from pvtui.model.bundle import Bundle
     from pvtui.sources.ingest import file_stamp, same_version
@@ -184,6 +189,7 @@ def _stands_in(files: ReportFiles, reader: str, ctx: IngestContext) -> bool:
     try:
         recorded = Bundle(files.bundle).meta.get("files", {}).get("profile.pop")
     except ReportError as exc:
-        ctx.note("bundle", f"{exc}; profile.pop is read instead")
+        if ctx is not None:
+            ctx.note("bundle", f"{exc}; profile.pop is read instead")
         return False
     return recorded is not None and same_version(recorded, file_stamp(files.profile))
