@@ -220,7 +220,7 @@ class PvtuiApp(StatusLine, InstantModeSwitch, UserFiles):
 
     def action_pick_report(self) -> None:
         """Choose the report shown among those found; the one shown now stays until another opens."""
-        if len(self.reports) < 2 or not self.can_switch:
+        if len(self.reports) < 2 or not self.can_switch or self.load_running:  # one report read at a time
             return
         from pvtui.screens.dialogs import ReportPicker
 
