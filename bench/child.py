@@ -108,9 +108,9 @@ def _reader(source: str, files, pva, operations) -> Callable[[Any], None]:
     from pvtui.model.bundle import Bundle
 
     if source == "profile-link":
-        from pvtui.sources import ingest
+        from pvtui.sources import readers
 
-        return lambda ctx: ingest.link_profile_parts(Bundle(files.bundle), ctx)
+        return lambda ctx: readers.link_profile_parts(Bundle(files.bundle), ctx)
     if source == "profile-adapter":
         from pvtui.sources.libpva import read_pva_report
 

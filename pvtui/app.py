@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Callable
 from textual import events, work
 from textual.app import App
 from textual.command import DiscoveryHit, Hit, Hits, Provider
-from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Input
 
@@ -33,6 +32,7 @@ from pvtui.process.streams import NEEDS_TERMINAL, on_a_terminal
 from pvtui.ui.textual_private import InstantModeSwitch
 from pvtui.ui.theming import DEFAULT_THEME, builtin_themes, resolve_theme_name, user_theme_dir, user_themes
 from pvtui.units import UNIT_NAMES
+from pvtui.ui.parts_shown import PartsShown
 from pvtui.ui.user_files import UserFiles
 from pvtui.widgets.look import AsciiGlyphs
 from pvtui.widgets.status import StatusLine
@@ -54,8 +54,6 @@ def start_lightly() -> None:
     """
     defer_import("numpy")
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-
-REDRAW_AGAIN = 0.1  # seconds before a screen still rebuilding is given the parts that arrived since
 
 SCREENS = {
     "summary": "pvtui.screens.summary:SummaryScreen",
@@ -104,7 +102,7 @@ class ScreenActions(Provider):
                 yield Hit(score, matcher.highlight(text), run, help=help_text)
 
 
-class PvtuiApp(StatusLine, InstantModeSwitch, UserFiles):
+class PvtuiApp(StatusLine, InstantModeSwitch, UserFiles, PartsShown):
     """pvtui: the screens show the reports of its slots (A, and B in a comparison), one shared model each;
     what it says shows on the status line."""
 
@@ -114,9 +112,6 @@ class PvtuiApp(StatusLine, InstantModeSwitch, UserFiles):
     COMMANDS = App.COMMANDS | {ScreenActions, _export_commands}
     BINDINGS = APP_BINDINGS
     KEYS = APP_KEYS
-    # How far the reading of the report shown is, once its first parts are shown (a first open): said
-    # beside each view's "not read yet" (screens.base.Unavailable); empty when none is read.
-    reading_progress = reactive("")
 
     def __init__(
         self,
@@ -266,11 +261,6 @@ class PvtuiApp(StatusLine, InstantModeSwitch, UserFiles):
         )
 
     @property
-    def report_whole(self) -> bool:
-        """Whether the report shown is read whole (no part of it still being read): export applies."""
-        return self.report_shown and not self.shown_slot.report.being_read
-
-    @property
     def shown_slot(self) -> ReportSlot:
         """The report the single-report screens show: B after the user switched to it, else A."""
         return self.b if self.shown is Slot.B and self.b is not None else self.a
@@ -313,20 +303,14 @@ class PvtuiApp(StatusLine, InstantModeSwitch, UserFiles):
         self.reading_progress = ""
         self._hide_loading()
 
-    def _hide_loading(self) -> None:
-        if self.loading is not None and self.screen is self.loading:
-            self.pop_screen()
-        self.loading = None
-
     @work(thread=True, exclusive=True, group="load")
     def _load(self, slot: ReportSlot, files: ReportFiles) -> None:
         """Open the bundle of SLOT's report FILES, or read them into one with the progress dialog up."""
         from pvtui.sources.ingest import load_report, open_current
 
         token = self.cancel_token
-        # a first open shows each part as it is read (one report: a comparison opens once both are read)
-        shown = partial(self.call_from_thread, self._parts_read, slot, files) if not slot.is_open and self.b is None \
-            else None
+        first = not slot.is_open and self.b is None  # one report: a comparison opens once both are read
+        shown = partial(self.call_from_thread, self._parts_read, slot, files) if first else None  # each part as read
         try:
             try:
                 report = open_current(files, self.cache, reader=self.reader)
@@ -344,12 +328,6 @@ class PvtuiApp(StatusLine, InstantModeSwitch, UserFiles):
             self.call_from_thread(self._load_failed, slot, files, bug_line(files, exc, self.tracebacks))
         else:
             self.call_from_thread(self._loaded, slot, files, report)
-
-    def exit(self, *args, **kwargs) -> None:
-        """As Textual's, the reading of a report cancelled first: its thread leaves nothing in the cache."""
-        if self.cancel_token is not None:
-            self.cancel_token.cancel()
-        super().exit(*args, **kwargs)
 
     def run(self, *args, **kwargs):
         """As Textual's; then the tracebacks --debug kept, on the terminal the app has given back."""
@@ -377,33 +355,6 @@ class PvtuiApp(StatusLine, InstantModeSwitch, UserFiles):
                 self.reading_progress = f"{stage} {done / total:.0%}" if total else stage
 
         self.call_from_thread(update)
-
-    async def _parts_read(self, slot: ReportSlot, files: ReportFiles, report: "Report") -> None:
-        """The parts of a report read so far (a first open, `being_read`): shown while the rest is read, the
-        screens shown filled in as each part arrives; the progress dialog gives way to each view's own."""
-        if self.cancel_token is None or self.cancel_token.cancelled:
-            return
-        before = slot.report
-        slot.files, slot.report = files, report
-        if before is None:
-            self._hide_loading()
-            await self._screens_opened()
-        else:
-            self._parts_arrived()
-
-    def _parts_arrived(self) -> None:
-        """More parts of the report in front than before, in its model: the screens redraw from it."""
-        for screen in list(self.report_screens):
-            if not screen.opening:  # one still opening composes its body from the new model
-                self._report_changed(screen)
-
-    def _report_changed(self, screen: ReportScreen) -> None:
-        """SCREEN redraws from the model now held, once its rebuild from the one before is done (parts
-        arrive faster than a screen recomposes, and a recompose cut short would leave it empty)."""
-        if any(worker.node is screen and worker.is_running for worker in self.workers):
-            self.set_timer(REDRAW_AGAIN, partial(self._report_changed, screen))
-        elif screen.is_attached:
-            screen.report_changed()
 
     async def _loaded(self, slot: ReportSlot, files: ReportFiles, report: "Report") -> None:
         self._close_loading()

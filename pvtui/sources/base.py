@@ -6,11 +6,12 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from pvtui.errors import Cancelled
 from pvtui.model.bundle import Bundle, BundleWriter
 
+PROFILE_WORDS = ("memory", "programs", "liveness", "execution")  # the parts noted where profile.pop is not read
 SHOW_EVERY = 1.0  # seconds between two showings of the parts of a report read so far (IngestContext.show_parts)
 # progress(stage, done, total): a reader reports how far it is, in its own units.
 Progress = Callable[[str, float, float], None]
@@ -94,9 +95,35 @@ class IngestContext:
         if part not in parts:
             parts.append(part)
 
+    def note_unread(self, message: str) -> None:
+        """What kept profile.pop from being read, for every view that needs it."""
+        for part in PROFILE_WORDS:
+            self.note(part, message)
+
     def note(self, part: str, message: str) -> None:
         """Record what could not be read: `[part] file: problem`, shown by the views."""
         self.meta.setdefault("notes", []).append(f"[{part}] {message}")
+
+
+def file_stamp(path: Path | None) -> dict[str, Any] | None:
+    """What identifies a file's version: its path, size and modification time."""
+    if path is None:
+        return None
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return {"path": str(path.resolve()), "size": st.st_size, "mtime_ns": st.st_mtime_ns}
+
+
+def version_of(stamp: dict[str, Any] | None) -> Any:
+    """What of a stamp (file_stamp) tells one version of a file from another: its size and time."""
+    return None if stamp is None else (stamp.get("size"), stamp.get("mtime_ns"))
+
+
+def same_version(recorded: dict[str, Any] | None, now: dict[str, Any] | None) -> bool:
+    """Whether two stamps (file_stamp) are of one version of a file."""
+    return version_of(recorded) == version_of(now)
 
 
 class Settling:

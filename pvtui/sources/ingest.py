@@ -13,47 +13,19 @@ from pvtui.errors import BundleWriteError, ReportError
 from pvtui.model import schema as s
 from pvtui.model.bundle import SCHEMA_VERSION, Bundle, BundleWriter
 from pvtui.model.report import Report, column_damage, note_messages
-from pvtui.sources.base import CancelToken, IngestContext, Progress, ReportFiles, Settling, no_progress
+from pvtui.sources.base import (CancelToken, IngestContext, Progress, ReportFiles, Settling, file_stamp, no_progress,
+                                version_of)
 from pvtui.sources.cache import ENTRY_FORMAT, Cache, CacheUnusable, cached_or_private
 from pvtui.sources.readers import NATIVE, profile_reader, read_by_libpva, resolve
 from pvtui.sources.unfinished import unfinished_notes
 
-# Columns and meta keys of a bundle that come from profile.pop.
-PROFILE_COLUMN_PREFIXES = (
-    "tiles.", "programs.", "compute_sets.", "vertex_types.", "liveness.", "always_live.",
-    "variables.", "intervals.", "runs.", "steps.", "bsp.", "env.", "operations.", "lowered.",
-)
 READ_ATTEMPTS = 3
 # What profile.pop may give: its parts, and what views ask for within them (Report.missing)
 PROFILE_NEEDS = (*s.PROFILE_PARTS, "tile_split", "program_tree", "step_details", "variable_liveness")
-PROFILE_META_KEYS = (
-    "target", "poplar_version", "instrumentation", "memory", "programs", "compute_sets",
-    "liveness", "lowered", "execution", "synthetic", "readers",
-)
 
 
 class SourceChanged(ReportError):
     """A report file changed while it was read: a bundle of it would mix two versions."""
-
-
-def file_stamp(path: Path | None) -> dict[str, Any] | None:
-    """What identifies a file's version: its path, size and modification time."""
-    if path is None:
-        return None
-    try:
-        st = path.stat()
-    except OSError:
-        return None
-    return {"path": str(path.resolve()), "size": st.st_size, "mtime_ns": st.st_mtime_ns}
-
-
-def _version(stamp: dict[str, Any] | None) -> Any:
-    return None if stamp is None else (stamp.get("size"), stamp.get("mtime_ns"))
-
-
-def same_version(recorded: dict[str, Any] | None, now: dict[str, Any] | None) -> bool:
-    """Whether two stamps (file_stamp) are of one version of a file."""
-    return _version(recorded) == _version(now)
 
 
 def file_stamps(files: ReportFiles) -> dict[str, Any]:
@@ -116,7 +88,7 @@ def build_bundle(
 
 
 def _check_unchanged(files: ReportFiles, before: dict[str, Any]) -> None:
-    changed = [name for name, stamp in file_stamps(files).items() if _version(stamp) != _version(before[name])]
+    changed = [name for name, stamp in file_stamps(files).items() if version_of(stamp) != version_of(before[name])]
     if changed:
         raise SourceChanged(files.directory, f"{', '.join(changed)} changed while being read")
 
@@ -134,28 +106,6 @@ def _say_read_by(ctx: IngestContext, reader: str) -> None:
     for part in ctx.meta["parts"]:
         if part in s.PROFILE_PARTS:
             readers.setdefault(part, reader)
-
-
-def link_profile_parts(source: Bundle, ctx: IngestContext) -> None:
-    """A bundle standing in for profile.pop: take its profile columns as they are, but for the
-    parts a damaged column takes out (noted, naming the column's file)."""
-    damage = column_damage(source)
-    columns = [
-        c for c in source.columns if c.startswith(PROFILE_COLUMN_PREFIXES) and s.part_of_column(c) not in damage
-    ]
-    ctx.writer.link_from(source, columns)
-    for key in PROFILE_META_KEYS:
-        if key in source.meta:
-            ctx.meta[key] = source.meta[key]
-    for part in source.meta.get("parts", []):
-        if part in s.PROFILE_PARTS and part not in damage:
-            ctx.add_part(part)
-    for part, problem in damage.items():
-        if part in s.PROFILE_PARTS:
-            ctx.note(part, problem)
-    for note in source.meta.get("notes", []):
-        if note.split("]", 1)[0].strip("[") in s.PROFILE_PARTS:
-            ctx.meta.setdefault("notes", []).append(note)
 
 
 def _read_other_files(files: ReportFiles, ctx: IngestContext, parts: tuple[str, ...]) -> None:
@@ -208,7 +158,7 @@ def is_current(bundle_path: Path, files: ReportFiles) -> bool:
 
 def _built_from(meta: dict[str, Any], files: ReportFiles) -> bool:
     recorded = meta.get("files", {})
-    return all(_version(recorded.get(name)) == _version(stamp) for name, stamp in file_stamps(files).items())
+    return all(version_of(recorded.get(name)) == version_of(stamp) for name, stamp in file_stamps(files).items())
 
 
 def _cached_bundle(path: Path, files: ReportFiles) -> Bundle | None:

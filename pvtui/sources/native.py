@@ -19,7 +19,6 @@ from pvtui.sources import native_memory, native_steps
 from pvtui.sources.base import IngestContext
 from pvtui.sources.native_tables import LIBPVA, ProfileTables
 from pvtui.sources.pop_schema import KNOWN, PROFILE
-from pvtui.sources.readers import note_unread
 from pvtui.sources.sqlite.database import NotIntegers, connect, interrupted
 
 READER = "native"
@@ -41,8 +40,8 @@ def read_native_profile(path: Path, ctx: IngestContext) -> None:
         with closing(connect(path, ctx.cancel)) as db:
             profile = ProfileTables(db, path, ctx)
             if not any(name in {n.lower() for n in profile.all} for name in KNOWN):
-                note_unread(ctx, f"{PROFILE}: not read: none of its {len(profile.all):,} tables is one the"
-                                  f" native reader knows (an unknown schema); {LIBPVA} is needed")
+                ctx.note_unread(f"{PROFILE}: not read: none of its {len(profile.all):,} tables is one the"
+                                f" native reader knows (an unknown schema); {LIBPVA} is needed")
                 return
             for part in LIMITED_PARTS:  # said from the first showing of the parts read
                 ctx.note(part, LIMITS)
@@ -66,4 +65,4 @@ def read_native_profile(path: Path, ctx: IngestContext) -> None:
     except sqlite3.Error as exc:
         if ctx.cancel.cancelled or interrupted(exc):
             raise Cancelled() from None
-        note_unread(ctx, f"{PROFILE}: not read: SQLite cannot read it ({exc}); {LIBPVA} is needed")
+        ctx.note_unread(f"{PROFILE}: not read: SQLite cannot read it ({exc}); {LIBPVA} is needed")

@@ -17,11 +17,20 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
+    from pvtui.model.bundle import Bundle
     from pvtui.sources.base import IngestContext, ReportFiles
 
 READERS = ("auto", "native", "libpva")
 LIBPVA, NATIVE = "libpva", "native"
-PROFILE_WORDS = ("memory", "programs", "liveness", "execution")  # the parts noted where profile.pop is not read
+# Columns and meta keys of a bundle that come from profile.pop.
+PROFILE_COLUMN_PREFIXES = (
+    "tiles.", "programs.", "compute_sets.", "vertex_types.", "liveness.", "always_live.",
+    "variables.", "intervals.", "runs.", "steps.", "bsp.", "env.", "operations.", "lowered.",
+)
+PROFILE_META_KEYS = (
+    "target", "poplar_version", "instrumentation", "memory", "programs", "compute_sets",
+    "liveness", "lowered", "execution", "synthetic", "readers",
+)
 
 
 @lru_cache(maxsize=1)
@@ -50,12 +59,6 @@ class ProfileReader(Protocol):
     name: str  # who read the parts, as the bundle records it (Report.readers)
 
     def read(self, ctx: IngestContext) -> None: ...
-
-
-def note_unread(ctx: IngestContext, message: str) -> None:
-    """What kept the profile from being read, for every view that needs it."""
-    for part in PROFILE_WORDS:
-        ctx.note(part, message)
 
 
 class StandIn:
@@ -101,14 +104,14 @@ class Libpva:
         profile = self.files.profile
         pva = libpva()
         if pva is None:
-            note_unread(ctx, f"{profile}: --reader libpva needs libpva (module pva, from the Poplar SDK), which is"
-                             " not available here; on an IPU host, enable the SDK, or read it with --reader native")
+            ctx.note_unread(f"{profile}: --reader libpva needs libpva (module pva, from the Poplar SDK), which is"
+                            " not available here; on an IPU host, enable the SDK, or read it with --reader native")
             return
         report, problem = open_report(pva, profile, self.files.debug)
         if report is not None:
             read_pva_report(report, ctx, report_operations(pva, report))
         elif self.fall_back is None:
-            note_unread(ctx, f"{profile}: libpva could not open it ({problem})")
+            ctx.note_unread(f"{profile}: libpva could not open it ({problem})")
         else:
             ctx.note("libpva", f"{profile}: libpva could not open it ({problem}); the {self.fall_back.name} reader"
                                " read it")
@@ -117,7 +120,7 @@ class Libpva:
 
 
 class StandingBundle:
-    """A bundle standing in for profile.pop: its profile columns taken as they are (sources/ingest.py)."""
+    """A bundle standing in for profile.pop: its profile columns taken as they are (link_profile_parts)."""
 
     name = "profile.pvtui"  # where the bundle does not say who read it
 
@@ -127,14 +130,37 @@ class StandingBundle:
     def read(self, ctx: IngestContext) -> None:
         from pvtui.errors import ReportError
         from pvtui.model.bundle import Bundle
-        from pvtui.sources.ingest import link_profile_parts
-
         try:
             source = Bundle(self.path)
         except ReportError as exc:
-            note_unread(ctx, str(exc))
+            ctx.note_unread(str(exc))
         else:
             link_profile_parts(source, ctx)
+
+
+def link_profile_parts(source: Bundle, ctx: IngestContext) -> None:
+    """A bundle standing in for profile.pop: take its profile columns as they are, but for the
+    parts a damaged column takes out (noted, naming the column's file)."""
+    from pvtui.model import schema as s
+    from pvtui.model.report import column_damage
+
+    damage = column_damage(source)
+    columns = [
+        c for c in source.columns if c.startswith(PROFILE_COLUMN_PREFIXES) and s.part_of_column(c) not in damage
+    ]
+    ctx.writer.link_from(source, columns)
+    for key in PROFILE_META_KEYS:
+        if key in source.meta:
+            ctx.meta[key] = source.meta[key]
+    for part in source.meta.get("parts", []):
+        if part in s.PROFILE_PARTS and part not in damage:
+            ctx.add_part(part)
+    for part, problem in damage.items():
+        if part in s.PROFILE_PARTS:
+            ctx.note(part, problem)
+    for note in source.meta.get("notes", []):
+        if note.split("]", 1)[0].strip("[") in s.PROFILE_PARTS:
+            ctx.meta.setdefault("notes", []).append(note)
 
 
 class Unreadable:
@@ -146,7 +172,7 @@ class Unreadable:
         self.problem = problem
 
     def read(self, ctx: IngestContext) -> None:
-        note_unread(ctx, self.problem)
+        ctx.note_unread(self.problem)
 
 
 def profile_reader(files: ReportFiles, reader: str, ctx: IngestContext, pva_report: Any = None,
@@ -182,7 +208,7 @@ def _stands_in(files: ReportFiles, reader: str, ctx: IngestContext | None = None
     cannot be opened is noted in CTX."""
     from pvtui.errors import ReportError
     from pvtui.model.bundle import Bundle
-    from pvtui.sources.ingest import file_stamp, same_version
+    from pvtui.sources.base import file_stamp, same_version
 
     if reader != "auto" or files.bundle is None:
         return False
