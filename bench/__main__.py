@@ -250,6 +250,9 @@ def main(argv: list[str] | None = None) -> int:
         ingest.measure_ingest(report, workdir, args.runs, results, say, adapter=not args.no_adapter,
                               long_profile=long_profile)
         if not args.ingest_only:
+            from bench.usable import measure_usable
+
+            measure_usable(long_profile, report, workdir, args.runs, results, say, adapter=not args.no_adapter)
             measure_the_rest(report, workdir, args.runs, results, say)
     finally:
         if not args.keep:

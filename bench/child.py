@@ -108,9 +108,9 @@ def _reader(source: str, files, pva, operations) -> Callable[[Any], None]:
     from pvtui.model.bundle import Bundle
 
     if source == "profile-link":
-        from pvtui.sources import ingest
+        from pvtui.sources import readers
 
-        return lambda ctx: ingest._link_profile_parts(Bundle(files.bundle), ctx)
+        return lambda ctx: readers.link_profile_parts(Bundle(files.bundle), ctx)
     if source == "profile-adapter":
         from pvtui.sources.libpva import read_pva_report
 
@@ -248,14 +248,60 @@ def bare_app():
     return Bare()
 
 
-def pvtui_app(report: str, cache: str, first_screen: str = "summary"):
+def pvtui_app(report: str, cache: str, first_screen: str = "summary", reader: str | None = None):
     from pvtui.app import PvtuiApp, start_lightly
 
     start_lightly()  # as run_app starts it
     from pvtui.sources.discovery import discover
 
     return PvtuiApp(discover(Path(report)), path=Path(report), watch=False, cache=Path(cache),
-                    first_screen=first_screen)
+                    first_screen=first_screen, reader=reader)
+
+
+def job_usable(report: str, cache: str, reader: str, shown: bool = True, standin: str = "") -> dict:
+    """A cold open of REPORT (CACHE empty) on the Memory screen, profile.pop read by READER: seconds from the
+    app's start to the Memory screen usable (its body shown over a model with the tiles' memory), and to every
+    screen usable (the whole report in). SHOWN false: no part shown before the whole, as pvtui opened a report
+    before it showed parts as read. STANDIN: a synthetic report whose generator's stand-in is libpva's report."""
+    from pvtui.sources import ingest
+
+    if not shown:
+        load_report = ingest.load_report
+        ingest.load_report = lambda files, **given: load_report(files, **{**given, "shown": None})
+    if standin:
+        _stand_in_for_libpva(Path(standin))
+
+    async def main() -> dict:
+        app = pvtui_app(report, cache, "memory", reader)
+        memory = every = None
+        async with app.run_test(headless=True, size=SIZE):
+            start = time.monotonic()
+            while every is None and time.monotonic() - start < 1800 and not app._exit:
+                report_now = app.report
+                body = not getattr(app.screen, "opening", True) and app.screen.SCREEN_NAME == "Memory"
+                if memory is None and body and report_now is not None and report_now.memory is not None:
+                    memory = time.monotonic() - start
+                if memory is not None and not app.load_running and not report_now.being_read:
+                    every = time.monotonic() - start
+                await asyncio.sleep(0.02)
+        return {"memory_usable": memory, "every_usable": every}
+
+    return asyncio.run(main())
+
+
+def _stand_in_for_libpva(report: Path) -> None:
+    """A module `pva` whose report is the generator's stand-in for the synthetic REPORT (made before the
+    timing starts: libpva's own decoding is not what is measured)."""
+    import types
+
+    from pvtui.synth import generate, standin
+
+    meta = json.loads((report / "profile.pvtui" / "meta.json").read_text())["synthetic"]
+    truth = generate(meta["scale"], meta["ipus"], meta["seed"])
+    pva = types.ModuleType("pva")
+    pva.openReport = lambda *paths: standin.PvaReport(truth)
+    pva.OperationAnalysis = lambda report: types.SimpleNamespace(operations=standin.operations(truth))
+    sys.modules["pva"] = pva
 
 
 def job_first_paint(kind: str, t0: float, report: str = "", cache: str = "", screen: str = "summary") -> dict:
@@ -599,6 +645,7 @@ JOBS = {
     "hotspots_first": job_hotspots_first,
     "sql": job_sql,
     "app_cancel": job_app_cancel,
+    "usable": job_usable,
 }
 
 

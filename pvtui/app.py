@@ -32,6 +32,7 @@ from pvtui.process.streams import NEEDS_TERMINAL, on_a_terminal
 from pvtui.ui.textual_private import InstantModeSwitch
 from pvtui.ui.theming import DEFAULT_THEME, builtin_themes, resolve_theme_name, user_theme_dir, user_themes
 from pvtui.units import UNIT_NAMES
+from pvtui.ui.parts_shown import PartsShown
 from pvtui.ui.user_files import UserFiles
 from pvtui.widgets.look import AsciiGlyphs
 from pvtui.widgets.status import StatusLine
@@ -101,7 +102,7 @@ class ScreenActions(Provider):
                 yield Hit(score, matcher.highlight(text), run, help=help_text)
 
 
-class PvtuiApp(StatusLine, InstantModeSwitch, UserFiles):
+class PvtuiApp(StatusLine, InstantModeSwitch, UserFiles, PartsShown):
     """pvtui: the screens show the reports of its slots (A, and B in a comparison), one shared model each;
     what it says shows on the status line."""
 
@@ -214,7 +215,7 @@ class PvtuiApp(StatusLine, InstantModeSwitch, UserFiles):
 
     def action_pick_report(self) -> None:
         """Choose the report shown among those found; the one shown now stays until another opens."""
-        if len(self.reports) < 2 or not self.can_switch:
+        if len(self.reports) < 2 or not self.can_switch or self.load_running:  # one report read at a time
             return
         from pvtui.screens.dialogs import ReportPicker
 
@@ -248,8 +249,9 @@ class PvtuiApp(StatusLine, InstantModeSwitch, UserFiles):
 
     @property
     def can_switch(self) -> bool:
-        """Whether the screen keys apply: a report is open and no load runs."""
-        return self.a.is_open and not self.load_running
+        """Whether the screen keys apply: a report is open, and no load runs but the reading of the rest of
+        the one shown."""
+        return self.a.is_open and (not self.load_running or self.a.report.being_read)
 
     @property
     def report_shown(self) -> bool:
@@ -298,9 +300,8 @@ class PvtuiApp(StatusLine, InstantModeSwitch, UserFiles):
 
     def _close_loading(self) -> None:
         self.load_running = False
-        if self.loading is not None and self.screen is self.loading:
-            self.pop_screen()
-        self.loading = None
+        self.reading_progress = ""
+        self._hide_loading()
 
     @work(thread=True, exclusive=True, group="load")
     def _load(self, slot: ReportSlot, files: ReportFiles) -> None:
@@ -308,6 +309,8 @@ class PvtuiApp(StatusLine, InstantModeSwitch, UserFiles):
         from pvtui.sources.ingest import load_report, open_current
 
         token = self.cancel_token
+        first = not slot.is_open and self.b is None  # one report: a comparison opens once both are read
+        shown = partial(self.call_from_thread, self._parts_read, slot, files) if first else None  # each part as read
         try:
             try:
                 report = open_current(files, self.cache, reader=self.reader)
@@ -315,7 +318,8 @@ class PvtuiApp(StatusLine, InstantModeSwitch, UserFiles):
                 report = None  # reading the files below reports the problem
             if report is None:
                 self.call_from_thread(self._show_loading, files.name, token)
-                report = load_report(files, progress=self._progress, cancel=token, cache=self.cache, reader=self.reader)
+                report = load_report(files, progress=self._progress, cancel=token, cache=self.cache, reader=self.reader,
+                                     shown=shown)
         except Cancelled:
             self.call_from_thread(self._load_cancelled, slot)
         except ReportError as exc:
@@ -347,6 +351,8 @@ class PvtuiApp(StatusLine, InstantModeSwitch, UserFiles):
         def update() -> None:
             if isinstance(self.screen, LoadingScreen):
                 self.screen.show_progress(stage, done, total)
+            elif self.load_running and self.a.is_open and self.a.report.being_read:
+                self.reading_progress = f"{stage} {done / total:.0%}" if total else stage
 
         self.call_from_thread(update)
 
@@ -354,7 +360,10 @@ class PvtuiApp(StatusLine, InstantModeSwitch, UserFiles):
         self._close_loading()
         before, before_files = slot.report, slot.files
         slot.files, slot.report = files, report
-        if before is not None:
+        if before is not None and before.being_read:  # its first parts shown: the rest fill in
+            self._parts_arrived()
+            await self._opened()
+        elif before is not None:
             self._reloaded(slot, before, before_files)
         elif self.b is not None and not self.b.is_open:
             self.open_report(self.b.files, self.b)  # B next; the app opens once both are read
@@ -366,15 +375,18 @@ class PvtuiApp(StatusLine, InstantModeSwitch, UserFiles):
     async def _opened(self) -> None:
         """The reports are read: the screen in front shows them, and their files are watched."""
         self.remember_opened(self.a.files)
-        for screen in list(self.report_screens):
-            if screen.is_current:  # the others compose their body when they are shown again
-                await screen.report_opened()
+        await self._screens_opened()
         # What is alive once the first screen is up lives as long as the app: keep the
         # cyclic collector from walking it again (its full passes were the slowest frames).
         self.call_after_refresh(gc.freeze)
         if self.watch:
             for slot in self.slots:
                 self._watch_files(slot)
+
+    async def _screens_opened(self) -> None:
+        for screen in list(self.report_screens):
+            if screen.is_current:  # the others compose their body when they are shown again
+                await screen.report_opened()
 
     def _reloaded(self, slot: ReportSlot, before: "Report", before_files: ReportFiles | None) -> None:
         """SLOT holds a new model in place of BEFORE: the screens redraw from it, and the user is told."""
@@ -394,7 +406,7 @@ class PvtuiApp(StatusLine, InstantModeSwitch, UserFiles):
 
     def _load_cancelled(self, slot: ReportSlot) -> None:
         self._close_loading()
-        if not slot.is_open:
+        if not slot.is_open or slot.report.being_read:
             self.exit(message="pvtui: cancelled; nothing was written")
         else:
             self.notify("Reload cancelled: the report shown is unchanged.", timeout=4)
@@ -404,7 +416,7 @@ class PvtuiApp(StatusLine, InstantModeSwitch, UserFiles):
         from pvtui.screens.dialogs import OpenFailed
 
         self._close_loading()
-        reload = slot.is_open
+        reload = slot.is_open and not slot.report.being_read
 
         def closed(_: None) -> None:
             if not reload:
@@ -479,7 +491,7 @@ class PvtuiApp(StatusLine, InstantModeSwitch, UserFiles):
         self.notify(f"Units: {self.units}", timeout=2)
 
     def action_export(self) -> None:
-        if self.report_shown:
+        if self.report_whole:
             from pvtui.screens.export import open_export
 
             open_export(self)

@@ -290,7 +290,7 @@ async def test_escape_cancels_the_first_load(make_app, monkeypatch):
     from pvtui.errors import Cancelled
     from pvtui.screens.dialogs import LoadingScreen
 
-    def slow_load(files, *, progress=None, cancel=None, cache=None, reader="auto"):
+    def slow_load(files, *, progress=None, cancel=None, cache=None, reader="auto", shown=None):
         while not cancel.cancelled:
             progress("archive.a", 1, 10)
             cancel._event.wait(0.05)

@@ -97,10 +97,14 @@ class BundleWriter:
         return self.tmp_dir / f"{name}.npy"
 
     def array(self, name: str, values: Any, dtype: Any = None) -> None:
-        """Write one column."""
+        """Write one column; one written before is replaced by a new file (a snapshot may map the old)."""
         arr = np.ascontiguousarray(values, dtype=dtype)
         path = self._path(name)
         with _writing(path):
+            if name in self.columns:
+                np.save(path.with_name(f".{path.name}"), arr, allow_pickle=False)
+                os.replace(path.with_name(f".{path.name}"), path)
+                return
             np.save(path, arr, allow_pickle=False)
         self.columns.append(name)
 
@@ -178,6 +182,20 @@ class BundleWriter:
 
     def abort(self) -> None:
         shutil.rmtree(self.tmp_dir, ignore_errors=True)
+
+    def snapshot(self) -> "Bundle":
+        """The parts written so far as a bundle over the temporary directory (its meta a copy, not written to
+        disk): its columns are opened now, so it stays whole when the directory is renamed into place on
+        commit, or removed on a cancel."""
+        from pvtui.model.schema import part_of_column
+
+        parts = set(self.meta.get("parts", []))
+        meta = json.loads(json.dumps(self.meta))  # a copy the writer goes on filling without
+        meta["columns"] = sorted({c for c in self.columns if part_of_column(c) in parts})
+        bundle = Bundle(self.tmp_dir, meta=meta)
+        for name in bundle.columns:
+            bundle.array(name)
+        return bundle
 
 
 BYTES_HEADER = 128  # the .npy header of a 1-D uint8 column, whatever its length (numpy pads it to this)
@@ -296,11 +314,13 @@ class Bundle:
     `columns` and `has`, and kept in `damaged` (its ReportError) for the model to say so.
     """
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, meta: dict[str, Any] | None = None) -> None:
+        """The bundle at PATH, described by its meta.json, or by META (a bundle still being written)."""
         self.path = Path(path)
         meta_path = self.path / META
         try:
-            self.meta: dict[str, Any] = json.loads(read_regular(meta_path, BUNDLE_JSON_LIMIT).decode("utf-8"))
+            self.meta: dict[str, Any] = meta if meta is not None else json.loads(
+                read_regular(meta_path, BUNDLE_JSON_LIMIT).decode("utf-8"))
         except (OSError, ValueError, RecursionError) as exc:
             raise ReportError(meta_path, f"not a readable pvtui bundle ({getattr(exc, 'strerror', None) or exc})"
                               ) from None

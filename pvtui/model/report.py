@@ -360,8 +360,14 @@ def note_messages(notes: list[str]) -> list[str]:
     return list(dict.fromkeys(note.split("] ", 1)[-1] for note in notes))
 
 
+class BeingRead(str):
+    """Report.missing's sentence for a part not read yet (a report still being read): a view saying it
+    may add how far the reading is."""
+
+
 class Report:
-    """A report opened from a bundle. Parts absent from the bundle are None."""
+    """A report opened from a bundle. Parts absent from the bundle are None; in a report still being read
+    (`being_read`: the parts read so far, IngestContext.show_parts), those not noted may come yet."""
 
     def __init__(
         self, bundle: Bundle | str | Path, name: str | None = None, notes: Sequence[str] = (), exact_text: bool = False
@@ -380,6 +386,7 @@ class Report:
         meta = self.bundle.meta
         self.meta = meta
         self.parts: set[str] = set(meta.get("parts", [])) - set(damage)
+        self.being_read = "being_read" in meta  # the parts that may come yet (sources/ingest.py, build_bundle)
         self.target = Target.from_meta(meta.get("target", {}), exact_text)
         bundle, parts = self.bundle, self.parts
         self.memory = Memory(bundle, exact_text) if "memory" in parts else None
@@ -446,6 +453,8 @@ class Report:
         for note in self.notes:
             if f"[{part}]" in note:
                 return note.replace(f"[{part}] ", "")
+        if part in self.meta.get("being_read", ()):
+            return BeingRead(f"The {part} data is not read yet: the report's files are still being read.")
         if part == "memory" and self.archive is not None:  # say what archive.a gives, then what it lacks
             return ("Tile memory here is archive.a's allocated ELF sections; memory categories, gaps and"
                     " always-live bytes need profile.pop.")

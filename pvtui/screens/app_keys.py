@@ -31,5 +31,5 @@ APP_KEYS = {  # what each key needs, as a screen's KEYS: the app's facts; any ot
     "pick_report": Needs(shown=("several_found", "picker_closed")),
     "switch_report": Needs(shown=("comparing", "on_single_report_screen")),
     "cycle_units": Needs(usable=("report_shown",)),  # dimmed while the report is opened
-    "export": Needs(usable=("report_shown",)),
+    "export": Needs(usable=("report_whole",)),  # dimmed while the rest of the report is read
 }

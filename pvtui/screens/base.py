@@ -141,6 +141,9 @@ class ReportsShown(Protocol):
     @property
     def report_shown(self) -> bool: ...
 
+    @property
+    def report_whole(self) -> bool: ...
+
     def remembered(self, name: str) -> Any:
         """Where the report opened was left, as a screen said it (remembered_place): once, else None; of the
         types pvtui.user.state checks it has (whole numbers, a window of two, a text)."""
@@ -160,13 +163,33 @@ class UnavailableNotice(Static):
 
     def __init__(self, why: Unavailable | None = None, **kwargs) -> None:
         super().__init__("" if why is None else why.reason, markup=False, **kwargs)
+        self.why = why
         self.display = why is not None
+
+    def on_mount(self) -> None:
+        if hasattr(self.app, "reading_progress"):
+            self.watch(self.app, "reading_progress", lambda _progress: self._say(layout=False))
 
     def show(self, why: Unavailable | None) -> None:
         """WHY's reason, or hidden where there is none (the view shows)."""
+        self.why = why
         self.display = why is not None
         if why is not None:  # updating costs a layout: only when it shows
-            self.update(why.reason)
+            self._say(layout=True)
+
+    def _say(self, layout: bool) -> None:
+        """The reason; where it says a part is not read yet (model.report.BeingRead), with how far the
+        reading is."""
+        if self.why is None or not self.display:
+            return
+        reason = self.why.reason
+        progress = getattr(self.app, "reading_progress", "") if self.is_attached else ""
+        if progress:
+            from pvtui.model.report import BeingRead  # once a report is being read (numpy with it)
+
+            if isinstance(reason, BeingRead):
+                reason = f"{reason} Reading {progress}."
+        self.update(reason, layout=layout)
 
 
 @dataclass(frozen=True)
@@ -386,7 +409,8 @@ class ReportScreen(Screen):
 
     def report_changed(self) -> None:
         """Called after a reload: the model is new; redraw from it."""
-        self.query_one(TitleBar).show(self.title_label(), self.title_tabs())
+        for bar in self.query(TitleBar).results(TitleBar):  # none while the screen recomposes
+            bar.show(self.title_label(), self.title_tabs())
 
 
 SCREEN_KEYS = (

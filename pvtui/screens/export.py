@@ -190,7 +190,7 @@ def report_folders(app: ReportsShown) -> list[Path]:
 def open_export(app: App, kind: str | None = None) -> None:
     """Open the export dialog over the current report screen, KIND chosen (csv, json or svg)."""
     screen = app.screen
-    if not isinstance(screen, ReportScreen) or not screen.pv_app.report_shown:
+    if not isinstance(screen, ReportScreen) or not screen.pv_app.report_whole:
         return
     table = screen.export_table()
     forbidden = report_folders(screen.pv_app)
@@ -251,7 +251,7 @@ class ExportCommands(Provider):
 
     def _commands(self):
         screen = self.screen
-        if not isinstance(screen, ReportScreen) or not screen.pv_app.report_shown:
+        if not isinstance(screen, ReportScreen) or not screen.pv_app.report_whole:
             return
         has_table = screen.export_table() is not None
         for kind in KINDS:

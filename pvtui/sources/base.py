@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from pvtui.errors import Cancelled
-from pvtui.model.bundle import BundleWriter
+from pvtui.model.bundle import Bundle, BundleWriter
 
+PROFILE_WORDS = ("memory", "programs", "liveness", "execution")  # the parts noted where profile.pop is not read
+SHOW_EVERY = 1.0  # seconds between two showings of the parts of a report read so far (IngestContext.show_parts)
 # progress(stage, done, total): a reader reports how far it is, in its own units.
 Progress = Callable[[str, float, float], None]
 
@@ -73,6 +76,15 @@ class IngestContext:
     writer: BundleWriter
     progress: Progress = no_progress
     cancel: CancelToken = field(default_factory=CancelToken)
+    shown: Callable[[Bundle], None] | None = None  # takes the parts read so far, while the rest are read
+    last_shown: float = field(default_factory=time.monotonic)  # when reading started, or parts were last shown
+
+    def show_parts(self) -> None:
+        """Hand the parts read so far to `shown` (an app shows them while the rest are read), at most every
+        SHOW_EVERY seconds: a report read sooner is shown whole."""
+        if self.shown is not None and time.monotonic() - self.last_shown >= SHOW_EVERY:
+            self.shown(self.writer.snapshot())
+            self.last_shown = time.monotonic()
 
     @property
     def meta(self) -> dict:
@@ -83,9 +95,35 @@ class IngestContext:
         if part not in parts:
             parts.append(part)
 
+    def note_unread(self, message: str) -> None:
+        """What kept profile.pop from being read, for every view that needs it."""
+        for part in PROFILE_WORDS:
+            self.note(part, message)
+
     def note(self, part: str, message: str) -> None:
         """Record what could not be read: `[part] file: problem`, shown by the views."""
         self.meta.setdefault("notes", []).append(f"[{part}] {message}")
+
+
+def file_stamp(path: Path | None) -> dict[str, Any] | None:
+    """What identifies a file's version: its path, size and modification time."""
+    if path is None:
+        return None
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return {"path": str(path.resolve()), "size": st.st_size, "mtime_ns": st.st_mtime_ns}
+
+
+def version_of(stamp: dict[str, Any] | None) -> Any:
+    """What of a stamp (file_stamp) tells one version of a file from another: its size and time."""
+    return None if stamp is None else (stamp.get("size"), stamp.get("mtime_ns"))
+
+
+def same_version(recorded: dict[str, Any] | None, now: dict[str, Any] | None) -> bool:
+    """Whether two stamps (file_stamp) are of one version of a file."""
+    return version_of(recorded) == version_of(now)
 
 
 class Settling:

@@ -7,47 +7,25 @@ import json
 import re
 import time
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from pvtui.errors import BundleWriteError, ReportError
 from pvtui.model import schema as s
 from pvtui.model.bundle import SCHEMA_VERSION, Bundle, BundleWriter
 from pvtui.model.report import Report, column_damage, note_messages
-from pvtui.files.regular import open_regular
-from pvtui.sources.base import CancelToken, IngestContext, Progress, ReportFiles, Settling, no_progress
+from pvtui.sources.base import (CancelToken, IngestContext, Progress, ReportFiles, Settling, file_stamp, no_progress,
+                                version_of)
 from pvtui.sources.cache import ENTRY_FORMAT, Cache, CacheUnusable, cached_or_private
-from pvtui.sources.readers import LIBPVA, libpva, resolve
+from pvtui.sources.readers import NATIVE, profile_reader, read_by_libpva, resolve
 from pvtui.sources.unfinished import unfinished_notes
 
-# Columns and meta keys of a bundle that come from profile.pop.
-PROFILE_COLUMN_PREFIXES = (
-    "tiles.", "programs.", "compute_sets.", "vertex_types.", "liveness.", "always_live.",
-    "variables.", "intervals.", "runs.", "steps.", "bsp.", "env.", "operations.", "lowered.",
-)
 READ_ATTEMPTS = 3
-PROFILE_META_KEYS = (
-    "target", "poplar_version", "instrumentation", "memory", "programs", "compute_sets",
-    "liveness", "lowered", "execution", "synthetic", "readers",
-)
+# What profile.pop may give: its parts, and what views ask for within them (Report.missing)
+PROFILE_NEEDS = (*s.PROFILE_PARTS, "tile_split", "program_tree", "step_details", "variable_liveness")
 
 
 class SourceChanged(ReportError):
     """A report file changed while it was read: a bundle of it would mix two versions."""
-
-
-def file_stamp(path: Path | None) -> dict[str, Any] | None:
-    """What identifies a file's version: its path, size and modification time."""
-    if path is None:
-        return None
-    try:
-        st = path.stat()
-    except OSError:
-        return None
-    return {"path": str(path.resolve()), "size": st.st_size, "mtime_ns": st.st_mtime_ns}
-
-
-def _version(stamp: dict[str, Any] | None) -> Any:
-    return None if stamp is None else (stamp.get("size"), stamp.get("mtime_ns"))
 
 
 def file_stamps(files: ReportFiles) -> dict[str, Any]:
@@ -76,22 +54,31 @@ def build_bundle(
     cancel: CancelToken | None = None,
     meta: dict[str, Any] | None = None,
     reader: str = "auto",
+    shown: Callable[[Bundle], None] | None = None,
 ) -> Path:
     """Read every file of a report into a new bundle at DEST (replacing any there), profile.pop by
-    READER (sources/readers.py).
+    READER (sources/readers.py). SHOWN, where given, takes the parts read so far (a bundle of them,
+    IngestContext.show_parts) as they are read: archive.a and profile.pop's memory first, the
+    execution profile and the other files after.
 
     Raises ReportError when nothing usable is left, Cancelled when cancelled; in both
     cases no bundle is left behind.
     """
+    def show(partial: Bundle) -> None:  # called while profile.pop is read: its parts and the later files' may come
+        partial.meta["being_read"] = [*PROFILE_NEEDS, *(part for part, path in later if path is not None)]
+        shown(partial)
+
+    later = (("debug", files.debug), ("operations", files.debug), ("framework", files.framework), ("app", files.app))
     with BundleWriter(dest) as writer:
-        ctx = IngestContext(writer, progress or no_progress, cancel or CancelToken())
+        ctx = IngestContext(writer, progress or no_progress, cancel or CancelToken(), show if shown else None)
         ctx.meta["name"] = files.name
         ctx.meta["files"] = file_stamps(files)
         ctx.meta["parts"] = []
         ctx.meta.update(meta or {})
         ctx.cancel.check()
+        _read_other_files(files, ctx, ("archive",))
         _read_profile(files, ctx, pva_report, operations, reader)
-        _read_other_files(files, ctx)
+        _read_other_files(files, ctx, ("debug", "framework", "app"))
         if not {"memory", "archive", "programs"} & set(ctx.meta["parts"]):
             notes = "; ".join(note_messages(ctx.meta.get("notes", [])))
             raise ReportError(files.directory, f"no usable graph profile ({notes or 'no report files'})")
@@ -101,61 +88,17 @@ def build_bundle(
 
 
 def _check_unchanged(files: ReportFiles, before: dict[str, Any]) -> None:
-    changed = [name for name, stamp in file_stamps(files).items() if _version(stamp) != _version(before[name])]
+    changed = [name for name, stamp in file_stamps(files).items() if version_of(stamp) != version_of(before[name])]
     if changed:
         raise SourceChanged(files.directory, f"{', '.join(changed)} changed while being read")
 
 
 def _read_profile(files: ReportFiles, ctx: IngestContext, pva_report: Any, operations: Any, reader: str) -> None:
-    from pvtui.sources.libpva import read_pva_report
-
-    if pva_report is not None:  # the synthetic generator's stand-in, or a test's
-        read_pva_report(pva_report, ctx, operations)
-        _say_read_by(ctx, "stand-in")
-    elif files.profile is not None and not _stands_in(files, reader, ctx):
-        _read_profile_pop(files, ctx, resolve(reader), reader == "auto")
-    elif files.bundle is not None:
-        try:
-            source = Bundle(files.bundle)
-        except ReportError as exc:
-            _note_profile_problem(ctx, str(exc))
-        else:
-            _link_profile_parts(source, ctx)
-
-
-def _stands_in(files: ReportFiles, reader: str, ctx: IngestContext) -> bool:
-    """Whether the report's bundle stands in for its profile.pop: under --reader auto, a bundle made
-    from this very profile.pop (a synthetic report's, or one exported beside its report). One that
-    cannot be opened is noted."""
-    if reader != "auto" or files.bundle is None:
-        return False
-    try:
-        recorded = Bundle(files.bundle).meta.get("files", {}).get("profile.pop")
-    except ReportError as exc:
-        ctx.note("bundle", f"{exc}; profile.pop is read instead")
-        return False
-    return recorded is not None and _version(recorded) == _version(file_stamp(files.profile))
-
-
-def _read_profile_pop(files: ReportFiles, ctx: IngestContext, chosen: str, fall_back: bool) -> None:
-    """profile.pop through libpva, or the native reader (also where libpva fails to open it, under auto)."""
-    from pvtui.sources.libpva import read_pva_report
-    from pvtui.sources.native import read_native_profile
-
-    try:  # neither SQLite nor libpva opens it without blocking: a FIFO in its place would hang them
-        open_regular(files.profile).close()
-    except OSError as exc:
-        _note_profile_problem(ctx, f"{files.profile}: cannot be read ({exc.strerror or exc})")
-        return
-    if chosen == LIBPVA:
-        report = _open_with_libpva(files, ctx, quiet=fall_back)
-        if report is not None:
-            read_pva_report(report, ctx, _pva_operations(report))
-            _say_read_by(ctx, LIBPVA)
-            return
-        if not fall_back:
-            return
-    read_native_profile(files.profile, ctx)
+    """profile.pop, or what stands for it, by the reader READER chooses (sources/readers.py)."""
+    chosen = profile_reader(files, reader, ctx, pva_report, operations)
+    if chosen is not None:
+        chosen.read(ctx)
+        _say_read_by(ctx, chosen.name)
 
 
 def _say_read_by(ctx: IngestContext, reader: str) -> None:
@@ -165,66 +108,8 @@ def _say_read_by(ctx: IngestContext, reader: str) -> None:
             readers.setdefault(part, reader)
 
 
-def _note_profile_problem(ctx: IngestContext, message: str) -> None:
-    """What kept the profile from being read, for every view that needs it."""
-    for part in ("memory", "programs", "liveness", "execution"):
-        ctx.note(part, message)
-
-
-def _open_with_libpva(files: ReportFiles, ctx: IngestContext, quiet: bool = False) -> Any:
-    """libpva's report of profile.pop, or None (noted, unless QUIET: another reader follows)."""
-    pva = libpva()
-    if pva is None:
-        _note_profile_problem(
-            ctx,
-            f"{files.profile}: --reader libpva needs libpva (module pva, from the Poplar SDK), which is not"
-            " available here; on an IPU host, enable the SDK, or read it with --reader native",
-        )
-        return None
-    try:
-        if files.debug is not None:
-            return pva.openReport(str(files.profile), str(files.debug))
-        return pva.openReport(str(files.profile))
-    except Exception as exc:  # libpva raises its own types for damaged files
-        message = f"{files.profile}: libpva could not open it ({exc})"
-        if quiet:
-            ctx.note("libpva", f"{message}; the native reader read it")
-        else:
-            _note_profile_problem(ctx, message)
-        return None
-
-
-def _pva_operations(report: Any) -> Any:
-    try:
-        return list(libpva().OperationAnalysis(report).operations)
-    except Exception:  # needs debug.cbor; absent or unreadable means no links
-        return None
-
-
-def _link_profile_parts(source: Bundle, ctx: IngestContext) -> None:
-    """A bundle standing in for profile.pop: take its profile columns as they are, but for the
-    parts a damaged column takes out (noted, naming the column's file)."""
-    damage = column_damage(source)
-    columns = [
-        c for c in source.columns if c.startswith(PROFILE_COLUMN_PREFIXES) and s.part_of_column(c) not in damage
-    ]
-    ctx.writer.link_from(source, columns)
-    for key in PROFILE_META_KEYS:
-        if key in source.meta:
-            ctx.meta[key] = source.meta[key]
-    for part in source.meta.get("parts", []):
-        if part in s.PROFILE_PARTS and part not in damage:
-            ctx.add_part(part)
-    _say_read_by(ctx, "profile.pvtui")  # where the bundle does not say who read it
-    for part, problem in damage.items():
-        if part in s.PROFILE_PARTS:
-            ctx.note(part, problem)
-    for note in source.meta.get("notes", []):
-        if note.split("]", 1)[0].strip("[") in s.PROFILE_PARTS:
-            ctx.meta.setdefault("notes", []).append(note)
-
-
-def _read_other_files(files: ReportFiles, ctx: IngestContext) -> None:
+def _read_other_files(files: ReportFiles, ctx: IngestContext, parts: tuple[str, ...]) -> None:
+    """The files of PARTS other than profile.pop, each noted where it cannot be read."""
     from pvtui.sources.archive import read_archive
     from pvtui.sources.debug_cbor import read_debug
     from pvtui.sources.json_files import read_json
@@ -236,7 +121,7 @@ def _read_other_files(files: ReportFiles, ctx: IngestContext) -> None:
         ("app", files.app, lambda p: read_json(p, ctx, "app")),
     )
     for part, path, read in readers:
-        if path is None:
+        if path is None or part not in parts:
             continue
         ctx.cancel.check()
         try:
@@ -273,7 +158,7 @@ def is_current(bundle_path: Path, files: ReportFiles) -> bool:
 
 def _built_from(meta: dict[str, Any], files: ReportFiles) -> bool:
     recorded = meta.get("files", {})
-    return all(_version(recorded.get(name)) == _version(stamp) for name, stamp in file_stamps(files).items())
+    return all(version_of(recorded.get(name)) == version_of(stamp) for name, stamp in file_stamps(files).items())
 
 
 def _cached_bundle(path: Path, files: ReportFiles) -> Bundle | None:
@@ -312,17 +197,19 @@ def load_report(
     cache: Path | None = None,
     reader: str = "auto",
     exact_text: bool = False,
+    shown: Callable[[Report], None] | None = None,
 ) -> Report:
     """Open a report: its own bundle when current, else the cached or a new bundle, profile.pop read
     by READER; its names as the files hold them where EXACT_TEXT (for JSON), else made visible
-    (pvtui.safe_text).
+    (pvtui.safe_text). SHOWN, where given, takes a report of the parts read so far (`being_read`) each
+    time a part is read, while a new bundle is made.
 
     Files still being written are waited for and read again, up to READ_ATTEMPTS times.
     """
     cancel = cancel or CancelToken()
     for attempt in range(1, READ_ATTEMPTS + 1):
         try:
-            return _load_once(files, progress, cancel, cache, reader, exact_text)
+            return _load_once(files, progress, cancel, cache, reader, exact_text, shown)
         except SourceChanged as changed:
             if attempt == READ_ATTEMPTS:
                 raise SourceChanged(
@@ -362,15 +249,42 @@ def _report(bundle: Bundle | Path, files: ReportFiles, notes: Iterable[str] = ()
     return Report(bundle, files.name, notes=[*notes, *unfinished_notes(files)], exact_text=exact_text)
 
 
+def _show_native_first(files: ReportFiles, progress: Progress, cancel: CancelToken, cache: Path | None,
+                       exact_text: bool, shown: Callable[[Report], None]) -> None:
+    """Where libpva reads profile.pop (slowly: its traversal of a large report takes minutes), show first what
+    the native reader gives (parts as it reads them, then whole, cached as its own entry), while libpva reads
+    all of it in the background. Where both give a figure, libpva's is the one settled on: its report takes the
+    native reader's place whole. The tiles' memory, their IPUs, the programs and each step's cycles are alike;
+    a tile's "variable" category is not (vars_info's pieces counted each, where libpva counts memory shared
+    over time once: the native report notes where they add up past the tile's total). What only libpva
+    gives (liveness, gaps, runs, operations...) fills in. Where the native reader cannot read it, nothing
+    is shown before libpva's."""
+    from pvtui.sources.native import LIMITS
+
+    try:
+        native = _load_once(files, progress, cancel, cache, NATIVE, exact_text, shown)
+    except ReportError:
+        return
+    meta = {**native.meta, "being_read": list(PROFILE_NEEDS)}  # libpva reads them now, in its place
+    meta["notes"] = [note for note in native.meta.get("notes", []) if not note.endswith(LIMITS)]
+    shown(_report(Bundle(native.path, meta=meta), files, exact_text=exact_text))
+
+
 def _load_once(files: ReportFiles, progress: Progress | None, cancel: CancelToken, cache: Path | None,
-               reader: str, exact_text: bool) -> Report:
+               reader: str, exact_text: bool, shown: Callable[[Report], None] | None = None) -> Report:
     own = _own_bundle(files, reader, exact_text)
     if own is not None:
         return own
     progress = progress or no_progress
+    if shown is not None and read_by_libpva(files, reader):
+        _show_native_first(files, progress, cancel, cache, exact_text, shown)
+
+    def show(partial: Bundle) -> None:
+        if shown is not None:
+            shown(_report(partial, files, exact_text=exact_text))
 
     def build(dest: Path) -> None:
-        build_bundle(files, dest, progress=progress, cancel=cancel, reader=reader)
+        build_bundle(files, dest, progress=progress, cancel=cancel, reader=reader, shown=show)
 
     def wait() -> None:
         cancel.check()

@@ -109,6 +109,26 @@ class Throttle:
             self.ctx.progress(self.stage, done, self.total)
 
 
+def open_report(pva: Any, profile: Any, debug: Any = None) -> tuple[Any, str | None]:
+    """libpva's report of PROFILE (with DEBUG, debug.cbor, where there is one), or None and what libpva
+    said: it raises its own C++ errors (as pybind11 translates them) for a damaged or foreign file."""
+    try:
+        return pva.openReport(*(str(path) for path in (profile, debug) if path is not None)), None
+    except LIBPVA_ERRORS as exc:
+        return None, str(exc)
+
+
+def report_operations(pva: Any, report: Any) -> list[Any] | None:
+    """The operations libpva's OperationAnalysis finds in REPORT, or None where it cannot (it needs
+    debug.cbor: absent or unreadable means no links)."""
+    analysis = call(pva, "OperationAnalysis", report)
+    operations = attr(analysis, "operations")
+    try:
+        return None if operations is None else list(each(operations, "operations"))
+    except Unreadable:
+        return None
+
+
 def read_pva_report(report: Any, ctx: IngestContext, operations: Iterable[Any] | None = None) -> None:
     """Fill the profile parts of the bundle from a pva report."""
     PvaReader(report, ctx, operations).read()

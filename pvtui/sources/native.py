@@ -40,11 +40,16 @@ def read_native_profile(path: Path, ctx: IngestContext) -> None:
         with closing(connect(path, ctx.cancel)) as db:
             profile = ProfileTables(db, path, ctx)
             if not any(name in {n.lower() for n in profile.all} for name in KNOWN):
-                _note_unread(ctx, f"{PROFILE}: not read: none of its {len(profile.all):,} tables is one the"
-                                  f" native reader knows (an unknown schema); {LIBPVA} is needed")
+                ctx.note_unread(f"{PROFILE}: not read: none of its {len(profile.all):,} tables is one the"
+                                f" native reader knows (an unknown schema); {LIBPVA} is needed")
                 return
-            for part, read in (("programs", native_steps.read_programs), ("execution", native_steps.read_execution),
-                               ("memory", native_memory.read_memory)):
+            for part in LIMITED_PARTS:  # said from the first showing of the parts read
+                ctx.note(part, LIMITS)
+            # memory first (a few tables, shown at once), the execution profile (most of the file) last;
+            # the memory's tiles are split into the IPUs the execution profile's first rows name
+            profile.num_ipus = native_steps.ipus_named_first(profile)
+            for part, read in (("memory", native_memory.read_memory), ("programs", native_steps.read_programs),
+                               ("execution", native_steps.read_execution)):
                 try:
                     readers.update(dict.fromkeys(read(profile), READER))
                 except NotIntegers as exc:
@@ -53,16 +58,11 @@ def read_native_profile(path: Path, ctx: IngestContext) -> None:
                     if ctx.cancel.cancelled or interrupted(exc):
                         raise
                     ctx.note(part, f"{PROFILE}: {part} not read: {exc}")
-            ctx.meta["target"] = profile.target()
+                if part == "execution":
+                    native_memory.split_into_ipus(profile)  # where all the rows name other IPUs than the first
+                ctx.meta["target"] = profile.target()
+                ctx.show_parts()
     except sqlite3.Error as exc:
         if ctx.cancel.cancelled or interrupted(exc):
             raise Cancelled() from None
-        _note_unread(ctx, f"{PROFILE}: not read: SQLite cannot read it ({exc}); {LIBPVA} is needed")
-        return
-    for part in LIMITED_PARTS:
-        ctx.note(part, LIMITS)
-
-
-def _note_unread(ctx: IngestContext, message: str) -> None:
-    for part in ("memory", "programs", "liveness", "execution"):
-        ctx.note(part, message)
+        ctx.note_unread(f"{PROFILE}: not read: SQLite cannot read it ({exc}); {LIBPVA} is needed")

@@ -179,7 +179,8 @@ def _write_memory(profile: ProfileTables, totals: np.ndarray, categories: Catego
     names, by_category = categories.table() if categories.seen else ([], np.zeros((num_tiles, 0), np.int64))
     w = ctx.writer
     w.array(s.TILE_INCLUDING_GAPS, totals, np.int64)
-    w.array(s.TILE_IPU, np.arange(num_tiles) // per_ipu if per_ipu else np.full(num_tiles, -1), np.int16)
+    w.array(s.TILE_IPU, _tile_ipus(num_tiles, per_ipu), np.int16)
+    profile.memory_split = per_ipu
     w.array(s.TILE_CATEGORIES, by_category, np.int64)
     ctx.meta["memory"] = {"categories": names}
     over = int((by_category.sum(axis=1) > totals).sum())
@@ -189,3 +190,15 @@ def _write_memory(profile: ProfileTables, totals: np.ndarray, categories: Catego
     if not categories.seen:
         ctx.note("memory", f"{PROFILE}: without a usable vars_info, tiles have no memory categories")
     ctx.add_part("memory")
+
+
+def _tile_ipus(num_tiles: int, per_ipu: int | None) -> np.ndarray:
+    return np.arange(num_tiles) // per_ipu if per_ipu else np.full(num_tiles, -1)
+
+
+def split_into_ipus(profile: ProfileTables) -> None:
+    """The memory's tiles split again into IPUs, where the execution profile, read after it, names other
+    IPUs than its first rows did (ipus_named_first)."""
+    per_ipu = profile.target()["tiles_per_ipu"]
+    if "memory" in profile.ctx.meta["parts"] and profile.memory_split != per_ipu:
+        profile.ctx.writer.array(s.TILE_IPU, _tile_ipus(profile.num_tiles or 0, per_ipu), np.int16)

@@ -167,6 +167,18 @@ def read_execution(profile: ProfileTables) -> list[str]:
     return ["execution"]
 
 
+def ipus_named_first(profile: ProfileTables) -> int | None:
+    """The IPUs the first rows of steps_by_ipu name by its IPU column, as StepColumns.read first takes them
+    (all its rows rarely name more); None where it has no such column."""
+    by_ipu = profile.get("steps_by_ipu", "execution")
+    if by_ipu is None or not by_ipu.has("ipu"):
+        return None
+    for batch in profile.batches(by_ipu, ["ipu"]):
+        ipus = batch[0]
+        return numbered(np.unique(ipus[(ipus >= 0) & (ipus < MAX_IPUS)])) or None
+    return None
+
+
 def _step_programs(profile: ProfileTables, steps) -> tuple[StepIds, np.ndarray]:
     """(the step ids, the program index of each step, -1 where the program table lacks it): as the
     programs part read them, else read now."""

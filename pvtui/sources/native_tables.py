@@ -46,6 +46,7 @@ class ProfileTables:
         self.steps_read: tuple[StepIds, np.ndarray] | None = None  # step ids ascending, their programs
         self.num_ipus: int | None = None
         self.num_tiles: int | None = None
+        self.memory_split: int | None = None  # the tiles per IPU the memory part's tiles were split by
 
     def target(self) -> dict:
         """What the tables say of the target: tiles and IPUs; nothing of its memory or clock."""

@@ -1,0 +1,162 @@
+"""A first open shows each part of the report as it is read; and profile.pop's reader, chosen per case."""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+import pytest
+
+from bench.cancel import left_whole
+from conftest import report_without_bundle, wait_for
+from pvtui.sources import base, native_steps, readers
+from pvtui.sources.base import IngestContext, ReportFiles
+from pvtui.sources.discovery import discover
+from pvtui.synth import generate, standin
+
+SIZE = (80, 24)
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def profile_dir(tiny_dir, tmp_path, no_libpva, monkeypatch) -> Path:
+    """The tiny report read from its profile.pop by the native reader, each part shown once read."""
+    monkeypatch.setattr(base, "SHOW_EVERY", 0.0)
+    return report_without_bundle(tiny_dir, tmp_path / "report")
+
+
+@pytest.fixture
+def execution_held(monkeypatch):
+    """The execution profile's reading held until the event returned is set (or the reading cancelled)."""
+    release = threading.Event()
+    read_execution = native_steps.read_execution
+
+    def held(profile):
+        while not release.wait(0.02):
+            profile.ctx.cancel.check()
+        return read_execution(profile)
+
+    monkeypatch.setattr(native_steps, "read_execution", held)
+    yield release
+    release.set()
+
+
+def _context(tmp_path: Path) -> IngestContext:
+    from pvtui.model.bundle import BundleWriter
+
+    return IngestContext(BundleWriter(tmp_path / "b"))
+
+
+def _reader_of(files: ReportFiles, reader: str, tmp_path: Path, **given) -> readers.ProfileReader | None:
+    return readers.profile_reader(files, reader, _context(tmp_path), **given)
+
+
+def test_the_reader_is_chosen_per_case(tiny_dir, tmp_path, no_libpva):
+    files = discover(report_without_bundle(tiny_dir, tmp_path / "report"))[0]
+    truth = generate("tiny", seed=0)
+    assert isinstance(_reader_of(files, "auto", tmp_path, pva_report=standin.PvaReport(truth)), readers.StandIn)
+    assert isinstance(_reader_of(files, "auto", tmp_path), readers.Native)  # no libpva here
+    assert isinstance(_reader_of(files, "native", tmp_path), readers.Native)
+    assert isinstance(_reader_of(discover(tiny_dir)[0], "auto", tmp_path), readers.StandingBundle)
+    assert isinstance(_reader_of(discover(tiny_dir)[0], "native", tmp_path), readers.Native)  # asked for
+    fifo = tmp_path / "fifo"
+    fifo.mkdir()
+    os.mkfifo(fifo / "profile.pop")
+    chosen = _reader_of(ReportFiles(fifo, "fifo", profile=fifo / "profile.pop"), "native", tmp_path)
+    assert isinstance(chosen, readers.Unreadable) and "cannot be read" in chosen.problem
+    assert _reader_of(ReportFiles(tmp_path, "none"), "auto", tmp_path) is None
+
+
+def test_with_libpva_auto_takes_it_and_falls_back_on_the_native_reader(tiny_dir, tmp_path, fake_libpva):
+    files = discover(report_without_bundle(tiny_dir, tmp_path / "report"))[0]
+    auto, asked = _reader_of(files, "auto", tmp_path), _reader_of(files, "libpva", tmp_path)
+    assert isinstance(auto, readers.Libpva) and isinstance(auto.fall_back, readers.Native)
+    assert isinstance(asked, readers.Libpva) and asked.fall_back is None
+
+
+def test_the_parts_read_are_shown_memory_first(profile_dir, tmp_path):
+    from pvtui.model.report import BeingRead
+    from pvtui.sources.ingest import load_report
+
+    shown = []
+    whole = load_report(discover(profile_dir)[0], cache=tmp_path / "cache", reader="native", shown=shown.append)
+    first = shown[0]
+    assert first.being_read and first.memory is not None and first.archive is not None
+    assert first.execution is None and isinstance(first.missing("execution"), BeingRead)
+    assert first.debug is None and isinstance(first.missing("debug"), BeingRead)  # debug.cbor comes after
+    assert [r.execution is not None for r in shown] == [False, False, True]  # memory, programs, execution
+    assert not whole.being_read and {"memory", "programs", "execution", "debug"} <= whole.parts
+    assert (first.memory.including_gaps == whole.memory.including_gaps).all()  # no jump when the rest arrives
+    assert (first.memory.ipu == whole.memory.ipu).all()
+
+
+def _app_on_memory(report: Path, cache: Path):
+    """The app opening REPORT's profile.pop by the native reader into CACHE, on the Memory screen."""
+    from pvtui.app import PvtuiApp
+
+    return PvtuiApp(discover(report), path=report, watch=False, cache=cache, first_screen="memory", reader="native")
+
+
+async def _memory_shown(pilot) -> None:
+    from pvtui.screens.memory import MemoryScreen
+
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, MemoryScreen) and not pilot.app.screen.opening)
+
+
+async def test_memory_is_usable_while_execution_is_read_then_trace_fills_in(profile_dir, tmp_path, execution_held):
+    from pvtui.screens.base import Unavailable
+    from pvtui.screens.trace import TraceScreen
+
+    cache = tmp_path / "cache"
+    app = _app_on_memory(profile_dir, cache)
+    async with app.run_test(size=SIZE) as pilot:
+        await _memory_shown(pilot)
+        assert app.report.being_read and app.report.memory is not None and app.report.execution is None
+        assert app.report_shown and not app.report_whole  # units apply; export waits for the whole report
+        await pilot.press("w")  # the worst tile: the Memory screen's keys work
+        await pilot.press("t")
+        await wait_for(pilot, lambda: isinstance(app.screen, TraceScreen) and not app.screen.opening)
+
+        def waiting() -> str:
+            return " ".join(str(w.render()) for w in app.screen.query(Unavailable))
+
+        await wait_for(pilot, lambda: "not read yet" in waiting() and "Reading profile.pop" in waiting())
+        execution_held.set()
+        await wait_for(pilot, lambda: not app.report.being_read and app.report.execution is not None)
+        await wait_for(pilot, lambda: "not read yet" not in waiting())
+        assert app.report_whole
+        assert isinstance(app.screen, TraceScreen) and not app.screen.query(Unavailable).filter("#opening")
+    assert left_whole(cache) and any(entry.is_dir() for entry in cache.iterdir())
+
+
+async def test_quitting_while_the_rest_is_read_leaves_no_bundle(profile_dir, tmp_path, execution_held):
+    cache = tmp_path / "cache"
+    app = _app_on_memory(profile_dir, cache)
+    async with app.run_test(size=SIZE) as pilot:
+        await _memory_shown(pilot)
+        assert app.report.being_read
+        await pilot.press("q")
+        await wait_for(pilot, lambda: all(worker.is_finished for worker in app.workers if worker.group == "load"))
+    assert left_whole(cache)
+    assert not [entry for entry in cache.iterdir() if entry.is_dir()]  # nothing: the reading was cancelled
+
+
+def test_with_libpva_the_native_reader_shows_first_and_libpva_fills_in(tiny_dir, tmp_path, fake_libpva, monkeypatch):
+    from pvtui.model.report import BeingRead
+    from pvtui.sources.ingest import load_report
+
+    monkeypatch.setattr(base, "SHOW_EVERY", 0.0)
+    files = discover(report_without_bundle(tiny_dir, tmp_path / "report"))[0]
+    shown = []
+    whole = load_report(files, cache=tmp_path / "cache", shown=shown.append)
+    first, before = shown[0], shown[-1]  # the native reader's first part; its whole, as libpva reads
+    assert first.being_read and first.memory is not None and first.readers["memory"] == "native"
+    assert before.being_read and before.readers["execution"] == "native" and before.liveness is None
+    assert isinstance(before.missing("liveness"), BeingRead)  # not "the native reader has none": libpva reads it
+    assert not whole.being_read and set(whole.readers.values()) == {"libpva"} and whole.liveness is not None
+    # the figures both give, alike: nothing shown early changes when libpva's take their place
+    assert (before.memory.including_gaps == whole.memory.including_gaps).all()
+    assert (before.memory.ipu == whole.memory.ipu).all()
+    assert list(before.programs.names) == list(whole.programs.names)
+    assert (before.execution.cycles == whole.execution.cycles).all()
