@@ -202,6 +202,7 @@ def measure_the_rest(report: Path, workdir: Path, runs: int, results: Results, s
     say("the app")
     compile_bytecode()
     app_bench.measure_first_paint(report, cache, runs, results, say)
+    app_bench.measure_first_showings(report, cache, runs, results, say)
     app_bench.measure_latency(report, wide, cache, results, say)
     app_bench.measure_step_stats(cache, runs, results, say)
     app_bench.measure_hotspots(report, cache, runs, results, say)
