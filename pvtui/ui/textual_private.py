@@ -7,11 +7,14 @@ what it relies on, so that an upgrade shows here and not as a slow or broken scr
 
 from __future__ import annotations
 
+import asyncio
+
 from textual.app import App
 from textual.geometry import Size
 from textual.reactive import Reactive
 from textual.screen import Screen
 from textual.scroll_view import ScrollView
+from textual.widget import AwaitMount
 from textual.widgets import Input
 
 
@@ -50,27 +53,50 @@ class SteadyScrollbars(ScrollView):
 
 
 class InstantModeSwitch(App):
-    """An App whose switch to a mode shown before paints at once.
+    """An App whose switch to a mode paints as soon as the mode's screen is whole.
 
     Textual holds the frame after `switch_mode` for 50 ms (`delay_update`) so that a
-    screen being built is not seen half done. A screen shown before is whole.
+    screen being built is not seen half done. A screen shown before is whole: it paints
+    at once. A new one holds the frames (a batch) until it is mounted (composed, its
+    on_mount run), however long or short that takes, rather than for a fixed 50 ms.
     """
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.built_modes = {self.current_mode}  # modes whose screen exists: switching to them is instant
-        self._instant_switch = False
+        self._in_switch = False
+        self._releases: set[asyncio.Task] = set()  # the tasks that end the hold on a new screen's frames
 
     def switch_mode(self, mode: str):
-        self._instant_switch = mode in self.built_modes
+        new = mode not in self.built_modes and mode != self.current_mode
+        self._in_switch = True
+        if new:
+            self._begin_batch()
         try:
-            return super().switch_mode(mode)
+            mounted = super().switch_mode(mode)
+        except BaseException:
+            if new:
+                self._end_batch()
+            raise
         finally:
-            self._instant_switch = False
+            self._in_switch = False
             self.built_modes.add(mode)
+        if new:
+            release = asyncio.create_task(self._paint_once_mounted(mounted))
+            self._releases.add(release)
+            release.add_done_callback(self._releases.discard)
+        return mounted
+
+    async def _paint_once_mounted(self, mounted: AwaitMount) -> None:
+        try:
+            await mounted
+        finally:
+            self._end_batch()
+            if not self._batch_count:
+                self.screen.refresh()
 
     def delay_update(self, delay: float = 0.05) -> None:
-        if not self._instant_switch:
+        if not self._in_switch:
             super().delay_update(delay)
 
 
