@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, Protocol
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.events import Click
-from textual.geometry import Offset
+from textual.geometry import Offset, Size
 from textual.reactive import Reactive
 from textual.screen import Screen
 from textual.widget import Widget
@@ -247,7 +247,21 @@ class ReportScreen(Screen):
     def __init__(self) -> None:
         super().__init__()
         styled_as_now(self, self.app)
+        # Classed for the terminal's size before the first styling: the same classes set by the first
+        # resize would style every widget of the new screen again (up to a third of its first showing).
+        self.update_classes({**self.breakpoint_classes(self.app.size), **self.size_classes(self.app.size)},
+                            update=False)
         self.nav = self.NAVIGATOR() if self.NAVIGATOR is not None else None
+
+    def breakpoint_classes(self, size: Size) -> dict[str, bool]:
+        """The classes of HORIZONTAL_BREAKPOINTS at SIZE, as Textual sets them on a resize."""
+        reached = [name for width, name in sorted(self.HORIZONTAL_BREAKPOINTS) if size.width >= width]
+        return {name: bool(reached) and name == reached[-1] for _width, name in self.HORIZONTAL_BREAKPOINTS}
+
+    def size_classes(self, size: Size) -> dict[str, bool]:
+        """The screen's own classes at the terminal's SIZE: below SHORT rows the detail panes give way to
+        the main view (each screen's CSS says how)."""
+        return {"short": size.height < SHORT}
 
     @property
     def pv_app(self) -> ReportsShown:
@@ -267,8 +281,7 @@ class ReportScreen(Screen):
         yield KeyBar()
 
     def on_resize(self) -> None:
-        # below SHORT rows, the detail panes give way to the main view (each screen's CSS says how)
-        self.set_class(self.app.size.height < SHORT, "short")
+        self.update_classes(self.size_classes(self.app.size))
 
     def on_mount(self) -> None:
         self.pv_app.report_screens.add(self)
