@@ -156,6 +156,14 @@ class BundleWriter:
         with _writing(self.tmp_dir / name), (self.tmp_dir / name).open("w", encoding="utf-8") as f:
             json.dump(value, f)
 
+    def written(self) -> "Bundle":
+        """What is written so far, opened read-only where it is (its meta.json written now, and again by
+        `commit`): for a figure computed over the written columns before the bundle is committed."""
+        self.meta["columns"] = sorted(set(self.columns))
+        with _writing(self.tmp_dir / META), (self.tmp_dir / META).open("w", encoding="utf-8") as f:
+            json.dump(self.meta, f)
+        return Bundle(self.tmp_dir)
+
     def commit(self) -> Path:
         """Write meta.json last, then rename the directory into place."""
         self.meta["columns"] = sorted(set(self.columns))

@@ -12,6 +12,7 @@ from typing import Any, Iterable
 from pvtui.errors import BundleWriteError, ReportError
 from pvtui.model import schema as s
 from pvtui.model.bundle import SCHEMA_VERSION, Bundle, BundleWriter
+from pvtui.model.host_waits import device_cycles
 from pvtui.model.report import Report, column_damage, note_messages
 from pvtui.files.regular import open_regular
 from pvtui.sources.base import CancelToken, IngestContext, Progress, ReportFiles, Settling, no_progress
@@ -96,8 +97,17 @@ def build_bundle(
             notes = "; ".join(note_messages(ctx.meta.get("notes", [])))
             raise ReportError(files.directory, f"no usable graph profile ({notes or 'no report files'})")
         _fill_target_from_archive(ctx)
+        keep_device_time(writer)
         _check_unchanged(files, ctx.meta["files"])
         return writer.commit()
+
+
+def keep_device_time(writer: BundleWriter) -> None:
+    """Each run's device time (model/host_waits.device_cycles), kept in the bundle's meta: it passes over
+    every step (66 ms on the large report), which the Summary would make on every opening."""
+    report = Report(writer.written())
+    if report.execution is not None and report.execution.runs_known:
+        writer.meta.setdefault("execution", {})["device_cycles"] = device_cycles(report)
 
 
 def _check_unchanged(files: ReportFiles, before: dict[str, Any]) -> None:
