@@ -10,12 +10,11 @@ from textual.app import ComposeResult
 from textual.events import Click
 from textual.geometry import Offset, Size
 from textual.reactive import Reactive
-from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Input, Static
 
 from pvtui.render.visible_text import visible_text
-from pvtui.ui.textual_private import styled_as_now
+from pvtui.ui.textual_private import StyledOnMount, styled_as_now
 from pvtui.units import format_bytes
 from pvtui.widgets.key_bar import KeyBar
 from pvtui.widgets.look import look_of
@@ -205,7 +204,7 @@ def _move(move: str) -> Callable[..., None]:
     return action
 
 
-class ReportScreen(Screen):
+class ReportScreen(StyledOnMount):
     """A screen over the app's one shared report.
 
     A screen shown before the report is open paints its frame (tabs and keys) with a

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 
 from textual.app import App
+from textual.events import ScreenResume
 from textual.geometry import Size
 from textual.reactive import Reactive
 from textual.screen import Screen
@@ -26,6 +27,28 @@ def styled_as_now(screen: Screen, app: App) -> None:
     before a theme change, which a screen being built is not.
     """
     screen._css_update_count = app._css_update_count
+
+
+class StyledOnMount(Screen):
+    """A Screen that the resumes of its first showing do not style again.
+
+    Textual styles every widget of a screen again on each ScreenResume (its look may lag
+    what changed while it was suspended), and a switch to a new mode posts two. A screen
+    shown for the first time was styled as its widgets were mounted, just before, with the
+    stylesheet as it is (styled_as_now): styling it again was a sixth of the Memory screen's
+    first showing. Its later resumes restyle it as Textual does. Subclasses' own
+    on_screen_resume run first (Textual calls each class's, subclass first).
+    """
+
+    _shown_once = False
+
+    def on_screen_resume(self, event: ScreenResume) -> None:
+        if not self._shown_once:
+            event.refresh_styles = False
+            self.call_after_refresh(self._first_frame_painted)
+
+    def _first_frame_painted(self) -> None:
+        self._shown_once = True
 
 
 def update_scrollbars(view: ScrollView, virtual_size: Size) -> None:
