@@ -296,6 +296,31 @@ def _reserve(path: Path) -> None:
                 raise
 
 
+def bundle_meta(path: Path) -> dict[str, Any]:
+    """The meta.json of the bundle at PATH, checked (no column is: Bundle checks each); ReportError where it
+    is no bundle this pvtui reads."""
+    meta_path = path / META
+    try:
+        meta = json.loads(read_regular(meta_path, BUNDLE_JSON_LIMIT).decode("utf-8"))
+    except (OSError, ValueError, RecursionError) as exc:
+        raise ReportError(meta_path, f"not a readable pvtui bundle ({getattr(exc, 'strerror', None) or exc})"
+                          ) from None
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT_TAG:
+        raise ReportError(meta_path, "not a pvtui bundle")
+    version = meta.get("schema_version")
+    if version != SCHEMA_VERSION:
+        raise ReportError(
+            meta_path, f"bundle schema {version}, this pvtui reads schema {SCHEMA_VERSION}"
+        )
+    for key, kind in META_TYPES.items():
+        value = meta.get(key, kind())
+        if not isinstance(value, kind) or (kind is list and not all(isinstance(v, str) for v in value)):
+            raise ReportError(meta_path, f"not a pvtui bundle (its {key!r} is damaged)")
+    if not all(_is_column_name(c) for c in meta.get("columns", [])):
+        raise ReportError(meta_path, "not a pvtui bundle (a column name is damaged)")
+    return meta
+
+
 class Bundle:
     """A bundle opened read-only: columns are memory-mapped on first use.
 
@@ -305,26 +330,8 @@ class Bundle:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        meta_path = self.path / META
-        try:
-            self.meta: dict[str, Any] = json.loads(read_regular(meta_path, BUNDLE_JSON_LIMIT).decode("utf-8"))
-        except (OSError, ValueError, RecursionError) as exc:
-            raise ReportError(meta_path, f"not a readable pvtui bundle ({getattr(exc, 'strerror', None) or exc})"
-                              ) from None
-        if not isinstance(self.meta, dict) or self.meta.get("format") != FORMAT_TAG:
-            raise ReportError(meta_path, "not a pvtui bundle")
-        version = self.meta.get("schema_version")
-        if version != SCHEMA_VERSION:
-            raise ReportError(
-                meta_path, f"bundle schema {version}, this pvtui reads schema {SCHEMA_VERSION}"
-            )
-        for key, kind in META_TYPES.items():
-            value = self.meta.get(key, kind())
-            if not isinstance(value, kind) or (kind is list and not all(isinstance(v, str) for v in value)):
-                raise ReportError(meta_path, f"not a pvtui bundle (its {key!r} is damaged)")
+        self.meta: dict[str, Any] = bundle_meta(self.path)
         columns = self.meta.get("columns", [])
-        if not all(_is_column_name(c) for c in columns):
-            raise ReportError(meta_path, "not a pvtui bundle (a column name is damaged)")
         # A damaged column takes out only what needs it: the rest of the bundle stays usable.
         self.damaged: dict[str, ReportError] = {}
         for name in columns:

@@ -11,7 +11,7 @@ from typing import Any, Iterable
 
 from pvtui.errors import BundleWriteError, ReportError
 from pvtui.model import schema as s
-from pvtui.model.bundle import SCHEMA_VERSION, Bundle, BundleWriter
+from pvtui.model.bundle import SCHEMA_VERSION, Bundle, BundleWriter, bundle_meta
 from pvtui.model.host_waits import device_cycles
 from pvtui.model.report import Report, column_damage, note_messages
 from pvtui.files.regular import open_regular
@@ -275,7 +275,7 @@ def _fill_target_from_archive(ctx: IngestContext) -> None:
 def is_current(bundle_path: Path, files: ReportFiles) -> bool:
     """True when a bundle was built from exactly the files present now."""
     try:
-        meta = Bundle(bundle_path).meta
+        meta = bundle_meta(bundle_path)  # its columns are checked when it is opened
     except ReportError:
         return False
     return _built_from(meta, files)
