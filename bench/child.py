@@ -170,6 +170,7 @@ class Frames:
     def __init__(self, app) -> None:
         self.app = app
         self.log: list[tuple[float, Any]] = []
+        self.cpu: list[float] = []  # the process's CPU time at each frame of `log`: figures a loaded machine skews less
         self.showing: dict[int, float] = {}  # per screen (id): its first frame with the report shown
         original = app._display
         console = app.console
@@ -183,6 +184,7 @@ class Frames:
                 render(console)
             now = time.monotonic()
             self.log.append((now, screen))
+            self.cpu.append(time.process_time())
             if not getattr(screen, "opening", False):
                 self.showing.setdefault(id(screen), now)
 
@@ -285,8 +287,9 @@ def job_first_paint(kind: str, t0: float, report: str = "", cache: str = "", scr
             showing = frames.showing.get(id(shown))
             if showing is None:
                 raise RuntimeError(f"{screen}: the report was never shown")
+            cpu = dict(zip((t for t, _ in frames.log), frames.cpu))
             return {"first": first - t0, "showing": showing - t0, "settled": settled - t0,
-                    "rss": proc_status("VmHWM")}
+                    "cpu_first": cpu[first], "cpu_showing": cpu[showing], "rss": proc_status("VmHWM")}
 
     return asyncio.run(main())
 
@@ -339,11 +342,13 @@ def job_first_showings(report: str, cache: str, first: str, visits: list[str], c
                 await asyncio.sleep(0.01)
             await frames.settle(start)
             for name in visits:
-                t = time.monotonic()
+                t, cpu = time.monotonic(), time.process_time()
                 send_key(app, SCREEN_KEYS[name])
-                shown, screen = await frames.wait_for_screen(name, since=t)
+                entry = await frames.wait_for_screen(name, since=t)
+                shown, screen = entry
                 await frames.settle(t)
-                out[name] = {"first": shown - t, "settled": frames.last_of(screen) - t}
+                out[name] = {"first": shown - t, "settled": frames.last_of(screen) - t,
+                             "cpu": frames.cpu[frames.log.index(entry)] - cpu}
         return out
 
     return asyncio.run(main())
