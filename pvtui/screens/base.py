@@ -309,6 +309,12 @@ class ReportScreen(StyledOnMount):
     def compose_body(self) -> ComposeResult:
         yield from ()
 
+    def after_the_frame(self, start: Callable[..., object], *args: object) -> None:
+        """Call START (which starts a worker) with ARGS once the frame at hand is painted: a thread started
+        while the screen is built takes the GIL from the building (the Compare screen's first frame waited
+        on its comparison)."""
+        self.call_after_refresh(start, *args)
+
     def show_report(self) -> None:
         """Fill the body, just composed, from the model."""
 
