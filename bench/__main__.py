@@ -80,6 +80,14 @@ METHOD = """
   settled. "The bundle on disk" is the size of the cached bundle's files.
 - Screen switch (no target): on those visits, from the key to the first frame of its
   screen; the first round builds the screens, the second shows the ones built.
+- First showings (a row per screen, target p95 <= 100 ms): each run opens the report on
+  another of the eight screens, waits until it settled, then presses each other screen's
+  key once, settled in between; Compare in a second process, a comparison of the report
+  with itself, from the Summary. From the key to the first frame of the new screen. The
+  notes give the process's CPU time over the same span (`time.process_time`, which a
+  loaded machine skews less than the wall clock), and the last frame before it settled.
+  The warm open's rows give the CPU time at the report shown too, and its ratio to the
+  bare app's at its first frame.
 - Cancel: `pvtui summary` on an empty cache with stderr on a pseudo-terminal (so Rich
   draws its bar): once to the end, once with SIGINT halfway through that run's time; then
   the app, Escape pressed as far into a cold open, counting the loading screen's progress
@@ -202,6 +210,7 @@ def measure_the_rest(report: Path, workdir: Path, runs: int, results: Results, s
     say("the app")
     compile_bytecode()
     app_bench.measure_first_paint(report, cache, runs, results, say)
+    app_bench.measure_first_showings(report, cache, runs, results, say)
     app_bench.measure_latency(report, wide, cache, results, say)
     app_bench.measure_step_stats(cache, runs, results, say)
     app_bench.measure_hotspots(report, cache, runs, results, say)

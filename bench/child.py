@@ -150,9 +150,11 @@ def job_cbor2_load(path: str) -> dict[str, Any]:
 
 SCREEN_CLASSES = {
     "summary": "SummaryScreen", "memory": "MemoryScreen", "liveness": "LivenessScreen",
-    "programs": "ProgramsScreen", "trace": "TraceScreen", "hotspots": "HotspotsScreen",
+    "programs": "ProgramsScreen", "trace": "TraceScreen", "insights": "InsightsScreen",
+    "operations": "OperationsScreen", "hotspots": "HotspotsScreen", "compare": "CompareScreen",
 }
-SCREEN_KEYS = {"summary": "s", "memory": "m", "liveness": "l", "programs": "p", "trace": "t"}
+SCREEN_KEYS = {"summary": "s", "memory": "m", "liveness": "l", "programs": "p", "trace": "t", "insights": "i",
+               "operations": "o", "hotspots": "H", "compare": "d"}
 KEY_CHARS = {"plus": "+", "minus": "-", "full_stop": ".", "comma": ",", "space": " ", "equals_sign": "=",
              "slash": "/"}
 
@@ -168,6 +170,7 @@ class Frames:
     def __init__(self, app) -> None:
         self.app = app
         self.log: list[tuple[float, Any]] = []
+        self.cpu: list[float] = []  # the process's CPU time at each frame of `log`: figures a loaded machine skews less
         self.showing: dict[int, float] = {}  # per screen (id): its first frame with the report shown
         original = app._display
         console = app.console
@@ -181,6 +184,7 @@ class Frames:
                 render(console)
             now = time.monotonic()
             self.log.append((now, screen))
+            self.cpu.append(time.process_time())
             if not getattr(screen, "opening", False):
                 self.showing.setdefault(id(screen), now)
 
@@ -248,14 +252,22 @@ def bare_app():
     return Bare()
 
 
-def pvtui_app(report: str, cache: str, first_screen: str = "summary", reader: str | None = None):
+def pvtui_app(report: str, cache: str, first_screen: str = "summary", reader: str | None = None,
+              compare_with: str = ""):
+    """The app on REPORT, shown first on FIRST_SCREEN, profile.pop read by READER; in a comparison with
+    COMPARE_WITH where given (which the app would show on Compare first: FIRST_SCREEN still is)."""
     from pvtui.app import PvtuiApp, start_lightly
 
     start_lightly()  # as run_app starts it
     from pvtui.sources.discovery import discover
 
-    return PvtuiApp(discover(Path(report)), path=Path(report), watch=False, cache=Path(cache),
-                    first_screen=first_screen, reader=reader)
+    app = PvtuiApp(discover(Path(report)), path=Path(report), watch=False, cache=Path(cache),
+                   first_screen=first_screen, reader=reader)
+    if compare_with:  # as PvtuiApp(compare_with=...) sets it, which would start on Compare
+        from pvtui.ui.slots import ReportSlot, Slot
+
+        app.b = ReportSlot(Slot.B, discover(Path(compare_with))[0])
+    return app
 
 
 def job_usable(report: str, cache: str, reader: str, shown: bool = True, standin: str = "") -> dict:
@@ -322,8 +334,9 @@ def job_first_paint(kind: str, t0: float, report: str = "", cache: str = "", scr
             showing = frames.showing.get(id(shown))
             if showing is None:
                 raise RuntimeError(f"{screen}: the report was never shown")
+            cpu = dict(zip((t for t, _ in frames.log), frames.cpu))
             return {"first": first - t0, "showing": showing - t0, "settled": settled - t0,
-                    "rss": proc_status("VmHWM")}
+                    "cpu_first": cpu[first], "cpu_showing": cpu[showing], "rss": proc_status("VmHWM")}
 
     return asyncio.run(main())
 
@@ -358,6 +371,32 @@ def job_rss(kind: str, report: str = "", cache: str = "") -> dict:
                         if visit == "built" or name != "summary":  # summary was built before the first round
                             switches[visit].append(shown - t)
             return {"peak_rss": proc_status("VmHWM"), "rss": proc_status("VmRSS"), "switches": switches}
+
+    return asyncio.run(main())
+
+
+def job_first_showings(report: str, cache: str, first: str, visits: list[str], compare_with: str = "") -> dict:
+    """From FIRST with the report shown, each screen of VISITS in turn: seconds from its key to its first
+    frame (a screen not shown before), and to its last frame once it settled."""
+
+    async def main() -> dict:
+        app = pvtui_app(report, cache, first, compare_with)
+        frames = Frames(app)
+        out: dict[str, dict[str, float]] = {}
+        async with app.run_test(headless=True, size=SIZE):
+            start, _ = await frames.wait_for_screen(first)
+            while not app.report_shown:
+                await asyncio.sleep(0.01)
+            await frames.settle(start)
+            for name in visits:
+                t, cpu = time.monotonic(), time.process_time()
+                send_key(app, SCREEN_KEYS[name])
+                entry = await frames.wait_for_screen(name, since=t)
+                shown, screen = entry
+                await frames.settle(t)
+                out[name] = {"first": shown - t, "settled": frames.last_of(screen) - t,
+                             "cpu": frames.cpu[frames.log.index(entry)] - cpu}
+        return out
 
     return asyncio.run(main())
 
@@ -640,6 +679,7 @@ JOBS = {
     "cbor2_load": job_cbor2_load,
     "first_paint": job_first_paint,
     "rss": job_rss,
+    "first_showings": job_first_showings,
     "latency": job_latency,
     "step_stats": job_step_stats,
     "hotspots_first": job_hotspots_first,

@@ -379,6 +379,7 @@ class PvtuiApp(StatusLine, InstantModeSwitch, UserFiles, PartsShown):
         # What is alive once the first screen is up lives as long as the app: keep the
         # cyclic collector from walking it again (its full passes were the slowest frames).
         self.call_after_refresh(gc.freeze)
+        self.call_after_refresh(self._import_screens)
         if self.watch:
             for slot in self.slots:
                 self._watch_files(slot)
@@ -387,6 +388,13 @@ class PvtuiApp(StatusLine, InstantModeSwitch, UserFiles, PartsShown):
         for screen in list(self.report_screens):
             if screen.is_current:  # the others compose their body when they are shown again
                 await screen.report_opened()
+
+    @work(thread=True, group="import-screens", exit_on_error=False)
+    def _import_screens(self) -> None:
+        """Import every screen's module while the user reads the first screen, so that a key's first showing of
+        a screen does not (50-100 ms each on the large report's machine)."""
+        for target in SCREENS.values():
+            importlib.import_module(target.split(":")[0])
 
     def _reloaded(self, slot: ReportSlot, before: "Report", before_files: ReportFiles | None) -> None:
         """SLOT holds a new model in place of BEFORE: the screens redraw from it, and the user is told."""

@@ -376,22 +376,26 @@ async def test_units_redraw_the_summary_in_place(make_app):
 
 
 async def test_a_screen_shown_before_is_switched_to_without_textuals_hold(make_app, monkeypatch):
-    """Textual holds the frame 50 ms after a mode switch to hide a screen being built; a built one needs none."""
+    """Textual holds the frame 50 ms after a mode switch to hide a screen being built: a new screen's frames
+    are held only until it is mounted, and a built one needs no hold."""
     from textual.app import App
 
-    held = []
-    real = App.delay_update
-    monkeypatch.setattr(App, "delay_update", lambda self, delay=0.05: held.append(self.current_mode)
-                        or real(self, delay))
+    from pvtui.ui.textual_private import InstantModeSwitch
+
+    held, delayed = [], []
+    real = InstantModeSwitch._paint_once_mounted
+    monkeypatch.setattr(InstantModeSwitch, "_paint_once_mounted",
+                        lambda self, mounted: held.append(self.current_mode) or real(self, mounted))
+    monkeypatch.setattr(App, "delay_update", lambda self, delay=0.05: delayed.append(self.current_mode))
     async with make_app().run_test(size=(80, 24)) as pilot:
         await wait_until_loaded(pilot)
         await pilot.press("m")
         await wait_for(pilot, lambda: pilot.app.screen.SCREEN_NAME == "Memory")
-        assert held == ["summary"]  # the new screen: held while it is built (before the switch)
+        assert held == ["memory"]  # the new screen: held until it is mounted
         for key, name in (("s", "Summary"), ("m", "Memory")):
             await pilot.press(key)
             await wait_for(pilot, lambda: pilot.app.screen.SCREEN_NAME == name)
-        assert held == ["summary"]
+        assert held == ["memory"] and delayed == [] and pilot.app._batch_count == 0
 
 
 @pytest.mark.parametrize("key,name", [("m", "Memory"), ("p", "Programs"), ("o", "Operations")])

@@ -453,3 +453,18 @@ def test_every_y_label_of_the_comparison_chart_starts_the_plot_in_one_column(top
                               labelled_levels(frame.plot_height)))
                   for level in range(frame.plot_height)}
         assert widths == {frame.label_width}, (top, height, widths)
+
+
+async def test_the_compare_screen_paints_its_body_before_the_comparison_starts(compare_app, monkeypatch):
+    """The comparison's worker starts once the screen's frame is painted, not while it is built."""
+    import pvtui.screens.compare as compare_screen
+    from pvtui.screens.base import TitleBar
+
+    events: list[object] = []
+    real_render, real_compare = TitleBar.render, compare_screen.compare
+    monkeypatch.setattr(TitleBar, "render", lambda self: events.append(id(self)) or real_render(self))
+    monkeypatch.setattr(compare_screen, "compare", lambda a, b: events.append("compare") or real_compare(a, b))
+    async with compare_app().run_test(size=(80, 24)) as pilot:
+        screen = await wait_compared(pilot)
+        title = id(screen.query_one(TitleBar))  # the body's, composed over the reports
+        assert title in events and events.index(title) < events.index("compare")

@@ -216,3 +216,52 @@ def test_snapshot_opening_frame_80x24(snap_compare, make_app, monkeypatch):
         await wait_for(pilot, lambda: getattr(pilot.app.screen, "opening", False))
 
     assert snap_compare(make_app(), terminal_size=(80, 24), run_before=opening)
+
+
+@pytest.mark.parametrize(("size", "classes"), [((160, 30), {"wide", "wider"}), ((80, 18), {"narrow", "short"})])
+async def test_a_new_screen_is_classed_for_the_terminal_before_it_is_styled(make_app, size, classes):
+    """The classes a resize would set are there when the screen is built: its first resize restyles nothing."""
+    from pvtui.screens.memory import MemoryScreen
+
+    async with make_app().run_test(size=size) as pilot:
+        await wait_until_loaded(pilot)
+        screen = MemoryScreen()
+        assert {"narrow", "wide", "wider", "short"} & screen.classes == classes
+        await pilot.press("m")
+        await pilot.pause()
+        assert {"narrow", "wide", "wider", "short"} & pilot.app.screen.classes == classes
+
+
+SCREENS_IMPORTED = textwrap.dedent("""
+    import asyncio, json, sys, time
+    from pathlib import Path
+    from pvtui.app import SCREENS, PvtuiApp, start_lightly
+    start_lightly()
+    from pvtui.sources.discovery import discover
+
+    path, cache = Path(sys.argv[1]), Path(sys.argv[2])
+    modules = [target.split(":")[0] for target in SCREENS.values()]
+
+    async def main():
+        app = PvtuiApp(discover(path), path=path, watch=False, cache=cache)
+        async with app.run_test(size=(80, 24)) as pilot:
+            while app.report is None or app.screen.opening:
+                await pilot.pause(0.02)
+            shown = [module in sys.modules for module in modules]
+            deadline = time.monotonic() + 30
+            while any(not worker.is_finished for worker in app.workers) and time.monotonic() < deadline:
+                await pilot.pause(0.02)
+            print(json.dumps([shown, [module in sys.modules for module in modules]]))
+
+    asyncio.run(main())
+""")
+
+
+def test_the_screens_not_shown_are_imported_once_the_report_is_shown(tiny_dir, cache_root):
+    """Their modules are imported after the first screen shows the report, not on their first key."""
+    done = subprocess.run([sys.executable, "-c", SCREENS_IMPORTED, str(tiny_dir), str(cache_root)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    shown, settled = json.loads(done.stdout.splitlines()[-1])
+    assert shown[0] and not all(shown)  # the Summary's, when the report is shown
+    assert all(settled)

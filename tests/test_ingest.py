@@ -244,3 +244,15 @@ def test_a_file_written_during_ingest_is_read_again_once_settled(tiny_dir, tmp_p
     assert report.framework_json == {"framework": "popart", "final": True}
     left = sorted(p.name for p in (tmp_path / "cache").iterdir())
     assert left == [f".{report.path.name}.pvtui-lock", report.path.name]  # the half-read bundle was never kept
+
+
+def test_device_time_is_kept_at_ingest_as_the_model_computes_it(tiny_dir, tmp_path):
+    from pvtui.model.host_waits import device_cycles
+
+    report = load_report(discover(tiny_dir)[0], cache=tmp_path)
+    kept = report.execution.kept_device_cycles
+    assert kept is not None and len(kept) == report.execution.num_runs and any(kept)
+    for stored in (None, "damaged", kept[:-1] + ["1"]):  # a bundle written without it, or with a damaged one
+        report.meta["execution"]["device_cycles"] = stored
+        assert report.execution.kept_device_cycles is None
+        assert device_cycles(report) == kept  # computed over every step instead, to the same figures

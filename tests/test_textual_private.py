@@ -13,7 +13,7 @@ from textual.scroll_view import ScrollView
 from textual.widgets import Input
 
 from pvtui.ui.textual_private import (
-    InputWithoutLayout, InstantModeSwitch, SteadyScrollbars, styled_as_now, update_scrollbars,
+    InputWithoutLayout, InstantModeSwitch, SteadyScrollbars, StyledOnMount, styled_as_now, update_scrollbars,
 )
 
 pytestmark = pytest.mark.anyio
@@ -109,6 +109,7 @@ async def test_every_layout_repaints_a_scroll_views_scrollbar_and_steady_scrollb
 
 async def test_switch_mode_holds_the_frame_through_delay_update_and_instant_switch_skips_it(monkeypatch):
     assert "self.delay_update()" in inspect.getsource(App.switch_mode)
+    assert "not self.app._batch_count" in inspect.getsource(Screen._on_idle)  # a batch holds the frames
     held = []
     monkeypatch.setattr(App, "delay_update", lambda self, delay=0.05: held.append(self.current_mode))
 
@@ -118,12 +119,59 @@ async def test_switch_mode_holds_the_frame_through_delay_update_and_instant_swit
 
     app = Modes()
     async with app.run_test() as pilot:
-        await app.switch_mode("b")  # never shown: held
+        await app.switch_mode("b")  # never shown: held until mounted, not by delay_update's timer
         await pilot.pause()
         await app.switch_mode("a")  # shown before: painted at once
         await pilot.pause()
-    assert held == ["a"]  # the hold is asked for while the old mode is current: only for b
+        assert app._batch_count == 0
+    assert held == []
 
+
+async def test_a_new_modes_frames_are_held_until_its_screen_is_mounted():
+    mounted_while_held = []
+
+    class Slow(Screen):
+        def on_mount(self) -> None:
+            mounted_while_held.append(self.app._batch_count > 0)
+
+    class Modes(InstantModeSwitch):
+        MODES = {"a": Screen, "b": Slow}
+        DEFAULT_MODE = "a"
+
+    app = Modes()
+    async with app.run_test() as pilot:
+        await app.switch_mode("b")
+        await pilot.pause()
+        assert app._batch_count == 0  # released once mounted, with no timer to wait for
+    assert mounted_while_held == [True]
+
+
+async def test_a_screen_styled_on_mount_is_not_styled_again_until_shown_once(monkeypatch):
+    """Textual restyles a resumed screen unless the event says not to; StyledOnMount says so on its first
+    showing only (its handler runs before Screen's own)."""
+    assert "if event.refresh_styles:" in inspect.getsource(Screen._on_screen_resume)
+    styled = []
+    real = App.update_styles
+    monkeypatch.setattr(App, "update_styles", lambda self, node, animate=True: styled.append(node) or real(self, node, animate))
+
+    class Plain(StyledOnMount):
+        pass
+
+    class Modes(InstantModeSwitch):
+        MODES = {"a": Screen, "b": Plain}
+        DEFAULT_MODE = "a"
+
+    app = Modes()
+    async with app.run_test() as pilot:
+        await app.switch_mode("b")
+        await pilot.pause()
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, Plain) and screen not in styled
+        await app.switch_mode("a")
+        await app.switch_mode("b")
+        await pilot.pause()
+        assert screen in styled  # shown before: restyled on resuming, as Textual does
 
 
 async def test_typing_into_an_input_without_layout_asks_for_no_layout():

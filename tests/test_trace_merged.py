@@ -282,6 +282,7 @@ def test_a_run_without_device_time_says_why(tiny_report, monkeypatch):
     execution = tiny_report.execution
     waits = np.ones(len(tiny_report.programs), bool)  # every step a host wait
     monkeypatch.setattr("pvtui.model.host_waits.host_wait_programs", lambda report: waits)
+    monkeypatch.setattr(type(execution), "kept_device_cycles", property(lambda self: None))  # found from the steps
     runs = step_stats(tiny_report)["runs"]
     assert runs[0]["device_cycles"] is None and "no device time (every step waits on the host)" in run_figures_line(runs[0])
     monkeypatch.setattr(type(execution), "runs_known", property(lambda self: False))  # profile.pop without libpva

@@ -161,6 +161,14 @@ class BundleWriter:
         with _writing(self.tmp_dir / name), (self.tmp_dir / name).open("w", encoding="utf-8") as f:
             json.dump(value, f)
 
+    def written(self) -> "Bundle":
+        """What is written so far, opened read-only where it is (its meta.json written now, and again by
+        `commit`): for a figure computed over the written columns before the bundle is committed."""
+        self.meta["columns"] = sorted(set(self.columns))
+        with _writing(self.tmp_dir / META), (self.tmp_dir / META).open("w", encoding="utf-8") as f:
+            json.dump(self.meta, f)
+        return Bundle(self.tmp_dir)
+
     def commit(self) -> Path:
         """Write meta.json last, then rename the directory into place."""
         self.meta["columns"] = sorted(set(self.columns))
@@ -307,6 +315,31 @@ def _reserve(path: Path) -> None:
                 raise
 
 
+def bundle_meta(path: Path) -> dict[str, Any]:
+    """The meta.json of the bundle at PATH, checked (no column is: Bundle checks each); ReportError where it
+    is no bundle this pvtui reads."""
+    meta_path = path / META
+    try:
+        meta = json.loads(read_regular(meta_path, BUNDLE_JSON_LIMIT).decode("utf-8"))
+    except (OSError, ValueError, RecursionError) as exc:
+        raise ReportError(meta_path, f"not a readable pvtui bundle ({getattr(exc, 'strerror', None) or exc})"
+                          ) from None
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT_TAG:
+        raise ReportError(meta_path, "not a pvtui bundle")
+    version = meta.get("schema_version")
+    if version != SCHEMA_VERSION:
+        raise ReportError(
+            meta_path, f"bundle schema {version}, this pvtui reads schema {SCHEMA_VERSION}"
+        )
+    for key, kind in META_TYPES.items():
+        value = meta.get(key, kind())
+        if not isinstance(value, kind) or (kind is list and not all(isinstance(v, str) for v in value)):
+            raise ReportError(meta_path, f"not a pvtui bundle (its {key!r} is damaged)")
+    if not all(_is_column_name(c) for c in meta.get("columns", [])):
+        raise ReportError(meta_path, "not a pvtui bundle (a column name is damaged)")
+    return meta
+
+
 class Bundle:
     """A bundle opened read-only: columns are memory-mapped on first use.
 
@@ -317,27 +350,8 @@ class Bundle:
     def __init__(self, path: str | Path, meta: dict[str, Any] | None = None) -> None:
         """The bundle at PATH, described by its meta.json, or by META (a bundle still being written)."""
         self.path = Path(path)
-        meta_path = self.path / META
-        try:
-            self.meta: dict[str, Any] = meta if meta is not None else json.loads(
-                read_regular(meta_path, BUNDLE_JSON_LIMIT).decode("utf-8"))
-        except (OSError, ValueError, RecursionError) as exc:
-            raise ReportError(meta_path, f"not a readable pvtui bundle ({getattr(exc, 'strerror', None) or exc})"
-                              ) from None
-        if not isinstance(self.meta, dict) or self.meta.get("format") != FORMAT_TAG:
-            raise ReportError(meta_path, "not a pvtui bundle")
-        version = self.meta.get("schema_version")
-        if version != SCHEMA_VERSION:
-            raise ReportError(
-                meta_path, f"bundle schema {version}, this pvtui reads schema {SCHEMA_VERSION}"
-            )
-        for key, kind in META_TYPES.items():
-            value = self.meta.get(key, kind())
-            if not isinstance(value, kind) or (kind is list and not all(isinstance(v, str) for v in value)):
-                raise ReportError(meta_path, f"not a pvtui bundle (its {key!r} is damaged)")
+        self.meta: dict[str, Any] = meta if meta is not None else bundle_meta(self.path)
         columns = self.meta.get("columns", [])
-        if not all(_is_column_name(c) for c in columns):
-            raise ReportError(meta_path, "not a pvtui bundle (a column name is damaged)")
         # A damaged column takes out only what needs it: the rest of the bundle stays usable.
         self.damaged: dict[str, ReportError] = {}
         for name in columns:

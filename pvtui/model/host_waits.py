@@ -62,6 +62,9 @@ def device_cycles(report: Report) -> list[int | None]:
     execution = report.execution
     if not execution.runs_known:  # one "run" of every step: the host's time between runs is inside it
         return [None] * execution.num_runs
+    kept = execution.kept_device_cycles  # a pass over every step, made once at ingest
+    if kept is not None:
+        return kept
     waits = host_wait_programs(report)
     spans: list[int | None] = []
     for run in range(execution.num_runs):

@@ -285,6 +285,16 @@ class Execution(Part):
         return self.meta.get("execution", {}).get("total_cycles")
 
     @property
+    def kept_device_cycles(self) -> list[int | None] | None:
+        """Each run's device time as ingest kept it (sources/ingest.py keep_device_time), None where the
+        bundle has none (written before it was kept) or a damaged one."""
+        kept = self.meta.get("execution", {}).get("device_cycles")
+        if not isinstance(kept, list) or len(kept) != self.num_runs:
+            return None
+        whole = all(value is None or (isinstance(value, int) and not isinstance(value, bool)) for value in kept)
+        return kept if whole else None
+
+    @property
     def num_runs(self) -> int:
         return len(self.run_step_offsets) - 1
 

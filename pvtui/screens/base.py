@@ -8,15 +8,14 @@ from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, Protocol
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.events import Click
-from textual.geometry import Offset
+from textual.geometry import Offset, Size
 from textual.reactive import Reactive
-from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Input, Static
 
 from pvtui.model.unavailable import Unavailable
 from pvtui.render.visible_text import visible_text
-from pvtui.ui.textual_private import styled_as_now
+from pvtui.ui.textual_private import StyledOnMount, styled_as_now
 from pvtui.units import format_bytes
 from pvtui.widgets.key_bar import KeyBar
 from pvtui.widgets.look import look_of
@@ -236,7 +235,7 @@ def _move(move: str) -> Callable[..., None]:
     return action
 
 
-class ReportScreen(Screen):
+class ReportScreen(StyledOnMount):
     """A screen over the app's one shared report.
 
     A screen shown before the report is open paints its frame (tabs and keys) with a
@@ -278,7 +277,21 @@ class ReportScreen(Screen):
     def __init__(self) -> None:
         super().__init__()
         styled_as_now(self, self.app)
+        # Classed for the terminal's size before the first styling: the same classes set by the first
+        # resize would style every widget of the new screen again (up to a third of its first showing).
+        self.update_classes({**self.breakpoint_classes(self.app.size), **self.size_classes(self.app.size)},
+                            update=False)
         self.nav = self.NAVIGATOR() if self.NAVIGATOR is not None else None
+
+    def breakpoint_classes(self, size: Size) -> dict[str, bool]:
+        """The classes of HORIZONTAL_BREAKPOINTS at SIZE, as Textual sets them on a resize."""
+        reached = [name for width, name in sorted(self.HORIZONTAL_BREAKPOINTS) if size.width >= width]
+        return {name: bool(reached) and name == reached[-1] for _width, name in self.HORIZONTAL_BREAKPOINTS}
+
+    def size_classes(self, size: Size) -> dict[str, bool]:
+        """The screen's own classes at the terminal's SIZE: below SHORT rows the detail panes give way to
+        the main view (each screen's CSS says how)."""
+        return {"short": size.height < SHORT}
 
     @property
     def pv_app(self) -> ReportsShown:
@@ -298,8 +311,7 @@ class ReportScreen(Screen):
         yield KeyBar()
 
     def on_resize(self) -> None:
-        # below SHORT rows, the detail panes give way to the main view (each screen's CSS says how)
-        self.set_class(self.app.size.height < SHORT, "short")
+        self.update_classes(self.size_classes(self.app.size))
 
     def on_mount(self) -> None:
         self.pv_app.report_screens.add(self)
@@ -327,6 +339,12 @@ class ReportScreen(Screen):
 
     def compose_body(self) -> ComposeResult:
         yield from ()
+
+    def after_the_frame(self, start: Callable[..., object], *args: object) -> None:
+        """Call START (which starts a worker) with ARGS once the frame at hand is painted: a thread started
+        while the screen is built takes the GIL from the building (the Compare screen's first frame waited
+        on its comparison)."""
+        self.call_after_refresh(start, *args)
 
     def show_report(self) -> None:
         """Fill the body, just composed, from the model."""

@@ -137,7 +137,7 @@ class CompareScreen(ReportScreen):
     def show_report(self) -> None:
         self.watch(self.app, "theme", self._theme_changed, init=False)
         self._show_names(None)
-        self._compare(self.report, self.report_b)
+        self.after_the_frame(self._compare, self.report, self.report_b)
 
     @property
     def report(self) -> "Report":

@@ -66,8 +66,8 @@ class InsightsScreen(ReportScreen):
             yield Static("Computing insights…", id="insights-progress")
 
     def show_report(self) -> None:
-        self._compute(self.report)
-        self._compute_split(self.report, self.nav.ipus)
+        self.after_the_frame(self._compute, self.report)
+        self.after_the_frame(self._compute_split, self.report, self.nav.ipus)
 
     def report_changed(self) -> None:
         super().report_changed()

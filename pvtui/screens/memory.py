@@ -9,6 +9,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.events import Resize
+from textual.geometry import Size
 from textual.reactive import var
 from textual.widgets import DataTable, Input, TabbedContent
 
@@ -18,7 +19,7 @@ from pvtui.model.navigators.memory import MapValues, MemoryNavigator, tile_memor
 from pvtui.model.unavailable import Unavailable
 from pvtui.render.item_lines import item_lines
 from pvtui.render.memory import header_items, search_status, variable_label
-from pvtui.screens.base import SHORT, Needs, ReportScreen, UnavailableNotice
+from pvtui.screens.base import Needs, ReportScreen, UnavailableNotice
 from pvtui.widgets.detail_text import DetailText
 from pvtui.widgets.heatmap import TileHeatmap, legend
 from pvtui.widgets.keys import ZOOM, close_search, open_search
@@ -101,9 +102,11 @@ class MemoryScreen(ReportScreen):
     def remembered_place(self) -> dict:
         return {"tile": int(self.selected)} if self.nav.memory is not None else {}
 
+    def size_classes(self, size: Size) -> dict[str, bool]:
+        return {**super().size_classes(size), "wider": size.width >= WIDER}
+
     def on_resize(self, event: Resize) -> None:
-        self.set_class(event.size.width >= WIDER, "wider")
-        self.set_class(event.size.height < SHORT, "short")  # before the header is drawn for it
+        self.update_classes(self.size_classes(event.size))  # before the header is drawn for it
         if self.nav.memory is not None and self.heatmap.rows is not None:
             self._show_header()  # its lines break where the width allows
 

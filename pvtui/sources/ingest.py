@@ -11,7 +11,8 @@ from typing import Any, Callable, Iterable
 
 from pvtui.errors import BundleWriteError, ReportError
 from pvtui.model import schema as s
-from pvtui.model.bundle import SCHEMA_VERSION, Bundle, BundleWriter
+from pvtui.model.bundle import SCHEMA_VERSION, Bundle, BundleWriter, bundle_meta
+from pvtui.model.host_waits import device_cycles
 from pvtui.model.report import Report, column_damage, note_messages
 from pvtui.sources.base import (CancelToken, IngestContext, Progress, ReportFiles, Settling, file_stamp, no_progress,
                                 version_of)
@@ -83,8 +84,17 @@ def build_bundle(
             notes = "; ".join(note_messages(ctx.meta.get("notes", [])))
             raise ReportError(files.directory, f"no usable graph profile ({notes or 'no report files'})")
         _fill_target_from_archive(ctx)
+        keep_device_time(writer)
         _check_unchanged(files, ctx.meta["files"])
         return writer.commit()
+
+
+def keep_device_time(writer: BundleWriter) -> None:
+    """Each run's device time (model/host_waits.device_cycles), kept in the bundle's meta: it passes over
+    every step (66 ms on the large report), which the Summary would make on every opening."""
+    report = Report(writer.written())
+    if report.execution is not None and report.execution.runs_known:
+        writer.meta.setdefault("execution", {})["device_cycles"] = device_cycles(report)
 
 
 def _check_unchanged(files: ReportFiles, before: dict[str, Any]) -> None:
@@ -150,7 +160,7 @@ def _fill_target_from_archive(ctx: IngestContext) -> None:
 def is_current(bundle_path: Path, files: ReportFiles) -> bool:
     """True when a bundle was built from exactly the files present now."""
     try:
-        meta = Bundle(bundle_path).meta
+        meta = bundle_meta(bundle_path)  # its columns are checked when it is opened
     except ReportError:
         return False
     return _built_from(meta, files)

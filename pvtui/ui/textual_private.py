@@ -7,11 +7,15 @@ what it relies on, so that an upgrade shows here and not as a slow or broken scr
 
 from __future__ import annotations
 
+import asyncio
+
 from textual.app import App
+from textual.events import ScreenResume
 from textual.geometry import Size
 from textual.reactive import Reactive
 from textual.screen import Screen
 from textual.scroll_view import ScrollView
+from textual.widget import AwaitMount
 from textual.widgets import Input
 
 
@@ -23,6 +27,28 @@ def styled_as_now(screen: Screen, app: App) -> None:
     before a theme change, which a screen being built is not.
     """
     screen._css_update_count = app._css_update_count
+
+
+class StyledOnMount(Screen):
+    """A Screen that the resumes of its first showing do not style again.
+
+    Textual styles every widget of a screen again on each ScreenResume (its look may lag
+    what changed while it was suspended), and a switch to a new mode posts two. A screen
+    shown for the first time was styled as its widgets were mounted, just before, with the
+    stylesheet as it is (styled_as_now): styling it again was a sixth of the Memory screen's
+    first showing. Its later resumes restyle it as Textual does. Subclasses' own
+    on_screen_resume run first (Textual calls each class's, subclass first).
+    """
+
+    _shown_once = False
+
+    def on_screen_resume(self, event: ScreenResume) -> None:
+        if not self._shown_once:
+            event.refresh_styles = False
+            self.call_after_refresh(self._first_frame_painted)
+
+    def _first_frame_painted(self) -> None:
+        self._shown_once = True
 
 
 def update_scrollbars(view: ScrollView, virtual_size: Size) -> None:
@@ -50,27 +76,50 @@ class SteadyScrollbars(ScrollView):
 
 
 class InstantModeSwitch(App):
-    """An App whose switch to a mode shown before paints at once.
+    """An App whose switch to a mode paints as soon as the mode's screen is whole.
 
     Textual holds the frame after `switch_mode` for 50 ms (`delay_update`) so that a
-    screen being built is not seen half done. A screen shown before is whole.
+    screen being built is not seen half done. A screen shown before is whole: it paints
+    at once. A new one holds the frames (a batch) until it is mounted (composed, its
+    on_mount run), however long or short that takes, rather than for a fixed 50 ms.
     """
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.built_modes = {self.current_mode}  # modes whose screen exists: switching to them is instant
-        self._instant_switch = False
+        self._in_switch = False
+        self._releases: set[asyncio.Task] = set()  # the tasks that end the hold on a new screen's frames
 
     def switch_mode(self, mode: str):
-        self._instant_switch = mode in self.built_modes
+        new = mode not in self.built_modes and mode != self.current_mode
+        self._in_switch = True
+        if new:
+            self._begin_batch()
         try:
-            return super().switch_mode(mode)
+            mounted = super().switch_mode(mode)
+        except BaseException:
+            if new:
+                self._end_batch()
+            raise
         finally:
-            self._instant_switch = False
+            self._in_switch = False
             self.built_modes.add(mode)
+        if new:
+            release = asyncio.create_task(self._paint_once_mounted(mounted))
+            self._releases.add(release)
+            release.add_done_callback(self._releases.discard)
+        return mounted
+
+    async def _paint_once_mounted(self, mounted: AwaitMount) -> None:
+        try:
+            await mounted
+        finally:
+            self._end_batch()
+            if not self._batch_count:
+                self.screen.refresh()
 
     def delay_update(self, delay: float = 0.05) -> None:
-        if not self._instant_switch:
+        if not self._in_switch:
             super().delay_update(delay)
 
 
