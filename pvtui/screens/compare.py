@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Sequence
 
 from rich.style import Style
 from rich.text import Text
-from textual import work
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import DataTable, Static, TabbedContent, TabPane
@@ -117,12 +117,12 @@ class CompareScreen(ReportScreen):
             with TabPane(f"2 {SECTIONS[1][1]}", id="tiles"):
                 yield UnavailableNotice("", id="tiles-missing")
                 yield Static(classes="statement", id="tiles-statement")
-                yield DiffHeatmap(on_select=lambda _tile: self._show_tile(), id="diff-heatmap")
+                yield DiffHeatmap(id="diff-heatmap")
                 yield Static(classes="detail", id="tile-detail")
             with TabPane(f"3 {SECTIONS[2][1]}", id="liveness"):
                 yield UnavailableNotice("", id="liveness-missing")
                 yield Static(classes="statement", id="liveness-statement")
-                yield CompareChart(on_move=lambda _fraction: self._show_column(), id="compare-chart")
+                yield CompareChart(id="compare-chart")
                 yield Static(classes="detail", id="liveness-detail")
             for index, section in ((4, "programs"), (5, "operations"), (6, "layers")):
                 with TabPane(f"{index} {SECTIONS[index - 1][1]}", id=section):
@@ -131,7 +131,6 @@ class CompareScreen(ReportScreen):
                     yield DataTable(id=f"{section}-table", cursor_type="row", zebra_stripes=True)
 
     def show_report(self) -> None:
-        self.watch(self.app, "theme", self._theme_changed, init=False)
         self._show_names(None)
         self._compare(self.report, self.report_b)
 
@@ -171,7 +170,10 @@ class CompareScreen(ReportScreen):
         super().report_changed()
         self._compare(self.report, self.report_b)
 
-    def _theme_changed(self) -> None:
+    def shown_changed(self) -> None:
+        """Nothing: Compare shows A and B whichever the other screens show."""
+
+    def theme_changed(self) -> None:
         if self.comparison is not None:
             self._show_all()  # the tables' growth and shrinkage colours come from the theme
 
@@ -262,6 +264,7 @@ class CompareScreen(ReportScreen):
         keep = heatmap.diff is not None
         heatmap.show(diff, heatmap.selected if keep else self.nav.most_changed_tile(grown=True) or 0)
 
+    @on(DiffHeatmap.Selected)
     def _show_tile(self) -> None:
         diff = self.nav.tiles
         if diff is not None:
@@ -281,6 +284,7 @@ class CompareScreen(ReportScreen):
         chart.show(pair)
         self._show_column()
 
+    @on(CompareChart.Moved)
     def _show_column(self) -> None:
         pair = self.nav.liveness
         if pair is None:

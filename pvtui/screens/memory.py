@@ -84,17 +84,16 @@ class MemoryScreen(ReportScreen):
         yield Unavailable("", id="memory-unavailable")
         with Vertical(id="memory-view"):
             yield DetailText(id="memory-header")
-            yield VariableBar(self.nav.search, self._choose, id="variable-bar")
+            yield VariableBar(self.nav.search, id="variable-bar")
             with Horizontal(id="memory-body"):
                 yield MemoryViews(
-                    TileHeatmap(on_select=lambda _tile: self._show_detail(), id="heatmap"),
-                    TileMap(on_select=lambda _tile: self._show_detail(), on_relayout=self._redraw_text, id="tile-map"),
+                    TileHeatmap(id="heatmap"),
+                    TileMap(id="tile-map"),
                     id="memory-views",
                 )
                 yield TileDetails(id="detail-pane")
 
     def show_report(self) -> None:
-        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._redraw_text())
         self._load(selected=self.pv_app.remembered("tile"))  # where it was left (a whole number: pvtui.user.state)
 
     def remembered_place(self) -> dict:
@@ -154,6 +153,11 @@ class MemoryScreen(ReportScreen):
     def report_changed(self) -> None:
         super().report_changed()
         self._load(selected=self.selected)
+
+    def theme_changed(self) -> None:
+        self.heatmap.refresh()
+        self.tile_map.refresh()
+        self._redraw_text()
 
     def units_changed(self) -> None:
         if self.nav.memory is not None:
@@ -282,6 +286,10 @@ class MemoryScreen(ReportScreen):
         if variable is not None:
             self._choose(variable)
 
+    @on(VariableBar.Found)
+    def _found(self, event: VariableBar.Found) -> None:
+        self._choose(event.variable)
+
     def _choose(self, variable: int | None) -> None:
         """Colour the map and the bars' swatches by VARIABLE's bytes per tile (None: by the totals)."""
         if self.nav.memory is None:
@@ -321,6 +329,7 @@ class MemoryScreen(ReportScreen):
             return
         self.tile_map.set_tiles(nav.memory.ipu, nav.tiles, self._map_values(), selected)
 
+    @on(TileMap.Relaid)
     def _redraw_text(self) -> None:
         if self.nav.memory is None:
             return
@@ -343,6 +352,8 @@ class MemoryScreen(ReportScreen):
         lines += item_lines(entries, width, max_lines=1 if self.has_class("short") else 2)
         self.query_one("#memory-header", DetailText).show(Text("\n").join(lines))
 
+    @on(TileHeatmap.Selected)
+    @on(TileMap.Selected)
     def _show_detail(self) -> None:
         if self.nav.memory is not None:
             self.details.show_tile(self.report, self.nav.memory, self.selected, self.bytes, self.heatmap.palette)

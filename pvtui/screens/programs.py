@@ -72,12 +72,11 @@ class ProgramsScreen(ReportScreen):
             yield Input(placeholder="part of a program name; Enter finds it", id="search-input", compact=True)
             yield Label("", id="search-status", markup=False)
         with Horizontal(id="programs-body"):
-            yield ProgramTree(programs, on_cursor=self.show_details, id="program-tree")
+            yield ProgramTree(programs, id="program-tree")
             with VerticalScroll(id="details-scroll"):
                 yield DetailText(id="details")
 
     def show_report(self) -> None:
-        self.app.theme_changed_signal.subscribe(self, lambda _theme: self.show_details())
         self._focus_tree()
         self.show_details()
         search = self.pv_app.remembered("search")
@@ -105,6 +104,7 @@ class ProgramsScreen(ReportScreen):
     def selected_program(self) -> int | None:
         return self.tree.cursor_program if self.tree is not None else None
 
+    @on(ProgramTree.CursorMoved)
     def show_details(self) -> None:
         if self.tree is None:
             return
@@ -120,6 +120,9 @@ class ProgramsScreen(ReportScreen):
 
     def units_changed(self) -> None:
         self.show_details()
+
+    def theme_changed(self) -> None:
+        self.show_details()  # the phases' colours are the theme's
 
     # Search -----------------------------------------------------------------------
 

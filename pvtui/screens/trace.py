@@ -138,7 +138,6 @@ class TraceScreen(ReportScreen):
                     yield BspView(id="bsp-view")
 
     def show_report(self) -> None:
-        self.watch(self.app, "theme", self._theme_changed, init=False)
         run, window = self.pv_app.remembered("run"), self.pv_app.remembered("window")
         if isinstance(run, int):
             self.nav.run = run  # clamped to the report's runs when it opens
@@ -335,7 +334,7 @@ class TraceScreen(ReportScreen):
         if self.available and self.pane == "bsp":
             self.call_after_refresh(self._draw_bsp)
 
-    def _theme_changed(self) -> None:
+    def theme_changed(self) -> None:
         if self.available:
             self._show_legend()
             self.redraw()

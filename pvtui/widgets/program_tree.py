@@ -19,6 +19,7 @@ from rich.style import Style
 from textual.binding import Binding
 from textual.events import Click
 from textual.geometry import Region, Size
+from textual.message import Message
 from textual.strip import Strip
 
 from pvtui.model.step_types import phase_of
@@ -278,18 +279,20 @@ class ProgramTree(CachedLines, SteadyScrollbars, can_focus=True):
     STRIP_CACHE_SIZE = 1024
     LINES_ON_BASE = True  # _render_row and blank lines add the base style to every segment
 
-    def __init__(
-        self, programs: "Programs", *, on_cursor: Callable[[], None] | None = None, id: str | None = None
-    ) -> None:
+    class CursorMoved(Message):
+        """The cursor is on another program: PROGRAM (None: no row)."""
+
+        def __init__(self, program: int | None) -> None:
+            super().__init__()
+            self.program = program
+
+    def __init__(self, programs: "Programs", *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.programs = programs
-        # Called at once on every cursor move, not by a message: a message lands after
-        # this frame, and the details would cost a second one.
-        self.on_cursor = on_cursor
         self.rows = TreeRows(programs.child_offsets, programs.child_ids, programs.roots)
         if len(self.rows):
             self.rows.expand(0)
-        self._told: int | None = self.cursor_program  # the cursor's program on_cursor last heard of
+        self._told: int | None = self.cursor_program  # the cursor's program CursorMoved last said
         self.highlight_text = ""
         # what names the rows: a program's own name, else its operation's in a debug layer (None: none there)
         self.name_source: tuple[str, Callable[[int], str | None]] | None = None
@@ -322,8 +325,7 @@ class ProgramTree(CachedLines, SteadyScrollbars, can_focus=True):
     def _tell_cursor(self) -> None:
         if self.cursor_program != self._told:
             self._told = self.cursor_program
-            if self.on_cursor is not None:
-                self.on_cursor()
+            self.post_message(self.CursorMoved(self._told))
 
     def select_row(self, row: int) -> None:
         """Put the cursor on ROW, centred in the view (once the view has a size)."""
