@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import wait_for, wait_until_loaded
-from tests.test_compare import compare_app  # noqa: F401 - a fixture
+from conftest import wait_for, wait_until_loaded
+from test_compare import compare_app  # noqa: F401 - a fixture
 
 pytestmark = pytest.mark.anyio
 
