@@ -10,14 +10,15 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.events import Resize
 from textual.reactive import var
-from textual.widgets import DataTable, Input, TabbedContent
+from textual.widgets import DataTable, TabbedContent
 
 from pvtui.model.tables import Table
 from pvtui.model.tile_detail import row_program
 from pvtui.model.navigators.memory import MapValues, MemoryNavigator, tile_memory, tile_vertices, tiles_table
 from pvtui.render.item_lines import item_lines
-from pvtui.render.memory import header_items, search_status, variable_label
-from pvtui.screens.base import SHORT, Needs, ReportScreen, Unavailable
+from pvtui.render.memory import header_items, variable_label
+from pvtui.screens.base import SHORT, Needs, Unavailable
+from pvtui.screens.memory_search import VariableSearching
 from pvtui.widgets.detail_text import DetailText
 from pvtui.widgets.heatmap import TileHeatmap, legend
 from pvtui.widgets.keys import ZOOM, close_search, open_search
@@ -30,7 +31,7 @@ from pvtui.widgets.variable_bar import VariableBar
 WIDER = 150  # columns from which the detail pane is wide enough for the variables' names
 
 
-class MemoryScreen(ReportScreen):
+class MemoryScreen(VariableSearching):
     """Every tile's memory as rows of bars or as a map (`view`), the selected tile's details and
     tables beside them, and a search for a variable that colours both by where it lives.
 
@@ -245,71 +246,15 @@ class MemoryScreen(ReportScreen):
             return table.sorted_table()
         return tiles_table(self.nav.memory, self.nav.ipu_filter)
 
-    # The variable search -------------------------------------------------------------
-
-    def action_open_search(self) -> None:
-        bar = self.query_one(VariableBar)
-        bar.open(True)
-        self.start_typing(bar.field)
-
-    def action_close_search(self) -> None:
-        """Close the search and colour by totals again."""
-        self.query_one(VariableBar).open(False)
-        self._choose(None)
-        self.views.focus()
-
-    @on(Input.Submitted, "#variable-input")
-    def _search_submitted(self, event: Input.Submitted) -> None:
-        """Keep the variable chosen and go back to the tiles."""
-        self.query_one(VariableBar).open(False)
-        self.views.focus()
+    # The tables' rows ----------------------------------------------------------------
 
     @on(DataTable.RowSelected)
     async def _row_picked(self, event: DataTable.RowSelected) -> None:
         await self.run_action("pick_variable" if self.nav.variables_listed else "show_program")
 
-    def action_pick_variable(self) -> None:
-        """The variable under the Variables tab's cursor (the largest, until moved): where else it lives,
-        on the map and the bars."""
-        lowered, name = self.report.lowered, self.details.cursor_row()[1].get("name")
-        variable = lowered.name_id(name) if lowered is not None and name is not None else None
-        if variable is not None:
-            self.nav.search.only(variable)
-            self._choose(variable)
-
     async def action_show_program(self) -> None:
         """The program of the Sets or Exchange row under the cursor (a set's first), in the Programs tree."""
         await self.show_program(row_program(self.report, *self.details.cursor_row()))
-
-    def action_next_match(self, step: int) -> None:
-        variable = self.nav.search.stepped(step)
-        if variable is not None:
-            self._choose(variable)
-
-    @on(VariableBar.Found)
-    def _found(self, event: VariableBar.Found) -> None:
-        self._choose(event.variable)
-
-    def _choose(self, variable: int | None) -> None:
-        """Colour the map and the bars' swatches by VARIABLE's bytes per tile (None: by the totals)."""
-        if self.nav.memory is None:
-            return  # no tiles: the screen says why instead
-        if not self.nav.choose(variable):
-            self._show_search_status()  # the same colours: only the count of matches may have changed
-            return
-        if variable is None:
-            self.heatmap.set_swatch(None)
-        else:
-            values = self.nav.search.bytes_by_tile(self.report.lowered)
-            self.heatmap.set_swatch((values, int(values.max(initial=1))))
-        self._update_map(self.selected)
-        self._show_search_status()
-        self._show_header()  # the detail does not depend on the variable
-
-    def _show_search_status(self) -> None:
-        lowered, bar = self.report.lowered, self.query_one(VariableBar)
-        variables = None if lowered is None else len(lowered.names)
-        bar.show_status(search_status(self.nav, bar.field.value, variables, self.report.missing("lowered")))
 
     # Drawing -------------------------------------------------------------------------
 
