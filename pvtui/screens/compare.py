@@ -20,7 +20,6 @@ from pvtui.render.compare import (
     changes_headings,
     changes_rows,
     column_detail,
-    fitted_widths,
     layer_headings,
     layer_rows,
     names_line,
@@ -32,6 +31,7 @@ from pvtui.render.layers import CHANGES_STATEMENT
 from pvtui.screens.base import Needs, ReportScreen
 from pvtui.screens.base import Unavailable as UnavailableNotice
 from pvtui.widgets.compare_chart import CompareChart
+from pvtui.widgets.cut_table import fill_cut
 from pvtui.widgets.diff_heatmap import DiffHeatmap
 from pvtui.widgets.palette import rich_colour
 from pvtui.widgets.to_ui import to_ui
@@ -228,24 +228,9 @@ class CompareScreen(ReportScreen):
                            Style(color=rich_colour(variables, "success")))
 
     def _fill(self, section: str, headings: Sequence[str], rows: list[list[Text]], cut: Sequence[int]) -> None:
-        """SECTION's table: ROWS under HEADINGS, the columns CUT sharing the room the others leave on a line
-        (their cells end in an ellipsis where they are cut), the figures right-aligned (every column but
-        NAME_COLUMN's); the cursor stays on its row."""
-        names = NAME_COLUMN[section]
-        table = self.query_one(f"#{section}-table", DataTable)
-        scrollbar = table.styles.scrollbar_size_vertical
-        room = self.size.width - scrollbar - 2 * table.cell_padding * len(headings)
-        widths = fitted_widths(headings, rows, cut, room)
-        cursor = table.cursor_row
-        table.clear(columns=True)
-        for column, (heading, width) in enumerate(zip(headings, widths)):
-            table.add_column(Text(heading, justify="left" if column == names else "right"), width=width)
-        for row in rows:
-            for column, (cell, width) in enumerate(zip(row, widths)):
-                cell.truncate(width, overflow="ellipsis")
-                cell.justify = "left" if column == names else "right"
-            table.add_row(*row)
-        table.move_cursor(row=cursor)
+        """SECTION's table: ROWS under HEADINGS, the columns CUT cut to the room the screen's width leaves."""
+        fill_cut(self.query_one(f"#{section}-table", DataTable), headings, rows, cut, NAME_COLUMN[section],
+                 self.size.width)
 
     def _show_deltas(self, c: Comparison) -> None:
         self._show_names(c.identical)
