@@ -274,7 +274,7 @@ def test_trace_stats_json_and_tables(capsys, tiny_dir):
 async def test_the_statistics_panel_shows_the_runs_types(make_app, monkeypatch):
     import threading
 
-    from pvtui.screens import trace
+    from pvtui.screens import trace_runs
 
     threads = []
 
