@@ -34,6 +34,7 @@ from pvtui.widgets.chart_rows import (
 )
 from pvtui.widgets.line_cache import CachedLines
 from pvtui.widgets.look import Look, look_of
+from pvtui.widgets.tell_screen import tell_screen
 
 BOTH, HIGHER, EMPTY = range(3)  # the stacked layers, bottom to top
 TICKS = (0, 0.25, 0.5, 0.75, 1.0)
@@ -109,7 +110,7 @@ class CompareChart(CachedLines, Widget, can_focus=True):
         if self._peak is not None:
             self.cursor_to_peak(self._peak)
         elif self.pair is not None:
-            self.post_message(self.Moved(self.fraction))  # the cursor's column now stands for other steps
+            tell_screen(self, self.Moved(self.fraction))  # the cursor's column now stands for other steps
 
     def show(self, pair: LivenessPair | None) -> None:
         self.pair = pair
@@ -129,9 +130,9 @@ class CompareChart(CachedLines, Widget, can_focus=True):
     def action_move(self, columns: int) -> None:
         frame = self.frame()
         self.cursor = max(0, min(self.cursor + columns, frame.plot_width - 1))
+        tell_screen(self, self.Moved(self.fraction))
         self._strips.clear()
         self.refresh()
-        self.post_message(self.Moved(self.fraction))
 
     def cursor_to_peak(self, fraction: float) -> None:
         """The cursor to the column of FRACTION of the steps; once the chart has its width, if it has none

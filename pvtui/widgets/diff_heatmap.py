@@ -28,6 +28,7 @@ from pvtui.widgets.keys import PAGE_AND_ENDS
 from pvtui.widgets.line_cache import CachedLines
 from pvtui.widgets.look import look_of
 from pvtui.widgets.scrolling import keep_row_visible
+from pvtui.widgets.tell_screen import tell_screen
 
 ONLY_ONE_CODE = LEVELS + 1  # the level of a tile only one report has
 MAX_CELL = 3  # columns per tile, where few tiles leave room
@@ -116,9 +117,9 @@ class DiffHeatmap(CachedLines, SteadyScrollbars, can_focus=True):
         if self.diff is None or (tile == self.selected and not force):
             return
         self.selected = tile
+        tell_screen(self, self.Selected(tile))
         self._follow()
         self.refresh()
-        self.post_message(self.Selected(tile))
 
     def _follow(self) -> None:
         if self.grid.rows:

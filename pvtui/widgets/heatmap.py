@@ -27,6 +27,7 @@ from pvtui.units import format_bytes
 from pvtui.widgets.look import UNICODE, Glyphs, Look, look_of
 from pvtui.widgets.palette import rich_colour
 from pvtui.widgets.scrolling import keep_row_visible
+from pvtui.widgets.tell_screen import tell_screen
 
 CATEGORY_COLOURS = tuple(f"pv-cat-{i}" for i in range(6))
 HEAT_COLOURS = tuple(f"pv-heat-{i}" for i in range(5))
@@ -394,6 +395,7 @@ class TileHeatmap(SteadyScrollbars, can_focus=False):
             return
         before = self.cursor_row
         self.selected = tile
+        tell_screen(self, self.Selected(tile))
         row = self.cursor_row
         if row is not None:
             self._follow(row)  # a scroll repaints every row
@@ -402,7 +404,6 @@ class TileHeatmap(SteadyScrollbars, can_focus=False):
         else:
             for changed in {before, row} - {None}:
                 self.refresh_line(changed)
-        self.post_message(self.Selected(tile))
 
     def _follow(self, row: int) -> None:
         keep_row_visible(self, row)

@@ -22,6 +22,7 @@ from pvtui.widgets.line_cache import CachedLines
 from pvtui.widgets.look import look_of
 from pvtui.widgets.palette import phase_text_styles
 from pvtui.widgets.scrolling import keep_row_visible
+from pvtui.widgets.tell_screen import tell_screen
 
 if TYPE_CHECKING:
     from pvtui.model.navigators.programs import TreeRows
@@ -117,15 +118,15 @@ class ProgramTree(CachedLines, SteadyScrollbars, can_focus=True):
             return
         row = max(0, min(row, len(self.rows) - 1))
         before, self.rows.cursor = self.cursor_row, row
+        self._tell_cursor()  # first: the details join this frame
         keep_row_visible(self, row)  # a scroll repaints every row
         for changed in {before, row}:
             self.refresh_line(changed)
-        self._tell_cursor()
 
     def _tell_cursor(self) -> None:
         if self.cursor_program != self._told:
             self._told = self.cursor_program
-            self.post_message(self.CursorMoved(self._told))
+            tell_screen(self, self.CursorMoved(self._told))
 
     def select_row(self, row: int) -> None:
         """Put the cursor on ROW, centred in the view (once the view has a size)."""

@@ -30,6 +30,7 @@ from pvtui.ui.textual_private import SteadyScrollbars
 from pvtui.units import count_of, format_bytes
 from pvtui.widgets.look import Look, look_of
 from pvtui.widgets.scrolling import keep_row_visible
+from pvtui.widgets.tell_screen import tell_screen
 
 HALF = "▀"
 HEAT_STOPS = tuple(f"pv-heat-{i}" for i in range(5))
@@ -210,7 +211,7 @@ class TileMap(SteadyScrollbars, can_focus=False):
         per_cell = None if self.grid is None else self.grid.per_cell
         self._relayout()
         if self.grid is not None and self.grid.per_cell != per_cell:
-            self.post_message(self.Relaid())
+            tell_screen(self, self.Relaid())
 
     def _relayout(self) -> None:
         width, height = self._content_size()
@@ -244,11 +245,11 @@ class TileMap(SteadyScrollbars, can_focus=False):
             return
         before = self.grid.line_of(self.grid.group_of(self.selected))
         self.selected = tile
+        tell_screen(self, self.Selected(tile))
         line = self.grid.line_of(self.grid.group_of(tile))
         keep_row_visible(self, line)
         for changed in {before, line}:
             self.refresh_line(changed - int(self.scroll_y))
-        self.post_message(self.Selected(tile))
 
     def _select_group(self, group: int) -> None:
         assert self._representative is not None

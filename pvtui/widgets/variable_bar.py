@@ -13,6 +13,7 @@ from textual.widgets import Input, Label
 from pvtui.ui.textual_private import InputWithoutLayout
 from pvtui.widgets.detail_text import DetailText
 from pvtui.widgets.search_bar import SearchBar
+from pvtui.widgets.tell_screen import tell_screen
 from pvtui.widgets.to_ui import to_ui
 
 if TYPE_CHECKING:
@@ -23,8 +24,8 @@ if TYPE_CHECKING:
 class VariableBar(SearchBar):
     """Each key typed searches SEARCH at once and says the largest match (Found).
 
-    A watcher of the field's value, run within the key, searches (Input.Changed, a message, would
-    come after it). The names and each variable's total are indexed in a worker when the bar opens,
+    A watcher of the field's value, run within the key, searches, and its answer is painted in the same
+    frame as the key's character (Input.Changed, a message bubbling up, came a frame later). The names and each variable's total are indexed in a worker when the bar opens,
     before the keys need them.
     """
 
@@ -79,4 +80,4 @@ class VariableBar(SearchBar):
         if self.lowered is not None and text and self.search.ready is not self.lowered:
             self.show_status(Text("reading the variables' names and sizes…"))
             return  # _prepared searches for what is typed by then
-        self.post_message(self.Found(self.search.find(self.lowered, text)))
+        tell_screen(self, self.Found(self.search.find(self.lowered, text)))
