@@ -9,7 +9,6 @@ import importlib
 import os
 import sys
 import traceback
-import weakref
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
@@ -17,6 +16,7 @@ from typing import TYPE_CHECKING, Callable
 from textual import events, work
 from textual.app import App
 from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import Input
 
@@ -40,7 +40,6 @@ from pvtui.widgets.status import StatusLine
 if TYPE_CHECKING:
     from pvtui.user.config import Config
     from pvtui.model.report import Report
-    from pvtui.screens.base import ReportScreen
     from pvtui.sources.base import CancelToken, ReportFiles
     from pvtui.user.state import State
 
@@ -104,7 +103,11 @@ class ScreenActions(Provider):
 
 class PvtuiApp(StatusLine, InstantModeSwitch, UserFiles, PartsShown):
     """pvtui: the screens show the reports of its slots (A, and B in a comparison), one shared model each;
-    what it says shows on the status line."""
+    what it says shows on the status line.
+
+    What every screen shows alike travels one way: the reactives below, with Textual's `theme`, which
+    each report screen watches (pvtui.screens.base.ReportScreen).
+    """
 
     TITLE = "pvtui"
     CSS_PATH = "app.tcss"
@@ -112,6 +115,9 @@ class PvtuiApp(StatusLine, InstantModeSwitch, UserFiles, PartsShown):
     COMMANDS = App.COMMANDS | {ScreenActions, _export_commands}
     BINDINGS = APP_BINDINGS
     KEYS = APP_KEYS
+    units: var[str] = var("binary")  # of bytes, on every screen: binary, si or bytes (u cycles them)
+    shown: var[Slot] = var(Slot.A)  # the report the single-report screens show (B switches, in a comparison)
+    report_generation: var[int] = var(0)  # bumped when the reports open and when a reload swaps a new model in
 
     def __init__(
         self,
@@ -145,18 +151,16 @@ class PvtuiApp(StatusLine, InstantModeSwitch, UserFiles, PartsShown):
         self.state = state
         self.a = ReportSlot(Slot.A, reports[0] if len(reports) == 1 else None)
         self.b = None if compare_with is None else ReportSlot(Slot.B, compare_with)  # of `pvtui compare`
-        self.shown = Slot.A  # the report the single-report screens show (B switches, in a comparison)
         self.cache = cache
         self.reader = reader or defaults.get("reader", "auto")  # which reader reads profile.pop (sources/readers.py)
         self.watch = watch
         self.tracebacks: list[str] | None = [] if debug else None  # --debug: those of pvtui's bugs, said at the end
         self.waiting = waiting  # a screen that waits for the reports to be written (pvtui capture --live)
-        self.report_screens: "weakref.WeakSet[ReportScreen]" = weakref.WeakSet()
         self.cancel_token: CancelToken | None = None
         self.load_running = False  # from open_report until the report is open, failed or cancelled
         self.loading: Screen | None = None  # the progress dialog while files are read
         self.reloads = ReloadOffers(self)
-        self.units = UNIT_NAMES.get(defaults.get("units", ""), "binary")  # on every screen: binary, si or bytes
+        self.units = UNIT_NAMES.get(defaults.get("units", ""), "binary")
         self._ascii_glyphs = [AsciiGlyphs()] if basic_console() else []  # TERM=linux: every glyph in ASCII
         extra, self.theme_problems = user_themes()
         for item in builtin_themes() + extra:
@@ -256,9 +260,7 @@ class PvtuiApp(StatusLine, InstantModeSwitch, UserFiles, PartsShown):
     @property
     def report_shown(self) -> bool:
         """Whether the screen in front shows the open report and no load runs: units and export apply."""
-        return self.ready and self.can_switch and not any(
-            screen.opening for screen in self.report_screens if screen.is_current
-        )
+        return self.ready and self.can_switch and not getattr(self.screen, "opening", False)
 
     @property
     def shown_slot(self) -> ReportSlot:
@@ -361,21 +363,20 @@ class PvtuiApp(StatusLine, InstantModeSwitch, UserFiles, PartsShown):
         before, before_files = slot.report, slot.files
         slot.files, slot.report = files, report
         if before is not None and before.being_read:  # its first parts shown: the rest fill in
-            self._parts_arrived()
-            await self._opened()
+            self._opened()
         elif before is not None:
             self._reloaded(slot, before, before_files)
         elif self.b is not None and not self.b.is_open:
             self.open_report(self.b.files, self.b)  # B next; the app opens once both are read
             return
         else:
-            await self._opened()
+            self._opened()
         self.reloads.offer_pending()
 
-    async def _opened(self) -> None:
+    def _opened(self) -> None:
         """The reports are read: the screen in front shows them, and their files are watched."""
         self.remember_opened(self.a.files)
-        await self._screens_opened()
+        self.report_generation += 1  # the screen in front composes its body; the others when shown again
         # What is alive once the first screen is up lives as long as the app: keep the
         # cyclic collector from walking it again (its full passes were the slowest frames).
         self.call_after_refresh(gc.freeze)
@@ -383,11 +384,6 @@ class PvtuiApp(StatusLine, InstantModeSwitch, UserFiles, PartsShown):
         if self.watch:
             for slot in self.slots:
                 self._watch_files(slot)
-
-    async def _screens_opened(self) -> None:
-        for screen in list(self.report_screens):
-            if screen.is_current:  # the others compose their body when they are shown again
-                await screen.report_opened()
 
     @work(thread=True, group="import-screens", exit_on_error=False)
     def _import_screens(self) -> None:
@@ -398,9 +394,7 @@ class PvtuiApp(StatusLine, InstantModeSwitch, UserFiles, PartsShown):
 
     def _reloaded(self, slot: ReportSlot, before: "Report", before_files: ReportFiles | None) -> None:
         """SLOT holds a new model in place of BEFORE: the screens redraw from it, and the user is told."""
-        for screen in list(self.report_screens):
-            if not screen.opening:  # one still opening composes its body from the new model
-                screen.report_changed()
+        self.report_generation += 1
         files = slot.files
         assert files is not None and slot.report is not None
         if before_files is not None and before_files.name != files.name:  # another engine's, picked with E
@@ -473,9 +467,6 @@ class PvtuiApp(StatusLine, InstantModeSwitch, UserFiles, PartsShown):
         if not self.comparing or not self.can_switch:
             return
         self.shown = Slot.A if self.shown is Slot.B else Slot.B
-        for screen in list(self.report_screens):
-            if not screen.opening and screen.SCREEN_NAME != "Compare":
-                screen.report_changed()
         shown = self.shown_slot.report
         assert shown is not None
         self.notify(f"Showing {self.shown.value}: {shown.name}  (B switches)", timeout=3)
@@ -493,9 +484,6 @@ class PvtuiApp(StatusLine, InstantModeSwitch, UserFiles, PartsShown):
         if not self.report_shown:
             return
         self.units = next_mode(self.units)
-        for screen in list(self.report_screens):
-            if not screen.opening:
-                screen.units_changed()
         self.notify(f"Units: {self.units}", timeout=2)
 
     def action_export(self) -> None:

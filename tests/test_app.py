@@ -130,7 +130,7 @@ async def test_an_action_chosen_in_the_palette_runs_on_its_screen(make_app, tiny
         (flame,) = [hit async for hit in ScreenActions(pilot.app.screen).search("Flame")]
         await flame.command()
         await pilot.pause()
-        assert pilot.app.screen.view == "flame"
+        assert pilot.app.screen.nav.view == "flame"
 
 
 async def test_themes_from_files_and_the_theme_option(make_app):

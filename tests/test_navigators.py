@@ -484,3 +484,21 @@ def test_every_fact_a_screen_names_is_one_its_navigator_or_it_has(module, name):
     actions = {binding.action.split("(")[0] for binding in screen.BINDINGS}
     assert {key.split("(")[0] for key in screen.KEYS} <= actions  # no entry for a key the screen lacks
     assert all(hasattr(screen, f"action_{action}") for action in actions)
+
+
+def test_the_programs_navigator_opens_the_first_root_and_a_new_tree_forgets_the_search():
+    from pvtui.model.navigators.programs import ProgramsNavigator
+
+    # roots 0 and 2; 0 holds 1
+    programs = SimpleNamespace(child_offsets=np.array([0, 1, 1, 1]), child_ids=np.array([1]), roots=np.array([0, 2]))
+    nav = ProgramsNavigator()
+    assert not nav.has_tree and nav.cursor_program is None
+    rows = nav.load(programs)
+    assert nav.has_tree and rows.program.tolist() == [0, 1, 2] and nav.cursor_program == 0
+    rows.cursor = 2
+    assert nav.cursor_program == 2
+    nav.finder.matches, nav.searching = np.array([1]), True
+    assert nav.has_matches
+    nav.load(programs)
+    assert not nav.has_matches and not nav.searching and nav.cursor_program == 0
+    assert nav.load(None) is None and not nav.has_tree

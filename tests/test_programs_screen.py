@@ -19,7 +19,8 @@ from pvtui.screens.base import UnavailableNotice
 from pvtui.render.programs import program_details
 from pvtui.screens.programs import ProgramsScreen
 from pvtui.units import format_bytes
-from pvtui.widgets.program_tree import ProgramTree, TreeRows
+from pvtui.model.navigators.programs import TreeRows
+from pvtui.widgets.program_tree import ProgramTree
 
 pytestmark = pytest.mark.anyio
 
@@ -412,7 +413,7 @@ async def test_next_match_moves_down_the_screen(make_app):
         await pilot.press("slash", *"softmax", "enter")
         await pilot.app.workers.wait_for_complete()
         await pilot.pause()
-        count = len(screen.finder.matches)
+        count = len(screen.nav.finder.matches)
         assert count > 2
         tree, rows = screen.tree, []
         for _ in range(count):
@@ -516,11 +517,11 @@ async def test_search_results_that_outlive_a_reload_are_ignored(make_app, tiny_d
         await pilot.app.workers.wait_for_complete()
         await pilot.pause()
         screen._found(old, "x", np.arange(3))  # the old report's matches arrive late
-        assert len(screen.finder.matches) == 0 and screen.tree.highlight_text == ""
+        assert len(screen.nav.finder.matches) == 0 and screen.tree.highlight_text == ""
         pilot.app.report.programs = None
         screen.report_changed()
         await pilot.app.workers.wait_for_complete()
         await pilot.pause()
         assert screen.tree is None
         screen._found(screen.report, "x", np.arange(3))  # no tree to show them in: no error
-        assert len(screen.finder.matches) == 0
+        assert len(screen.nav.finder.matches) == 0

@@ -138,7 +138,7 @@ async def test_reopening_a_report_returns_where_it_was_left_unless_fresh(tiny_di
             await wait_for(pilot, lambda: app.screen.SCREEN_NAME == screen_name and not app.screen.opening)
             shown[screen_name] = app.screen
         programs = shown["Programs"]
-        await wait_for(pilot, lambda: len(programs.finder.matches) > 0)
+        await wait_for(pilot, lambda: len(programs.nav.finder.matches) > 0)
         assert programs.query_one("#search-input").value == "softmax"
         assert shown["Memory"].selected == left["tile"] and shown["Liveness"].nav.cursor == left["step"]
     app = PvtuiApp(reports, path=tiny_dir, watch=False, cache=cache_root, state=State(where, fresh=True))

@@ -13,7 +13,8 @@ from textual.scroll_view import ScrollView
 from textual.widgets import Input
 
 from pvtui.ui.textual_private import (
-    InputWithoutLayout, InstantModeSwitch, SteadyScrollbars, StyledOnMount, styled_as_now, update_scrollbars,
+    InputWithoutLayout, InstantModeSwitch, SteadyScrollbars, StyledOnMount, screens_of_every_mode, styled_as_now,
+    update_scrollbars,
 )
 
 pytestmark = pytest.mark.anyio
@@ -39,6 +40,22 @@ async def test_a_theme_change_moves_the_apps_count_and_styled_as_now_matches_it(
         screen = Screen()
         styled_as_now(screen, app)
         assert screen._css_update_count == app._css_update_count
+
+
+async def test_the_screens_of_every_mode_are_those_shown_and_left_behind():
+    """screens_of_every_mode reads App._screen_stacks: a mode's screen stays in it once another is shown."""
+    first, second = Screen(), Screen()
+
+    class Modes(App):
+        MODES = {"first": lambda: first, "second": lambda: second}
+        DEFAULT_MODE = "first"
+
+    app = Modes()
+    async with app.run_test() as pilot:
+        await app.switch_mode("second")
+        await pilot.pause()
+        assert app.children == (second,) or list(app.children) == [second]  # the public view: the one in front
+        assert set(screens_of_every_mode(app)) == {first, second}
 
 
 async def test_update_scrollbars_sets_the_scrollbars_virtual_size_at_once():

@@ -274,7 +274,7 @@ def test_trace_stats_json_and_tables(capsys, tiny_dir):
 async def test_the_statistics_panel_shows_the_runs_types(make_app, monkeypatch):
     import threading
 
-    from pvtui.screens import trace
+    from pvtui.screens import trace_runs
 
     threads = []
 
@@ -282,7 +282,7 @@ async def test_the_statistics_panel_shows_the_runs_types(make_app, monkeypatch):
         threads.append(threading.current_thread())
         return step_stats(report)
 
-    monkeypatch.setattr(trace, "step_stats", counted_where)
+    monkeypatch.setattr(trace_runs, "step_stats", counted_where)
     async with make_app().run_test(size=(80, 24)) as pilot:
         screen = await open_trace(pilot)
         await pilot.press("S")
@@ -291,7 +291,7 @@ async def test_the_statistics_panel_shows_the_runs_types(make_app, monkeypatch):
         assert "OnTileExecute" in text and "IPU 1" in text
         assert threads and threading.main_thread() not in threads
         await pilot.press("S")
-        assert screen.pane == "details"
+        assert screen.nav.pane == "details"
 
 
 # Two liveness steps compared ----------------------------------------------------------------

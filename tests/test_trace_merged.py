@@ -168,10 +168,10 @@ async def test_the_merged_view_moves_like_the_flame_view_and_gives_the_lanes_bac
         program = nav.selected_program(tiny_report.execution, tiny_report.programs)
         assert program == int(tree.first_program[nav.selected_node]) >= 0
         await pilot.press("M")  # back to the lanes, where they were
-        assert screen.view == "lanes" and nav.merged is None
+        assert screen.nav.view == "lanes" and nav.merged is None
         assert (nav.window, nav.selected_step) == lanes_place
         await pilot.press("f", "M", "M")  # from the flame view, M and M again come back to it
-        assert screen.view == "flame"
+        assert screen.nav.view == "flame"
 
 
 async def test_P_in_the_merged_view_shows_the_blocks_first_program(make_app):
@@ -210,15 +210,15 @@ async def test_keys_that_need_steps_give_way_in_the_merged_view(make_app):
     async with make_app().run_test(size=(80, 24)) as pilot:
         screen = await open_trace(pilot)
         await pilot.press("b")
-        assert screen.pane == "bsp" and screen.key_state("next_bsp_step", ())
+        assert screen.nav.pane == "bsp" and screen.key_state("next_bsp_step", ())
         await pilot.press("M")
         await wait_for(pilot, lambda: screen.nav.merged is not None)
-        assert screen.pane == "details"  # the BSP view draws one IPU's steps
+        assert screen.nav.pane == "details"  # the BSP view draws one IPU's steps
         assert not screen.key_state("pane", ("bsp",)) and not screen.key_state("next_bsp_step", ())
         step = int(screen.report.execution.run_step_offsets[1]) + 5
         assert screen.show_step(step)  # a step to show (Operations' T): the flame view shows it
         await wait_for(pilot, lambda: screen.nav.selected_step == step)
-        assert screen.view == "flame" and screen.nav.merged is None
+        assert screen.nav.view == "flame" and screen.nav.merged is None
 
 
 async def test_without_a_program_table_the_merged_view_says_what_is_missing(make_app):
@@ -319,9 +319,9 @@ async def test_the_flame_view_opens_with_its_blocks_named(make_app, size):
     async with make_app().run_test(size=size) as pilot:
         screen = await open_flame(pilot)
         lines = drawn_text(screen.query_one(FlameView))
-        ipu, first, _ = screen.index.openings[0]
+        ipu, first, _ = screen.nav.index.openings[0]
         top = screen.nav.flame[ipu][0]
-        name = screen.index.names[int(top.node[top.block_at(first)])]
+        name = screen.nav.index.names[int(top.node[top.block_at(first)])]
         assert any(name in line[GUTTER:] for line in lines if "depth 1" in line)  # whole, not hatched
         assert "% of the run" in status(screen)
         await pilot.press("0")

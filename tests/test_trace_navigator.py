@@ -173,3 +173,33 @@ def test_next_position_in_finds_the_next_step_with_rows():
     assert tv.next_position_in(lane, 3, np.array([2, 3])) == -1
     assert tv.next_position_in(lane, -1, np.array([], dtype=np.int64)) == -1
     assert tv.around(100, 200, (0, 1000)) == (75, 225)
+
+
+def test_a_view_key_again_goes_back_and_the_merged_view_leaves_the_bsp_pane():
+    nav = tv.TraceNavigator()
+    assert (nav.view, nav.pane) == ("lanes", "details")
+    nav.toggle_view("flame")
+    nav.flame_cursor = tv.FlameCursor(depth=2, block=5)
+    nav.toggle_pane("bsp")
+    assert (nav.view, nav.pane) == ("flame", "bsp")
+    nav.toggle_view("merged")  # from the top, and not over the BSP view (one IPU's steps)
+    assert (nav.view, nav.pane, nav.flame_cursor) == ("merged", "details", tv.FlameCursor())
+    nav.toggle_view("merged")
+    assert nav.view == "flame"  # back to the view it came from
+    nav.toggle_view("flame")
+    assert nav.view == "lanes"
+    nav.toggle_pane("stats")
+    nav.toggle_pane("stats")
+    assert nav.pane == "details"
+
+
+def test_what_the_view_waits_for():
+    nav = tv.TraceNavigator()
+    assert nav.waiting_for(None) is None
+    nav.show_view("flame")
+    assert nav.waiting_for(None) == "nesting the steps…"
+    nav.show_view("merged")
+    assert nav.waiting_for("no programs.json") == "no merged view: no programs.json"
+    assert nav.waiting_for(None) == "merging the run's steps by model layer…"
+    nav.flame = ()
+    assert nav.waiting_for(None) is None

@@ -7,7 +7,7 @@ import pytest
 from conftest import wait_for, wait_until_loaded
 from rich.style import Style
 
-from pvtui.model.navigators import trace as trace_views
+from pvtui.model.navigators import trace as trace_navigator
 from pvtui.model.step_types import PHASES, phase_of
 from pvtui.screens.base import UnavailableNotice
 from pvtui.render.trace import format_seconds, step_details
@@ -86,7 +86,7 @@ async def test_lanes_runs_and_the_bsp_panel(make_app, tiny_report):
         assert screen.nav.cursor_ipu == 0
         await pilot.press("r")
         await wait_for(pilot, lambda: screen.nav.run == 1 % tiny_report.execution.num_runs and screen.available)
-        ipu, first, _ = screen.index.openings[screen.nav.run]  # each run opens on its first model layer
+        ipu, first, _ = screen.nav.index.openings[screen.nav.run]  # each run opens on its first model layer
         assert (screen.nav.cursor_ipu, screen.nav.cursor_pos) == (ipu, first)
         await pilot.press("b")
         await pilot.pause()
@@ -224,8 +224,8 @@ async def test_a_reload_that_gains_or_loses_per_tile_cycles_recomposes(make_app,
 
 async def test_the_bsp_frame_is_computed_once_per_view(make_app, monkeypatch):
     calls = []
-    compute = trace_views.bsp_frame
-    monkeypatch.setattr(trace_views, "bsp_frame", lambda *args: calls.append(args) or compute(*args))
+    compute = trace_navigator.bsp_frame
+    monkeypatch.setattr(trace_navigator, "bsp_frame", lambda *args: calls.append(args) or compute(*args))
     async with make_app().run_test(size=(80, 24)) as pilot:
         screen = await open_trace(pilot)
         await pilot.press("b")

@@ -15,13 +15,13 @@ from textual.widgets import Input, Static
 
 from pvtui.model.unavailable import Unavailable
 from pvtui.render.visible_text import visible_text
-from pvtui.ui.textual_private import StyledOnMount, styled_as_now
+from pvtui.ui.textual_private import StyledOnMount, screens_of_every_mode, styled_as_now
 from pvtui.units import format_bytes
 from pvtui.widgets.key_bar import KeyBar
 from pvtui.widgets.look import look_of
 
 if TYPE_CHECKING:
-    from weakref import WeakSet
+    from textual.app import App
 
     from pvtui.model.report import Report
     from pvtui.model.tables import Table
@@ -120,13 +120,14 @@ def beside_or_under(screen: str, body: str, main: str, details: str, under: int)
 
 class ReportsShown(Protocol):
     """What a report screen reads of its app (pvtui.app.PvtuiApp, which imports the screens and so is
-    not imported by them): the reports, which one is shown, the units of bytes."""
+    not imported by them): the reports, which one is shown, the units of bytes (those three, and the
+    report generation, reactives the screens watch)."""
 
     a: ReportSlot
     b: ReportSlot | None  # in a comparison
     shown: Slot
     units: str
-    report_screens: WeakSet[ReportScreen]
+    report_generation: int
 
     @property
     def slots(self) -> list[ReportSlot]: ...
@@ -245,6 +246,11 @@ class ReportScreen(StyledOnMount):
     `report_changed`, which runs after a reload swaps a new model in; they keep their selection
     across it where it still exists.
 
+    What changes for every screen reaches each one way, through the app's reactives that `on_mount`
+    watches: a change of units calls `units_changed`, of theme `theme_changed`, a new model (a reload)
+    `report_changed`, the other report of a comparison shown `shown_changed`; on a screen whose body
+    shows the report (one still opening composes it from the model there is then).
+
     A screen with a NAVIGATOR (a pure class in model/navigators/, the module named after the screen)
     keeps its state in `nav`, an instance of it; the facts its keys need are the navigator's, and the
     keys in MOVES (action -> the navigator's method) only move it, then `redraw` the screen.
@@ -314,9 +320,39 @@ class ReportScreen(StyledOnMount):
         self.update_classes(self.size_classes(self.app.size))
 
     def on_mount(self) -> None:
-        self.pv_app.report_screens.add(self)
+        self.watch(self.app, "report_generation", self._report_swapped, init=False)
+        self.watch(self.app, "shown", self._when_showing(self.shown_changed), init=False)
+        self.watch(self.app, "units", self._when_showing(self.units_changed), init=False)
+        # after the app restyles to the new theme (Textual's own reaction, queued before ours)
+        self.watch(self.app, "theme", lambda: self.app.call_next(self._when_showing(self.theme_changed)), init=False)
         if self._has_body:
             self._show_body()
+
+    def _when_showing(self, hook: Callable[[], None]) -> Callable[[], None]:
+        """HOOK, to be called where the body shows the report."""
+
+        def call() -> None:
+            if not self.opening:
+                hook()
+
+        return call
+
+    async def _report_swapped(self) -> None:
+        """The reports opened (the screen in front composes its body; the others when shown again), or a
+        reload swapped a new model in."""
+        if not self.opening:
+            self._redraw_once_rebuilt()
+        elif self.is_current:
+            await self.report_opened()
+
+    def _redraw_once_rebuilt(self) -> None:
+        """`report_changed`, once the screen's own workers are done with the model before: models arrive
+        faster than a screen recomposes while a report is read (ui/parts_shown.py), and a recompose cut
+        short would leave it empty."""
+        if any(worker.node is self and worker.is_running for worker in self.app.workers):
+            self.set_timer(REDRAW_AGAIN, self._redraw_once_rebuilt)
+        elif self.is_attached:
+            self.report_changed()
 
     async def on_screen_resume(self) -> None:
         await self.report_opened()  # the report may have opened while another screen was in front
@@ -421,6 +457,14 @@ class ReportScreen(StyledOnMount):
         """Called when the user switches units; redraw what shows bytes."""
         self.refresh()
 
+    def theme_changed(self) -> None:
+        """Called when the user picks another theme, once the app's styles are the new theme's: redraw what
+        draws in colours of its own."""
+
+    def shown_changed(self) -> None:
+        """Called when the other report of a comparison is shown: a single-report screen shows it."""
+        self.report_changed()
+
     def export_table(self) -> "Table | None":
         """The screen's main table as it is shown (filtered, sorted), for CSV or JSON export."""
         return None
@@ -430,6 +474,13 @@ class ReportScreen(StyledOnMount):
         for bar in self.query(TitleBar).results(TitleBar):  # none while the screen recomposes
             bar.show(self.title_label(), self.title_tabs())
 
+
+def report_screens(app: App) -> list[ReportScreen]:
+    """The report screens mounted in APP: the one in front and those of the other modes."""
+    return [screen for screen in screens_of_every_mode(app) if isinstance(screen, ReportScreen)]
+
+
+REDRAW_AGAIN = 0.1  # seconds before a screen still rebuilding is given the model that arrived since
 
 SCREEN_KEYS = (
     ("s", "Summary"), ("m", "Memory"), ("l", "Liveness"), ("p", "Programs"), ("t", "Trace"),

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Sequence
 
 from rich.style import Style
 from rich.text import Text
-from textual import work
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import DataTable, Static, TabbedContent, TabPane
@@ -22,7 +22,6 @@ from pvtui.render.compare import (
     changes_rows,
     changes_statement,
     column_detail,
-    fitted_widths,
     layer_headings,
     layer_rows,
     liveness_statement,
@@ -36,6 +35,7 @@ from pvtui.render.layers import CHANGES_STATEMENT
 from pvtui.screens.base import Needs, ReportScreen
 from pvtui.screens.base import UnavailableNotice
 from pvtui.widgets.compare_chart import CompareChart
+from pvtui.widgets.cut_table import fill_cut
 from pvtui.widgets.diff_heatmap import DiffHeatmap
 from pvtui.widgets.palette import rich_colour
 from pvtui.widgets.to_ui import to_ui
@@ -121,12 +121,12 @@ class CompareScreen(ReportScreen):
             with TabPane(f"2 {SECTIONS[1][1]}", id="tiles"):
                 yield UnavailableNotice(id="tiles-missing")
                 yield Static(classes="statement", id="tiles-statement")
-                yield DiffHeatmap(on_select=lambda _tile: self._show_tile(), id="diff-heatmap")
+                yield DiffHeatmap(id="diff-heatmap")
                 yield Static(classes="detail", id="tile-detail")
             with TabPane(f"3 {SECTIONS[2][1]}", id="liveness"):
                 yield UnavailableNotice(id="liveness-missing")
                 yield Static(classes="statement", id="liveness-statement")
-                yield CompareChart(on_move=lambda _fraction: self._show_column(), id="compare-chart")
+                yield CompareChart(id="compare-chart")
                 yield Static(classes="detail", id="liveness-detail")
             for index, section in ((4, "programs"), (5, "operations"), (6, "layers")):
                 with TabPane(f"{index} {SECTIONS[index - 1][1]}", id=section):
@@ -135,7 +135,6 @@ class CompareScreen(ReportScreen):
                     yield DataTable(id=f"{section}-table", cursor_type="row", zebra_stripes=True)
 
     def show_report(self) -> None:
-        self.watch(self.app, "theme", self._theme_changed, init=False)
         self._show_names(None)
         self.after_the_frame(self._compare, self.report, self.report_b)
 
@@ -175,7 +174,10 @@ class CompareScreen(ReportScreen):
         super().report_changed()
         self._compare(self.report, self.report_b)
 
-    def _theme_changed(self) -> None:
+    def shown_changed(self) -> None:
+        """Nothing: Compare shows A and B whichever the other screens show."""
+
+    def theme_changed(self) -> None:
         if self.comparison is not None:
             self._show_all()  # the tables' growth and shrinkage colours come from the theme
 
@@ -230,24 +232,9 @@ class CompareScreen(ReportScreen):
                            Style(color=rich_colour(variables, "success")))
 
     def _fill(self, section: str, headings: Sequence[str], rows: list[list[Text]], cut: Sequence[int]) -> None:
-        """SECTION's table: ROWS under HEADINGS, the columns CUT sharing the room the others leave on a line
-        (their cells end in an ellipsis where they are cut), the figures right-aligned (every column but
-        NAME_COLUMN's); the cursor stays on its row."""
-        names = NAME_COLUMN[section]
-        table = self.query_one(f"#{section}-table", DataTable)
-        scrollbar = table.styles.scrollbar_size_vertical
-        room = self.size.width - scrollbar - 2 * table.cell_padding * len(headings)
-        widths = fitted_widths(headings, rows, cut, room)
-        cursor = table.cursor_row
-        table.clear(columns=True)
-        for column, (heading, width) in enumerate(zip(headings, widths)):
-            table.add_column(Text(heading, justify="left" if column == names else "right"), width=width)
-        for row in rows:
-            for column, (cell, width) in enumerate(zip(row, widths)):
-                cell.truncate(width, overflow="ellipsis")
-                cell.justify = "left" if column == names else "right"
-            table.add_row(*row)
-        table.move_cursor(row=cursor)
+        """SECTION's table: ROWS under HEADINGS, the columns CUT cut to the room the screen's width leaves."""
+        fill_cut(self.query_one(f"#{section}-table", DataTable), headings, rows, cut, NAME_COLUMN[section],
+                 self.size.width)
 
     def _show_deltas(self, c: Comparison) -> None:
         self._show_names(c.identical)
@@ -266,6 +253,7 @@ class CompareScreen(ReportScreen):
         keep = heatmap.diff is not None
         heatmap.show(diff, heatmap.selected if keep else self.nav.most_changed_tile(grown=True) or 0)
 
+    @on(DiffHeatmap.Selected)
     def _show_tile(self) -> None:
         diff = self.nav.tiles
         if diff is not None:
@@ -285,6 +273,7 @@ class CompareScreen(ReportScreen):
         chart.show(pair)
         self._show_column()
 
+    @on(CompareChart.Moved)
     def _show_column(self) -> None:
         pair = self.nav.liveness
         if pair is None:

@@ -83,7 +83,8 @@ class InsightsScreen(ReportScreen):
                 for widget in self.query(f".body-{key}").results(Static):
                     widget.update(self._renderable(data, key))
         self._update_split()
-        self.query(HistogramChart).refresh()
+        for chart in self.query(HistogramChart):
+            chart.units = self.pv_app.units
 
     @work(thread=True, exclusive=True, group="insights")
     def _compute(self, report) -> None:
@@ -106,7 +107,7 @@ class InsightsScreen(ReportScreen):
         for key, title in SECTIONS:
             widgets.append(Static(title, classes="heading", id=f"heading-{key}"))
             if key == "histogram":
-                widgets.append(HistogramChart(report, memory, self.bytes))
+                widgets.append(HistogramChart(report, memory, self.pv_app.units))
             else:
                 widgets.append(Static(self._renderable(data, key), classes=f"body body-{key}"))
         widgets += [Static("Pipeline splits", classes="heading", id=f"heading-{SPLITS}"),

@@ -11,15 +11,16 @@ from textual.containers import Horizontal, Vertical
 from textual.events import Resize
 from textual.geometry import Size
 from textual.reactive import var
-from textual.widgets import DataTable, Input, TabbedContent
+from textual.widgets import DataTable, TabbedContent
 
 from pvtui.model.tables import Table
 from pvtui.model.tile_detail import row_program
 from pvtui.model.navigators.memory import MapValues, MemoryNavigator, tile_memory, tile_vertices, tiles_table
 from pvtui.model.unavailable import Unavailable
 from pvtui.render.item_lines import item_lines
-from pvtui.render.memory import header_items, search_status, variable_label
-from pvtui.screens.base import Needs, ReportScreen, UnavailableNotice
+from pvtui.render.memory import header_items, variable_label
+from pvtui.screens.base import Needs, UnavailableNotice
+from pvtui.screens.memory_search import VariableSearching
 from pvtui.widgets.detail_text import DetailText
 from pvtui.widgets.heatmap import TileHeatmap, legend
 from pvtui.widgets.keys import ZOOM, close_search, open_search
@@ -32,7 +33,7 @@ from pvtui.widgets.variable_bar import VariableBar
 WIDER = 150  # columns from which the detail pane is wide enough for the variables' names
 
 
-class MemoryScreen(ReportScreen):
+class MemoryScreen(VariableSearching):
     """Every tile's memory as rows of bars or as a map (`view`), the selected tile's details and
     tables beside them, and a search for a variable that colours both by where it lives.
 
@@ -86,17 +87,16 @@ class MemoryScreen(ReportScreen):
         yield UnavailableNotice(id="memory-unavailable")
         with Vertical(id="memory-view"):
             yield DetailText(id="memory-header")
-            yield VariableBar(self.nav.search, self._choose, id="variable-bar")
+            yield VariableBar(self.nav.search, id="variable-bar")
             with Horizontal(id="memory-body"):
                 yield MemoryViews(
-                    TileHeatmap(on_select=lambda _tile: self._show_detail(), id="heatmap"),
-                    TileMap(on_select=lambda _tile: self._show_detail(), on_relayout=self._redraw_text, id="tile-map"),
+                    TileHeatmap(id="heatmap"),
+                    TileMap(id="tile-map"),
                     id="memory-views",
                 )
                 yield TileDetails(id="detail-pane")
 
     def show_report(self) -> None:
-        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._redraw_text())
         self._load(selected=self.pv_app.remembered("tile"))  # where it was left (a whole number: pvtui.user.state)
 
     def remembered_place(self) -> dict:
@@ -158,6 +158,11 @@ class MemoryScreen(ReportScreen):
     def report_changed(self) -> None:
         super().report_changed()
         self._load(selected=self.selected)
+
+    def theme_changed(self) -> None:
+        self.heatmap.refresh()
+        self.tile_map.refresh()
+        self._redraw_text()
 
     def units_changed(self) -> None:
         if self.nav.memory is not None:
@@ -245,67 +250,15 @@ class MemoryScreen(ReportScreen):
             return table.sorted_table()
         return tiles_table(self.nav.memory, self.nav.ipu_filter)
 
-    # The variable search -------------------------------------------------------------
-
-    def action_open_search(self) -> None:
-        bar = self.query_one(VariableBar)
-        bar.open(True)
-        self.start_typing(bar.field)
-
-    def action_close_search(self) -> None:
-        """Close the search and colour by totals again."""
-        self.query_one(VariableBar).open(False)
-        self._choose(None)
-        self.views.focus()
-
-    @on(Input.Submitted, "#variable-input")
-    def _search_submitted(self, event: Input.Submitted) -> None:
-        """Keep the variable chosen and go back to the tiles."""
-        self.query_one(VariableBar).open(False)
-        self.views.focus()
+    # The tables' rows ----------------------------------------------------------------
 
     @on(DataTable.RowSelected)
     async def _row_picked(self, event: DataTable.RowSelected) -> None:
         await self.run_action("pick_variable" if self.nav.variables_listed else "show_program")
 
-    def action_pick_variable(self) -> None:
-        """The variable under the Variables tab's cursor (the largest, until moved): where else it lives,
-        on the map and the bars."""
-        lowered, name = self.report.lowered, self.details.cursor_row()[1].get("name")
-        variable = lowered.name_id(name) if lowered is not None and name is not None else None
-        if variable is not None:
-            self.nav.search.only(variable)
-            self._choose(variable)
-
     async def action_show_program(self) -> None:
         """The program of the Sets or Exchange row under the cursor (a set's first), in the Programs tree."""
         await self.show_program(row_program(self.report, *self.details.cursor_row()))
-
-    def action_next_match(self, step: int) -> None:
-        variable = self.nav.search.stepped(step)
-        if variable is not None:
-            self._choose(variable)
-
-    def _choose(self, variable: int | None) -> None:
-        """Colour the map and the bars' swatches by VARIABLE's bytes per tile (None: by the totals)."""
-        if self.nav.memory is None:
-            return  # no tiles: the screen says why instead
-        if not self.nav.choose(variable):
-            self._show_search_status()  # the same colours: only the count of matches may have changed
-            return
-        if variable is None:
-            self.heatmap.set_swatch(None)
-        else:
-            values = self.nav.search.bytes_by_tile(self.report.lowered)
-            self.heatmap.set_swatch((values, int(values.max(initial=1))))
-        self._update_map(self.selected)
-        self._show_search_status()
-        self._show_header()  # the detail does not depend on the variable
-
-    def _show_search_status(self) -> None:
-        lowered, bar = self.report.lowered, self.query_one(VariableBar)
-        variables = None if lowered is None else len(lowered.names)
-        bar.show_status(search_status(self.nav, bar.field.value, variables, self.report.missing("lowered")))
 
     # Drawing -------------------------------------------------------------------------
 
@@ -325,6 +278,7 @@ class MemoryScreen(ReportScreen):
             return
         self.tile_map.set_tiles(nav.memory.ipu, nav.tiles, self._map_values(), selected)
 
+    @on(TileMap.Relaid)
     def _redraw_text(self) -> None:
         if self.nav.memory is None:
             return
@@ -347,6 +301,8 @@ class MemoryScreen(ReportScreen):
         lines += item_lines(entries, width, max_lines=1 if self.has_class("short") else 2)
         self.query_one("#memory-header", DetailText).show(Text("\n").join(lines))
 
+    @on(TileHeatmap.Selected)
+    @on(TileMap.Selected)
     def _show_detail(self) -> None:
         if self.nav.memory is not None:
             self.details.show_tile(self.report, self.nav.memory, self.selected, self.bytes, self.heatmap.palette)

@@ -13,7 +13,8 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Input, Label
 
 from pvtui.model.flame import layer_names, name_in_layer, programs_in_layer
-from pvtui.model.program_search import ProgramSearch, in_display_order, programs_table
+from pvtui.model.navigators.programs import EXPAND_CAP, ProgramsNavigator
+from pvtui.model.program_search import in_display_order, programs_table
 from pvtui.model.tables import Table
 from pvtui.model.unavailable import Unavailable
 from pvtui.render.programs import match_status, program_details
@@ -21,7 +22,7 @@ from pvtui.screens.base import Needs, ReportScreen, UnavailableNotice, beside_or
 from pvtui.widgets.detail_text import DetailText
 from pvtui.widgets.palette import phase_text_styles
 from pvtui.widgets.keys import close_search, open_search
-from pvtui.widgets.program_tree import EXPAND_CAP, ProgramTree
+from pvtui.widgets.program_tree import ProgramTree
 from pvtui.widgets.search_bar import SearchBar
 from pvtui.widgets.to_ui import to_ui
 
@@ -32,7 +33,8 @@ NO_SELECTION = "Select a program to see its details."
 
 
 class ProgramsScreen(ReportScreen):
-    """The program tree: expand, search by name, read a program's details."""
+    """The program tree: expand, search by name, read a program's details. `nav` (a ProgramsNavigator) holds
+    the tree's rows and the search; the tree widget draws them."""
 
     SCREEN_NAME = "Programs"
 
@@ -56,16 +58,15 @@ class ProgramsScreen(ReportScreen):
         "step_match": Needs(shown=("has_matches",)),
         "close_search": Needs(shown=("searching",)),
     }
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.finder = ProgramSearch()
+    NAVIGATOR = ProgramsNavigator
+    nav: ProgramsNavigator
 
     # Composition ------------------------------------------------------------------
 
     def compose_body(self) -> ComposeResult:
         programs = self.report.programs
-        if programs is None:
+        rows = self.nav.load(programs)
+        if programs is None or rows is None:
             yield UnavailableNotice(Unavailable(self.report.missing("programs")))
             return
         with SearchBar(id="search-bar"):
@@ -73,16 +74,16 @@ class ProgramsScreen(ReportScreen):
             yield Input(placeholder="part of a program name; Enter finds it", id="search-input", compact=True)
             yield Label("", id="search-status", markup=False)
         with Horizontal(id="programs-body"):
-            yield ProgramTree(programs, on_cursor=self.show_details, id="program-tree")
+            yield ProgramTree(programs, rows, id="program-tree")
             with VerticalScroll(id="details-scroll"):
                 yield DetailText(id="details")
 
     def show_report(self) -> None:
-        self.app.theme_changed_signal.subscribe(self, lambda _theme: self.show_details())
         self._focus_tree()
         self.show_details()
         search = self.pv_app.remembered("search")
         if isinstance(search, str) and self.tree is not None:  # the search it was left with, found again
+            self.nav.searching = True
             self.query_one("#search-bar").add_class("open")
             self.query_one("#search-input", Input).value = search
             self._search(self.report, search)
@@ -90,7 +91,7 @@ class ProgramsScreen(ReportScreen):
     def remembered_place(self) -> dict:
         """The search text, while the search is open."""
         text = self.query_one("#search-input", Input).value.strip()
-        return {"search": text} if text and self.query_one("#search-bar").has_class("open") else {}
+        return {"search": text} if text and self.nav.searching else {}
 
     @property
     def tree(self) -> ProgramTree | None:
@@ -104,8 +105,9 @@ class ProgramsScreen(ReportScreen):
     # Details ----------------------------------------------------------------------
 
     def selected_program(self) -> int | None:
-        return self.tree.cursor_program if self.tree is not None else None
+        return self.nav.cursor_program
 
+    @on(ProgramTree.CursorMoved)
     def show_details(self) -> None:
         if self.tree is None:
             return
@@ -122,15 +124,20 @@ class ProgramsScreen(ReportScreen):
     def units_changed(self) -> None:
         self.show_details()
 
+    def theme_changed(self) -> None:
+        self.show_details()  # the phases' colours are the theme's
+
     # Search -----------------------------------------------------------------------
 
     def action_open_search(self) -> None:
+        self.nav.searching = True
         self.query_one("#search-bar").add_class("open")
         self.start_typing(self.query_one("#search-input", Input))
 
     def action_close_search(self) -> None:
+        self.nav.searching = False
         self.query_one("#search-bar").remove_class("open")
-        self.finder.clear()
+        self.nav.finder.clear()
         if self.tree is not None:
             self.tree.set_highlight("")
         self._focus_tree()
@@ -145,13 +152,13 @@ class ProgramsScreen(ReportScreen):
 
     @work(thread=True, exclusive=True, group="program-search")
     def _search(self, report: "Report", needle: str) -> None:
-        matches = self.finder.find(report.programs, needle)
+        matches = self.nav.finder.find(report.programs, needle)
         to_ui(self, self._found, report, needle, matches)
 
     def _found(self, report: "Report", needle: str, matches: np.ndarray) -> None:
         if report is not self.report or self.tree is None:
             return  # a reload came in meanwhile: the matches are of the old report's programs
-        self.finder.matches = matches
+        self.nav.finder.matches = matches
         self.tree.set_highlight(needle)
         self.refresh_bindings()
         if len(matches) == 0:
@@ -161,14 +168,14 @@ class ProgramsScreen(ReportScreen):
         self.tree.focus()
 
     def action_step_match(self, forward: bool) -> None:
-        program = self.finder.step(self.selected_program(), forward)
+        program = self.nav.finder.step(self.selected_program(), forward)
         if program >= 0:
             self.jump_to(program)
 
     def _show_match_status(self, program: int) -> None:
-        position = self.finder.position(program)
+        position = self.nav.finder.position(program)
         if position is not None:
-            self.query_one("#search-status", Label).update(match_status(position, len(self.finder.matches)))
+            self.query_one("#search-status", Label).update(match_status(position, len(self.nav.finder.matches)))
 
     def jump_to(self, program: int) -> bool:
         """Expand the path to PROGRAM, select it and scroll to it."""
@@ -223,7 +230,7 @@ class ProgramsScreen(ReportScreen):
 
     @work(thread=True, exclusive=True, group="program-names")
     def _find_named(self, report: "Report", layer: str) -> None:
-        named = in_display_order(programs_in_layer(report, layer), self.finder.order(report.programs))
+        named = in_display_order(programs_in_layer(report, layer), self.nav.finder.order(report.programs))
         to_ui(self, self._named_found, report, layer, named)
 
     def _named_found(self, report: "Report", layer: str, named: np.ndarray) -> None:
@@ -239,18 +246,6 @@ class ProgramsScreen(ReportScreen):
         self.notify(f"Names: {layer} operations · {len(named):,} of {total:,} programs have one; the cursor is "
                     "on the first, the others keep their Poplar names (muted)", timeout=4)
 
-    @property
-    def has_tree(self) -> bool:
-        return self.tree is not None
-
-    @property
-    def has_matches(self) -> bool:
-        return len(self.finder.matches) > 0
-
-    @property
-    def searching(self) -> bool:
-        return bool(self.query("#search-bar.open"))
-
     # Export -----------------------------------------------------------------------
 
     def export_table(self) -> Table | None:
@@ -258,7 +253,7 @@ class ProgramsScreen(ReportScreen):
         programs, tree = self.report.programs, self.tree
         if programs is None or tree is None:
             return None
-        return programs_table(programs, self.finder.matches if tree.highlight_text else None, tree.highlight_text)
+        return programs_table(programs, self.nav.finder.matches if tree.highlight_text else None, tree.highlight_text)
 
     # Reload -----------------------------------------------------------------------
 
@@ -268,8 +263,7 @@ class ProgramsScreen(ReportScreen):
 
     @work(exclusive=True, group="programs-rebuild")
     async def _rebuild(self, selected: int | None) -> None:
-        self.finder = ProgramSearch()
-        await self.recompose()
+        await self.recompose()  # the navigator's rows and search are the new report's (compose_body)
         self._focus_tree()
         programs = self.report.programs
         if selected is not None and programs is not None and selected < len(programs):

@@ -4,46 +4,39 @@ the BSP view of an IPU's tiles."""
 
 from __future__ import annotations
 
-from rich.style import Style
-from rich.text import Text
-from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
-from textual.reactive import var
-from textual.widgets import ContentSwitcher, Static
+from textual.widgets import Static
 
 from pvtui.model.queries import unknown_program
-from pvtui.model.step_stats import step_stats
 from pvtui.model.tables import Table
 from pvtui.model.trace_index import TraceIndex, has_bsp, steps_table
 from pvtui.model.navigators.trace import FlameCursor, TraceNavigator, step_place
 from pvtui.model.unavailable import Unavailable
-from pvtui.render.trace import cursor_details, merged_details, stats_text, status_text
-from pvtui.screens.base import Needs, ReportScreen, UnavailableNotice
+from pvtui.render.trace import status_text
+from pvtui.screens.base import Needs, UnavailableNotice
+from pvtui.screens.trace_runs import TraceRuns
 from pvtui.widgets.bsp_view import BspView
 from pvtui.widgets.detail_text import PaneText
 from pvtui.widgets.flame_view import FlameView
 from pvtui.widgets.keys import ZOOM, ends, pages
 from pvtui.widgets.look import look_of
-from pvtui.widgets.palette import phase_fill_styles, phase_text_styles
-from pvtui.widgets.to_ui import to_ui
-from pvtui.widgets.trace_view import TraceState, TraceView, lane_legend
+from pvtui.widgets.palette import phase_fill_styles
+from pvtui.widgets.trace_lower import TraceLower
+from pvtui.widgets.trace_view import TraceState, lane_legend
 
 PAN_STEP = 0.25  # of the window's width
-# the upper pane: each IPU's lane of steps, or also its depth rows under it, or the run merged by path
-VIEWS = ("lanes", "flame", "merged")
 TALL = 40  # rows from which the flame views take what their rows want and give the rest to the details
-PANES = ("details", "stats", "bsp")  # the lower pane: the cursor's details, step statistics, the BSP view
 
 
-class TraceScreen(ReportScreen):
+class TraceScreen(TraceRuns):
     """Lanes of steps over a cycle window; the cursor is a step on one IPU's lane, or a flame block.
 
-    `nav` (a TraceNavigator) holds the run, window and cursor each key moves; `index` what is read
-    from the report (lanes, flame rows, statistics), built in workers. `view` and `pane` choose the
-    upper and lower panes: a new one is a value there, a key `view('…')` or `pane('…')`, and its
-    drawing where `watch_view` or `_draw_lower` dispatches.
+    `nav` (a TraceNavigator) holds the run, window and cursor each key moves, what is read from the
+    report (`index`: lanes, flame rows, statistics, built in workers) and which upper and lower panes
+    show (`view`, `pane`): a new one is a value of its VIEWS or PANES, a key `view('…')` or `pane('…')`,
+    and its drawing where `_view_shown` or TraceLower.draw dispatches.
     """
 
     SCREEN_NAME = "Trace"
@@ -104,15 +97,9 @@ class TraceScreen(ReportScreen):
     MOVES = {"step": "step", "zoom": "zoom", "pan": "pan", "page": "page", "move_to_end": "to_end", "fit": "fit",
              "costliest": "costliest", "toggle_host_waits": "toggle_host_waits"}
 
-    view = var(VIEWS[0], init=False)
-    pane = var(PANES[0], init=False)
-
     def __init__(self) -> None:
         super().__init__()
-        self.index: TraceIndex | None = None  # the report's, from the first show on
         self._composed_for: tuple[bool, bool] | None = None  # the layout key the screen was composed for
-        self._opened = 0  # counts the runs asked for: the indexing of one asked for since is not shown
-        self._left = VIEWS[0]  # the view shown before the one shown now
 
     def _layout_key(self) -> tuple[bool, bool]:
         """What decides which widgets compose yields: a trace at all, and a BSP view or its absence."""
@@ -126,7 +113,7 @@ class TraceScreen(ReportScreen):
         yield PaneText(id="trace-status")  # its items on as many lines as the width needs
         yield FlameView(id="trace")
         yield Static(id="trace-legend")
-        with ContentSwitcher(initial="details", id="trace-lower"):
+        with TraceLower(initial="details", id="trace-lower"):
             with VerticalScroll(id="details", can_focus=False):
                 yield PaneText(id="details-text")
             with VerticalScroll(id="stats", can_focus=False):
@@ -139,7 +126,6 @@ class TraceScreen(ReportScreen):
                     yield BspView(id="bsp-view")
 
     def show_report(self) -> None:
-        self.watch(self.app, "theme", self._theme_changed, init=False)
         run, window = self.pv_app.remembered("run"), self.pv_app.remembered("window")
         if isinstance(run, int):
             self.nav.run = run  # clamped to the report's runs when it opens
@@ -150,115 +136,27 @@ class TraceScreen(ReportScreen):
 
     def _load(self, keep_step: int | None, keep_window: tuple[int, int] | None) -> None:
         """Show the report's trace: the run shown before, over KEEP_WINDOW and on KEEP_STEP where they are."""
-        self.index = TraceIndex(self.report)
+        self.nav.index = TraceIndex(self.report)
         self.nav.traced = self.report.execution is not None
         self.nav.operation = None
         if self.nav.traced:
             self._show_legend()
             self._open_run(self.nav.run, keep_step, keep_window)
 
-    @property
-    def available(self) -> bool:
-        """True once the trace is composed and a run is shown."""
-        return not self.opening and self.index is not None and self.report.execution is not None \
-            and bool(self.query(TraceView)) and self.nav.run in self.index.lanes
-
-    # Runs and their flame rows, read in workers ------------------------------------
-
-    def _open_run(self, run: int, keep_step: int | None = None, keep_window: tuple[int, int] | None = None) -> None:
-        """Show RUN, indexing its lanes in a worker the first time (a large run takes longer than a frame)."""
-        index, execution = self.index, self.report.execution
-        assert index is not None
-        run = min(max(run, 0), max(execution.num_runs - 1, 0))
-        self._opened += 1
-        if run in index.lanes or not execution.num_runs:  # without runs, there is nothing to read
-            self._show_run(run, index.lanes.get(run) or index.index_run(run), keep_step, keep_window)
-        else:
-            self.query_one("#trace-status", PaneText).show(Text(f"Indexing the steps of run {run + 1}…"))
-            self._index_run(index, self._opened, run, keep_step, keep_window)
-
-    @work(thread=True, exclusive=True, group="trace-index")
-    def _index_run(self, index: TraceIndex, opened: int, run: int, keep_step: int | None,
-                   keep_window: tuple[int, int] | None) -> None:
-        lanes = index.index_run(run)
-        to_ui(self, self._indexed, index, opened, run, lanes, keep_step, keep_window)
-
-    def _indexed(self, index: TraceIndex, opened: int, run: int, lanes, keep_step, keep_window) -> None:
-        if index is self.index and opened == self._opened:  # else a reload, or another run or step, came meanwhile
-            self._show_run(run, lanes, keep_step, keep_window)
-
-    def _show_run(self, run: int, lanes, keep_step: int | None, keep_window: tuple[int, int] | None) -> None:
-        """Show RUN's LANES over KEEP_WINDOW on KEEP_STEP, or where the run opens (its first model layer)."""
-        self.nav.show_run(run, lanes, keep_step, keep_window)
-        opening = self.index.openings.get(run)
-        if keep_step is None and keep_window is None and opening is not None:
-            self.nav.open_at(*opening)
-        self._show_flame()
-
-    def _show_flame(self) -> None:
-        """Give the navigator the run's flame rows or merged flame where the view shows them (built first
-        in a worker), and redraw."""
-        nav, index = self.nav, self.index
-        if self.view == "merged" and nav.run in index.merged:
-            nav.show_merged(index.merged[nav.run])
-        else:
-            nav.leave_merged()
-            nav.flame = index.flames.get(nav.run) if self.view == "flame" else None
-            if self.view == "flame" and nav.flame is None and self.available:
-                self._nest_run(index, nav.run)
-            elif self.view == "merged" and self.available:
-                self._merge_run(index, nav.run)
-        self.redraw()
-
-    @work(thread=True, exclusive=True, group="trace-flame")
-    def _nest_run(self, index: TraceIndex, run: int) -> None:
-        index.nest_run(run)
-        to_ui(self, self._nested, index, run)
-
-    def _nested(self, index: TraceIndex, run: int) -> None:
-        if index is self.index and run == self.nav.run and self.view == "flame":
-            self.nav.flame = index.flames[run]
-            self.redraw()
-            self.refresh_bindings()
-
-    @work(thread=True, exclusive=True, group="trace-merge")
-    def _merge_run(self, index: TraceIndex, run: int) -> None:
-        merged = index.merge_run(run)
-        to_ui(self, self._merged, index, run, merged)
-
-    def _merged(self, index: TraceIndex, run: int, merged) -> None:
-        if index is not self.index or run != self.nav.run or self.view != "merged":
-            return
-        if merged is not None:  # else no program table to merge by: the status line says so
-            self.nav.show_merged(merged)
-        self.redraw()
-        self.refresh_bindings()
-
-    @work(thread=True, exclusive=True, group="trace-stats")
-    def _count_steps(self, index: TraceIndex) -> None:
-        """The step statistics, off the UI thread: a large report's take longer than a frame."""
-        index.stats, index.counted = step_stats(index.report), True
-        to_ui(self, self._steps_counted, index)
-
-    def _steps_counted(self, index: TraceIndex) -> None:
-        if index is self.index and self.pane == "stats":
-            self._draw_stats()
-
     # The panes ------------------------------------------------------------------------
 
-    def watch_view(self, view: str) -> None:
-        self.set_class(view != "lanes", "flame")
-        self.nav.flame_cursor = FlameCursor()
-        if view == "merged" and self.pane == "bsp":  # the BSP view draws one IPU's steps, which merged are not
-            self.pane = "details"
+    def _view_shown(self) -> None:
+        """The navigator's view is a new one: draw it."""
+        self.set_class(self.nav.view != "lanes", "flame")
         if self.available:
             self._show_flame()
         self.refresh_bindings()
 
-    def watch_pane(self, pane: str) -> None:
+    def _pane_shown(self) -> None:
+        """The navigator's pane is a new one: draw it."""
         if self.available:
             self.redraw()
-            if pane == "bsp":  # its size is known after the layout that shows it
+            if self.nav.pane == "bsp":  # its size is known after the layout that shows it
                 self.call_after_refresh(self._draw_bsp)
 
     def redraw(self) -> None:
@@ -268,60 +166,16 @@ class TraceScreen(ReportScreen):
                            *((("all IPUs",), "IPU-cycles") if merged is not None else ((), "cycles")),
                            origin=nav.bounds[0])
         cursor = nav.flame_cursor if nav.flame is not None else FlameCursor()
-        names = merged.tree.names if merged is not None else self.index.names
+        names = merged.tree.names if merged is not None else nav.index.names
         self.query_one(FlameView).show_flame(state, nav.flame, names, cursor)
+        no_programs = self.report.missing("programs") if self.report.programs is None else None
         self.query_one("#trace-status", PaneText).show(status_text(self.report, nav, self.size.width - 2,
-                                                                    self._waiting_for()))
-        self.query_one(ContentSwitcher).current = self.pane
-        self._draw_lower()
-
-    def _waiting_for(self) -> str | None:
-        """What the view shown waits for (or lacks), in words; None when it shows."""
-        if self.view == "lanes" or self.nav.flame is not None:
-            return None
-        if self.view == "flame":
-            return "nesting the steps…"
-        if self.report.programs is None:
-            return f"no merged view: {self.report.missing('programs')}"
-        return "merging the run's steps by model layer…"
-
-    def _draw_lower(self) -> None:
-        {"details": self._draw_details, "stats": self._draw_stats, "bsp": self._draw_bsp}[self.pane]()
-
-    def _draw_details(self) -> None:
-        nav, index = self.nav, self.index
-        if nav.merged is not None:
-            muted = phase_text_styles(self.app.theme_variables).get("muted", Style(dim=True))
-            text = merged_details(nav.merged, nav.selected_node, nav.flame_block is None, muted)
-            self.query_one("#details-text", PaneText).show(text)
-            return
-        cycles = index.run_cycles.get(nav.run, ())
-        run_cycles = cycles[nav.cursor_ipu] if nav.cursor_ipu < len(cycles) else 0
-        styles = phase_text_styles(self.app.theme_variables)
-        text = cursor_details(self.report, nav, index.nesting, run_cycles, self.bytes, styles)
-        self.query_one("#details-text", PaneText).show(text)
-
-    def _draw_stats(self) -> None:
-        styles, index = phase_text_styles(self.app.theme_variables), self.index
-        panel = self.query_one("#stats-text", PaneText)
-        if not index.counted:
-            panel.show(Text("Counting the steps of each type…", style=styles.get("muted", Style(dim=True))))
-            self._count_steps(index)
-            return
-        width = max(self.query_one("#trace-lower").size.width - 2, 40)
-        panel.show(stats_text(index.stats, self.nav.run, styles, self.nav.cursor_ipu, width,
-                              self.report.execution.total_cycles))
+                                                                    nav.waiting_for(no_programs)))
+        if not self.query_one(TraceLower).draw(self.report, nav, self.bytes):
+            self._count_steps(nav.index)
 
     def _draw_bsp(self) -> None:
-        status, views = self.query_one("#bsp-status", Static), self.query(BspView)
-        nav, report = self.nav, self.report
-        if not views or not has_bsp(report):  # no per-tile cycles, or a reload is recomposing the screen
-            status.update("")
-        elif nav.current_lane is None:
-            status.update(f"IPU {nav.cursor_ipu} ran no steps in this run.")
-        else:
-            status.update(views.first().draw(report.execution, report.target.tiles_per_ipu, nav.current_lane,
-                                             nav.cursor_ipu, nav.window, (nav.generation, nav.run)))
+        self.query_one(TraceLower).draw_bsp(self.report, self.nav)
 
     def _show_legend(self) -> None:
         """What the cells' fills mean: they change with the theme alone."""
@@ -333,10 +187,10 @@ class TraceScreen(ReportScreen):
     # Reactions ------------------------------------------------------------------------
 
     def on_resize(self) -> None:
-        if self.available and self.pane == "bsp":
+        if self.available and self.nav.pane == "bsp":
             self.call_after_refresh(self._draw_bsp)
 
-    def _theme_changed(self) -> None:
+    def theme_changed(self) -> None:
         if self.available:
             self._show_legend()
             self.redraw()
@@ -367,8 +221,9 @@ class TraceScreen(ReportScreen):
         execution = self.report.execution
         if execution is None or not 0 <= step < execution.num_steps:
             return False
-        if self.view == "merged":  # a step shows in the view of steps nearest it
-            self.view = "flame"
+        if self.nav.view == "merged":  # a step shows in the view of steps nearest it
+            self.nav.show_view("flame")
+            self._view_shown()
         run, self.nav.cursor_ipu, window = step_place(execution, step, ipu)
         self._open_run(run, keep_step=step, keep_window=window)
         return True
@@ -385,14 +240,15 @@ class TraceScreen(ReportScreen):
             self.redraw()
 
     def action_view(self, view: str) -> None:
-        """VIEW; its key again goes back: from the merged view to the view it came from, else to the lanes."""
-        if self.view != view:
-            self._left, self.view = self.view, view
-        else:
-            self.view = self._left if view == "merged" and self._left != view else "lanes"
+        pane = self.nav.pane
+        self.nav.toggle_view(view)
+        if self.nav.pane != pane:
+            self._pane_shown()
+        self._view_shown()
 
     def action_pane(self, pane: str) -> None:
-        self.pane = "details" if self.pane == pane else pane
+        self.nav.toggle_pane(pane)
+        self._pane_shown()
 
     def action_next_run(self) -> None:
         execution = self.report.execution

@@ -13,7 +13,7 @@ from pvtui.errors import BundleWriteError, ReportError
 from pvtui.model import schema as s
 from pvtui.model.bundle import SCHEMA_VERSION, Bundle, BundleWriter, bundle_meta
 from pvtui.model.host_waits import device_cycles
-from pvtui.model.report import Report, column_damage, note_messages
+from pvtui.model.report import Report, note_messages
 from pvtui.sources.base import (CancelToken, IngestContext, Progress, ReportFiles, Settling, file_stamp, no_progress,
                                 version_of)
 from pvtui.sources.cache import ENTRY_FORMAT, Cache, CacheUnusable, cached_or_private

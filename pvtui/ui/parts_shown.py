@@ -1,37 +1,30 @@
 """A report shown while it is read: on a first open, the parts read so far reach the screens as they
-are read (pvtui.sources.ingest.load_report's `shown`), each screen redrawing from the newer model as a
-reload's does, and the views of parts not read yet say how far the reading is."""
+are read (pvtui.sources.ingest.load_report's `shown`) the way a reload's model does (the app's
+`report_generation`), and the views of parts not read yet say how far the reading is."""
 
 from __future__ import annotations
 
-from functools import partial
 from typing import TYPE_CHECKING
 
 from textual.app import App
 from textual.reactive import reactive
 
 if TYPE_CHECKING:
-    from weakref import WeakSet
-
     from textual.screen import Screen
 
     from pvtui.model.report import Report
-    from pvtui.screens.base import ReportScreen
     from pvtui.sources.base import CancelToken, ReportFiles
     from pvtui.ui.slots import ReportSlot
-
-REDRAW_AGAIN = 0.1  # seconds before a screen still rebuilding is given the parts that arrived since
 
 
 class PartsShown(App):
     """An app (pvtui.app.PvtuiApp) that shows the parts of a report read so far while the rest is read."""
 
     # How far the reading of the report shown is, once its first parts are shown: said beside each view's
-    # "not read yet" (screens.base.Unavailable); empty when none is read.
+    # "not read yet" (screens.base.UnavailableNotice); empty when none is read.
     reading_progress = reactive("")
     cancel_token: CancelToken | None
     loading: Screen | None  # the progress dialog while files are read
-    report_screens: WeakSet[ReportScreen]
 
     @property
     def report_whole(self) -> bool:
@@ -55,24 +48,8 @@ class PartsShown(App):
         screens shown filled in as each part arrives; the progress dialog gives way to each view's own."""
         if self.cancel_token is None or self.cancel_token.cancelled:
             return
-        before = slot.report
+        first = slot.report is None
         slot.files, slot.report = files, report
-        if before is None:
+        if first:
             self._hide_loading()
-            await self._screens_opened()
-        else:
-            self._parts_arrived()
-
-    def _parts_arrived(self) -> None:
-        """More parts of the report in front than before, in its model: the screens redraw from it."""
-        for screen in list(self.report_screens):
-            if not screen.opening:  # one still opening composes its body from the new model
-                self._report_changed(screen)
-
-    def _report_changed(self, screen: ReportScreen) -> None:
-        """SCREEN redraws from the model now held, once its rebuild from the one before is done (parts
-        arrive faster than a screen recomposes, and a recompose cut short would leave it empty)."""
-        if any(worker.node is screen and worker.is_running for worker in self.workers):
-            self.set_timer(REDRAW_AGAIN, partial(self._report_changed, screen))
-        elif screen.is_attached:
-            screen.report_changed()
+        self.report_generation += 1  # the screen in front composes its body, or each redraws from the newer model

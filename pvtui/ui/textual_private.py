@@ -51,6 +51,12 @@ class StyledOnMount(Screen):
         self._shown_once = True
 
 
+def screens_of_every_mode(app: App) -> list[Screen]:
+    """The screens of each of APP's modes' stacks, the one in front and those behind: Textual's public
+    API names only the current mode's (`screen_stack`), and `App.children` only the screen in front."""
+    return [screen for stack in app._screen_stacks.values() for screen in stack]
+
+
 def update_scrollbars(view: ScrollView, virtual_size: Size) -> None:
     """Tell VIEW's scrollbars its new virtual size now, instead of through a layout (a second frame)."""
     view._scroll_update(virtual_size)

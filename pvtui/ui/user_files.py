@@ -61,11 +61,12 @@ class UserFiles(App):
         if self.state is None or app.b is not None or files is None or not hasattr(self, "place_opened"):
             return
         from pvtui.commands.common import FIRST_SCREENS
+        from pvtui.screens.base import report_screens
 
         place = dict(self.place_opened)
         if self.current_mode in FIRST_SCREENS:
             place["screen"] = FIRST_SCREENS.index(self.current_mode)
-        for screen in list(app.report_screens):
+        for screen in report_screens(self):
             if not screen.opening:
                 place.update(screen.remembered_place())
         self.state.left(files.directory, files.name, place)

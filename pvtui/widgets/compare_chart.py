@@ -16,6 +16,7 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding
+from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
 
@@ -33,6 +34,7 @@ from pvtui.widgets.chart_rows import (
 )
 from pvtui.widgets.line_cache import CachedLines
 from pvtui.widgets.look import Look, look_of
+from pvtui.widgets.tell_screen import tell_screen
 
 BOTH, HIGHER, EMPTY = range(3)  # the stacked layers, bottom to top
 TICKS = (0, 0.25, 0.5, 0.75, 1.0)
@@ -84,9 +86,15 @@ class CompareChart(CachedLines, Widget, can_focus=True):
         Binding("end", "move(1_000_000)", "Last column", show=False),
     ]
 
-    def __init__(self, *, on_move=None, id: str | None = None) -> None:
+    class Moved(Message):
+        """The cursor stands for other steps: at FRACTION of each report's steps."""
+
+        def __init__(self, fraction: float) -> None:
+            super().__init__()
+            self.fraction = fraction
+
+    def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.on_move = on_move  # called with the cursor's fraction of the steps
         self.pair: LivenessPair | None = None
         self.units = "binary"
         self.cursor = 0  # a column of the plot
@@ -101,8 +109,8 @@ class CompareChart(CachedLines, Widget, can_focus=True):
         self._frame_cache = None
         if self._peak is not None:
             self.cursor_to_peak(self._peak)
-        elif self.pair is not None and self.on_move is not None:
-            self.on_move(self.fraction)  # the cursor's column now stands for other steps
+        elif self.pair is not None:
+            tell_screen(self, self.Moved(self.fraction))  # the cursor's column now stands for other steps
 
     def show(self, pair: LivenessPair | None) -> None:
         self.pair = pair
@@ -122,10 +130,9 @@ class CompareChart(CachedLines, Widget, can_focus=True):
     def action_move(self, columns: int) -> None:
         frame = self.frame()
         self.cursor = max(0, min(self.cursor + columns, frame.plot_width - 1))
+        tell_screen(self, self.Moved(self.fraction))
         self._strips.clear()
         self.refresh()
-        if self.on_move is not None:
-            self.on_move(self.fraction)
 
     def cursor_to_peak(self, fraction: float) -> None:
         """The cursor to the column of FRACTION of the steps; once the chart has its width, if it has none

@@ -10,7 +10,6 @@ not rest on telling red from green.
 from __future__ import annotations
 
 from itertools import groupby
-from typing import Callable
 
 import numpy as np
 from rich.segment import Segment
@@ -18,6 +17,7 @@ from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding
 from textual.geometry import Size
+from textual.message import Message
 from textual.strip import Strip
 
 from pvtui.model.compare import TileDiff
@@ -28,6 +28,7 @@ from pvtui.widgets.keys import PAGE_AND_ENDS
 from pvtui.widgets.line_cache import CachedLines
 from pvtui.widgets.look import look_of
 from pvtui.widgets.scrolling import keep_row_visible
+from pvtui.widgets.tell_screen import tell_screen
 
 ONLY_ONE_CODE = LEVELS + 1  # the level of a tile only one report has
 MAX_CELL = 3  # columns per tile, where few tiles leave room
@@ -51,9 +52,15 @@ class DiffHeatmap(CachedLines, SteadyScrollbars, can_focus=True):
     }
     """
 
-    def __init__(self, *, on_select: Callable[[int], None] | None = None, id: str | None = None) -> None:
+    class Selected(Message):
+        """TILE is selected now."""
+
+        def __init__(self, tile: int) -> None:
+            super().__init__()
+            self.tile = tile
+
+    def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.on_select = on_select  # called at once, so the detail shows in the same frame
         self.diff: TileDiff | None = None
         self.levels = np.zeros(0, dtype=np.int64)
         self.grid = TileGrid([])
@@ -110,10 +117,9 @@ class DiffHeatmap(CachedLines, SteadyScrollbars, can_focus=True):
         if self.diff is None or (tile == self.selected and not force):
             return
         self.selected = tile
+        tell_screen(self, self.Selected(tile))
         self._follow()
         self.refresh()
-        if self.on_select is not None:
-            self.on_select(tile)
 
     def _follow(self) -> None:
         if self.grid.rows:

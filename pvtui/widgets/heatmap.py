@@ -10,7 +10,6 @@ and cached as Strips keyed on everything that changes them.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 from rich.segment import Segment
@@ -19,6 +18,7 @@ from rich.text import Text
 from textual.cache import LRUCache
 from textual.events import Click
 from textual.geometry import Region, Size
+from textual.message import Message
 from textual.strip import Strip
 
 from pvtui.model.navigators.memory import TileMemory, TileRows, tile_rows, visible_tiles
@@ -27,6 +27,7 @@ from pvtui.units import format_bytes
 from pvtui.widgets.look import UNICODE, Glyphs, Look, look_of
 from pvtui.widgets.palette import rich_colour
 from pvtui.widgets.scrolling import keep_row_visible
+from pvtui.widgets.tell_screen import tell_screen
 
 CATEGORY_COLOURS = tuple(f"pv-cat-{i}" for i in range(6))
 HEAT_COLOURS = tuple(f"pv-heat-{i}" for i in range(5))
@@ -281,11 +282,15 @@ class TileHeatmap(SteadyScrollbars, can_focus=False):
     }
     """
 
-    def __init__(self, *, on_select: Callable[[int], None] | None = None, id: str | None = None) -> None:
+    class Selected(Message):
+        """TILE is selected now."""
+
+        def __init__(self, tile: int) -> None:
+            super().__init__()
+            self.tile = tile
+
+    def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        # Called at once, not by message: a message lands after this frame, and the
-        # detail pane would then cost a second frame per key.
-        self.on_select = on_select
         self.memory: TileMemory | None = None
         self.rows: TileRows | None = None
         self.label_layout: RowLayout | None = None
@@ -300,9 +305,6 @@ class TileHeatmap(SteadyScrollbars, can_focus=False):
         self._strips: LRUCache[tuple, Strip] = LRUCache(LINES_KEPT)  # render_line's rows
         self._lines: LRUCache[tuple, Strip] = LRUCache(LINES_KEPT)  # render_lines' finished lines
         self._style: Style | None = None  # the widget's base style at the last repaint
-
-    def on_mount(self) -> None:
-        self.app.theme_changed_signal.subscribe(self, lambda _theme: self.refresh())
 
     def on_resize(self) -> None:
         # The caches stay: their keys hold the width, and shown again after the tile map
@@ -393,6 +395,7 @@ class TileHeatmap(SteadyScrollbars, can_focus=False):
             return
         before = self.cursor_row
         self.selected = tile
+        tell_screen(self, self.Selected(tile))
         row = self.cursor_row
         if row is not None:
             self._follow(row)  # a scroll repaints every row
@@ -401,8 +404,6 @@ class TileHeatmap(SteadyScrollbars, can_focus=False):
         else:
             for changed in {before, row} - {None}:
                 self.refresh_line(changed)
-        if self.on_select is not None:
-            self.on_select(tile)
 
     def _follow(self, row: int) -> None:
         keep_row_visible(self, row)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Callable
 
 import numpy as np
 from rich.color import Color as RichColor
@@ -20,6 +19,7 @@ from rich.text import Text
 from textual.cache import LRUCache
 from textual.color import Color
 from textual.geometry import Size
+from textual.message import Message
 from textual.strip import Strip
 
 from pvtui.model.tile_map import (
@@ -30,6 +30,7 @@ from pvtui.ui.textual_private import SteadyScrollbars
 from pvtui.units import count_of, format_bytes
 from pvtui.widgets.look import Look, look_of
 from pvtui.widgets.scrolling import keep_row_visible
+from pvtui.widgets.tell_screen import tell_screen
 
 HALF = "▀"
 HEAT_STOPS = tuple(f"pv-heat-{i}" for i in range(5))
@@ -141,11 +142,18 @@ class TileMap(SteadyScrollbars, can_focus=False):
     }
     """
 
-    def __init__(self, *, on_select: Callable[[int], None] | None = None,
-                 on_relayout: Callable[[], None] | None = None, id: str | None = None) -> None:
+    class Selected(Message):
+        """TILE is selected now."""
+
+        def __init__(self, tile: int) -> None:
+            super().__init__()
+            self.tile = tile
+
+    class Relaid(Message):
+        """The tiles per half cell changed: the legend says how many."""
+
+    def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.on_select = on_select  # called at once, as the bars view does, so one key costs one frame
-        self.on_relayout = on_relayout  # the tiles per half cell changed: the legend says how many
         self.values: MapValues | None = None
         self.ipu: np.ndarray | None = None
         self.tiles: np.ndarray | None = None  # the tiles shown (the IPU filter's)
@@ -160,9 +168,6 @@ class TileMap(SteadyScrollbars, can_focus=False):
         # Lines by everything that changes them (the theme too): kept while hidden, so that
         # showing the map again repaints from here.
         self._strips: LRUCache[tuple, Strip] = LRUCache(512)
-
-    def on_mount(self) -> None:
-        self.app.theme_changed_signal.subscribe(self, lambda _theme: self.refresh())
 
     @property
     def colours(self) -> MapColours:
@@ -205,8 +210,8 @@ class TileMap(SteadyScrollbars, can_focus=False):
             return  # shown again at the size it was laid out for
         per_cell = None if self.grid is None else self.grid.per_cell
         self._relayout()
-        if self.grid is not None and self.grid.per_cell != per_cell and self.on_relayout is not None:
-            self.on_relayout()
+        if self.grid is not None and self.grid.per_cell != per_cell:
+            tell_screen(self, self.Relaid())
 
     def _relayout(self) -> None:
         width, height = self._content_size()
@@ -240,12 +245,11 @@ class TileMap(SteadyScrollbars, can_focus=False):
             return
         before = self.grid.line_of(self.grid.group_of(self.selected))
         self.selected = tile
+        tell_screen(self, self.Selected(tile))
         line = self.grid.line_of(self.grid.group_of(tile))
         keep_row_visible(self, line)
         for changed in {before, line}:
             self.refresh_line(changed - int(self.scroll_y))
-        if self.on_select is not None:
-            self.on_select(tile)
 
     def _select_group(self, group: int) -> None:
         assert self._representative is not None

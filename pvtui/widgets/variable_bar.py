@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
+from textual.message import Message
 from textual.widgets import Input, Label
 
 from pvtui.ui.textual_private import InputWithoutLayout
 from pvtui.widgets.detail_text import DetailText
 from pvtui.widgets.search_bar import SearchBar
+from pvtui.widgets.tell_screen import tell_screen
 from pvtui.widgets.to_ui import to_ui
 
 if TYPE_CHECKING:
@@ -20,16 +22,23 @@ if TYPE_CHECKING:
 
 
 class VariableBar(SearchBar):
-    """Each key typed searches SEARCH at once and hands the largest match to ON_FOUND (None: none).
+    """Each key typed searches SEARCH at once and says the largest match (Found).
 
-    A watcher of the field's value, run within the key: its answer is painted in the same frame
-    as the key's character (Input.Changed, a message, came a frame later). The names and each
-    variable's total are indexed in a worker when the bar opens, before the keys need them.
+    A watcher of the field's value, run within the key, searches, and its answer is painted in the same
+    frame as the key's character (Input.Changed, a message bubbling up, came a frame later). The names and each variable's total are indexed in a worker when the bar opens,
+    before the keys need them.
     """
 
-    def __init__(self, search: "VariableSearch", on_found: Callable[[int | None], None], *, id: str) -> None:
+    class Found(Message):
+        """The largest variable matching what is typed: VARIABLE (None: none)."""
+
+        def __init__(self, variable: int | None) -> None:
+            super().__init__()
+            self.variable = variable
+
+    def __init__(self, search: "VariableSearch", *, id: str) -> None:
         super().__init__(id=id)
-        self.search, self.on_found = search, on_found
+        self.search = search
         self.lowered: Lowered | None = None  # the report's lowered variables, set by the screen
 
     def compose(self) -> ComposeResult:
@@ -71,4 +80,4 @@ class VariableBar(SearchBar):
         if self.lowered is not None and text and self.search.ready is not self.lowered:
             self.show_status(Text("reading the variables' names and sizes…"))
             return  # _prepared searches for what is typed by then
-        self.on_found(self.search.find(self.lowered, text))
+        tell_screen(self, self.Found(self.search.find(self.lowered, text)))

@@ -16,9 +16,13 @@ from pvtui.model.lanes import Lane
 
 if TYPE_CHECKING:
     from pvtui.model.flame import FlameRow, MergedFlame
+    from pvtui.model.trace_index import TraceIndex
 
 MIN_SPAN = 32  # cycles: the narrowest window zooming in reaches
 IDLE = -1
+# the upper pane: each IPU's lane of steps, or also its depth rows under it, or the run merged by path
+VIEWS = ("lanes", "flame", "merged")
+PANES = ("details", "stats", "bsp")  # the lower pane: the cursor's details, step statistics, the BSP view
 
 
 def run_span(lanes: list[Lane]) -> tuple[int, int]:
@@ -280,11 +284,17 @@ class TraceNavigator:
     Each key's move is a method here (pure, no Textual); the screen draws what it then says.
     `flame` holds the run's depth rows while the flame view shows them, else None. While the merged
     view shows (`merged`), the lanes, window and flame rows are the merged flame's, each key moves
-    over them alike, and the lanes' own place waits to come back.
+    over them alike, and the lanes' own place waits to come back. `view` and `pane` choose the upper
+    and lower panes (of VIEWS and PANES); `index` is what is read from the report, built in workers.
     """
 
     def __init__(self) -> None:
         self.traced = False  # the report has an execution profile
+        self.index: TraceIndex | None = None  # the report's lanes, flame rows and statistics, from the first show on
+        self.opened = 0  # counts the runs asked for: the indexing of one asked for since is not shown
+        self.view = VIEWS[0]
+        self.pane = PANES[0]
+        self.left = VIEWS[0]  # the view shown before the one shown now
         self.run = 0
         self.lanes: tuple[Lane, ...] = ()
         self.bounds = (0, MIN_SPAN)
@@ -380,6 +390,39 @@ class TraceNavigator:
     def stepped(self) -> bool:
         """The lanes are steps (not the merged view's sums)."""
         return self.merged is None
+
+    def waiting_for(self, no_programs: str | None) -> str | None:
+        """What the view shown waits for (or lacks), in words; None when it shows. NO_PROGRAMS: why the
+        report has no program table to merge by, where it has none."""
+        if self.view == "lanes" or self.flame is not None:
+            return None
+        if self.view == "flame":
+            return "nesting the steps…"
+        if no_programs is not None:
+            return f"no merged view: {no_programs}"
+        return "merging the run's steps by model layer…"
+
+    # The panes --------------------------------------------------------------------------
+
+    def toggle_view(self, view: str) -> None:
+        """VIEW's key: VIEW; again goes back, from the merged view to the view it came from, else to the lanes."""
+        if self.view != view:
+            self.left = self.view
+            self.show_view(view)
+        else:
+            self.show_view(self.left if view == "merged" and self.left != view else "lanes")
+
+    def show_view(self, view: str) -> None:
+        """The upper pane shows VIEW, from its top; not the BSP view under the merged one (which draws one
+        IPU's steps, which merged are not)."""
+        self.view = view
+        self.flame_cursor = FlameCursor()
+        if view == "merged" and self.pane == "bsp":
+            self.pane = "details"
+
+    def toggle_pane(self, pane: str) -> None:
+        """PANE's key: PANE under the view; again, the details."""
+        self.pane = "details" if self.pane == pane else pane
 
     # Moves -----------------------------------------------------------------------------
 
