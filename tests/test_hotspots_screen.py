@@ -34,7 +34,7 @@ async def test_the_costliest_compute_set_and_its_debug_context_in_one_key(make_a
         screen = await open_hotspots(pilot)  # from the Summary: H
         table = Hotspots(tiny_report).table("compute-set")
         assert screen.nav.by == "compute-set" and screen.nav.selected() == 0
-        assert screen.table.get_row_at(0)[0].plain == table.names[0]
+        assert screen.table.get_row_at(0)[0] == table.names[0]
         program = int(table.programs[0])
         context = tiny_report.programs.debug_context(program)
         debug = tiny_report.debug
@@ -106,8 +106,8 @@ async def test_a_filter_keeps_names_and_totals_them(make_app):
         table, shown = screen.nav.table, screen.nav.shown
         assert len(shown) and all("attention" in table.names[row] for row in shown.tolist())
         last = screen.table.get_row_at(screen.table.row_count - 1)
-        assert last[0].plain.startswith(f"total of the {len(shown):,} rows kept")
-        assert last[1].plain == f"{int(table.cycles[shown].sum()):,}"
+        assert last[0].startswith(f"total of the {len(shown):,} rows kept")
+        assert last[1] == f"{int(table.cycles[shown].sum()):,}"
         await pilot.press("escape")
         await pilot.pause()
         assert screen.nav.filter_text == "" and len(screen.nav.shown) == len(table)

@@ -146,6 +146,10 @@ class HotspotTable:
         return self.cycles / self.total if self.total else np.zeros(len(self))
 
     @cached_property
+    def longest_name(self) -> int:
+        return max(map(len, self.names), default=0)
+
+    @cached_property
     def lowered_names(self) -> list[str]:
         return [name.lower() for name in self.names]
 

@@ -9,7 +9,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import DataTable, Input, Label, Static
+from textual.widgets import Input, Label, Static
 
 from pvtui.model.navigators.hotspots import HotspotsNavigator, Key
 from pvtui.model.hotspots import HotspotTable, StepRows, TileBalance
@@ -19,7 +19,7 @@ from pvtui.render.hotspots import (
     COLUMN_WORDS, hotspot_details, hotspot_header, hotspot_rows, hotspot_total_details, step_rows,
 )
 from pvtui.screens.base import Needs, ReportScreen, Unavailable, beside_or_under
-from pvtui.widgets.fitted_table import FittedTable
+from pvtui.widgets.figures_table import FiguresTable
 from pvtui.widgets.to_ui import to_ui
 
 MIN_NAME_WIDTH = 24  # below this, figures other than the sort's give way to the names
@@ -81,7 +81,7 @@ class HotspotsScreen(ReportScreen):
             yield Input(placeholder="part of a name; Enter keeps the rows that contain it",
                         id="hotspots-filter-input", compact=True)
         with Horizontal(id="hotspots-body"):
-            yield FittedTable(id="hotspots-table", cursor_type="row", zebra_stripes=True)
+            yield FiguresTable(id="hotspots-table")
             with VerticalScroll(id="hotspot-scroll", can_focus=False):
                 yield Static(id="hotspot-details")
 
@@ -89,9 +89,9 @@ class HotspotsScreen(ReportScreen):
         self._load()
 
     @property
-    def table(self) -> FittedTable | None:
+    def table(self) -> FiguresTable | None:
         found = self.query("#hotspots-table")
-        return found.first(FittedTable) if found else None
+        return found.first(FiguresTable) if found else None
 
     # Reading -------------------------------------------------------------------------
 
@@ -128,7 +128,7 @@ class HotspotsScreen(ReportScreen):
 
     # Filling ------------------------------------------------------------------------
 
-    @on(FittedTable.Refit)
+    @on(FiguresTable.Refit)
     def _refit(self) -> None:
         if self.nav.ready:
             self._fill(keep=self._selected_key())
@@ -137,9 +137,7 @@ class HotspotsScreen(ReportScreen):
         table = self.table
         if table is None or not self.nav.ready:
             return
-        keys = table.show_rows(self._rows(), MIN_NAME_WIDTH)
-        if keep is not None and keep in keys:
-            table.move_cursor(row=keys.index(keep))
+        table.show_rows(self._rows(), MIN_NAME_WIDTH, keep)
         self.query_one("#hotspots-header", Static).update(hotspot_header(self.nav, self._host()))
         self._show_details()
         table.focus()
@@ -157,7 +155,7 @@ class HotspotsScreen(ReportScreen):
     def _selected_key(self) -> str | None:
         return self.table.cursor_key if self.table is not None else None
 
-    @on(DataTable.RowHighlighted, "#hotspots-table")
+    @on(FiguresTable.RowHighlighted, "#hotspots-table")
     def _highlighted(self) -> None:
         self._show_details()
         self.refresh_bindings()
@@ -214,7 +212,7 @@ class HotspotsScreen(ReportScreen):
         self._load()  # single steps are read again for a filter; the other tables are only shown again
         self.refresh_bindings()
 
-    @on(DataTable.RowSelected, "#hotspots-table")
+    @on(FiguresTable.RowSelected, "#hotspots-table")
     async def _selected(self) -> None:
         await self.show_program(self.nav.selected_program())
 
