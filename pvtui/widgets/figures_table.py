@@ -233,14 +233,6 @@ class FiguresTable(CachedLines, SteadyScrollbars, can_focus=True):
         if self.size.width != self.shown_width:
             self.post_message(self.Refit())
 
-    def on_focus(self) -> None:
-        self._strips.clear()
-        self.refresh()
-
-    def on_blur(self) -> None:
-        self._strips.clear()
-        self.refresh()
-
     def render_lines(self, crop):
         base = self.rich_style
         self._look = (base, *(base + self.get_component_rich_style(f"figures-table--{part}", partial=True)
