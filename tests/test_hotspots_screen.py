@@ -136,3 +136,24 @@ async def _hotspots_at_80x24(pilot):
 
 def test_snapshot_hotspots_80x24(snap_compare, make_app):
     assert snap_compare(make_app(), terminal_size=(80, 24), run_before=_hotspots_at_80x24)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)])
+async def test_every_row_is_reached_and_drawn(make_app, size):
+    """Every row of the order is in the table (not the first 60): End reaches the last, drawn at the foot."""
+    async with make_app().run_test(size=size) as pilot:
+        screen = await open_hotspots(pilot)
+        table, nav = screen.table, screen.nav
+        assert table.row_count == len(nav.shown) == len(nav.table) > 60
+        await pilot.press("end")
+        await pilot.pause()
+        assert table.cursor_row == table.row_count - 1 and nav.selected() == int(nav.shown[-1])
+        last = table.get_row_at(table.cursor_row)[0]
+        foot = table.scrollable_content_region.height - 1
+        assert last.strip() and last in table.render_line(foot).text
+        assert table.line_width <= table.scrollable_content_region.width
+        await pilot.press("pageup", "home")
+        await pilot.pause()
+        assert table.cursor_row == 0 and nav.selected() == int(nav.shown[0])
+        assert table.get_row_at(0)[0] in table.render_line(1).text  # under the header line
+        assert "IPU-cycles▼" in table.render_line(0).text

@@ -103,6 +103,10 @@ class BundleWriter:
             np.save(path, arr, allow_pickle=False)
         self.columns.append(name)
 
+    def written(self, name: str) -> np.ndarray:
+        """Column NAME as written so far, memory-mapped read-only: for figures derived from it."""
+        return np.load(self._path(name), mmap_mode="r", allow_pickle=False)
+
     def open_array(self, name: str, shape: tuple[int, ...], dtype: Any) -> np.memmap:
         """A writable memory-mapped column, for columns too large to build in memory."""
         path = self._path(name)

@@ -91,6 +91,7 @@ def build_bundle(
         ctx.meta.update(meta or {})
         ctx.cancel.check()
         _read_profile(files, ctx, pva_report, operations, reader)
+        _keep_program_figures(ctx)
         _read_other_files(files, ctx)
         if not {"memory", "archive", "programs"} & set(ctx.meta["parts"]):
             notes = "; ".join(note_messages(ctx.meta.get("notes", [])))
@@ -98,6 +99,20 @@ def build_bundle(
         _fill_target_from_archive(ctx)
         _check_unchanged(files, ctx.meta["files"])
         return writer.commit()
+
+
+def _keep_program_figures(ctx: IngestContext) -> None:
+    """The Hotspots' figures per program over every step, kept beside the steps: the Hotspots screen's first
+    table then reads a row per program instead of every step (over a million in a large report)."""
+    from pvtui.model.hotspots import figures_by_id
+
+    writer = ctx.writer
+    steps = (s.STEP_PROGRAM, s.STEP_CYCLES, s.STEP_FROM)
+    if not set(steps) <= set(writer.columns) or s.PROGRAM_FIGURES + "count" in writer.columns:
+        return  # no steps, or linked with the figures of the bundle they came from
+    ctx.cancel.check()
+    for key, values in figures_by_id(*(writer.written(name) for name in steps)).items():
+        writer.array(s.PROGRAM_FIGURES + key, values)
 
 
 def _check_unchanged(files: ReportFiles, before: dict[str, Any]) -> None:
