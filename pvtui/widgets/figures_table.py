@@ -20,6 +20,7 @@ from textual.strip import Strip
 from pvtui.render.columns import CELL_PADDING, Fit, TableRows, fit_columns
 from pvtui.ui.textual_private import SteadyScrollbars, update_scrollbars
 from pvtui.widgets.line_cache import CachedLines
+from pvtui.widgets.scrolling import cursor_bindings
 
 ESSENTIAL = 2  # figures shown whenever the names keep their least width beside them
 HEADER = 1  # lines above the rows
@@ -54,12 +55,7 @@ class FiguresTable(CachedLines, SteadyScrollbars, can_focus=True):
         terminal was resized): show them again, so the names and columns take the room there is now."""
 
     BINDINGS = [
-        Binding("up", "move(-1)", "Row above", show=False),
-        Binding("down", "move(1)", "Row below", show=False),
-        Binding("pageup", "page(-1)", "Page up", show=False),
-        Binding("pagedown", "page(1)", "Page down", show=False),
-        Binding("home", "move_to_end(False)", "First row", show=False),
-        Binding("end", "move_to_end(True)", "Last row", show=False),
+        *cursor_bindings("Row above", "Row below", "First row", "Last row"),
         Binding("enter", "select", "Select", show=False),
         Binding("right", "fold(True)", "Open / first row under", show=False),
         Binding("left", "fold(False)", "Close / row above", show=False),
