@@ -258,19 +258,19 @@ def program_layers(report: Report) -> list[str | None]:
     """Per program, its model layer: the top of its path in build_tree's tree (None where it places none).
     Only the top is asked for, so names are split only as far as it (placed_paths splits them whole)."""
     programs, ops = report.programs, linked_operations(report)
-    owner, waits = program_owners(report), host_wait_programs(report)
+    owner, waits = program_owners(report), np.asarray(host_wait_programs(report), dtype=bool)
     layers: list[str | None] = [None] * len(programs)
-    by_op, by_name = [], []  # programs placed by their operation's name, and by their own
-    for program in placed_programs(report).tolist():
-        if waits[program]:
-            layers[program] = HOST_WAITS
-        else:
-            (by_op if owner[program] >= 0 else by_name).append(program)
-    op_ids = sorted({int(owner[program]) for program in by_op})
+    placed = placed_programs(report)
+    for program in placed[waits[placed]].tolist():
+        layers[program] = HOST_WAITS
+    rest = placed[~waits[placed]]
+    by_op, by_name = rest[owner[rest] >= 0], rest[owner[rest] < 0]  # placed by an operation's name, by their own
+    op_ids = np.unique(owner[by_op]).tolist()
     op_layers = dict(zip(op_ids, (first_part(name) or UNNAMED for name in ops.names.take(op_ids)))) if op_ids else {}
-    for program in by_op:
-        layers[program] = op_layers[int(owner[program])]
-    for program, name in zip(by_name, programs.names.take(by_name)):
+    for program, op in zip(by_op.tolist(), owner[by_op].tolist()):
+        layers[program] = op_layers[op]
+    named = by_name.tolist()
+    for program, name in zip(named, programs.names.take(named)):
         layers[program] = first_part(name) or programs.type_name(program)
     return layers
 
