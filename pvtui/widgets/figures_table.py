@@ -12,6 +12,7 @@ from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from rich.style import Style
 from textual.binding import Binding
+from textual.cache import LRUCache
 from textual.events import Click
 from textual.geometry import Size
 from textual.message import Message
@@ -105,6 +106,7 @@ class FiguresTable(CachedLines, SteadyScrollbars, can_focus=True):
         self._look: tuple[Style, ...] = ()  # base, header, cursor, even row: looked up once per repaint
         self._row_styles: dict[str, Style] = {}
         self._generation = 0  # counts the rows shown: a line's cache key
+        self._texts: LRUCache[tuple[int, int, int], str] = LRUCache(self.STRIP_CACHE_SIZE)  # each row's line
 
     # The rows ------------------------------------------------------------------------
 
@@ -153,6 +155,7 @@ class FiguresTable(CachedLines, SteadyScrollbars, can_focus=True):
         self.fit = fit_columns(room, longest, self.widths, rows.priority, ESSENTIAL, min_name)
         self._generation += 1
         self._strips.clear()
+        self._texts.clear()
         size = Size(room, self.row_count + HEADER)
         self.set_reactive(FiguresTable.virtual_size, size)
         update_scrollbars(self, size)
@@ -250,7 +253,7 @@ class FiguresTable(CachedLines, SteadyScrollbars, can_focus=True):
     def _header(self, width: int) -> Strip:
         rows = self.rows
         labels = [rows.headings[key] + ("▼" if key == rows.sort else "") for key in ["name", *self.fit.columns]]
-        return self._line(labels, self._look[1], width)
+        return Strip([Segment(self._line(labels, width), self._look[1])], width)
 
     def _row(self, row: int, width: int) -> Strip:
         base, _, cursor, even = self._look
@@ -262,18 +265,21 @@ class FiguresTable(CachedLines, SteadyScrollbars, can_focus=True):
             style = style + self._row_style(named)
         if row == self.cursor_row:
             style = style + cursor
-        return self._line(self.get_row_at(row), style, width)
+        key = (row, width, self._generation)
+        text = self._texts.get(key)
+        if text is None:  # worded once: a new cursor or focus style draws the same text again
+            text = self._texts[key] = self._line(self.get_row_at(row), width)
+        return Strip([Segment(text, style)], width)
 
-    def _line(self, cells: list[str], style: Style, width: int) -> Strip:
-        """CELLS in the fitted columns, the name's left-aligned and the figures' right-aligned, in one segment."""
+    def _line(self, cells: list[str], width: int) -> str:
+        """CELLS in the fitted columns, the name's left-aligned and the figures' right-aligned."""
         parts = [" " + set_cell_size(cells[0], self.fit.name_width) + " "]
         for text, key in zip(cells[1:], self.fit.columns):
             cells_wide = self.widths[key]
             used = cell_len(text)
             parts.append(" " + (" " * (cells_wide - used) + text if used <= cells_wide else set_cell_size(text, cells_wide))
                          + " ")
-        line = set_cell_size("".join(parts), width)
-        return Strip([Segment(line, style)], width)
+        return set_cell_size("".join(parts), width)
 
     def _row_style(self, named: str) -> Style:
         style = self._row_styles.get(named)
