@@ -212,6 +212,11 @@ def test_the_navigator_switches_tables_sorts_filters_and_follows_the_cursor(tiny
     nav.next_sort()
     nav.rows()
     assert nav.sort == "count" and list(table.count[nav.shown]) == sorted(table.count, reverse=True)
+    nav.next_sort()
+    nav.next_sort()
+    nav.rows()
+    names = [table.names[row].lower() for row in nav.shown.tolist()]
+    assert nav.sort == "name" and names == sorted(names) and len(names) == len(table)
     nav.filter("attention")
     nav.rows()
     assert len(nav.shown) and all("attention" in table.names[row] for row in nav.shown.tolist())
