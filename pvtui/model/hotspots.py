@@ -81,9 +81,8 @@ def figures_by_id(program: np.ndarray, cycles: np.ndarray, cycles_from: np.ndarr
     rows = int(index.max()) + 1 if len(index) else 1
     ran = np.asarray(cycles_from).reshape(len(index), -1) >= 0
     cycles = np.where(ran, np.asarray(cycles).reshape(len(index), -1), 0).astype(np.int64, copy=False)
-    by_ipu = np.zeros((rows, ran.shape[1]), np.int64)  # as layers.program_cycles sums them (a test holds it)
-    for ipu, column in enumerate(np.ascontiguousarray(cycles.T)):  # a column at a time, each contiguous
-        by_ipu[:, ipu] = np.rint(np.bincount(index, weights=column, minlength=rows))
+    by_ipu = np.zeros((rows, ran.shape[1]), np.int64)  # in integers: a hostile report's 63-bit cycles wrap, as
+    np.add.at(by_ipu, index, cycles)  # integers do, where floats would overflow (the layers' sums: a test holds it)
     ipus, step_max = by_step(cycles, ran)
     steps = np.bincount(index, weights=ipus, minlength=rows).astype(np.int64)
     several = np.bincount(index, weights=ipus > 1, minlength=rows) > 0
