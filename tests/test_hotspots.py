@@ -268,16 +268,17 @@ def test_the_figures_kept_at_ingest_are_those_of_the_steps(tiny_report):
     execution = tiny_report.execution
     kept = execution.program_figures  # ingest kept them: the first table reads a row per program
     assert kept is not None
-    counted = figures_by_id(execution.program, execution.cycles, execution.cycles_from)
+    counted = figures_by_id(execution.program, execution.cycles, execution.cycles_from, len(tiny_report.programs))
     assert kept.keys() == counted.keys() and all(np.array_equal(kept[k], counted[k]) for k in kept)
     lo, hi = execution.run_range(0)
     whole, run = program_figures(tiny_report), program_figures(tiny_report, lo, hi)  # a run's are counted
     assert whole.total == int(execution.cycles[np.asarray(execution.cycles_from) >= 0].sum()) > run.total > 0
-    # ids no program has (below 0, or past the last) are one last row; its longest step is the first that long
-    step_ids = np.array([-1, 0, 5, 1, 7, 5])
+    # ids no program has (below 0, or past the last: a hostile 2**31 too) are one last row; its longest step the
+    # first that long
+    step_ids = np.array([-1, 0, 5, 1, 2**31, 5])
     cycles = np.array([[4, 0], [1, 2], [9, 0], [3, 3], [0, 9], [9, 1]])
     ran = np.array([[0, -1], [0, 0], [0, -1], [0, 0], [-1, 0], [0, 0]])
-    figures = per_program(figures_by_id(step_ids, cycles, ran), 3)
+    figures = per_program(figures_by_id(step_ids, cycles, ran, 3), 3)
     assert figures.cycles_by_ipu.tolist() == [[1, 2], [3, 3], [0, 0], [22, 10]]
     assert figures.count.tolist() == [2, 2, 0, 5] and figures.longest.tolist() == [2, 3, -1, 9]
     assert figures.longest_step.tolist() == [1, 3, -1, 2] and figures.longest_ipu.tolist() == [1, 0, -1, 0]

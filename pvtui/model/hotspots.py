@@ -73,12 +73,14 @@ def by_step(cycles: np.ndarray, ran: np.ndarray) -> tuple[np.ndarray, np.ndarray
     return ipus, longest
 
 
-def figures_by_id(program: np.ndarray, cycles: np.ndarray, cycles_from: np.ndarray, lo: int = 0) -> dict[str, np.ndarray]:
-    """Per program id the steps name (row 0: every id below 0; row i + 1: id i), over the steps given, the
-    first of them step LO: a ProgramFigures' columns (s.PROGRAM_FIGURE_KEYS). Ingest keeps them over every
-    step (sources/ingest.py), so the first table reads them instead of every step."""
-    index = np.maximum(np.asarray(program, dtype=np.int64), -1) + 1
-    rows = int(index.max()) + 1 if len(index) else 1
+def figures_by_id(program: np.ndarray, cycles: np.ndarray, cycles_from: np.ndarray, programs: int,
+                  lo: int = 0) -> dict[str, np.ndarray]:
+    """Per program id the steps name (row 0: every id of none of the PROGRAMS; row i + 1: program i), over the
+    steps given, the first of them step LO: a ProgramFigures' columns (s.PROGRAM_FIGURE_KEYS). Ingest keeps
+    them over every step (sources/ingest.py), so the first table reads them instead of every step."""
+    program = np.asarray(program, dtype=np.int64)
+    index = np.where((program >= 0) & (program < programs), program + 1, 0)
+    rows = programs + 1
     ran = np.asarray(cycles_from).reshape(len(index), -1) >= 0
     cycles = np.where(ran, np.asarray(cycles).reshape(len(index), -1), 0).astype(np.int64, copy=False)
     by_ipu = np.zeros((rows, ran.shape[1]), np.int64)  # in integers: a hostile report's 63-bit cycles wrap, as
@@ -105,7 +107,8 @@ def program_figures(report: Report, lo: int = 0, hi: int | None = None) -> Progr
     hi = execution.num_steps if hi is None else hi
     by_id = execution.program_figures if (lo, hi) == (0, execution.num_steps) else None
     if by_id is None:
-        by_id = figures_by_id(execution.program[lo:hi], execution.cycles[lo:hi], execution.cycles_from[lo:hi], lo)
+        by_id = figures_by_id(execution.program[lo:hi], execution.cycles[lo:hi], execution.cycles_from[lo:hi],
+                              count, lo)
     return per_program(by_id, count)
 
 

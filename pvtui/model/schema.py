@@ -106,7 +106,7 @@ STEP_DATA_IN = "steps.data_in"  # int64 [X, I] (optional: libpva)
 STEP_DATA_OUT = "steps.data_out"  # int64 [X, I] (optional: libpva)
 STEP_ACTIVE_TILES = "steps.active_tiles"  # int32 [X, I] (optional: profile.pop's steps_by_ipu)
 # the Hotspots' figures per program id over every step, as ingest keeps them (model/hotspots.py figures_by_id):
-# row 0 for the ids below 0, row i + 1 for id i; optional (a bundle without them has them computed)
+# row 0 for the ids of no program, row i + 1 for program i; optional (a bundle without them has them computed)
 PROGRAM_FIGURES = "steps.by_program."
 PROGRAM_FIGURE_KEYS = ("steps", "cycles_by_ipu", "count", "longest", "longest_step", "longest_ipu", "several_ipus")
 BSP_STEP = "bsp.step"  # int64 [B] indices into steps (part "bsp")

@@ -108,10 +108,11 @@ def _keep_program_figures(ctx: IngestContext) -> None:
 
     writer = ctx.writer
     steps = (s.STEP_PROGRAM, s.STEP_CYCLES, s.STEP_FROM)
-    if not set(steps) <= set(writer.columns) or s.PROGRAM_FIGURES + "count" in writer.columns:
-        return  # no steps, or linked with the figures of the bundle they came from
+    if not {*steps, s.PROGRAM_TYPE} <= set(writer.columns) or s.PROGRAM_FIGURES + "count" in writer.columns:
+        return  # no steps or programs, or linked with the figures of the bundle they came from
     ctx.cancel.check()
-    for key, values in figures_by_id(*(writer.written(name) for name in steps)).items():
+    programs = len(writer.written(s.PROGRAM_TYPE))
+    for key, values in figures_by_id(*(writer.written(name) for name in steps), programs).items():
         writer.array(s.PROGRAM_FIGURES + key, values)
 
 
