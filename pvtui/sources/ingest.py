@@ -111,8 +111,10 @@ def _keep_program_figures(ctx: IngestContext) -> None:
     if not {*steps, s.PROGRAM_TYPE} <= set(writer.columns) or s.PROGRAM_FIGURES + "count" in writer.columns:
         return  # no steps or programs, or linked with the figures of the bundle they came from
     ctx.cancel.check()
-    programs = len(writer.written(s.PROGRAM_TYPE))
-    for key, values in figures_by_id(*(writer.written(name) for name in steps), programs).items():
+    columns = [writer.written(name) for name in steps]
+    if not len(columns[0]):
+        return  # no step ran: nothing to count
+    for key, values in figures_by_id(*columns, len(writer.written(s.PROGRAM_TYPE))).items():
         writer.array(s.PROGRAM_FIGURES + key, values)
 
 
