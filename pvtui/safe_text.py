@@ -87,6 +87,11 @@ def visible(text: str) -> str:
     return _UNSAFE.sub(_glyph_of, text)
 
 
+def visible_each(texts: list[str]) -> list[str]:
+    """`visible` of each of TEXTS; where they are all printable (almost always), one test of them joined."""
+    return texts if "".join(texts).isprintable() else [visible(text) for text in texts]
+
+
 def is_visible(text: str) -> bool:
     """Whether TEXT holds nothing `visible` would change."""
     # isprintable, in C, answers for almost every name; what it refuses besides (spaces other than

@@ -212,6 +212,11 @@ def test_the_navigator_switches_tables_sorts_filters_and_follows_the_cursor(tiny
     nav.next_sort()
     nav.rows()
     assert nav.sort == "count" and list(table.count[nav.shown]) == sorted(table.count, reverse=True)
+    nav.next_sort()
+    nav.next_sort()
+    nav.rows()
+    names = [table.names[row].lower() for row in nav.shown.tolist()]
+    assert nav.sort == "name" and names == sorted(names) and len(names) == len(table)
     nav.filter("attention")
     nav.rows()
     assert len(nav.shown) and all("attention" in table.names[row] for row in nav.shown.tolist())
@@ -255,3 +260,26 @@ def test_reading_a_table_says_each_stage_then_reuses_what_they_computed(tiny_rep
     figures = nav.hotspots.figures()
     nav.table_read(nav.key, nav.read_table(nav.key))
     assert nav.hotspots.figures() is figures and nav.ready
+
+
+def test_the_figures_kept_at_ingest_are_those_of_the_steps(tiny_report):
+    from pvtui.model.hotspots import figures_by_id, per_program, program_figures
+
+    execution = tiny_report.execution
+    kept = execution.program_figures  # ingest kept them: the first table reads a row per program
+    assert kept is not None
+    counted = figures_by_id(execution.program, execution.cycles, execution.cycles_from, len(tiny_report.programs))
+    assert kept.keys() == counted.keys() and all(np.array_equal(kept[k], counted[k]) for k in kept)
+    lo, hi = execution.run_range(0)
+    whole, run = program_figures(tiny_report), program_figures(tiny_report, lo, hi)  # a run's are counted
+    assert whole.total == int(execution.cycles[np.asarray(execution.cycles_from) >= 0].sum()) > run.total > 0
+    # ids no program has (below 0, or past the last: a hostile 2**31 too) are one last row; its longest step the
+    # first that long
+    step_ids = np.array([-1, 0, 5, 1, 2**31, 5])
+    cycles = np.array([[4, 0], [1, 2], [9, 0], [3, 3], [0, 9], [9, 1]])
+    ran = np.array([[0, -1], [0, 0], [0, -1], [0, 0], [-1, 0], [0, 0]])
+    figures = per_program(figures_by_id(step_ids, cycles, ran, 3), 3)
+    assert figures.cycles_by_ipu.tolist() == [[1, 2], [3, 3], [0, 0], [22, 10]]
+    assert figures.count.tolist() == [2, 2, 0, 5] and figures.longest.tolist() == [2, 3, -1, 9]
+    assert figures.longest_step.tolist() == [1, 3, -1, 2] and figures.longest_ipu.tolist() == [1, 0, -1, 0]
+    assert figures.several_ipus.tolist() == [True, True, False, True] and figures.total == 41

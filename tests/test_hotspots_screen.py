@@ -34,7 +34,7 @@ async def test_the_costliest_compute_set_and_its_debug_context_in_one_key(make_a
         screen = await open_hotspots(pilot)  # from the Summary: H
         table = Hotspots(tiny_report).table("compute-set")
         assert screen.nav.by == "compute-set" and screen.nav.selected() == 0
-        assert screen.table.get_row_at(0)[0].plain == table.names[0]
+        assert screen.table.get_row_at(0)[0] == table.names[0]
         program = int(table.programs[0])
         context = tiny_report.programs.debug_context(program)
         debug = tiny_report.debug
@@ -106,8 +106,8 @@ async def test_a_filter_keeps_names_and_totals_them(make_app):
         table, shown = screen.nav.table, screen.nav.shown
         assert len(shown) and all("attention" in table.names[row] for row in shown.tolist())
         last = screen.table.get_row_at(screen.table.row_count - 1)
-        assert last[0].plain.startswith(f"total of the {len(shown):,} rows kept")
-        assert last[1].plain == f"{int(table.cycles[shown].sum()):,}"
+        assert last[0].startswith(f"total of the {len(shown):,} rows kept")
+        assert last[1] == f"{int(table.cycles[shown].sum()):,}"
         await pilot.press("escape")
         await pilot.pause()
         assert screen.nav.filter_text == "" and len(screen.nav.shown) == len(table)
@@ -136,3 +136,24 @@ async def _hotspots_at_80x24(pilot):
 
 def test_snapshot_hotspots_80x24(snap_compare, make_app):
     assert snap_compare(make_app(), terminal_size=(80, 24), run_before=_hotspots_at_80x24)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)])
+async def test_every_row_is_reached_and_drawn(make_app, size):
+    """Every row of the order is in the table (not the first 60): End reaches the last, drawn at the foot."""
+    async with make_app().run_test(size=size) as pilot:
+        screen = await open_hotspots(pilot)
+        table, nav = screen.table, screen.nav
+        assert table.row_count == len(nav.shown) == len(nav.table) > 60
+        await pilot.press("end")
+        await pilot.pause()
+        assert table.cursor_row == table.row_count - 1 and nav.selected() == int(nav.shown[-1])
+        last = table.get_row_at(table.cursor_row)[0]
+        foot = table.scrollable_content_region.height - 1
+        assert last.strip() and last in table.render_line(foot).text
+        assert table.line_width <= table.scrollable_content_region.width
+        await pilot.press("pageup", "home")
+        await pilot.pause()
+        assert table.cursor_row == 0 and nav.selected() == int(nav.shown[0])
+        assert table.get_row_at(0)[0] in table.render_line(1).text  # under the header line
+        assert "IPU-cycles▼" in table.render_line(0).text

@@ -185,11 +185,11 @@ async def test_names_first_then_the_figures_that_fit(make_app):
         for width, height in ((80, 24), (160, 48)):
             await refit(pilot, screen, width, height)
             table = screen.table
-            keys = [column.key.value for column in table.ordered_columns]
+            keys = table.shown_columns
             longest = max(len(row.name) for row in screen.nav.shown)
-            assert table.ordered_columns[0].width == longest, width  # every name whole
+            assert table.fit.name_width == longest, width  # every name whole
             assert {"memory bytes", "cycles"} <= set(keys)
-            assert sum(column.get_render_width(table) for column in table.ordered_columns) <= table.size.width
+            assert table.line_width <= table.scrollable_content_region.width
             if width == 160:
                 assert {"first step", "programs"} <= set(keys)
 
@@ -202,12 +202,12 @@ async def test_the_table_refits_when_its_own_width_changes(make_app):
         table = screen.table
 
         def shown() -> list[str]:
-            return [column.key.value for column in table.ordered_columns]
+            return table.shown_columns
 
         wide = shown()
         table.styles.width = 40
         await wait_for(pilot, lambda: len(shown()) < len(wide))
-        assert sum(column.get_render_width(table) for column in table.ordered_columns) <= 40
+        assert table.line_width <= table.scrollable_content_region.width < 40
         table.styles.width = "1fr"
         await wait_for(pilot, lambda: shown() == wide)
 
@@ -343,7 +343,6 @@ async def test_details_give_the_first_step_not_as_a_share_of_the_steps(make_app)
 
 async def test_every_layer_and_sort_fits_the_width_beside_the_scrollbar(make_app):
     from pvtui.model.operations import SORT_KEYS
-    from pvtui.widgets.fitted_table import SCROLLBAR
 
     async with make_app().run_test(size=(80, 24)) as pilot:
         screen = await open_operations(pilot)
@@ -353,9 +352,10 @@ async def test_every_layer_and_sort_fits_the_width_beside_the_scrollbar(make_app
                 for _sort in SORT_KEYS:
                     table = screen.table
                     if screen.nav.shown:
-                        used = sum(column.get_render_width(table) for column in table.ordered_columns)
-                        assert used <= table.size.width - SCROLLBAR, (width, screen.nav.layer_name, screen.nav.sort)
-                        assert SORT_COLUMN[screen.nav.sort] in [c.key.value for c in table.ordered_columns]
+                        used = table.line_width
+                        assert used <= table.scrollable_content_region.width, (width, screen.nav.layer_name,
+                                                                               screen.nav.sort)
+                        assert SORT_COLUMN[screen.nav.sort] in table.shown_columns
                     await pilot.press("S")
                     await pilot.pause()
                 layer = screen.nav.layer_name

@@ -166,3 +166,12 @@ def test_argparse_messages_quote_what_was_typed_visibly(words, tiny_dir, tmp_pat
     assert "0;owned" in err  # named (argparse's invalid choice quotes it with repr: escapes, visible too)
     if "unrecognized arguments" in err:
         assert visible(str(name)) in err
+
+
+def test_visible_each_shows_each_as_visible_does():
+    from pvtui.safe_text import visible_each
+
+    plain = ["layer0/attention", "", "Mean µs"]
+    assert visible_each(plain) is plain  # all printable: one test, the list as it is
+    mixed = ["ok", "bad\x1b[2Jname", "tab\there"]
+    assert visible_each(mixed) == [visible(text) for text in mixed] and visible_each(mixed)[1] != mixed[1]

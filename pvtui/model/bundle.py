@@ -108,6 +108,14 @@ class BundleWriter:
             np.save(path, arr, allow_pickle=False)
         self.columns.append(name)
 
+    def written_column(self, name: str) -> np.ndarray:
+        """Column NAME as written so far, memory-mapped read-only (an empty one, which cannot be mapped, as an
+        empty array): for figures derived from it."""
+        path = self._path(name)
+        with open_regular(path) as f:
+            shape, _, dtype = _column_header(f)
+        return np.zeros(shape, dtype) if 0 in shape else map_column(path)
+
     def open_array(self, name: str, shape: tuple[int, ...], dtype: Any) -> np.memmap:
         """A writable memory-mapped column, for columns too large to build in memory."""
         path = self._path(name)
@@ -381,11 +389,8 @@ class Bundle:
             if name not in self._columns:
                 raise KeyError(name)
             path = self.path / f"{name}.npy"
-            try:  # as numpy's load with mmap_mode "r" would, but on the file checked to be regular
-                with open_regular(path) as f:
-                    shape, fortran_order, dtype = _column_header(f)
-                    arr = np.memmap(f, dtype=dtype, mode="r", shape=shape, order="F" if fortran_order else "C",
-                                    offset=f.tell())
+            try:
+                arr = map_column(path)
             except (OSError, *BAD_NPY_HEADER) as exc:
                 raise ReportError(path, f"unreadable column ({getattr(exc, 'strerror', None) or exc})") from None
             self._arrays[name] = arr
@@ -409,6 +414,14 @@ class Bundle:
 
     def disk_bytes(self) -> int:
         return sum(p.stat().st_size for p in self.path.iterdir() if p.is_file())
+
+
+def map_column(path: Path) -> np.memmap:
+    """The column at PATH memory-mapped read-only, as numpy's load with mmap_mode "r" would, but on the file
+    checked to be regular."""
+    with open_regular(path) as f:
+        shape, fortran_order, dtype = _column_header(f)
+        return np.memmap(f, dtype=dtype, mode="r", shape=shape, order="F" if fortran_order else "C", offset=f.tell())
 
 
 def _is_column_name(name: str) -> bool:

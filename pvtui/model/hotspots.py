@@ -73,26 +73,65 @@ def by_step(cycles: np.ndarray, ran: np.ndarray) -> tuple[np.ndarray, np.ndarray
     return ipus, longest
 
 
-def program_figures(report: Report, lo: int = 0, hi: int | None = None) -> ProgramFigures:
-    """Each program's figures over the execution steps [LO, HI) (every step by default)."""
-    execution, count = report.execution, len(report.programs)
-    hi = execution.num_steps if hi is None else hi
-    index, cycles, ran = step_cycles(report, lo, hi)
-    by_ipu = np.zeros((count + 1, ran.shape[1]), np.int64)  # as layers.program_cycles sums them (a test holds it)
-    for ipu, column in enumerate(np.ascontiguousarray(cycles.T)):  # a column at a time, each contiguous
-        by_ipu[:, ipu] = np.rint(np.bincount(index, weights=column, minlength=count + 1))
+def figures_by_id(program: np.ndarray, cycles: np.ndarray, cycles_from: np.ndarray, programs: int,
+                  lo: int = 0) -> dict[str, np.ndarray]:
+    """Per program id the steps name (row 0: every id of none of the PROGRAMS; row i + 1: program i), over the
+    steps given, the first of them step LO: a ProgramFigures' columns (s.PROGRAM_FIGURE_KEYS). Ingest keeps
+    them over every step (sources/ingest.py), so the first table reads them instead of every step."""
+    program = np.asarray(program, dtype=np.int64)
+    index = np.where((program >= 0) & (program < programs), program + 1, 0)
+    rows = programs + 1
+    ran = np.asarray(cycles_from).reshape(len(index), -1) >= 0
+    cycles = np.where(ran, np.asarray(cycles).reshape(len(index), -1), 0).astype(np.int64, copy=False)
+    by_ipu = np.zeros((rows, ran.shape[1]), np.int64)  # in integers: a hostile report's 63-bit cycles wrap, as
+    np.add.at(by_ipu, index, cycles)  # integers do, where floats would overflow (the layers' sums: a test holds it)
     ipus, step_max = by_step(cycles, ran)
-    steps = np.bincount(index, weights=ipus, minlength=count + 1).astype(np.int64)
-    several = np.bincount(index, weights=ipus > 1, minlength=count + 1) > 0
-    longest = np.full(count + 1, -1, np.int64)
+    steps = np.bincount(index, weights=ipus, minlength=rows).astype(np.int64)
+    several = np.bincount(index, weights=ipus > 1, minlength=rows) > 0
+    longest = np.full(rows, -1, np.int64)
     np.maximum.at(longest, index[ipus > 0], step_max[ipus > 0])
     hits = np.flatnonzero((step_max == longest[index]) & (ipus > 0))
-    programs, first = np.unique(index[hits], return_index=True)  # the first step of each that long
+    ids, first = np.unique(index[hits], return_index=True)  # the first step of each that long
+    longest_step = np.full(rows, -1, np.int64)
+    longest_ipu = np.full(rows, -1, np.int64)
+    longest_step[ids] = hits[first] + lo
+    longest_ipu[ids] = cycles[hits[first]].argmax(axis=1)
+    return {"steps": np.bincount(index, minlength=rows), "cycles_by_ipu": by_ipu, "count": steps, "longest": longest, "longest_step": longest_step,
+            "longest_ipu": longest_ipu, "several_ipus": several}
+
+
+def program_figures(report: Report, lo: int = 0, hi: int | None = None) -> ProgramFigures:
+    """Each program's figures over the execution steps [LO, HI) (every step by default: as ingest kept
+    them, where it did)."""
+    execution, count = report.execution, len(report.programs)
+    hi = execution.num_steps if hi is None else hi
+    by_id = execution.program_figures if (lo, hi) == (0, execution.num_steps) else None
+    if by_id is None:
+        by_id = figures_by_id(execution.program[lo:hi], execution.cycles[lo:hi], execution.cycles_from[lo:hi],
+                              count, lo)
+    return per_program(by_id, count)
+
+
+def per_program(by_id: dict[str, np.ndarray], count: int) -> ProgramFigures:
+    """BY_ID's figures (figures_by_id's) for each of COUNT programs, and a last row for the ids of none."""
+    ids = np.arange(len(by_id["count"])) - 1
+    row = np.where((ids >= 0) & (ids < count), ids, count)
+    cycles_by_ipu = np.zeros((count + 1, by_id["cycles_by_ipu"].shape[1]), np.int64)
+    np.add.at(cycles_by_ipu, row, by_id["cycles_by_ipu"])
+    steps = np.zeros(count + 1, np.int64)
+    np.add.at(steps, row, by_id["count"])
+    several = np.zeros(count + 1, bool)
+    np.logical_or.at(several, row, by_id["several_ipus"])
+    longest = np.full(count + 1, -1, np.int64)
+    np.maximum.at(longest, row, by_id["longest"])
+    hits = np.flatnonzero((by_id["longest"] == longest[row]) & (by_id["longest"] >= 0))
+    hits = hits[np.lexsort((by_id["longest_step"][hits], row[hits]))]  # by program, the first step first
+    programs, first = np.unique(row[hits], return_index=True)
     longest_step = np.full(count + 1, -1, np.int64)
     longest_ipu = np.full(count + 1, -1, np.int64)
-    longest_step[programs] = hits[first] + lo
-    longest_ipu[programs] = cycles[hits[first]].argmax(axis=1)
-    return ProgramFigures(by_ipu, steps, longest, longest_step, longest_ipu, several, int(by_ipu.sum()))
+    longest_step[programs] = by_id["longest_step"][hits[first]]
+    longest_ipu[programs] = by_id["longest_ipu"][hits[first]]
+    return ProgramFigures(cycles_by_ipu, steps, longest, longest_step, longest_ipu, several, int(cycles_by_ipu.sum()))
 
 
 def data_moved(report: Report, programs: np.ndarray, lo: int = 0,
@@ -146,8 +185,20 @@ class HotspotTable:
         return self.cycles / self.total if self.total else np.zeros(len(self))
 
     @cached_property
+    def longest_name(self) -> int:
+        return max(map(len, self.names), default=0)
+
+    @cached_property
     def lowered_names(self) -> list[str]:
         return [name.lower() for name in self.names]
+
+    @cached_property
+    def name_rank(self) -> np.ndarray:
+        """Each row's place in the order of the names (any case): sorted once, each sort by name a number sort."""
+        order = np.argsort(np.array(self.lowered_names, dtype=object), kind="stable")
+        rank = np.empty(len(order), np.int64)
+        rank[order] = np.arange(len(order))
+        return rank
 
     def column(self, sort: str) -> np.ndarray:
         """The values SORT orders the rows by, largest first (negated names' order for "name")."""
@@ -158,7 +209,7 @@ class HotspotTable:
         needle = text.lower()
         kept = np.flatnonzero([needle in name for name in self.lowered_names]) if needle else np.arange(len(self))
         if sort == "name":
-            return kept[np.argsort(np.array(self.lowered_names, dtype=object)[kept], kind="stable")]
+            return kept[np.argsort(self.name_rank[kept], kind="stable")]
         return kept[np.argsort(-self.column(sort)[kept], kind="stable")]
 
     def row(self, row: int) -> dict[str, Any]:
@@ -358,7 +409,8 @@ class Hotspots:
 def names_at(names: Any, indices: list[int], missing: Callable[[int], str]) -> list[str]:
     """NAMES (a string table, or a list where the report has none) at INDICES, read at once; MISSING(i)
     for an index it has no name for."""
-    inside = [i for i in indices if 0 <= i < len(names)]
+    known = len(names)
+    inside = [i for i in indices if 0 <= i < known]
     found = dict(zip(inside, names.take(inside) if hasattr(names, "take") else [names[i] for i in inside]))
     return [found[i] if i in found else missing(i) for i in indices]
 

@@ -201,7 +201,11 @@ def placed_programs(report: Report) -> np.ndarray:
     """The programs the tree places: every leaf, and every program that ran as a step."""
     programs = report.programs
     placed = np.asarray(programs.is_leaf).copy()
-    if report.execution is not None:
+    kept = report.execution.program_figures if report.execution is not None else None
+    if kept is not None:  # as ingest counted them: a row per program id (row 0: ids below 0)
+        ran = kept["steps"][1 : len(programs) + 1] > 0
+        placed[: len(ran)] |= ran
+    elif report.execution is not None:
         steps = np.asarray(report.execution.program, dtype=np.int64)
         placed |= np.bincount(steps[(steps >= 0) & (steps < len(programs))], minlength=len(programs)) > 0
     return np.flatnonzero(placed)
@@ -251,11 +255,29 @@ def build_tree(report: Report) -> LayerTree:
 
 
 def program_layers(report: Report) -> list[str | None]:
-    """Per program, its model layer: the top of its path in build_tree's tree (None where it places none)."""
-    layers: list[str | None] = [None] * len(report.programs)
-    for program, path, _ in placed_paths(report, whole=False):
-        layers[program] = path[0]
+    """Per program, its model layer: the top of its path in build_tree's tree (None where it places none).
+    Only the top is asked for, so names are split only as far as it (placed_paths splits them whole)."""
+    programs, ops = report.programs, linked_operations(report)
+    owner, waits = program_owners(report), np.asarray(host_wait_programs(report), dtype=bool)
+    layers: list[str | None] = [None] * len(programs)
+    placed = placed_programs(report)
+    for program in placed[waits[placed]].tolist():
+        layers[program] = HOST_WAITS
+    rest = placed[~waits[placed]]
+    by_op, by_name = rest[owner[rest] >= 0], rest[owner[rest] < 0]  # placed by an operation's name, by their own
+    op_ids = np.unique(owner[by_op]).tolist()
+    op_layers = dict(zip(op_ids, (first_part(name) or UNNAMED for name in ops.names.take(op_ids)))) if op_ids else {}
+    for program, op in zip(by_op.tolist(), owner[by_op].tolist()):
+        layers[program] = op_layers[op]
+    named = by_name.tolist()
+    for program, name in zip(named, programs.names.take(named)):
+        layers[program] = first_part(name) or programs.type_name(program)
     return layers
+
+
+def first_part(name: str) -> str | None:
+    """The first part of a path of names (split_name's first), None where it has none."""
+    return next((part for part in name.split("/") if part), None)
 
 
 def program_cycles(report: Report, lo: int = 0, hi: int | None = None) -> tuple[np.ndarray, np.ndarray]:

@@ -274,6 +274,13 @@ class Execution(Part):
     bsp_steps = cached_property(lambda self: self.opt(s.BSP_STEP))
     bsp_cycles = cached_property(lambda self: self.opt(s.BSP_CYCLES))
 
+    @cached_property
+    def program_figures(self) -> dict[str, np.ndarray] | None:
+        """The Hotspots' figures per program id over every step, where ingest kept them (s.PROGRAM_FIGURES)."""
+        if not all(self.bundle.has(s.PROGRAM_FIGURES + key) for key in s.PROGRAM_FIGURE_KEYS):
+            return None
+        return {key: np.asarray(self.col(s.PROGRAM_FIGURES + key)) for key in s.PROGRAM_FIGURE_KEYS}
+
     @property
     def runs_known(self) -> bool:
         """Whether the steps are split into the runs profiled (libpva's); profile.pop's known tables give

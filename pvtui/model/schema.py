@@ -105,6 +105,10 @@ STEP_ACTIVE_TILE_BALANCE = "steps.active_tile_balance"  # float32 [X, I] (option
 STEP_DATA_IN = "steps.data_in"  # int64 [X, I] (optional: libpva)
 STEP_DATA_OUT = "steps.data_out"  # int64 [X, I] (optional: libpva)
 STEP_ACTIVE_TILES = "steps.active_tiles"  # int32 [X, I] (optional: profile.pop's steps_by_ipu)
+# the Hotspots' figures per program id over every step, as ingest keeps them (model/hotspots.py figures_by_id):
+# row 0 for the ids of no program, row i + 1 for program i; optional (a bundle without them has them computed)
+PROGRAM_FIGURES = "steps.by_program."
+PROGRAM_FIGURE_KEYS = ("steps", "cycles_by_ipu", "count", "longest", "longest_step", "longest_ipu", "several_ipus")
 BSP_STEP = "bsp.step"  # int64 [B] indices into steps (part "bsp")
 BSP_CYCLES = "bsp.cycles"  # int32 [B, T]
 

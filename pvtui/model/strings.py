@@ -6,6 +6,8 @@ from typing import Callable, Iterable, Iterator
 
 import numpy as np
 
+from pvtui.safe_text import visible, visible_each
+
 
 class StringTable:
     """Read-only, lazily decoded sequence of strings over a blob and its offsets.
@@ -53,6 +55,8 @@ class StringTable:
         """The strings at INDICES, reading the blob once (not one memory-map read each)."""
         blob, offsets = bytes(self.blob), np.asarray(self.offsets).tolist()
         texts = [blob[offsets[i] : offsets[i + 1]].decode("utf-8", "replace") for i in indices]
+        if self.form is visible:
+            return visible_each(texts)
         return texts if self.form is None else list(map(self.form, texts))
 
     def __iter__(self) -> Iterator[str]:

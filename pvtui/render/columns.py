@@ -10,9 +10,11 @@ its details.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Sequence, TypeVar
 
-CELL_PADDING = 2  # a DataTable cell's padding, both sides together
+Item = TypeVar("Item")
+
+CELL_PADDING = 2  # a cell's padding, both sides together
 TOTAL = "total"  # the key of a last row that totals what a filter keeps
 
 
@@ -68,19 +70,38 @@ def cut_end(text: str, width: int) -> str:
     return text if len(text) <= width else text[: max(width - 1, 0)] + "…"
 
 
+class Computed(Sequence[Item]):
+    """A sequence of LENGTH items, each made by AT(i) when asked: a table's rows, of which a screen draws
+    only those in view."""
+
+    def __init__(self, length: int, at: Callable[[int], Item]) -> None:
+        self.length, self.at = length, at
+
+    def __len__(self) -> int:
+        return self.length
+
+    def __getitem__(self, i):  # an int only: the rows are drawn one at a time
+        if not -self.length <= i < self.length:
+            raise IndexError(i)
+        return self.at(i % self.length)
+
+
 @dataclass(frozen=True)
 class TableRows:
     """A table of names and figures as a screen shows it, before the columns are fitted to the room."""
 
     headings: dict[str, str]  # by column key, the names' ("name") first, in display order
-    keys: list[str]  # per row
-    names: list[str]
-    cells: list[dict[str, str]]  # per row, its figures by column key
-    styles: list[str]  # per row
+    keys: Sequence[str]  # per row
+    names: Sequence[str]
+    cells: Sequence[dict[str, str]]  # per row, its figures by column key
+    styles: Sequence[str]  # per row
     priority: list[str | tuple[str, ...]]  # the figures by how much they matter (fit_columns), the sort's first
     sort: str  # the column the rows are sorted by
     cut: Callable[[str, int], str] = cut_end  # how a name too long is cut
     total: tuple[str, str, dict[str, str]] | None = None  # a last row: its key, label and figures
+    # where the rows are Computed: each figure column's widest cell, and the longest name (else measured)
+    widths: dict[str, int] | None = None
+    longest_name: int | None = None
 
 
 def total_label(rows: int) -> str:

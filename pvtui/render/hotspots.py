@@ -12,10 +12,9 @@ from pvtui.model.hotspots import LABELS, NO_PROGRAM, HotspotTable, StepRows, Til
 from pvtui.model.operations import layer_label
 from pvtui.model.report import Report
 from pvtui.model.unavailable import Unavailable
-from pvtui.render.columns import TOTAL, TableRows, cut_middle, total_label
+from pvtui.render.columns import TOTAL, Computed, TableRows, cut_middle, total_label
 from pvtui.units import count_of, format_cycles, format_share
 
-SHOWN_ROWS = 60  # rows drawn: the first in the order chosen (the filter reaches the others; the total counts all)
 LISTED = 6  # vertex types named in the details
 HEADINGS = {"name": "name", "cycles": "IPU-cycles", "share": "share", "count": "IPU-steps", "mean": "mean",
             "longest": "longest", "kind": "kind", "data_in": "bytes in", "data_out": "bytes out",
@@ -38,10 +37,32 @@ def ipu_key(ipu: int) -> str:
     return f"ipu{ipu}"
 
 
+class ShownKeys(Computed[str]):
+    """The keys of the rows shown, in their order: each row of the table read, as text; found by numpy."""
+
+    def __init__(self, shown: np.ndarray) -> None:
+        super().__init__(len(shown), lambda i: str(int(shown[i])))
+        self.shown = shown
+
+    def index(self, key: str, *_) -> int:
+        hits = np.flatnonzero(self.shown == int(key)) if key.isdigit() else ()
+        if not len(hits):
+            raise ValueError(key)
+        return int(hits[0])
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and key.isdigit() and bool((self.shown == int(key)).any())
+
+
+def widest(values: np.ndarray, text: Callable[[object], str]) -> int:
+    """The cells of the widest of VALUES (none negative) as TEXT words them: the largest's."""
+    return len(text(values.max())) if len(values) else 0
+
+
 def hotspot_rows(table: HotspotTable, shown: np.ndarray, sort: str, filtered: bool,
                  fmt: Callable[[int], str]) -> TableRows:
-    """The first SHOWN_ROWS of SHOWN (rows of TABLE) as the screen shows them; FILTERED adds the total of
-    every row kept. FMT formats bytes."""
+    """Every row of SHOWN (rows of TABLE) as the screen shows them, each worded when drawn; FILTERED adds
+    the total of every row kept. FMT formats bytes."""
     ipus = table.cycles_by_ipu.shape[1]
     headings = dict(HEADINGS)
     if table.by != "exchange":
@@ -50,9 +71,6 @@ def hotspot_rows(table: HotspotTable, shown: np.ndarray, sort: str, filtered: bo
     elif table.data_in is None:
         del headings["data_in"], headings["data_out"]
     headings.update({ipu_key(i): f"IPU {i}" for i in range(ipus)})
-    rows = shown[:SHOWN_ROWS].tolist()
-    cells = [row_cells(table, row, fmt) for row in rows]
-    names = [table.names[row] for row in rows]
     total = None
     if filtered and len(shown):
         sums = table.totals(shown)
@@ -62,8 +80,25 @@ def hotspot_rows(table: HotspotTable, shown: np.ndarray, sort: str, filtered: bo
     column = "cycles" if sort == "name" else sort
     priority = [column, *(c for c in ("cycles", "share", "count", "longest", "mean") if c != column),
                 "layer", "kind", ("data_in", "data_out"), tuple(ipu_key(i) for i in range(ipus))]
-    return TableRows(headings, [str(row) for row in rows], names, cells, [""] * len(rows), priority, column,
-                     cut_middle, total)
+    rows = len(shown)
+    return TableRows(headings, ShownKeys(shown), Computed(rows, lambda i: table.names[shown[i]]),
+                     Computed(rows, lambda i: row_cells(table, int(shown[i]), fmt)), Computed(rows, lambda i: ""),
+                     priority, column, cut_middle, total, column_widths(table, fmt), table.longest_name)
+
+
+def column_widths(table: HotspotTable, fmt: Callable[[int], str]) -> dict[str, int]:
+    """The widest cell of each column over every row of TABLE (the same whichever rows a filter keeps)."""
+    commas = "{:,}".format
+    widths = {"cycles": widest(table.cycles, commas), "share": widest(table.share, format_share),
+              "count": widest(table.count, commas), "mean": widest(np.rint(table.mean), "{:,.0f}".format),
+              "longest": widest(table.longest, commas), "layer": max((len(layer) for layer in set(table.layers) if layer), default=1)}
+    widths.update({ipu_key(i): widest(column, commas) for i, column in enumerate(table.cycles_by_ipu.T)})
+    if table.kinds:
+        widths["kind"] = max(map(len, table.kinds))
+    if table.data_in is not None and table.data_out is not None:
+        widths["data_in"] = max((len(fmt(int(b))) for b in table.data_in.tolist()), default=0)
+        widths["data_out"] = max((len(fmt(int(b))) for b in table.data_out.tolist()), default=0)
+    return widths
 
 
 def row_cells(table: HotspotTable, row: int, fmt: Callable[[int], str]) -> dict[str, str]:
@@ -81,21 +116,26 @@ def row_cells(table: HotspotTable, row: int, fmt: Callable[[int], str]) -> dict[
 
 
 def step_rows(report: Report, steps: StepRows, shown: np.ndarray, sort: str) -> TableRows:
-    """Single steps as the screen shows them: the first SHOWN_ROWS of SHOWN."""
+    """Single steps as the screen shows them: every row of SHOWN, each worded when drawn."""
     programs = report.programs
     offsets = np.asarray(report.execution.run_step_offsets)
-    rows = shown[:SHOWN_ROWS].tolist()
-    names, cells = [], []
-    for row in rows:
+
+    def name(i: int) -> str:
+        program = int(steps.programs[shown[i]])
+        return programs.names[program] if program >= 0 else NO_PROGRAM
+
+    def cells(i: int) -> dict[str, str]:
+        row = int(shown[i])
         program, step = int(steps.programs[row]), int(steps.steps[row])
-        names.append(programs.names[program] if program >= 0 else NO_PROGRAM)
-        cells.append({"cycles": f"{int(steps.cycles[row]):,}", "step": f"{step:,}", "ipu": str(int(steps.ipus[row])),
-                      "run": str(int(np.searchsorted(offsets, step, side="right"))),
-                      "type": programs.type_name(program) if program >= 0 else "—"})
+        return {"cycles": f"{int(steps.cycles[row]):,}", "step": f"{step:,}", "ipu": str(int(steps.ipus[row])),
+                "run": str(int(np.searchsorted(offsets, step, side="right"))),
+                "type": programs.type_name(program) if program >= 0 else "—"}
+
     column = "cycles" if sort == "name" else sort
     priority = [column, *(c for c in ("cycles", "step", "ipu", "type", "run") if c != column)]
-    return TableRows(STEP_HEADINGS, [str(row) for row in rows], names, cells, [""] * len(rows), priority, sort,
-                     cut_middle)
+    rows = len(shown)
+    return TableRows(STEP_HEADINGS, ShownKeys(shown), Computed(rows, name), Computed(rows, cells),
+                     Computed(rows, lambda i: ""), priority, sort, cut_middle)
 
 
 def hotspot_header(nav: HotspotsNavigator, host: dict[str, int]) -> Text:
@@ -105,10 +145,10 @@ def hotspot_header(nav: HotspotsNavigator, host: dict[str, int]) -> Text:
     header.append(f"Hotspots: {LABELS[nav.by]}", "bold")
     kept = len(nav.shown)
     if isinstance(table, StepRows):
-        header.append(f" · the {min(kept, SHOWN_ROWS):,} longest of {table.kept:,} step-IPU pairs")
+        header.append(f" · the {kept:,} longest of {table.kept:,} step-IPU pairs")
     else:
         whole = len(table) if table is not None else 0
-        header.append(f" · {min(kept, SHOWN_ROWS):,} of {whole:,}" + (f" ({kept:,} kept)" if kept != whole else ""))
+        header.append(f" · {kept:,} of {whole:,}")
     header.append(f" · by {nav.sort}")
     header.append(f" · {'every run' if nav.run is None else f'run {nav.run + 1}'}")
     header.append(f" · {nav.type_name or 'every step type'}")

@@ -9,7 +9,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import DataTable, Input, Label, Static
+from textual.widgets import Input, Label
 
 from pvtui.model.navigators.hotspots import HotspotsNavigator, Key
 from pvtui.model.hotspots import HotspotTable, StepRows, TileBalance
@@ -19,7 +19,8 @@ from pvtui.render.hotspots import (
     COLUMN_WORDS, hotspot_details, hotspot_header, hotspot_rows, hotspot_total_details, step_rows,
 )
 from pvtui.screens.base import Needs, ReportScreen, UnavailableNotice, beside_or_under
-from pvtui.widgets.fitted_table import FittedTable
+from pvtui.widgets.detail_text import DetailText, PaneText
+from pvtui.widgets.figures_table import FiguresTable
 from pvtui.widgets.to_ui import to_ui
 
 MIN_NAME_WIDTH = 24  # below this, figures other than the sort's give way to the names
@@ -37,8 +38,10 @@ class HotspotsScreen(ReportScreen):
 
     DEFAULT_CSS = beside_or_under("HotspotsScreen", "#hotspots-body", "#hotspots-table", "#hotspot-scroll", 8) + """
     HotspotsScreen #hotspots-header { height: auto; max-height: 3; padding: 0 1; background: $surface; }
-    HotspotsScreen #hotspots-filter { height: 1; display: none; background: $panel; }
-    HotspotsScreen #hotspots-filter.open { display: block; }
+    /* always there, brighter while a filter is typed: opening and closing it lays out nothing (a layout
+       that resizes the panes below costs a second frame) */
+    HotspotsScreen #hotspots-filter { height: 1; background: $surface; }
+    HotspotsScreen #hotspots-filter.open { background: $panel; }
     HotspotsScreen #hotspots-filter Label { width: auto; padding: 0 1; }
     HotspotsScreen #hotspots-filter-input { width: 1fr; }
     """
@@ -75,23 +78,24 @@ class HotspotsScreen(ReportScreen):
         if self.nav.reason is not None:
             yield UnavailableNotice(self.nav.reason)
             return
-        yield Static("Reading the hotspots…", id="hotspots-header")
+        yield PaneText(id="hotspots-header")
         with Horizontal(id="hotspots-filter"):
             yield Label("/")
             yield Input(placeholder="part of a name; Enter keeps the rows that contain it",
                         id="hotspots-filter-input", compact=True)
         with Horizontal(id="hotspots-body"):
-            yield FittedTable(id="hotspots-table", cursor_type="row", zebra_stripes=True)
+            yield FiguresTable(id="hotspots-table")
             with VerticalScroll(id="hotspot-scroll", can_focus=False):
-                yield Static(id="hotspot-details")
+                yield DetailText(id="hotspot-details")  # grows only: no layout, and no second frame, per key
 
     def show_report(self) -> None:
+        self.query_one("#hotspots-header", PaneText).show(Text("Reading the hotspots…", "italic"))
         self._load()
 
     @property
-    def table(self) -> FittedTable | None:
+    def table(self) -> FiguresTable | None:
         found = self.query("#hotspots-table")
-        return found.first(FittedTable) if found else None
+        return found.first(FiguresTable) if found else None
 
     # Reading -------------------------------------------------------------------------
 
@@ -104,7 +108,7 @@ class HotspotsScreen(ReportScreen):
         self._read(key)
 
     def _progress(self, words: str) -> None:
-        self.query_one("#hotspots-header", Static).update(Text(words, "italic"))
+        self.query_one("#hotspots-header", PaneText).show(Text(words, "italic"))
 
     @work(thread=True, exclusive=True, group="hotspots-read")
     def _read(self, key: Key) -> None:
@@ -128,7 +132,7 @@ class HotspotsScreen(ReportScreen):
 
     # Filling ------------------------------------------------------------------------
 
-    @on(FittedTable.Refit)
+    @on(FiguresTable.Refit)
     def _refit(self) -> None:
         if self.nav.ready:
             self._fill(keep=self._selected_key())
@@ -137,12 +141,10 @@ class HotspotsScreen(ReportScreen):
         table = self.table
         if table is None or not self.nav.ready:
             return
-        keys = table.show_rows(self._rows(), MIN_NAME_WIDTH)
-        if keep is not None and keep in keys:
-            table.move_cursor(row=keys.index(keep))
-        self.query_one("#hotspots-header", Static).update(hotspot_header(self.nav, self._host()))
+        table.show_rows(self._rows(), MIN_NAME_WIDTH, keep)
+        self.query_one("#hotspots-header", PaneText).show(hotspot_header(self.nav, self._host()))
         self._show_details()
-        table.focus()
+        self.set_focus(table)  # now, not on the next message: the focus moves in this key's frame
 
     def _host(self) -> dict[str, int]:
         return self.nav.hotspots.host_totals(self.nav.run)
@@ -157,7 +159,7 @@ class HotspotsScreen(ReportScreen):
     def _selected_key(self) -> str | None:
         return self.table.cursor_key if self.table is not None else None
 
-    @on(DataTable.RowHighlighted, "#hotspots-table")
+    @on(FiguresTable.RowHighlighted, "#hotspots-table")
     def _highlighted(self) -> None:
         self._show_details()
         self.refresh_bindings()
@@ -167,11 +169,11 @@ class HotspotsScreen(ReportScreen):
         if table is None:
             return
         self.nav.select(table.cursor_row if table.row_count else -1)
-        details = self.query_one("#hotspot-details", Static)
+        details = self.query_one("#hotspot-details", DetailText)
         if self._selected_key() == TOTAL:
-            details.update(hotspot_total_details(self.nav))
+            details.show(hotspot_total_details(self.nav))
         else:
-            details.update(hotspot_details(self.report, self.nav, self.bytes))
+            details.show(hotspot_details(self.report, self.nav, self.bytes))
 
     def units_changed(self) -> None:
         self._fill(keep=self._selected_key())
@@ -214,7 +216,7 @@ class HotspotsScreen(ReportScreen):
         self._load()  # single steps are read again for a filter; the other tables are only shown again
         self.refresh_bindings()
 
-    @on(DataTable.RowSelected, "#hotspots-table")
+    @on(FiguresTable.RowSelected, "#hotspots-table")
     async def _selected(self) -> None:
         await self.show_program(self.nav.selected_program())
 

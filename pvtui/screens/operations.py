@@ -9,7 +9,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import DataTable, Input, Label, Static
+from textual.widgets import Input, Label, Static
 
 from pvtui.model.layers import build_tree, layer_figures
 from pvtui.model.navigators.operations import OperationsNavigator
@@ -20,7 +20,7 @@ from pvtui.render.columns import TOTAL, TableRows
 from pvtui.render.layers import MEMORY_NOTE, layer_header, layer_rows, node_details
 from pvtui.render.operations import operation_details, operation_header, operation_rows
 from pvtui.screens.base import Needs, ReportScreen, UnavailableNotice, beside_or_under
-from pvtui.widgets.fitted_table import FittedTable
+from pvtui.widgets.figures_table import FiguresTable
 from pvtui.widgets.look import look_of
 from pvtui.widgets.to_ui import to_ui
 
@@ -81,7 +81,7 @@ class OperationsScreen(ReportScreen):
             yield Input(placeholder="part of a name; Enter keeps the rows that contain it", id="filter-input",
                         compact=True)
         with Horizontal(id="operations-body"):
-            yield FittedTable(id="operations-table", cursor_type="row", zebra_stripes=True)
+            yield FiguresTable(id="operations-table")
             with VerticalScroll(id="operation-scroll", can_focus=False):
                 yield Static(id="operation-details")
 
@@ -102,15 +102,15 @@ class OperationsScreen(ReportScreen):
         else:
             self._shown_again()
 
-    @on(FittedTable.Refit)
+    @on(FiguresTable.Refit)
     def _refit(self) -> None:
         if self.nav.ready:
             self._fill(keep=self._selected_key())
 
     @property
-    def table(self) -> FittedTable | None:
+    def table(self) -> FiguresTable | None:
         found = self.query("#operations-table")
-        return found.first(FittedTable) if found else None
+        return found.first(FiguresTable) if found else None
 
     # Loading ----------------------------------------------------------------------
 
@@ -153,10 +153,8 @@ class OperationsScreen(ReportScreen):
         if table is None:
             return
         table.folds = self.nav.group == "layer"
-        keys = table.show_rows(self._rows(), MIN_NAME_WIDTH)
+        table.show_rows(self._rows(), MIN_NAME_WIDTH, keep)
         self._show_header()
-        if keep is not None and keep in keys:
-            table.move_cursor(row=keys.index(keep))
         self._show_details()
         table.focus()
 
@@ -184,7 +182,7 @@ class OperationsScreen(ReportScreen):
     def _selected_key(self) -> str | None:
         return self.table.cursor_key if self.table is not None else None
 
-    @on(DataTable.RowHighlighted, "#operations-table")
+    @on(FiguresTable.RowHighlighted, "#operations-table")
     def _highlighted(self) -> None:
         self._show_details()
         self.refresh_bindings()  # P and T apply to some rows only (the key bar redraws when they change)
@@ -228,11 +226,11 @@ class OperationsScreen(ReportScreen):
         self.nav.next_sort()
         self._fill(keep=keep)
 
-    @on(FittedTable.Fold)
-    def _fold(self, event: FittedTable.Fold) -> None:
+    @on(FiguresTable.Fold)
+    def _fold(self, event: FiguresTable.Fold) -> None:
         self._fold_node(event.opened)
 
-    @on(DataTable.RowSelected, "#operations-table")
+    @on(FiguresTable.RowSelected, "#operations-table")
     def _selected(self) -> None:
         if self.nav.group == "layer":
             self._fold_node(None)

@@ -79,6 +79,7 @@ def build_bundle(
         ctx.cancel.check()
         _read_other_files(files, ctx, ("archive",))
         _read_profile(files, ctx, pva_report, operations, reader)
+        _keep_program_figures(ctx)
         _read_other_files(files, ctx, ("debug", "framework", "app"))
         if not {"memory", "archive", "programs"} & set(ctx.meta["parts"]):
             notes = "; ".join(note_messages(ctx.meta.get("notes", [])))
@@ -95,6 +96,23 @@ def keep_device_time(writer: BundleWriter) -> None:
     report = Report(writer.written())
     if report.execution is not None and report.execution.runs_known:
         writer.meta.setdefault("execution", {})["device_cycles"] = device_cycles(report)
+
+
+def _keep_program_figures(ctx: IngestContext) -> None:
+    """The Hotspots' figures per program over every step, kept beside the steps: the Hotspots screen's first
+    table then reads a row per program instead of every step (over a million in a large report)."""
+    from pvtui.model.hotspots import figures_by_id
+
+    writer = ctx.writer
+    steps = (s.STEP_PROGRAM, s.STEP_CYCLES, s.STEP_FROM)
+    if not {*steps, s.PROGRAM_TYPE} <= set(writer.columns) or s.PROGRAM_FIGURES + "count" in writer.columns:
+        return  # no steps or programs, or linked with the figures of the bundle they came from
+    ctx.cancel.check()
+    columns = [writer.written_column(name) for name in steps]
+    if not len(columns[0]):
+        return  # no step ran: nothing to count
+    for key, values in figures_by_id(*columns, len(writer.written_column(s.PROGRAM_TYPE))).items():
+        writer.array(s.PROGRAM_FIGURES + key, values)
 
 
 def _check_unchanged(files: ReportFiles, before: dict[str, Any]) -> None:

@@ -21,7 +21,7 @@ from pvtui.ui.textual_private import SteadyScrollbars, update_scrollbars
 from pvtui.widgets.line_cache import CachedLines
 from pvtui.widgets.look import look_of
 from pvtui.widgets.palette import phase_text_styles
-from pvtui.widgets.scrolling import keep_row_visible
+from pvtui.widgets.scrolling import cursor_bindings, keep_row_visible
 from pvtui.widgets.tell_screen import tell_screen
 
 if TYPE_CHECKING:
@@ -38,12 +38,7 @@ class ProgramTree(CachedLines, SteadyScrollbars, can_focus=True):
     line per row; its keys open, close and move over them."""
 
     BINDINGS = [
-        Binding("up", "move(-1)", "Previous program", show=False),
-        Binding("down", "move(1)", "Next program", show=False),
-        Binding("pageup", "page(-1)", "Page up", show=False),
-        Binding("pagedown", "page(1)", "Page down", show=False),
-        Binding("home", "move_to_end(False)", "First program", show=False),
-        Binding("end", "move_to_end(True)", "Last program", show=False),
+        *cursor_bindings("Previous program", "Next program", "First program", "Last program"),
         Binding("right,enter", "expand_or_enter", "Expand / first child", show=False),
         Binding("left", "collapse_or_leave", "Collapse / parent", show=False),
         Binding("space", "toggle", "Expand or collapse", show=False),
