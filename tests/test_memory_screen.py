@@ -210,3 +210,19 @@ async def test_the_details_category_swatches_show_in_every_look(make_app, monkey
             swatch = row[:2]
             styles = {span.style.bgcolor for span in swatch.spans} or {None}
             assert swatch.plain.strip() or styles - {None, background}, row.plain
+
+
+async def test_b_breaks_each_bar_down_by_liveness_and_back(make_app, tiny_report):
+    memory = tiny_report.memory
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        screen = await open_memory(pilot)
+        heatmap = screen.query_one(TileHeatmap)
+        await pilot.press("w", "b")
+        tile = heatmap.selected
+        assert heatmap.memory.categories == ("always-live", "not-always-live")
+        assert heatmap.memory.by_category[tile].tolist() == [int(memory.always_live[tile]),
+                                                             int(memory.not_always_live[tile])]
+        assert heatmap.selected == tile and "bars by liveness" in detail_text(screen)
+        assert "always-live" in detail_text(screen)  # the legend names the parts
+        await pilot.press("b")
+        assert heatmap.memory.categories == screen.nav.memory.categories and "by liveness" not in detail_text(screen)

@@ -12,7 +12,8 @@ from pvtui.model import flame as fl
 from pvtui.model import lanes as ln
 from pvtui.model.navigators import trace as tv
 from pvtui.model.navigators.liveness import TILE_SERIES_KEPT, LivenessNavigator, Window, columns_of_step
-from pvtui.model.navigators.memory import CHOSEN, MemoryNavigator, TileMemory, VariableSearch, max_zoom, tiles_table
+from pvtui.model.navigators.memory import (CHOSEN, REST, MemoryNavigator, TileMemory, VariableSearch, by_liveness,
+                                          max_zoom, tiles_table)
 from pvtui.model.trace_index import TraceIndex, steps_table
 
 
@@ -483,3 +484,22 @@ def test_every_fact_a_screen_names_is_one_its_navigator_or_it_has(module, name):
     actions = {binding.action.split("(")[0] for binding in screen.BINDINGS}
     assert {key.split("(")[0] for key in screen.KEYS} <= actions  # no entry for a key the screen lacks
     assert all(hasattr(screen, f"action_{action}") for action in actions)
+
+
+def test_by_liveness_breaks_the_bytes_excluding_gaps_down_and_names_what_neither_part_counts():
+    def memory(always, not_always):
+        return TileMemory("profile", ("a", "b"), np.array([[60, 40], [30, 10]]), np.array([120, 40]),
+                          np.array([100, 40]), np.array([0, 0]), 200, always, not_always, has_gaps=True)
+
+    assert by_liveness(memory(None, None)) is None
+    added_up = by_liveness(memory(np.array([70, 40]), np.array([30, 0])))
+    assert added_up.categories == ("always-live", "not-always-live") and added_up.by_category.tolist() == [[70, 30], [40, 0]]
+    short = by_liveness(memory(np.array([50, 40]), np.array([30, 0])))
+    assert short.categories[-1] == REST and short.by_category[:, -1].tolist() == [20, 0]
+    assert short.including_gaps.tolist() == [120, 40]  # the gaps are the bars' as before
+    nav = MemoryNavigator()
+    nav.load(memory(np.array([70, 40]), np.array([30, 0])), None)
+    nav.bars_by_liveness = True
+    assert nav.has_tile_liveness and nav.bars.categories == ("always-live", "not-always-live")
+    nav.load(memory(None, None), None)  # a reload without per-tile liveness: the categories again
+    assert not nav.has_tile_liveness and not nav.bars_by_liveness and nav.bars.categories == ("a", "b")

@@ -35,6 +35,8 @@ def header_items(nav: "MemoryNavigator", colour: str, swatch: str | None, fmt: C
         parts.insert(0, f"colour: {colour}")  # it says the gaps setting where it applies
     else:
         parts.append("1 tile/row" if nav.zoom == 1 else f"{nav.zoom} tiles/row, the fullest shown")
+        if nav.bars_by_liveness:
+            parts.append("bars by liveness")
         if swatch is not None:
             parts.append(f"right column: {swatch}")  # the square at each bar's end
     if memory.source == "archive":

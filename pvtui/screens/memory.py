@@ -43,12 +43,13 @@ class MemoryScreen(ReportScreen):
 
     CSS_PATH = "memory.tcss"
 
-    GIVES_WAY = ("memory.ipu", "memory.gaps", "memory.sort", "memory.previous_tab")  # on a narrow key bar
+    GIVES_WAY = ("memory.ipu", "memory.gaps", "memory.by_liveness", "memory.sort", "memory.previous_tab")  # on a narrow key bar
     BINDINGS = [
         Binding("w", "worst", "Worst tile", id="memory.worst"),
         Binding("I", "cycle_ipu", "IPU filter", key_display="I", id="memory.ipu"),
         *ZOOM,
         Binding("g", "toggle_gaps", "Gaps", id="memory.gaps"),
+        Binding("b", "bars_by_liveness", "By liveness", id="memory.by_liveness"),
         Binding("v", "view('map')", "Bars/map", id="memory.map"),
         Binding("c", "next_colour", "Colour by", id="memory.colour"),
         Binding("right_square_bracket", "next_tab(1)", "Next tab", key_display="]", id="memory.next_tab"),
@@ -70,6 +71,7 @@ class MemoryScreen(ReportScreen):
         "cycle_ipu": Needs(usable=("has_tiles", "has_ipus")),
         "zoom": Needs(shown=("bars_shown",), usable=("has_tiles",)),  # the map fits every tile
         "toggle_gaps": Needs(usable=("has_tiles", "has_gaps")),
+        "bars_by_liveness": Needs(shown=("bars_shown",), usable=("has_tile_liveness",)),
         "next_colour": Needs(shown=("map_shown",), usable=("has_tiles",)),  # the bars show every category
         "next_sort": Needs(shown=("tab_table",)),
         "close_search": Needs(shown=("searched",)),
@@ -142,7 +144,7 @@ class MemoryScreen(ReportScreen):
         heatmap = self.heatmap
         heatmap.ipu_filter, heatmap.gaps, heatmap.zoom = nav.ipu_filter, nav.gaps, nav.zoom
         heatmap.units, heatmap.swatch = self.pv_app.units, None
-        heatmap.set_memory(memory, selected)
+        heatmap.set_memory(nav.bars, selected)
         self._update_map(selected, hidden_too=True)  # laid out (and drawn) while hidden: the first `v` only shows it
         self.details.forget_tables()
         self.views.focus()
@@ -212,6 +214,12 @@ class MemoryScreen(ReportScreen):
         self.nav.gaps = not self.nav.gaps
         self.heatmap.set_gaps(self.nav.gaps)
         self._update_map(self.selected)
+        self._redraw_text()
+
+    def action_bars_by_liveness(self) -> None:
+        """Each bar broken down by liveness (always-live, not-always-live), and by category again."""
+        self.nav.bars_by_liveness = not self.nav.bars_by_liveness
+        self.heatmap.set_memory(self.nav.bars, self.selected)
         self._redraw_text()
 
     def action_next_tab(self, step: int) -> None:
@@ -339,7 +347,7 @@ class MemoryScreen(ReportScreen):
         if values is not None and tile_map.grid is not None:
             entries = map_legend(values, tile_map.colours, self.pv_app.units, tile_map.grid.per_cell)
         else:
-            entries = legend(nav.memory, heatmap.palette, nav.gaps)
+            entries = legend(nav.bars, heatmap.palette, nav.gaps)
         lines += item_lines(entries, width, max_lines=1 if self.has_class("short") else 2)
         self.query_one("#memory-header", DetailText).show(Text("\n").join(lines))
 

@@ -9,7 +9,7 @@ tile, colour, the variable search), each key's change a method.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Callable
 
@@ -24,6 +24,8 @@ if TYPE_CHECKING:
     from pvtui.model.lowered import Lowered
 
 ARCHIVE_CATEGORIES = ("code", "data", "bss")
+LIVENESS_PARTS = ("always-live", "not-always-live")  # the bars' breakdown by liveness (the map's colour names)
+REST = "neither"  # a tile's bytes excluding gaps that neither part counts (none in the reports seen)
 UNKNOWN_IPU = -1  # a tile's IPU where the report does not say it
 
 
@@ -141,6 +143,19 @@ def _ordered(memory: TileMemory) -> TileMemory:
         not_always_live=memory.not_always_live,
         has_gaps=memory.has_gaps,
     )
+
+
+def by_liveness(memory: TileMemory) -> TileMemory | None:
+    """MEMORY with each tile's bytes broken down by liveness in place of the categories: always-live,
+    not-always-live and, where they do not add up to the total excluding gaps, the rest; None where the
+    report has no per-tile liveness (profile.pop read through libpva gives it)."""
+    if memory.always_live is None or memory.not_always_live is None:
+        return None
+    parts = [memory.always_live, memory.not_always_live]
+    rest = np.maximum(memory.excluding_gaps - memory.always_live - memory.not_always_live, 0)
+    names = LIVENESS_PARTS + ((REST,) if rest.any() else ())
+    parts += [rest] if rest.any() else []
+    return replace(memory, categories=names, by_category=np.stack(parts, axis=1).astype(np.int64))
 
 
 def visible_tiles(ipu: np.ndarray, ipu_filter: int | None) -> np.ndarray:
@@ -330,6 +345,8 @@ class MemoryNavigator:
         self.zoom = 1  # tiles per row of the bars
         self.map_shown = False  # the tile map shows, not the bars
         self.colour_by = "total"  # on the map: "total", "always-live", "not-always-live", a category or CHOSEN
+        self.liveness: TileMemory | None = None  # the memory by liveness (by_liveness), where the report has it
+        self.bars_by_liveness = False  # the bars break each tile down by liveness, not by category
         self.search = VariableSearch()
         self.tab = "details"  # the detail pane's tab shown
         self.tab_table = False  # it shows one of the tile's tables, with rows
@@ -339,6 +356,8 @@ class MemoryNavigator:
         variable forgotten. The tile to select: TILE where it still exists, else the first."""
         self.memory = memory if memory is not None and memory.num_tiles else None
         self.search.forget()
+        self.liveness = None if self.memory is None else by_liveness(self.memory)
+        self.bars_by_liveness = self.bars_by_liveness and self.liveness is not None
         if self.memory is None:
             return 0
         if self.ipu_filter not in self.memory.ipus:
@@ -362,6 +381,12 @@ class MemoryNavigator:
     def next_ipu(self) -> None:
         assert self.memory is not None
         self.ipu_filter = next_ipu_filter(self.ipu_filter, self.memory.ipus)
+
+    @property
+    def bars(self) -> TileMemory:
+        """What the bars break each tile down by: its categories, or its liveness."""
+        assert self.memory is not None
+        return self.liveness if self.bars_by_liveness and self.liveness is not None else self.memory
 
     def zoomed(self, direction: int, rows: int) -> None:
         """DIRECTION 1 halves the tiles per row, -1 doubles them, up to a zoom that fits the tiles in ROWS."""
@@ -421,6 +446,11 @@ class MemoryNavigator:
     @property
     def has_gaps(self) -> bool:
         return self.memory is not None and self.memory.has_gaps
+
+    @property
+    def has_tile_liveness(self) -> bool:
+        """The report gives each tile's always-live and not-always-live bytes."""
+        return self.liveness is not None
 
     @property
     def bars_shown(self) -> bool:
