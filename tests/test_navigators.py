@@ -503,3 +503,25 @@ def test_by_liveness_breaks_the_bytes_excluding_gaps_down_and_names_what_neither
     assert nav.has_tile_liveness and nav.bars.categories == ("always-live", "not-always-live")
     nav.load(memory(None, None), None)  # a reload without per-tile liveness: the categories again
     assert not nav.has_tile_liveness and not nav.bars_by_liveness and nav.bars.categories == ("a", "b")
+
+
+def test_several_marks_compare_each_step_with_the_one_before(tiny_report):
+    from pvtui.model.navigators.liveness import compare_steps
+    from pvtui.model.queries import live_difference
+
+    n = len(tiny_report.liveness)
+    nav = LivenessNavigator()
+    nav.load(n, 4, peak=0)
+    for step in (5, 1, 3):
+        nav.go_to(step)
+        nav.mark()
+    nav.go_to(2)
+    assert nav.marks == [5, 1, 3] and nav.marked == 3 and nav.compared == [1, 2, 3, 5] and nav.several_marked
+    columns = compare_steps(tiny_report, nav.compared)
+    assert [c.step for c in columns] == [1, 2, 3, 5] and columns[0].change is None and columns[0].appeared is None
+    appeared, gone, change = live_difference(tiny_report, 3, 5)
+    assert columns[3].change == change == columns[3].not_always_live - columns[2].not_always_live
+    assert columns[3].appeared == (len(appeared), sum(size for _v, size in appeared))
+    assert columns[3].gone == (len(gone), sum(size for _v, size in gone))
+    nav.load(4, 4)  # a shorter report: the marks within it kept
+    assert nav.marks == [1, 3]

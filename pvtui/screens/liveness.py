@@ -9,10 +9,13 @@ from textual.containers import Horizontal, Vertical
 from textual.reactive import var
 from textual.worker import get_current_worker
 
-from pvtui.model.navigators.liveness import VIEWS, LivenessNavigator, StepSeries, steps_table, tile_series
+from pvtui.model.navigators.liveness import (VIEWS, LivenessNavigator, StepSeries, compare_steps, steps_table,
+                                             tile_series)
 from pvtui.model.tables import Table
 from pvtui.render.liveness import Marks, live_list, step_facts
+from pvtui.render.step_change import step_columns
 from pvtui.screens.base import SHORT, Needs, ReportScreen, Unavailable
+from pvtui.screens.step_comparison import StepComparison
 from pvtui.widgets.detail_text import PaneText
 from pvtui.widgets.keys import ZOOM, ends, pages
 from pvtui.widgets.live_variables import LiveVariables
@@ -65,11 +68,13 @@ class LivenessScreen(ReportScreen):
         Binding("0", "fit", "Fit all", id="liveness.fit"),
         Binding("a", "next_band", "Always-live band", id="liveness.always_live"),
         Binding("b", "mark", "Mark to compare", id="liveness.mark"),
+        Binding("B", "compare_marks", "Compare marks", key_display="B", id="liveness.compare_marks"),
     ]
     NAVIGATOR = LivenessNavigator
     nav: LivenessNavigator
     EVERY_KEY = Needs(shown=("has_steps",))
-    KEYS = {"next_ipu": Needs(shown=("ipu_view",)), "tile": Needs(shown=("tile_view",))}
+    KEYS = {"next_ipu": Needs(shown=("ipu_view",)), "tile": Needs(shown=("tile_view",)),
+            "compare_marks": Needs(shown=("several_marked",))}
     MOVES = {"step": "step", "page": "page", "move_to_end": "to_end", "zoom": "zoom", "fit": "fit",
              "next_ipu": "next_ipu", "tile": "next_tile", "next_band": "next_band"}
 
@@ -204,9 +209,14 @@ class LivenessScreen(ReportScreen):
         self.nav.mark()
         if self.nav.marked is not None:
             marked = look_of(self.app).glyphs.marked
-            self.notify(f"Step {self.nav.marked:,} marked ({marked} on the chart): move to another step to compare.",
-                        timeout=3)
+            self.notify(f"Step {self.nav.marked:,} marked ({marked} on the chart): move to another step to compare;"
+                        f" B compares every step marked, {len(self.nav.marks)} now.", timeout=3)
         self.redraw()
+
+    def action_compare_marks(self) -> None:
+        """The marked steps and the cursor's, column by column (render.step_change.step_columns)."""
+        columns = compare_steps(self.report, self.nav.compared)
+        self.app.push_screen(StepComparison(*step_columns(columns, self.bytes, self.minus)))
 
     def on_liveness_chart_picked(self, message: LivenessChart.Picked) -> None:
         self.go_to(message.step)
