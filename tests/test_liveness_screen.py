@@ -361,17 +361,17 @@ async def test_several_marked_steps_compare_column_by_column(make_app, tiny_repo
     from textual.widgets import DataTable
 
     from pvtui.model.queries import live_difference
-    from pvtui.screens.step_comparison import StepComparison
+    from pvtui.screens.columns_dialog import ColumnsDialog
 
     live = tiny_report.liveness
     async with make_app().run_test(size=(80, 24)) as pilot:
         screen = await open_liveness(pilot)
-        await pilot.press("home", "B")  # one step: nothing to compare yet
-        assert not isinstance(pilot.app.screen, StepComparison)
+        await pilot.press("home", "c")  # one step: nothing to compare yet
+        assert not isinstance(pilot.app.screen, ColumnsDialog)
         await pilot.press("b", "right", "right", "b", "right", "b", "right")
         assert screen.nav.marks == [0, 2, 3] and screen.nav.compared == [0, 2, 3, 4]
-        await pilot.press("B")
-        await wait_for(pilot, lambda: isinstance(pilot.app.screen, StepComparison))
+        await pilot.press("c")
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, ColumnsDialog))
         table = pilot.app.screen.query_one(DataTable)
         assert [str(column.label) for column in table.columns.values()] == ["", "step 0", "step 2", "step 3", "step 4"]
         rows = {str(table.get_row_at(i)[0]): [str(cell) for cell in table.get_row_at(i)[1:]]

@@ -13,7 +13,7 @@ from pvtui.model import lanes as ln
 from pvtui.model.navigators import trace as tv
 from pvtui.model.navigators.liveness import TILE_SERIES_KEPT, LivenessNavigator, Window, columns_of_step
 from pvtui.model.navigators.memory import (CHOSEN, REST, MemoryNavigator, TileMemory, VariableSearch, by_liveness,
-                                          max_zoom, tiles_table)
+                                          compare_tiles, max_zoom, parse_tiles, tiles_table)
 from pvtui.model.trace_index import TraceIndex, steps_table
 
 
@@ -525,3 +525,20 @@ def test_several_marks_compare_each_step_with_the_one_before(tiny_report):
     assert columns[3].gone == (len(gone), sum(size for _v, size in gone))
     nav.load(4, 4)  # a shorter report: the marks within it kept
     assert nav.marks == [1, 3]
+
+
+def test_a_typed_list_of_tiles_and_the_tiles_side_by_side():
+    assert parse_tiles("3,17, 1461", 1472) == [3, 17, 1461] and parse_tiles("8-11,9 2", 20) == [8, 9, 10, 11, 2]
+    assert parse_tiles("3,1472", 1472) == "no tile 1472: tiles are 0 to 1,471"
+    assert parse_tiles("x", 10).startswith("not a tile number") and parse_tiles(" , ", 10) == "no tile listed"
+    assert parse_tiles("5-3", 10).startswith("no tile") and parse_tiles("0-99", 1000) == "more than 64 tiles"
+    memory = TileMemory("profile", ("a", "b"), np.array([[60, 40], [30, 10], [5, 5]]), np.array([120, 40, 10]),
+                        np.array([100, 40, 10]), np.array([0, 0, 1]), 200, np.array([70, 40, 10]),
+                        np.array([30, 0, 0]), has_gaps=True)
+    names, rows = compare_tiles(memory, [2, 0])
+    assert names == ["including gaps", "excluding gaps", "always-live", "not-always-live", "a", "b"]
+    assert rows == [[10, 120], [10, 100], [10, 70], [0, 30], [5, 60], [5, 40]]
+    nav = MemoryNavigator()
+    nav.load(memory, None)
+    nav.mark_tile(2), nav.mark_tile(0), nav.mark_tile(2)
+    assert nav.marked_tiles == [0]

@@ -122,3 +122,11 @@ def search_status(nav: "MemoryNavigator", text: str, variables: int | None, miss
     if search.variable is None:
         return Text(f"no variable name contains {text!r}")
     return Text(f"{search.index + 1:,}/{len(search.matches):,} · ↑↓ another, Enter keeps it")
+
+
+def tile_columns(tiles: list[int], names: list[str], rows: list[list[int | None]],
+                 fmt: Callable[[int], str]) -> tuple[list[str], list[list[str]]]:
+    """Tiles side by side (navigators.memory.compare_tiles): the headings (`tile N` each) and a row per
+    figure NAMES, its bytes in FMT (— where not known)."""
+    headings = ["", *(f"tile {tile:,}" for tile in tiles)]
+    return headings, [[name, *("—" if value is None else fmt(value) for value in row)] for name, row in zip(names, rows)]

@@ -15,7 +15,7 @@ from pvtui.model.tables import Table
 from pvtui.render.liveness import Marks, live_list, step_facts
 from pvtui.render.step_change import step_columns
 from pvtui.screens.base import SHORT, Needs, ReportScreen, Unavailable
-from pvtui.screens.step_comparison import StepComparison
+from pvtui.screens.columns_dialog import ColumnsDialog
 from pvtui.widgets.detail_text import PaneText
 from pvtui.widgets.keys import ZOOM, ends, pages
 from pvtui.widgets.live_variables import LiveVariables
@@ -68,7 +68,7 @@ class LivenessScreen(ReportScreen):
         Binding("0", "fit", "Fit all", id="liveness.fit"),
         Binding("a", "next_band", "Always-live band", id="liveness.always_live"),
         Binding("b", "mark", "Mark to compare", id="liveness.mark"),
-        Binding("B", "compare_marks", "Compare marks", key_display="B", id="liveness.compare_marks"),
+        Binding("c", "compare_marks", "Compare marks", id="liveness.compare_marks"),
     ]
     NAVIGATOR = LivenessNavigator
     nav: LivenessNavigator
@@ -210,13 +210,15 @@ class LivenessScreen(ReportScreen):
         if self.nav.marked is not None:
             marked = look_of(self.app).glyphs.marked
             self.notify(f"Step {self.nav.marked:,} marked ({marked} on the chart): move to another step to compare;"
-                        f" B compares every step marked, {len(self.nav.marks)} now.", timeout=3)
+                        f" c compares every step marked, {len(self.nav.marks)} now.", timeout=3)
         self.redraw()
 
     def action_compare_marks(self) -> None:
         """The marked steps and the cursor's, column by column (render.step_change.step_columns)."""
         columns = compare_steps(self.report, self.nav.compared)
-        self.app.push_screen(StepComparison(*step_columns(columns, self.bytes, self.minus)))
+        self.app.push_screen(ColumnsDialog(f"{len(columns)} steps compared, each with the one before it",
+                                           *step_columns(columns, self.bytes, self.minus),
+                                           "b on a step marks or unmarks it · Esc closes"))
 
     def on_liveness_chart_picked(self, message: LivenessChart.Picked) -> None:
         self.go_to(message.step)

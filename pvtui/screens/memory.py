@@ -14,10 +14,12 @@ from textual.widgets import DataTable, Input, TabbedContent
 
 from pvtui.model.tables import Table
 from pvtui.model.tile_detail import row_program
-from pvtui.model.navigators.memory import MapValues, MemoryNavigator, tile_memory, tile_vertices, tiles_table
+from pvtui.model.navigators.memory import (MapValues, MemoryNavigator, compare_tiles, parse_tiles, tile_memory,
+                                           tile_vertices, tiles_table)
 from pvtui.render.item_lines import item_lines
-from pvtui.render.memory import header_items, search_status, variable_label
+from pvtui.render.memory import header_items, search_status, tile_columns, variable_label
 from pvtui.screens.base import SHORT, Needs, ReportScreen, Unavailable
+from pvtui.screens.columns_dialog import ColumnsDialog, ListPrompt
 from pvtui.widgets.detail_text import DetailText
 from pvtui.widgets.heatmap import TileHeatmap, legend
 from pvtui.widgets.keys import ZOOM, close_search, open_search
@@ -43,13 +45,15 @@ class MemoryScreen(ReportScreen):
 
     CSS_PATH = "memory.tcss"
 
-    GIVES_WAY = ("memory.ipu", "memory.gaps", "memory.by_liveness", "memory.sort", "memory.previous_tab")  # on a narrow key bar
+    GIVES_WAY = ("memory.ipu", "memory.gaps", "memory.by_liveness", "memory.mark", "memory.compare", "memory.sort", "memory.previous_tab")  # on a narrow key bar
     BINDINGS = [
         Binding("w", "worst", "Worst tile", id="memory.worst"),
         Binding("I", "cycle_ipu", "IPU filter", key_display="I", id="memory.ipu"),
         *ZOOM,
         Binding("g", "toggle_gaps", "Gaps", id="memory.gaps"),
         Binding("b", "bars_by_liveness", "By liveness", id="memory.by_liveness"),
+        Binding("space", "mark_tile", "Mark tile", key_display="Space", id="memory.mark"),
+        Binding("T", "compare_tiles", "Compare tiles", key_display="T", id="memory.compare"),
         Binding("v", "view('map')", "Bars/map", id="memory.map"),
         Binding("c", "next_colour", "Colour by", id="memory.colour"),
         Binding("right_square_bracket", "next_tab(1)", "Next tab", key_display="]", id="memory.next_tab"),
@@ -67,7 +71,8 @@ class MemoryScreen(ReportScreen):
     NAVIGATOR = MemoryNavigator
     nav: MemoryNavigator
     KEYS = {
-        **{action: Needs(usable=("has_tiles",)) for action in ("worst", "view", "next_tab", "open_search")},
+        **{action: Needs(usable=("has_tiles",)) for action in ("worst", "view", "next_tab", "open_search", "mark_tile",
+                                                               "compare_tiles")},
         "cycle_ipu": Needs(usable=("has_tiles", "has_ipus")),
         "zoom": Needs(shown=("bars_shown",), usable=("has_tiles",)),  # the map fits every tile
         "toggle_gaps": Needs(usable=("has_tiles", "has_gaps")),
@@ -221,6 +226,25 @@ class MemoryScreen(ReportScreen):
         self.nav.bars_by_liveness = not self.nav.bars_by_liveness
         self.heatmap.set_memory(self.nav.bars, self.selected)
         self._redraw_text()
+
+    def action_mark_tile(self) -> None:
+        """Mark the selected tile to compare, or clear its mark (T compares those marked)."""
+        self.nav.mark_tile(self.selected)
+        self.notify(f"Marked to compare: {', '.join(map(str, self.nav.marked_tiles)) or 'none'}; T compares them.",
+                    timeout=3)
+
+    def action_compare_tiles(self) -> None:
+        """The tiles marked (else the selected one) in a line to change, then side by side."""
+        memory = self.nav.memory
+        text = ",".join(map(str, self.nav.marked_tiles or [self.selected]))
+        self.app.push_screen(ListPrompt("Tiles to compare", text, lambda typed: parse_tiles(typed, memory.num_tiles)),
+                             self._compare_tiles)
+
+    def _compare_tiles(self, tiles: list[int] | None) -> None:
+        if tiles and self.nav.memory is not None:
+            headings, rows = tile_columns(tiles, *compare_tiles(self.nav.memory, tiles), self.bytes)
+            self.app.push_screen(ColumnsDialog(f"{len(tiles)} tiles side by side", headings, rows,
+                                               "Space on a tile marks or unmarks it · Esc closes"))
 
     def action_next_tab(self, step: int) -> None:
         self.details.next_tab(step)
