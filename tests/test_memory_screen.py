@@ -238,6 +238,7 @@ async def test_marked_tiles_or_a_typed_list_side_by_side(make_app, tiny_report):
         screen = await open_memory(pilot)
         await pilot.press("home", "space", "down", "down", "space", "T")
         assert screen.nav.marked_tiles == [0, 2] and isinstance(pilot.app.screen, ListPrompt)
+        assert "marked 0, 2" in detail_text(screen)  # the header says which
         assert pilot.app.screen.query_one(Input).value == "0,2"
         await pilot.press("enter")
         dialog = pilot.app.screen

@@ -37,6 +37,8 @@ def header_items(nav: "MemoryNavigator", colour: str, swatch: str | None, fmt: C
         parts.append("1 tile/row" if nav.zoom == 1 else f"{nav.zoom} tiles/row, the fullest shown")
         if nav.bars_by_liveness:
             parts.append("bars by liveness")
+    if nav.marked_tiles:  # on the bars and the map alike
+        parts.append(f"marked {', '.join(map(str, nav.marked_tiles[:4]))}{' …' if len(nav.marked_tiles) > 4 else ''}")
         if swatch is not None:
             parts.append(f"right column: {swatch}")  # the square at each bar's end
     if memory.source == "archive":

@@ -230,6 +230,7 @@ class MemoryScreen(ReportScreen):
     def action_mark_tile(self) -> None:
         """Mark the selected tile to compare, or clear its mark (T compares those marked)."""
         self.nav.mark_tile(self.selected)
+        self._show_header()
         self.notify(f"Marked to compare: {', '.join(map(str, self.nav.marked_tiles)) or 'none'}; T compares them.",
                     timeout=3)
 
