@@ -248,6 +248,9 @@ async def test_marked_tiles_or_a_typed_list_side_by_side(make_app, tiny_report):
         rows = {str(table.get_row_at(i)[0]): [str(c) for c in table.get_row_at(i)[1:]] for i in range(table.row_count)}
         assert rows["including gaps"] == [screen.bytes(int(memory.including_gaps[t])) for t in (0, 2)]
         assert rows["always-live"] == [screen.bytes(int(memory.always_live[t])) for t in (0, 2)]
+        from pvtui.model.tile_detail import tile_table
+
+        assert rows["variables"] == [f"{len(list(tile_table(tiny_report, t, 'variables').rows)):,}" for t in (0, 2)]
         await pilot.press("escape", "T", "ctrl+u", *"1,99999", "enter")  # a tile the report lacks: said, not shown
         prompt = pilot.app.screen
         assert isinstance(prompt, ListPrompt) and "no tile 99999" in str(prompt.query_one("#list-problem").render())

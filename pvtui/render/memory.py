@@ -37,10 +37,10 @@ def header_items(nav: "MemoryNavigator", colour: str, swatch: str | None, fmt: C
         parts.append("1 tile/row" if nav.zoom == 1 else f"{nav.zoom} tiles/row, the fullest shown")
         if nav.bars_by_liveness:
             parts.append("bars by liveness")
-    if nav.marked_tiles:  # on the bars and the map alike
-        parts.append(f"marked {', '.join(map(str, nav.marked_tiles[:4]))}{' …' if len(nav.marked_tiles) > 4 else ''}")
         if swatch is not None:
             parts.append(f"right column: {swatch}")  # the square at each bar's end
+    if nav.marked_tiles:  # on the bars and the map alike
+        parts.append(f"marked {', '.join(map(str, nav.marked_tiles[:4]))}{' …' if len(nav.marked_tiles) > 4 else ''}")
     if memory.source == "archive":
         parts.append("from archive.a")
     elif not memory.has_gaps:
@@ -126,9 +126,13 @@ def search_status(nav: "MemoryNavigator", text: str, variables: int | None, miss
     return Text(f"{search.index + 1:,}/{len(search.matches):,} · ↑↓ another, Enter keeps it")
 
 
-def tile_columns(tiles: list[int], names: list[str], rows: list[list[int | None]],
+def tile_columns(tiles: list[int], figures: tuple[list[str], list[list[int | None]]],
+                 contents: tuple[list[str], list[list[int | None]]],
                  fmt: Callable[[int], str]) -> tuple[list[str], list[list[str]]]:
-    """Tiles side by side (navigators.memory.compare_tiles): the headings (`tile N` each) and a row per
-    figure NAMES, its bytes in FMT (— where not known)."""
+    """Tiles side by side: the headings (`tile N` each), a row per figure of FIGURES (navigators.memory.
+    compare_tiles: bytes, in FMT) then per table of CONTENTS (model.tile_detail.tile_contents: counts of what
+    is on each); — where not known."""
     headings = ["", *(f"tile {tile:,}" for tile in tiles)]
-    return headings, [[name, *("—" if value is None else fmt(value) for value in row)] for name, row in zip(names, rows)]
+    rows = [[name, *("—" if value is None else fmt(value) for value in row)] for name, row in zip(*figures)]
+    rows += [[name, *("—" if value is None else f"{value:,}" for value in row)] for name, row in zip(*contents)]
+    return headings, rows

@@ -13,7 +13,7 @@ from textual.reactive import var
 from textual.widgets import DataTable, Input, TabbedContent
 
 from pvtui.model.tables import Table
-from pvtui.model.tile_detail import row_program
+from pvtui.model.tile_detail import row_program, tile_contents
 from pvtui.model.navigators.memory import (MapValues, MemoryNavigator, compare_tiles, parse_tiles, tile_memory,
                                            tile_vertices, tiles_table)
 from pvtui.render.item_lines import item_lines
@@ -243,7 +243,8 @@ class MemoryScreen(ReportScreen):
 
     def _compare_tiles(self, tiles: list[int] | None) -> None:
         if tiles and self.nav.memory is not None:
-            headings, rows = tile_columns(tiles, *compare_tiles(self.nav.memory, tiles), self.bytes)
+            figures, contents = compare_tiles(self.nav.memory, tiles), tile_contents(self.report, tiles)
+            headings, rows = tile_columns(tiles, figures, contents, self.bytes)
             self.app.push_screen(ColumnsDialog(f"{len(tiles)} tiles side by side", headings, rows,
                                                "Space on a tile marks or unmarks it · Esc closes"))
 
