@@ -354,3 +354,33 @@ async def test_the_marked_steps_glyph_shows_where_the_cursor_shares_its_column(m
         assert set(cursor_columns) == set(frame.marked)  # the two steps share the column
         marker_row = "".join(segment.text for segment in chart.render_line(0))
         assert look_of(pilot.app).glyphs.marked in marker_row
+
+
+@pytest.mark.anyio
+async def test_several_marked_steps_compare_column_by_column(make_app, tiny_report):
+    from textual.widgets import DataTable
+
+    from pvtui.model.queries import live_difference
+    from pvtui.screens.columns_dialog import ColumnsDialog
+
+    live = tiny_report.liveness
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        screen = await open_liveness(pilot)
+        await pilot.press("home", "c")  # one step: nothing to compare yet
+        assert not isinstance(pilot.app.screen, ColumnsDialog)
+        await pilot.press("b", "right", "right", "b", "right", "b", "right")
+        assert screen.nav.marks == [0, 2, 3] and screen.nav.compared == [0, 2, 3, 4]
+        await pilot.press("c")
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, ColumnsDialog))
+        table = pilot.app.screen.query_one(DataTable)
+        assert [str(column.label) for column in table.columns.values()] == ["", "step 0", "step 2", "step 3", "step 4"]
+        rows = {str(table.get_row_at(i)[0]): [str(cell) for cell in table.get_row_at(i)[1:]]
+                for i in range(table.row_count)}
+        assert rows["not-always-live"] == [screen.bytes(int(live.not_always_live[s])) for s in (0, 2, 3, 4)]
+        appeared, gone, _change = live_difference(tiny_report, 2, 3)
+        assert rows["appeared"][2].startswith(f"{len(appeared)} variable") and rows["appeared"][0] == "—"
+        assert rows["gone"][2].startswith(f"{len(gone)} variable")
+        await pilot.press("escape")
+        assert pilot.app.screen is screen
+        await pilot.press("left", "b")  # on a marked step: unmarked
+        assert screen.nav.marks == [0, 2] and screen.nav.marked == 2

@@ -210,3 +210,49 @@ async def test_the_details_category_swatches_show_in_every_look(make_app, monkey
             swatch = row[:2]
             styles = {span.style.bgcolor for span in swatch.spans} or {None}
             assert swatch.plain.strip() or styles - {None, background}, row.plain
+
+
+async def test_b_breaks_each_bar_down_by_liveness_and_back(make_app, tiny_report):
+    memory = tiny_report.memory
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        screen = await open_memory(pilot)
+        heatmap = screen.query_one(TileHeatmap)
+        await pilot.press("w", "b")
+        tile = heatmap.selected
+        assert heatmap.memory.categories == ("always-live", "not-always-live")
+        assert heatmap.memory.by_category[tile].tolist() == [int(memory.always_live[tile]),
+                                                             int(memory.not_always_live[tile])]
+        assert heatmap.selected == tile and "bars by liveness" in detail_text(screen)
+        assert "always-live" in detail_text(screen)  # the legend names the parts
+        await pilot.press("b")
+        assert heatmap.memory.categories == screen.nav.memory.categories and "by liveness" not in detail_text(screen)
+
+
+async def test_marked_tiles_or_a_typed_list_side_by_side(make_app, tiny_report):
+    from textual.widgets import DataTable, Input
+
+    from pvtui.screens.columns_dialog import ColumnsDialog, ListPrompt
+
+    memory = tiny_report.memory
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        screen = await open_memory(pilot)
+        await pilot.press("home", "space", "down", "down", "space", "T")
+        assert screen.nav.marked_tiles == [0, 2] and isinstance(pilot.app.screen, ListPrompt)
+        assert "marked 0, 2" in detail_text(screen)  # the header says which
+        assert pilot.app.screen.query_one(Input).value == "0,2"
+        await pilot.press("enter")
+        dialog = pilot.app.screen
+        assert isinstance(dialog, ColumnsDialog)
+        table = dialog.query_one(DataTable)
+        assert [str(c.label) for c in table.columns.values()] == ["", "tile 0", "tile 2"]
+        rows = {str(table.get_row_at(i)[0]): [str(c) for c in table.get_row_at(i)[1:]] for i in range(table.row_count)}
+        assert rows["including gaps"] == [screen.bytes(int(memory.including_gaps[t])) for t in (0, 2)]
+        assert rows["always-live"] == [screen.bytes(int(memory.always_live[t])) for t in (0, 2)]
+        from pvtui.model.tile_detail import tile_table
+
+        assert rows["variables"] == [f"{len(list(tile_table(tiny_report, t, 'variables').rows)):,}" for t in (0, 2)]
+        await pilot.press("escape", "T", "ctrl+u", *"1,99999", "enter")  # a tile the report lacks: said, not shown
+        prompt = pilot.app.screen
+        assert isinstance(prompt, ListPrompt) and "no tile 99999" in str(prompt.query_one("#list-problem").render())
+        await pilot.press("escape")
+        assert pilot.app.screen is screen

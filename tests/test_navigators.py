@@ -12,7 +12,8 @@ from pvtui.model import flame as fl
 from pvtui.model import lanes as ln
 from pvtui.model.navigators import trace as tv
 from pvtui.model.navigators.liveness import TILE_SERIES_KEPT, LivenessNavigator, Window, columns_of_step
-from pvtui.model.navigators.memory import CHOSEN, MemoryNavigator, TileMemory, VariableSearch, max_zoom, tiles_table
+from pvtui.model.navigators.memory import (CHOSEN, REST, MemoryNavigator, TileMemory, VariableSearch, by_liveness,
+                                          compare_tiles, max_zoom, parse_tiles, tiles_table)
 from pvtui.model.trace_index import TraceIndex, steps_table
 from pvtui.model.unavailable import Unavailable
 
@@ -502,3 +503,61 @@ def test_the_programs_navigator_opens_the_first_root_and_a_new_tree_forgets_the_
     nav.load(programs)
     assert not nav.has_matches and not nav.searching and nav.cursor_program == 0
     assert nav.load(None) is None and not nav.has_tree
+
+
+def test_by_liveness_breaks_the_bytes_excluding_gaps_down_and_names_what_neither_part_counts():
+    def memory(always, not_always):
+        return TileMemory("profile", ("a", "b"), np.array([[60, 40], [30, 10]]), np.array([120, 40]),
+                          np.array([100, 40]), np.array([0, 0]), 200, always, not_always, has_gaps=True)
+
+    assert by_liveness(memory(None, None)) is None
+    added_up = by_liveness(memory(np.array([70, 40]), np.array([30, 0])))
+    assert added_up.categories == ("always-live", "not-always-live") and added_up.by_category.tolist() == [[70, 30], [40, 0]]
+    short = by_liveness(memory(np.array([50, 40]), np.array([30, 0])))
+    assert short.categories[-1] == REST and short.by_category[:, -1].tolist() == [20, 0]
+    assert short.including_gaps.tolist() == [120, 40]  # the gaps are the bars' as before
+    nav = MemoryNavigator()
+    nav.load(memory(np.array([70, 40]), np.array([30, 0])), None)
+    nav.bars_by_liveness = True
+    assert nav.has_tile_liveness and nav.bars.categories == ("always-live", "not-always-live")
+    nav.load(memory(None, None), None)  # a reload without per-tile liveness: the categories again
+    assert not nav.has_tile_liveness and not nav.bars_by_liveness and nav.bars.categories == ("a", "b")
+
+
+def test_several_marks_compare_each_step_with_the_one_before(tiny_report):
+    from pvtui.model.navigators.liveness import compare_steps
+    from pvtui.model.queries import live_difference
+
+    n = len(tiny_report.liveness)
+    nav = LivenessNavigator()
+    nav.load(n, 4, peak=0)
+    for step in (5, 1, 3):
+        nav.go_to(step)
+        nav.mark()
+    nav.go_to(2)
+    assert nav.marks == [5, 1, 3] and nav.marked == 3 and nav.compared == [1, 2, 3, 5] and nav.several_marked
+    columns = compare_steps(tiny_report, nav.compared)
+    assert [c.step for c in columns] == [1, 2, 3, 5] and columns[0].change is None and columns[0].appeared is None
+    appeared, gone, change = live_difference(tiny_report, 3, 5)
+    assert columns[3].change == change == columns[3].not_always_live - columns[2].not_always_live
+    assert columns[3].appeared == (len(appeared), sum(size for _v, size in appeared))
+    assert columns[3].gone == (len(gone), sum(size for _v, size in gone))
+    nav.load(4, 4)  # a shorter report: the marks within it kept
+    assert nav.marks == [1, 3]
+
+
+def test_a_typed_list_of_tiles_and_the_tiles_side_by_side():
+    assert parse_tiles("3,17, 1461", 1472) == [3, 17, 1461] and parse_tiles("8-11,9 2", 20) == [8, 9, 10, 11, 2]
+    assert parse_tiles("3,1472", 1472) == "no tile 1472: tiles are 0 to 1,471"
+    assert parse_tiles("x", 10).startswith("not a tile number") and parse_tiles(" , ", 10) == "no tile listed"
+    assert parse_tiles("5-3", 10).startswith("no tile") and parse_tiles("0-99", 1000) == "more than 64 tiles"
+    memory = TileMemory("profile", ("a", "b"), np.array([[60, 40], [30, 10], [5, 5]]), np.array([120, 40, 10]),
+                        np.array([100, 40, 10]), np.array([0, 0, 1]), 200, np.array([70, 40, 10]),
+                        np.array([30, 0, 0]), has_gaps=True)
+    names, rows = compare_tiles(memory, [2, 0])
+    assert names == ["including gaps", "excluding gaps", "always-live", "not-always-live", "a", "b"]
+    assert rows == [[10, 120], [10, 100], [10, 70], [0, 30], [5, 60], [5, 40]]
+    nav = MemoryNavigator()
+    nav.load(memory, None)
+    nav.mark_tile(2), nav.mark_tile(0), nav.mark_tile(2)
+    assert nav.marked_tiles == [0]

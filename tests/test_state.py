@@ -15,7 +15,7 @@ from textual.widgets import OptionList
 from pvtui.app import PvtuiApp
 from pvtui.screens.dialogs import GONE, ReportPicker
 from pvtui.sources.discovery import discover
-from pvtui.user.state import STATE_FILE, State
+from pvtui.user.state import LOCK_FILE, STATE_FILE, State
 from tests.conftest import wait_for
 
 pytestmark = pytest.mark.anyio
@@ -27,10 +27,42 @@ def test_the_state_is_private_and_read_back(tmp_path):
     State(directory).opened(tmp_path / "b", "second", 20)
     assert stat.S_IMODE(directory.stat().st_mode) == 0o700
     assert stat.S_IMODE((directory / STATE_FILE).stat().st_mode) == 0o600
-    assert os.listdir(directory) == [STATE_FILE]  # the temporary file was renamed, not left
+    assert sorted(os.listdir(directory)) == [LOCK_FILE, STATE_FILE]  # the temporary file was renamed, not left
     state = State(directory)
     assert [(r.name, r.size) for r in state.recent] == [("second", 20), ("first", 10)] and not state.problems
     assert State(directory, fresh=True).offered == [] and State(directory, fresh=True).recent
+
+
+def test_two_processes_writing_at_once_keep_each_others_entries(tmp_path):
+    directory = tmp_path / "pvtui"
+    first, second = State(directory), State(directory)  # both read the file before either wrote
+    first.opened(tmp_path / "a", "one", 1)
+    second.opened(tmp_path / "b", "two", 2)
+    first.left(tmp_path / "a", "one", {"tile": 3})
+    second.left(tmp_path / "b", "two", {"step": 5})
+    state = State(directory)
+    assert {(r.name, tuple(r.place.items())) for r in state.recent} == {("one", (("tile", 3),)), ("two", (("step", 5),))}
+    assert [r.name for r in state.recent] == ["two", "one"]  # newest first
+
+
+def test_a_lock_held_elsewhere_delays_a_write_but_never_hangs_it(tmp_path, monkeypatch):
+    import fcntl
+    import time
+
+    import pvtui.user.state as state_module
+
+    directory = tmp_path / "pvtui"
+    State(directory).opened(tmp_path, "before", 1)
+    monkeypatch.setattr(state_module, "LOCK_WAIT", 0.2)
+    holder = os.open(directory / LOCK_FILE, os.O_RDWR)
+    fcntl.flock(holder, fcntl.LOCK_EX)  # as another pvtui stopped while writing
+    try:
+        start = time.monotonic()
+        State(directory).opened(tmp_path / "b", "after", 2)
+        assert 0.2 <= time.monotonic() - start < 5  # waited for it, then wrote
+    finally:
+        os.close(holder)
+    assert [r.name for r in State(directory).recent] == ["after", "before"]
 
 
 @pytest.mark.parametrize("content", [b"{not json", b"\xff\xfe", b'{"version": 2, "recent": []}', b"[]",
@@ -112,10 +144,13 @@ async def _leave_a_place(app, pilot, tiny_report) -> dict:
     await pilot.press("p")
     await wait_for(pilot, lambda: app.screen.SCREEN_NAME == "Programs" and not app.screen.opening)
     await pilot.press("slash", *"softmax", "enter")
+    await pilot.press("home", "down", "right")  # one more program open
+    expanded = app.screen.tree.rows.open_programs()
     await pilot.press("t")
     await wait_for(pilot, lambda: app.screen.SCREEN_NAME == "Trace" and app.screen.available)
     await pilot.press("plus", "plus")
-    return {"tile": tile, "step": step, "window": app.screen.nav.window, "run": app.screen.nav.run}
+    return {"tile": tile, "step": step, "window": app.screen.nav.window, "run": app.screen.nav.run,
+            "expanded": expanded}
 
 
 async def test_reopening_a_report_returns_where_it_was_left_unless_fresh(tiny_dir, tmp_path, cache_root, tiny_report):
@@ -130,8 +165,10 @@ async def test_reopening_a_report_returns_where_it_was_left_unless_fresh(tiny_di
     assert left_on(State(where), reports) == "trace" and left_on(State(where, fresh=True), reports) == "summary"
     app = PvtuiApp(reports, path=tiny_dir, watch=False, cache=cache_root, state=State(where), first_screen="trace")
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_for(pilot, lambda: app.screen.SCREEN_NAME == "Trace" and app.screen.available)
-        assert (app.screen.nav.run, app.screen.nav.window) == (left["run"], left["window"])
+        # available once the run's lanes are indexed (in a worker), a moment before they are shown over the window
+        await wait_for(pilot, lambda: app.screen.SCREEN_NAME == "Trace" and app.screen.available
+                       and app.screen.nav.window == left["window"])
+        assert app.screen.nav.run == left["run"]
         shown = {}
         for key, screen_name in (("m", "Memory"), ("l", "Liveness"), ("p", "Programs")):
             await pilot.press(key)
@@ -140,6 +177,7 @@ async def test_reopening_a_report_returns_where_it_was_left_unless_fresh(tiny_di
         programs = shown["Programs"]
         await wait_for(pilot, lambda: len(programs.nav.finder.matches) > 0)
         assert programs.query_one("#search-input").value == "softmax"
+        assert programs.tree.rows.open_programs() == left["expanded"] and len(left["expanded"]) > 1
         assert shown["Memory"].selected == left["tile"] and shown["Liveness"].nav.cursor == left["step"]
     app = PvtuiApp(reports, path=tiny_dir, watch=False, cache=cache_root, state=State(where, fresh=True))
     async with app.run_test(size=(80, 24)) as pilot:

@@ -171,6 +171,20 @@ def tile_table(report: Report, tile: int, table: str) -> Table | None:
         [[e.code_bytes, e.type, e.program_id, e.program] for e in exchanges])
 
 
+TILE_CONTENTS = (("variables", "variables"), ("compute sets", "compute_sets"), ("vertex types", "vertices"),
+                 ("exchanges", "exchanges"))  # (what a comparison calls it, its table in tile_table)
+
+
+def tile_contents(report: Report, tiles: list[int]) -> tuple[list[str], list[list[int | None]]]:
+    """What is on each of TILES, as the tile detail's tables list it: a row per table of TILE_CONTENTS, each
+    tile's count of entries in it (None where the report lacks the table)."""
+    rows = []
+    for _name, table in TILE_CONTENTS:
+        found = [tile_table(report, tile, table) for tile in tiles]
+        rows.append([None if each is None else sum(1 for _row in each.rows) for each in found])
+    return [name for name, _table in TILE_CONTENTS], rows
+
+
 def row_program(report: Report, table: str, row: dict[str, Any]) -> int | None:
     """The program a row of TABLE (a tile table, as column -> value) leads to: an exchange's own, or the
     first program that runs a compute set; None for other tables or where the report has no such program."""

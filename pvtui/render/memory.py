@@ -35,8 +35,12 @@ def header_items(nav: "MemoryNavigator", colour: str, swatch: str | None, fmt: C
         parts.insert(0, f"colour: {colour}")  # it says the gaps setting where it applies
     else:
         parts.append("1 tile/row" if nav.zoom == 1 else f"{nav.zoom} tiles/row, the fullest shown")
+        if nav.bars_by_liveness:
+            parts.append("bars by liveness")
         if swatch is not None:
             parts.append(f"right column: {swatch}")  # the square at each bar's end
+    if nav.marked_tiles:  # on the bars and the map alike
+        parts.append(f"marked {', '.join(map(str, nav.marked_tiles[:4]))}{' …' if len(nav.marked_tiles) > 4 else ''}")
     if memory.source == "archive":
         parts.append("from archive.a")
     elif not memory.has_gaps:
@@ -120,3 +124,15 @@ def search_status(nav: "MemoryNavigator", text: str, variables: int | None, miss
     if search.variable is None:
         return Text(f"no variable name contains {text!r}")
     return Text(f"{search.index + 1:,}/{len(search.matches):,} · ↑↓ another, Enter keeps it")
+
+
+def tile_columns(tiles: list[int], figures: tuple[list[str], list[list[int | None]]],
+                 contents: tuple[list[str], list[list[int | None]]],
+                 fmt: Callable[[int], str]) -> tuple[list[str], list[list[str]]]:
+    """Tiles side by side: the headings (`tile N` each), a row per figure of FIGURES (navigators.memory.
+    compare_tiles: bytes, in FMT) then per table of CONTENTS (model.tile_detail.tile_contents: counts of what
+    is on each); — where not known."""
+    headings = ["", *(f"tile {tile:,}" for tile in tiles)]
+    rows = [[name, *("—" if value is None else fmt(value) for value in row)] for name, row in zip(*figures)]
+    rows += [[name, *("—" if value is None else f"{value:,}" for value in row)] for name, row in zip(*contents)]
+    return headings, rows

@@ -9,11 +9,14 @@ from textual.containers import Horizontal, Vertical
 from textual.reactive import var
 from textual.worker import get_current_worker
 
-from pvtui.model.navigators.liveness import VIEWS, LivenessNavigator, StepSeries, steps_table, tile_series
+from pvtui.model.navigators.liveness import (VIEWS, LivenessNavigator, StepSeries, compare_steps, steps_table,
+                                             tile_series)
 from pvtui.model.tables import Table
 from pvtui.model.unavailable import Unavailable
 from pvtui.render.liveness import Marks, live_list, step_facts
+from pvtui.render.step_change import step_columns
 from pvtui.screens.base import SHORT, Needs, ReportScreen, UnavailableNotice
+from pvtui.screens.columns_dialog import ColumnsDialog
 from pvtui.widgets.detail_text import PaneText
 from pvtui.widgets.keys import ZOOM, ends, pages
 from pvtui.widgets.live_variables import LiveVariables
@@ -66,11 +69,13 @@ class LivenessScreen(ReportScreen):
         Binding("0", "fit", "Fit all", id="liveness.fit"),
         Binding("a", "next_band", "Always-live band", id="liveness.always_live"),
         Binding("b", "mark", "Mark to compare", id="liveness.mark"),
+        Binding("c", "compare_marks", "Compare marks", id="liveness.compare_marks"),
     ]
     NAVIGATOR = LivenessNavigator
     nav: LivenessNavigator
     EVERY_KEY = Needs(shown=("has_steps",))
-    KEYS = {"next_ipu": Needs(shown=("ipu_view",)), "tile": Needs(shown=("tile_view",))}
+    KEYS = {"next_ipu": Needs(shown=("ipu_view",)), "tile": Needs(shown=("tile_view",)),
+            "compare_marks": Needs(shown=("several_marked",))}
     MOVES = {"step": "step", "page": "page", "move_to_end": "to_end", "zoom": "zoom", "fit": "fit",
              "next_ipu": "next_ipu", "tile": "next_tile", "next_band": "next_band"}
 
@@ -205,9 +210,16 @@ class LivenessScreen(ReportScreen):
         self.nav.mark()
         if self.nav.marked is not None:
             marked = look_of(self.app).glyphs.marked
-            self.notify(f"Step {self.nav.marked:,} marked ({marked} on the chart): move to another step to compare.",
-                        timeout=3)
+            self.notify(f"Step {self.nav.marked:,} marked ({marked} on the chart): move to another step to compare;"
+                        f" c compares every step marked, {len(self.nav.marks)} now.", timeout=3)
         self.redraw()
+
+    def action_compare_marks(self) -> None:
+        """The marked steps and the cursor's, column by column (render.step_change.step_columns)."""
+        columns = compare_steps(self.report, self.nav.compared)
+        self.app.push_screen(ColumnsDialog(f"{len(columns)} steps compared, each with the one before it",
+                                           *step_columns(columns, self.bytes, self.minus),
+                                           "b on a step marks or unmarks it · Esc closes"))
 
     def on_liveness_chart_picked(self, message: LivenessChart.Picked) -> None:
         self.go_to(message.step)

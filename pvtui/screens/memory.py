@@ -20,6 +20,7 @@ from pvtui.model.unavailable import Unavailable
 from pvtui.render.item_lines import item_lines
 from pvtui.render.memory import header_items, variable_label
 from pvtui.screens.base import Needs, UnavailableNotice
+from pvtui.screens.memory_marks import TileMarking
 from pvtui.screens.memory_search import VariableSearching
 from pvtui.widgets.detail_text import DetailText
 from pvtui.widgets.heatmap import TileHeatmap, legend
@@ -33,7 +34,7 @@ from pvtui.widgets.variable_bar import VariableBar
 WIDER = 150  # columns from which the detail pane is wide enough for the variables' names
 
 
-class MemoryScreen(VariableSearching):
+class MemoryScreen(VariableSearching, TileMarking):
     """Every tile's memory as rows of bars or as a map (`view`), the selected tile's details and
     tables beside them, and a search for a variable that colours both by where it lives.
 
@@ -46,12 +47,15 @@ class MemoryScreen(VariableSearching):
 
     CSS_PATH = "memory.tcss"
 
-    GIVES_WAY = ("memory.ipu", "memory.gaps", "memory.sort", "memory.previous_tab")  # on a narrow key bar
+    GIVES_WAY = ("memory.ipu", "memory.gaps", "memory.by_liveness", "memory.mark", "memory.compare", "memory.sort", "memory.previous_tab")  # on a narrow key bar
     BINDINGS = [
         Binding("w", "worst", "Worst tile", id="memory.worst"),
         Binding("I", "cycle_ipu", "IPU filter", key_display="I", id="memory.ipu"),
         *ZOOM,
         Binding("g", "toggle_gaps", "Gaps", id="memory.gaps"),
+        Binding("b", "bars_by_liveness", "By liveness", id="memory.by_liveness"),
+        Binding("space", "mark_tile", "Mark tile", key_display="Space", id="memory.mark"),
+        Binding("T", "compare_tiles", "Compare tiles", key_display="T", id="memory.compare"),
         Binding("v", "view('map')", "Bars/map", id="memory.map"),
         Binding("c", "next_colour", "Colour by", id="memory.colour"),
         Binding("right_square_bracket", "next_tab(1)", "Next tab", key_display="]", id="memory.next_tab"),
@@ -69,10 +73,12 @@ class MemoryScreen(VariableSearching):
     NAVIGATOR = MemoryNavigator
     nav: MemoryNavigator
     KEYS = {
-        **{action: Needs(usable=("has_tiles",)) for action in ("worst", "view", "next_tab", "open_search")},
+        **{action: Needs(usable=("has_tiles",)) for action in ("worst", "view", "next_tab", "open_search", "mark_tile",
+                                                               "compare_tiles")},
         "cycle_ipu": Needs(usable=("has_tiles", "has_ipus")),
         "zoom": Needs(shown=("bars_shown",), usable=("has_tiles",)),  # the map fits every tile
         "toggle_gaps": Needs(usable=("has_tiles", "has_gaps")),
+        "bars_by_liveness": Needs(shown=("bars_shown",), usable=("has_tile_liveness",)),
         "next_colour": Needs(shown=("map_shown",), usable=("has_tiles",)),  # the bars show every category
         "next_sort": Needs(shown=("tab_table",)),
         "close_search": Needs(shown=("searched",)),
@@ -146,7 +152,7 @@ class MemoryScreen(VariableSearching):
         heatmap = self.heatmap
         heatmap.ipu_filter, heatmap.gaps, heatmap.zoom = nav.ipu_filter, nav.gaps, nav.zoom
         heatmap.units, heatmap.swatch = self.pv_app.units, None
-        heatmap.set_memory(memory, selected)
+        heatmap.set_memory(nav.bars, selected)
         self._update_map(selected, hidden_too=True)  # laid out (and drawn) while hidden: the first `v` only shows it
         self.details.forget_tables()
         self.views.focus()
@@ -223,6 +229,12 @@ class MemoryScreen(VariableSearching):
         self._update_map(self.selected)
         self._redraw_text()
 
+    def action_bars_by_liveness(self) -> None:
+        """Each bar broken down by liveness (always-live, not-always-live), and by category again."""
+        self.nav.bars_by_liveness = not self.nav.bars_by_liveness
+        self.heatmap.set_memory(self.nav.bars, self.selected)
+        self._redraw_text()
+
     def action_next_tab(self, step: int) -> None:
         self.details.next_tab(step)
 
@@ -297,7 +309,7 @@ class MemoryScreen(VariableSearching):
         if values is not None and tile_map.grid is not None:
             entries = map_legend(values, tile_map.colours, self.pv_app.units, tile_map.grid.per_cell)
         else:
-            entries = legend(nav.memory, heatmap.palette, nav.gaps)
+            entries = legend(nav.bars, heatmap.palette, nav.gaps)
         lines += item_lines(entries, width, max_lines=1 if self.has_class("short") else 2)
         self.query_one("#memory-header", DetailText).show(Text("\n").join(lines))
 

@@ -25,6 +25,7 @@ from pvtui.widgets.keys import close_search, open_search
 from pvtui.widgets.program_tree import ProgramTree
 from pvtui.widgets.search_bar import SearchBar
 from pvtui.widgets.to_ui import to_ui
+from pvtui.user.state import MAX_EXPANDED
 
 if TYPE_CHECKING:
     from pvtui.model.report import Report
@@ -80,6 +81,9 @@ class ProgramsScreen(ReportScreen):
 
     def show_report(self) -> None:
         self._focus_tree()
+        expanded = self.pv_app.remembered("expanded")
+        if isinstance(expanded, list) and self.tree is not None:  # the programs open when it was left
+            self.tree.reopen(expanded)
         self.show_details()
         search = self.pv_app.remembered("search")
         if isinstance(search, str) and self.tree is not None:  # the search it was left with, found again
@@ -89,9 +93,12 @@ class ProgramsScreen(ReportScreen):
             self._search(self.report, search)
 
     def remembered_place(self) -> dict:
-        """The search text, while the search is open."""
+        """The programs open (the first MAX_EXPANDED), and the search text while the search is open."""
         text = self.query_one("#search-input", Input).value.strip()
-        return {"search": text} if text and self.nav.searching else {}
+        place = {"search": text} if text and self.nav.searching else {}
+        if self.tree is not None:
+            place["expanded"] = self.tree.rows.open_programs()[:MAX_EXPANDED]
+        return place
 
     @property
     def tree(self) -> ProgramTree | None:

@@ -9,22 +9,27 @@ and the Programs search text; a path and the text are shown through safe_text.vi
 
 from __future__ import annotations
 
+import fcntl
 import json
 import math
 import os
 import time
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 STATE_FILE = "state.json"
+LOCK_FILE = ".state.lock"  # flock'ed while the file is read again, merged and replaced
+LOCK_WAIT = 2.0  # seconds another pvtui may hold the lock before the state is written without it
 VERSION = 1
 MAX_BYTES = 1 << 20
 MAX_RECENT = 30  # reports listed as opened before
 MAX_PATH = 4096  # PATH_MAX: a longer "path" was not written by pvtui
 MAX_SEARCH = 200  # characters of a remembered search
 # where a report was left: the screen (an index of pvtui.commands.common.FIRST_SCREENS), Memory's selected
-# tile, Liveness's cursor step, Trace's run and cycle window, the Programs search text
-PLACE_FIELDS = ("screen", "tile", "step", "run", "window", "search")
+# tile, Liveness's cursor step, Trace's run and cycle window, the Programs search text and open programs
+PLACE_FIELDS = ("screen", "tile", "step", "run", "window", "search", "expanded")
+MAX_EXPANDED = 2000  # open programs remembered of a report
 MAX_NUMBER = 1 << 62
 
 
@@ -55,9 +60,9 @@ class State:
     def __init__(self, directory: Path | None = None, fresh: bool = False) -> None:
         self.directory = directory or state_dir()
         self.fresh = fresh
-        self.recent: list[Recent] = []
         self.problems: list[str] = []  # one line each, naming the file
-        self._read()
+        self._changed: set[tuple[str, str]] = set()  # the reports (path, name) this process recorded
+        self.recent: list[Recent] = self._read(say=True)
 
     @property
     def offered(self) -> list[Recent]:
@@ -74,33 +79,40 @@ class State:
         path = os.path.realpath(directory)
         self.recent = [replace(r, place=_place(place)) if (r.path, r.name) == (path, name) else r
                        for r in self.recent]
+        self._changed.add((path, name))
         self._write()
 
     @property
     def path(self) -> Path:
         return self.directory / STATE_FILE
 
-    def _read(self) -> None:
+    def _read(self, say: bool) -> list[Recent]:
+        """The entries of the file as far as they can be trusted; where SAY, a line in `problems` where
+        none can be."""
         from pvtui.sources.private_fs import open_own, read_small
 
+        problem = None
         try:
             fd = open_own(self.path, os.O_RDONLY)
         except FileNotFoundError:
-            return
+            return []
         except OSError as exc:
-            self.problems.append(f"{self.path}: not read ({exc.strerror or exc}); nothing remembered is used")
-            return
-        try:
-            data = json.loads(read_small(fd, MAX_BYTES))
-        except (OSError, ValueError, RecursionError) as exc:  # not UTF-8, not JSON, too large
-            self.problems.append(f"{self.path}: damaged ({str(exc)[:80]}); nothing remembered is used")
-            return
-        finally:
-            os.close(fd)
-        if not isinstance(data, dict) or data.get("version") != VERSION or not isinstance(data.get("recent"), list):
-            self.problems.append(f"{self.path}: not pvtui's state (version {VERSION}); nothing remembered is used")
-            return
-        self.recent = [entry for item in data["recent"][:MAX_RECENT] if (entry := _recent(item)) is not None]
+            problem = f"not read ({exc.strerror or exc})"
+        else:
+            try:
+                data = json.loads(read_small(fd, MAX_BYTES))
+            except (OSError, ValueError, RecursionError) as exc:  # not UTF-8, not JSON, too large
+                problem = f"damaged ({str(exc)[:80]})"
+            finally:
+                os.close(fd)
+        if problem is None and (not isinstance(data, dict) or data.get("version") != VERSION
+                                or not isinstance(data.get("recent"), list)):
+            problem = f"not pvtui's state (version {VERSION})"
+        if problem is not None:
+            if say:
+                self.problems.append(f"{self.path}: {problem}; nothing remembered is used")
+            return []
+        return [entry for item in data["recent"][:MAX_RECENT] if (entry := _recent(item)) is not None]
 
     def opened(self, directory: Path, name: str, size: int) -> None:
         """Remember that the report NAME in DIRECTORY (SIZE bytes) was opened now, first of the recent ones."""
@@ -110,26 +122,59 @@ class State:
         before = next((r.place for r in self.recent if (r.path, r.name) == (path, name)), {})
         entry = Recent(path, name, time.time(), size, before)
         self.recent = [entry, *(r for r in self.recent if (r.path, r.name) != (path, name))][:MAX_RECENT]
+        self._changed.add((path, name))
         self._write()
 
+    def _merged(self) -> list[Recent]:
+        """The file's entries as they are now (another pvtui may have written since), with this process's
+        own in place of theirs, newest first."""
+        mine = {(r.path, r.name): r for r in self.recent if (r.path, r.name) in self._changed}
+        theirs = [r for r in self._read(say=False) if (r.path, r.name) not in mine]
+        return sorted([*mine.values(), *theirs], key=lambda r: -r.opened)[:MAX_RECENT]
+
     def _write(self) -> None:
-        """The state, written whole to a new private file renamed over the old one; nothing where the
-        directory is not this user's alone (another user could read or swap it)."""
+        """The state, merged with the file's (_merged) and written whole to a new private file renamed over
+        the old one, under the lock; nothing where the directory is not this user's alone (another user
+        could read or swap it)."""
         from pvtui.sources.private_fs import mkdir_private, resolved_if_trusted, write_new
 
-        data = json.dumps({"version": VERSION, "recent": [asdict(r) for r in self.recent]}).encode()
         try:
             mkdir_private(self.directory)
             directory = resolved_if_trusted(self.directory)
-            temporary = directory / f".{STATE_FILE}.{os.getpid()}.{time.monotonic_ns()}"
-            try:
-                write_new(temporary, data)
-                os.replace(temporary, directory / STATE_FILE)
-            finally:
-                if os.path.lexists(temporary):
-                    os.unlink(temporary)
+            with _locked(directory / LOCK_FILE):
+                self.recent = self._merged()
+                data = json.dumps({"version": VERSION, "recent": [asdict(r) for r in self.recent]}).encode()
+                temporary = directory / f".{STATE_FILE}.{os.getpid()}.{time.monotonic_ns()}"
+                try:
+                    write_new(temporary, data)
+                    os.replace(temporary, directory / STATE_FILE)
+                finally:
+                    if os.path.lexists(temporary):
+                        os.unlink(temporary)
         except OSError as exc:
             self.problems.append(f"{self.directory}: not written ({exc.strerror or exc}); nothing is remembered")
+
+
+@contextmanager
+def _locked(path: Path):
+    """PATH flock'ed for the block. The kernel lets go of a lock when its holder ends, so none is left stale
+    by a crash; one held longer than LOCK_WAIT (a pvtui stopped with ^Z) is passed by: the rename is whole still."""
+    from pvtui.sources.private_fs import open_own
+
+    fd = open_own(path, os.O_RDWR | os.O_CREAT)
+    try:
+        deadline = time.monotonic() + LOCK_WAIT
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    break
+                time.sleep(0.02)
+        yield
+    finally:
+        os.close(fd)  # lets go of the lock
 
 
 def _recent(item: object) -> Recent | None:
@@ -158,6 +203,9 @@ def _place(value: object) -> dict:
         if name == "search":
             if isinstance(item, str) and 0 < len(item) <= MAX_SEARCH:
                 place[name] = item
+        elif name == "expanded":
+            if isinstance(item, list) and len(item) <= MAX_EXPANDED and all(_number(n) for n in item):
+                place[name] = list(item)
         elif name == "window":
             if isinstance(item, (list, tuple)) and len(item) == 2 and all(_number(n) for n in item) \
                     and item[0] < item[1]:

@@ -139,6 +139,13 @@ class ProgramTree(CachedLines, SteadyScrollbars, can_focus=True):
         self._changed(len(self.rows) - before)
         return row
 
+    def reopen(self, programs: list[int]) -> None:
+        """Just PROGRAMS open (TreeRows.reopen), the view at the top."""
+        self.rows.reopen(programs)
+        self._rows_changed()
+        self.scroll_to(y=0, animate=False)
+        self._tell_cursor()
+
     def set_name_source(self, source: tuple[str, Callable[[int], str | None]] | None) -> None:
         """Name each row by SOURCE (a layer and a program -> name function), or by program names (None)."""
         self.name_source = source

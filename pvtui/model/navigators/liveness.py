@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from pvtui.model.envelope import Envelope
-from pvtui.model.queries import step_program_name
+from pvtui.model.queries import live_difference, step_program_name
 from pvtui.model.tables import Table
 from pvtui.model.unavailable import Unavailable
 
@@ -268,7 +268,7 @@ class LivenessNavigator:
         self.view = "total"
         self.ipu = 0
         self.tile: int | None = None  # the worst, until moved
-        self.marked: int | None = None  # the step the cursor's step is compared with
+        self.marks: list[int] = []  # the steps marked to compare, in the order marked
         self.band = BANDS[0]  # how the always-live band is drawn
         self.reading: int | None = None  # the tile whose column is being read
         self._series: OrderedDict[tuple[str, int], StepSeries] = OrderedDict()
@@ -284,8 +284,7 @@ class LivenessNavigator:
             self.cursor, self.window = peak, Window.fit(num_steps)
             return
         self.cursor = min(max(0, self.cursor), max(0, num_steps - 1))
-        if self.marked is not None and self.marked >= num_steps:
-            self.marked = None
+        self.marks = [step for step in self.marks if step < num_steps]
         self.window = self.window.clamped(num_steps).following(num_steps, self.cursor)
         if num_tiles is not None and self.tile is not None:
             self.tile = min(self.tile, num_tiles - 1)
@@ -383,9 +382,27 @@ class LivenessNavigator:
         if self.tile is not None:
             self.tile += delta  # wrapped in `series`
 
+    @property
+    def marked(self) -> int | None:
+        """The step marked last: the details compare the cursor's step with it."""
+        return self.marks[-1] if self.marks else None
+
     def mark(self) -> None:
-        """Mark the cursor's step, or clear the mark on it."""
-        self.marked = None if self.marked == self.cursor else self.cursor
+        """Mark the cursor's step (besides those marked before), or clear the mark on it."""
+        if self.cursor in self.marks:
+            self.marks.remove(self.cursor)
+        else:
+            self.marks.append(self.cursor)
+
+    @property
+    def compared(self) -> list[int]:
+        """The steps compared column by column: those marked and the cursor's, in step order."""
+        return sorted({*self.marks, self.cursor})
+
+    @property
+    def several_marked(self) -> bool:
+        """Marks make more than one step to compare (with the cursor's)."""
+        return len(self.compared) > 1
 
     # Facts the keys need ------------------------------------------------------------
 
@@ -445,3 +462,32 @@ def steps_table(report: "Report") -> Table | None:
                 yield [step, program, names[program], bytes_, always, total, *per_ipu]
 
     return Table("liveness-steps", columns, rows())
+
+
+@dataclass(frozen=True)
+class StepColumn:
+    """A step compared with the one before it in the comparison (none for the first): its not-always-live
+    bytes, the change, and the variables that appeared (live here, not there) and went, with their bytes."""
+
+    step: int
+    program: str
+    not_always_live: int
+    change: int | None
+    appeared: tuple[int, int] | None  # (variables, bytes)
+    gone: tuple[int, int] | None
+
+
+def compare_steps(report: "Report", steps: list[int]) -> list[StepColumn]:
+    """STEPS (in step order, each in the report's liveness) as columns, each compared with the one before."""
+    live = report.liveness
+    columns = []
+    for before, step in zip([None, *steps], steps):
+        program = step_program_name(report, int(live.program[step])) or ""
+        if before is None:
+            columns.append(StepColumn(step, program, int(live.not_always_live[step]), None, None, None))
+            continue
+        appeared, gone, change = live_difference(report, before, step)
+        columns.append(StepColumn(step, program, int(live.not_always_live[step]), change,
+                                  (len(appeared), sum(size for _v, size in appeared)),
+                                  (len(gone), sum(size for _v, size in gone))))
+    return columns

@@ -9,7 +9,7 @@ tile, colour, the variable search), each key's change a method.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Callable
 
@@ -24,6 +24,8 @@ if TYPE_CHECKING:
     from pvtui.model.lowered import Lowered
 
 ARCHIVE_CATEGORIES = ("code", "data", "bss")
+LIVENESS_PARTS = ("always-live", "not-always-live")  # the bars' breakdown by liveness (the map's colour names)
+REST = "neither"  # a tile's bytes excluding gaps that neither part counts (none in the reports seen)
 UNKNOWN_IPU = -1  # a tile's IPU where the report does not say it
 
 
@@ -141,6 +143,58 @@ def _ordered(memory: TileMemory) -> TileMemory:
         not_always_live=memory.not_always_live,
         has_gaps=memory.has_gaps,
     )
+
+
+def by_liveness(memory: TileMemory) -> TileMemory | None:
+    """MEMORY with each tile's bytes broken down by liveness in place of the categories: always-live,
+    not-always-live and, where they do not add up to the total excluding gaps, the rest; None where the
+    report has no per-tile liveness (profile.pop read through libpva gives it)."""
+    if memory.always_live is None or memory.not_always_live is None:
+        return None
+    parts = [memory.always_live, memory.not_always_live]
+    rest = np.maximum(memory.excluding_gaps - memory.always_live - memory.not_always_live, 0)
+    names = LIVENESS_PARTS + ((REST,) if rest.any() else ())
+    parts += [rest] if rest.any() else []
+    return replace(memory, categories=names, by_category=np.stack(parts, axis=1).astype(np.int64))
+
+
+MAX_COMPARED = 64  # tiles side by side: more is no comparison a terminal shows
+
+
+def parse_tiles(text: str, num_tiles: int) -> list[int] | str:
+    """The tiles TEXT lists (`3,17,1461`, ranges `8-11`, spaces allowed), in order, each once; else the one
+    line saying what is wrong."""
+    tiles: list[int] = []
+    for part in text.replace(" ", ",").split(","):
+        if not part:
+            continue
+        low, _, high = part.partition("-")
+        if not low.isdigit() or (high and not high.isdigit()):
+            return f"not a tile number or range: {part[:20]}"
+        first, last = int(low), int(high or low)
+        if first > last or last >= num_tiles:
+            return f"no tile {last if last >= num_tiles else part}: tiles are 0 to {num_tiles - 1:,}"
+        tiles += [t for t in range(first, min(last, first + MAX_COMPARED) + 1) if t not in tiles]
+        if len(tiles) > MAX_COMPARED:
+            return f"more than {MAX_COMPARED} tiles"
+    return tiles if tiles else "no tile listed"
+
+
+def compare_tiles(memory: TileMemory, tiles: list[int]) -> tuple[list[str], list[list[int | None]]]:
+    """TILES side by side: the names of the figures (the totals, liveness where known, then each category
+    in the report's order, largest first) and a row per figure of each tile's bytes (None: not known)."""
+    names, rows = [], []
+    for name, value in (("including gaps", lambda t: memory.tile_totals(t)[0]),
+                        ("excluding gaps", lambda t: memory.tile_totals(t)[1])):
+        if any(value(t) is not None for t in tiles):
+            names.append(name)
+            rows.append([value(t) for t in tiles])
+    if memory.always_live is not None and memory.not_always_live is not None:
+        names += list(LIVENESS_PARTS)
+        rows += [[int(memory.always_live[t]) for t in tiles], [int(memory.not_always_live[t]) for t in tiles]]
+    names += list(memory.categories)
+    rows += memory.by_category[tiles].T.tolist()
+    return names, rows
 
 
 def visible_tiles(ipu: np.ndarray, ipu_filter: int | None) -> np.ndarray:
@@ -330,6 +384,9 @@ class MemoryNavigator:
         self.zoom = 1  # tiles per row of the bars
         self.map_shown = False  # the tile map shows, not the bars
         self.colour_by = "total"  # on the map: "total", "always-live", "not-always-live", a category or CHOSEN
+        self.liveness: TileMemory | None = None  # the memory by liveness (by_liveness), where the report has it
+        self.bars_by_liveness = False  # the bars break each tile down by liveness, not by category
+        self.marked_tiles: list[int] = []  # the tiles marked to compare, in the order marked
         self.search = VariableSearch()
         self.tab = "details"  # the detail pane's tab shown
         self.tab_table = False  # it shows one of the tile's tables, with rows
@@ -339,6 +396,9 @@ class MemoryNavigator:
         variable forgotten. The tile to select: TILE where it still exists, else the first."""
         self.memory = memory if memory is not None and memory.num_tiles else None
         self.search.forget()
+        self.liveness = None if self.memory is None else by_liveness(self.memory)
+        self.bars_by_liveness = self.bars_by_liveness and self.liveness is not None
+        self.marked_tiles = [t for t in self.marked_tiles if self.memory is not None and t < self.memory.num_tiles]
         if self.memory is None:
             return 0
         if self.ipu_filter not in self.memory.ipus:
@@ -362,6 +422,19 @@ class MemoryNavigator:
     def next_ipu(self) -> None:
         assert self.memory is not None
         self.ipu_filter = next_ipu_filter(self.ipu_filter, self.memory.ipus)
+
+    def mark_tile(self, tile: int) -> None:
+        """Mark TILE to compare (besides those marked before), or clear its mark."""
+        if tile in self.marked_tiles:
+            self.marked_tiles.remove(tile)
+        elif len(self.marked_tiles) < MAX_COMPARED:
+            self.marked_tiles.append(tile)
+
+    @property
+    def bars(self) -> TileMemory:
+        """What the bars break each tile down by: its categories, or its liveness."""
+        assert self.memory is not None
+        return self.liveness if self.bars_by_liveness and self.liveness is not None else self.memory
 
     def zoomed(self, direction: int, rows: int) -> None:
         """DIRECTION 1 halves the tiles per row, -1 doubles them, up to a zoom that fits the tiles in ROWS."""
@@ -421,6 +494,11 @@ class MemoryNavigator:
     @property
     def has_gaps(self) -> bool:
         return self.memory is not None and self.memory.has_gaps
+
+    @property
+    def has_tile_liveness(self) -> bool:
+        """The report gives each tile's always-live and not-always-live bytes."""
+        return self.liveness is not None
 
     @property
     def bars_shown(self) -> bool:

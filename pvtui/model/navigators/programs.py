@@ -188,6 +188,20 @@ class TreeRows:
             row += 1 + int(hits[0])
         return row
 
+    def open_programs(self) -> list[int]:
+        """The programs whose rows are open now, in row order."""
+        depth = self.rows["depth"]
+        return self.rows["program"][:-1][depth[1:] > depth[:-1]].tolist()
+
+    def reopen(self, programs: list[int]) -> None:
+        """Just PROGRAMS open (those under an open parent), as open_programs said them; the cursor on the first row."""
+        self.expanded = set(programs)
+        self.rows = self._block(self.rows["program"][self.rows["depth"] == 0], -1, -1)
+        self.cursor = 0
+        remembered = np.fromiter(self.expanded, np.int64, len(self.expanded))
+        for row in np.flatnonzero(np.isin(self.rows["program"], remembered))[::-1].tolist():
+            self.expand(row)  # from the last root up: a root's rows go in below it, the rows above stay
+
     # Building rows ----------------------------------------------------------------
 
     def _block(self, programs: np.ndarray, depth: int, parent_row: int) -> np.ndarray:
