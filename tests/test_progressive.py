@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -26,14 +27,20 @@ def profile_dir(tiny_dir, tmp_path, no_libpva, monkeypatch) -> Path:
     return report_without_bundle(tiny_dir, tmp_path / "report")
 
 
+HOLD_AT_MOST = 60
+
+
 @pytest.fixture
 def execution_held(monkeypatch):
-    """The execution profile's reading held until the event returned is set (or the reading cancelled)."""
+    """The execution profile's reading held until the event returned is set (or the reading cancelled), for
+    at most HOLD_AT_MOST seconds: a test failing while it holds then fails, where it would wait for ever on
+    the app's reading thread."""
     release = threading.Event()
     read_execution = native_steps.read_execution
 
     def held(profile):
-        while not release.wait(0.02):
+        until = time.monotonic() + HOLD_AT_MOST
+        while not release.wait(0.02) and time.monotonic() < until:
             profile.ctx.cancel.check()
         return read_execution(profile)
 
@@ -105,7 +112,7 @@ async def _memory_shown(pilot) -> None:
 
 
 async def test_memory_is_usable_while_execution_is_read_then_trace_fills_in(profile_dir, tmp_path, execution_held):
-    from pvtui.screens.base import Unavailable
+    from pvtui.screens.base import UnavailableNotice
     from pvtui.screens.trace import TraceScreen
 
     cache = tmp_path / "cache"
@@ -119,14 +126,14 @@ async def test_memory_is_usable_while_execution_is_read_then_trace_fills_in(prof
         await wait_for(pilot, lambda: isinstance(app.screen, TraceScreen) and not app.screen.opening)
 
         def waiting() -> str:
-            return " ".join(str(w.render()) for w in app.screen.query(Unavailable))
+            return " ".join(str(w.render()) for w in app.screen.query(UnavailableNotice))
 
         await wait_for(pilot, lambda: "not read yet" in waiting() and "Reading profile.pop" in waiting())
         execution_held.set()
         await wait_for(pilot, lambda: not app.report.being_read and app.report.execution is not None)
         await wait_for(pilot, lambda: "not read yet" not in waiting())
         assert app.report_whole
-        assert isinstance(app.screen, TraceScreen) and not app.screen.query(Unavailable).filter("#opening")
+        assert isinstance(app.screen, TraceScreen) and not app.screen.query(UnavailableNotice).filter("#opening")
     assert left_whole(cache) and any(entry.is_dir() for entry in cache.iterdir())
 
 
