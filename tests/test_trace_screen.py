@@ -7,7 +7,7 @@ import pytest
 from conftest import wait_for, wait_until_loaded
 from rich.style import Style
 
-from pvtui.model import trace_views
+from pvtui.model.navigators import trace as trace_views
 from pvtui.model.step_types import PHASES, phase_of
 from pvtui.screens.base import Unavailable
 from pvtui.render.trace import format_seconds, step_details
