@@ -18,6 +18,11 @@ from hypothesis import settings
 settings.register_profile("pvtui", deadline=None)
 settings.load_profile("pvtui")
 
+# Bytecode caches are written even where PYTHONDONTWRITEBYTECODE is set: otherwise each xdist worker
+# rewrites the asserts of every test module again (some 10 s of CPU), and each `pvtui` child process
+# compiles pvtui's modules again (0.1 s each). The caches go to __pycache__, which git ignores.
+sys.dont_write_bytecode = False
+
 os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
 # A colour terminal with block glyphs, whatever runs the tests: with TERM=xterm alone Rich
 # counts 16 colours, and the views turn plain (pvtui/widgets/look.py). Tests of the plain
@@ -49,6 +54,18 @@ def _keep_snapshots_in_the_repository_root() -> None:
 
 
 _keep_snapshots_in_the_repository_root()
+
+# The modules whose tests take longest (a whole run's --durations), longest first. xdist hands tests out
+# in collection order as workers free up: a long test started last leaves the other worker idle.
+LONG_FIRST = ("test_every_theme", "test_hostile_explorer", "test_bad_inputs", "test_hostile_commands",
+              "test_operations", "test_sqlite_pages", "test_line_styles", "test_serve", "test_cache",
+              "test_memory_tabs", "test_plain_look")
+
+
+def pytest_collection_modifyitems(items) -> None:
+    """The known-long modules first, in LONG_FIRST's order; the others after, as collected."""
+    rank = {name: place for place, name in enumerate(LONG_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.stem, len(rank)))
 
 
 @pytest.fixture(scope="session")

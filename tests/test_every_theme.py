@@ -35,19 +35,21 @@ def test_every_screen_has_a_key_here():
     assert set(SCREEN_KEYS) == set(SCREENS)
 
 
-@pytest.mark.parametrize("theme", sorted(BUILTIN_THEMES))
-async def test_every_textual_theme_draws_every_screen(tiny_dir, other_dir, cache_root, theme):
+async def test_every_textual_theme_draws_every_screen(tiny_dir, other_dir, cache_root):
+    """One app session (a start and a report load, not one per theme): each theme in turn, and every
+    screen shown under it."""
     app = PvtuiApp(discover(tiny_dir), path=tiny_dir, watch=False, cache=cache_root,
                    compare_with=discover(other_dir)[0])
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_until_loaded(pilot)
-        app.theme = theme
-        assert set(PV_VARIABLES) <= set(app.theme_variables), theme
-        for screen, key in SCREEN_KEYS.items():
-            await pilot.press(key)
-            await pilot.pause()
-            assert app.screen.SCREEN_NAME.lower() == screen, theme
-        assert app.return_code is None  # nothing raised: the app is still running
+        for theme in sorted(BUILTIN_THEMES):
+            app.theme = theme
+            assert set(PV_VARIABLES) <= set(app.theme_variables), theme
+            for screen, key in SCREEN_KEYS.items():
+                await pilot.press(key)
+                await pilot.pause()
+                assert app.screen.SCREEN_NAME.lower() == screen, theme
+            assert app.return_code is None, theme  # nothing raised: the app is still running
 
 
 @pytest.mark.parametrize("name", sorted(BUILTIN_THEMES) + [theme.name for theme in builtin_themes()])
