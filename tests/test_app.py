@@ -90,7 +90,7 @@ async def test_help_puts_the_screen_keys_first_and_scrolls(make_app):
         lines = listing.splitlines()
         ours, everywhere = listing.split("Everywhere")
         assert "Sort" in ours and "Filter" in ours and "Summary" in everywhere
-        assert ours.index("Sort") < ours.index("Cursor up")  # the screen's keys before the table's
+        assert ours.index("Sort") < ours.index("Row above")  # the screen's keys before the table's
         assert "Focus Next" in everywhere
         assert any(line.split() == ["[", "Ring", "[b]the", "bell[/b]"] for line in lines)  # no markup
         body = help_screen.query_one("#help-keys")

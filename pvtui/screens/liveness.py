@@ -210,8 +210,10 @@ class LivenessScreen(ReportScreen):
         self.nav.mark()
         if self.nav.marked is not None:
             marked = look_of(self.app).glyphs.marked
-            self.notify(f"Step {self.nav.marked:,} marked ({marked} on the chart): move to another step to compare;"
-                        f" c compares every step marked, {len(self.nav.marks)} now.", timeout=3)
+            more = len(self.nav.marks)  # with one, the line stays short enough to leave keys beside it at 80 columns
+            self.notify(f"Step {self.nav.marked:,} marked ({marked} on the chart): move to another step to compare."
+                        if more < 2 else f"Step {self.nav.marked:,} marked: {more} steps marked, c compares them.",
+                        timeout=3)
         self.redraw()
 
     def action_compare_marks(self) -> None:
