@@ -199,16 +199,24 @@ class Bounds:
 
 def _sql_batches(db: sqlite3.Connection, table: Table, columns: list[str], rows: int, last: int,
                  bounds: Bounds) -> Iterator[np.ndarray]:
-    """SQLite formats a batch of each column as one decimal text (group_concat) and numpy parses it."""
+    """SQLite formats a batch of each column as one decimal text (group_concat) and numpy parses it. SQLite
+    also counts each column's values that are not integers, which are refused: numpy's parse read some texts
+    and blobs as numbers (a blob "+" as 0), and a blob that is no UTF-8 failed the text's decoding, so the
+    text is of the values cast to integers."""
     labels = ["rowid", *columns]
-    aggregates = ", ".join(f"group_concat(c{i})" for i in range(len(labels)))
+    aggregates = ", ".join(f"group_concat(CAST(c{i} AS INTEGER))" for i in range(len(labels)))
+    others = ", ".join(f"total(typeof(c{i}) != 'integer')" for i in range(len(labels)))
     inner = ", ".join(f"ifnull({quote(c) if i else 'rowid'}, {NULL}) AS c{i}" for i, c in enumerate(labels))
-    query = (f"SELECT count(*), {aggregates} FROM (SELECT {inner} FROM {quote(table.name)}"
+    query = (f"SELECT count(*), {others}, {aggregates} FROM (SELECT {inner} FROM {quote(table.name)}"
              f" WHERE rowid > ? ORDER BY rowid LIMIT ?)")
     while True:
-        count, *texts = db.execute(query, (last, rows)).fetchone()
+        count, *found = db.execute(query, (last, rows)).fetchone()
         if not count:
             return
+        odd, texts = found[: len(labels)], found[len(labels):]
+        for label, not_integers in zip(labels, odd):
+            if not_integers:
+                raise NotIntegers(f"{table.name}.{label} holds values that are not whole numbers")
         batch = np.empty((len(labels), count), np.int64)
         for i, text in enumerate(texts):
             batch[i] = _parse(text, count, f"{table.name}.{labels[i]}")
