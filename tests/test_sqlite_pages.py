@@ -424,3 +424,16 @@ def test_a_page_size_no_sqlite_file_has_is_given_up_on(small_pop, tmp_path, size
     with pytest.raises(Unreadable, match="^odd page size$") as raised:
         next(leaf_batches(damage.path, damage.root, [0], -1, True))
     assert raised.value.__cause__ is None
+
+
+def test_a_text_that_is_no_utf8_reads_with_replacement_characters(tmp_path):
+    """A damaged or foreign name is read with U+FFFD where its bytes are no UTF-8: Python's default refused
+    the whole query, with the text quoted in its message."""
+    path = tmp_path / "profile.pop"
+    with sqlite3.connect(path) as made:
+        made.execute("CREATE TABLE programs (id INTEGER, name TEXT)")
+        made.execute("INSERT INTO programs VALUES (1, CAST(X'41FF42' AS TEXT))")
+    made.close()
+    with database.connect(path, CancelToken()) as db:
+        keys, names = database.text_column(db, database.tables(db)["programs"], "id", "name")
+    assert keys.tolist() == [1] and names == ["A\ufffdB"]

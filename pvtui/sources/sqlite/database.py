@@ -28,13 +28,17 @@ MALFORMED = "database disk image is malformed"  # SQLite's own words for a damag
 
 
 def connect(path: Path, cancel: CancelToken) -> sqlite3.Connection:
-    """PATH opened by SQLite read-only and immutable, its long statements stopped by CANCEL.
+    """PATH opened by SQLite read-only and immutable, its long statements stopped by CANCEL, its texts read
+    whatever their bytes.
 
     `mode=ro` alone still takes locks and, for a WAL database, creates -wal and -shm files
     beside it (and leaves them); `immutable=1` reads the file as it stands and touches
     nothing else. A writer's -journal or -wal is looked for separately.
     """
     db = sqlite3.connect(Path(os.path.abspath(path)).as_uri() + "?mode=ro&immutable=1", uri=True)
+    # a damaged or foreign text is read with U+FFFD in place of what is no UTF-8, where Python's default
+    # refuses the whole query with the text quoted in its message
+    db.text_factory = lambda raw: raw.decode("utf-8", "replace")
     db.set_progress_handler(lambda: 1 if cancel.cancelled else 0, CANCEL_EVERY_OPS)
     return db
 
