@@ -31,6 +31,18 @@ CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 WAIT = 60  # seconds any one wait may take before the test fails: the machine may be loaded
+# Chromium's own scheduler says so on a loaded machine: a remark on the machine, not an error of the page's
+CHROMIUM_LOAD_WARNING = re.compile(r"^task queue exceeded allotted deadline by \d+ms$")
+
+
+def finished_within_wait(done) -> bool:
+    """Whether DONE() comes true within WAIT seconds."""
+    deadline = time.monotonic() + WAIT
+    while not done():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
 # a footer entry only each screen shows, and the key that opens it
 SCREENS = {"m": "Worst tile", "l": "Go to peak", "p": "Expand children", "t": "BSP/details",
            "i": "More IPUs", "o": "Group", "s": "Next JSON tree"}
@@ -668,7 +680,8 @@ class Screen:
         self.refused: list[str] = []  # the addresses answered with an error status
         page.on("request", lambda request: self.requests.append(request.url))
         page.on("websocket", self._watch)
-        page.on("console", lambda message: message.type in ("error", "warning") and self.console.append(message.text))
+        page.on("console", lambda message: message.type in ("error", "warning") and not
+                CHROMIUM_LOAD_WARNING.search(message.text) and self.console.append(message.text))
         page.on("response", lambda response: response.status >= 400 and self.refused.append(response.url))
 
     def _watch(self, websocket) -> None:
@@ -741,7 +754,8 @@ def test_closing_the_page_ends_its_process(browser, tiny_dir):
         (pid,) = served.wait_for_app_processes(1)
         page.close()
         served.wait_for_app_processes(0)
-        assert not Path(f"/proc/{pid}").exists()
+        # gone from the server's descendants, it may still be a zombie for a moment before the server reaps it
+        assert finished_within_wait(lambda: not Path(f"/proc/{pid}").exists())
         assert served.process.poll() is None  # the server carries on
 
 
