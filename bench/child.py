@@ -380,12 +380,15 @@ def job_first_showings(report: str, cache: str, first: str, visits: list[str], c
     frame (a screen not shown before), and to its last frame once it settled."""
 
     async def main() -> dict:
-        app = pvtui_app(report, cache, first, compare_with)
+        app = pvtui_app(report, cache, first, compare_with=compare_with)
         frames = Frames(app)
         out: dict[str, dict[str, float]] = {}
         async with app.run_test(headless=True, size=SIZE):
             start, _ = await frames.wait_for_screen(first)
+            deadline = time.monotonic() + SETTLE_TIMEOUT
             while not app.report_shown:
+                if time.monotonic() > deadline:
+                    raise TimeoutError(f"the report was not shown within {SETTLE_TIMEOUT} s")
                 await asyncio.sleep(0.01)
             await frames.settle(start)
             for name in visits:
