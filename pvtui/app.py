@@ -4,7 +4,6 @@ first shown), and live reload."""
 from __future__ import annotations
 
 import contextlib
-import gc
 import importlib
 import os
 import sys
@@ -28,6 +27,7 @@ from pvtui.safe_text import visible
 from pvtui.screens.app_keys import APP_BINDINGS, APP_KEYS
 from pvtui.screens.base import key_state
 from pvtui.ui.slots import ReportSlot, Slot
+from pvtui.ui.long_lived import collect_then_freeze, freeze_after_frame
 from pvtui.process.streams import NEEDS_TERMINAL, on_a_terminal
 from pvtui.ui.textual_private import InstantModeSwitch
 from pvtui.ui.theming import DEFAULT_THEME, builtin_themes, resolve_theme_name, user_theme_dir, user_themes
@@ -377,9 +377,7 @@ class PvtuiApp(StatusLine, InstantModeSwitch, UserFiles, PartsShown):
         """The reports are read: the screen in front shows them, and their files are watched."""
         self.remember_opened(self.a.files)
         self.report_generation += 1  # the screen in front composes its body; the others when shown again
-        # What is alive once the first screen is up lives as long as the app: keep the
-        # cyclic collector from walking it again (its full passes were the slowest frames).
-        self.call_after_refresh(gc.freeze)
+        freeze_after_frame(self)  # what is alive once the first screen is up lives as long as the app
         self.call_after_refresh(self._import_screens)
         if self.watch:
             for slot in self.slots:
@@ -395,6 +393,7 @@ class PvtuiApp(StatusLine, InstantModeSwitch, UserFiles, PartsShown):
     def _reloaded(self, slot: ReportSlot, before: "Report", before_files: ReportFiles | None) -> None:
         """SLOT holds a new model in place of BEFORE: the screens redraw from it, and the user is told."""
         self.report_generation += 1
+        collect_then_freeze(self)
         files = slot.files
         assert files is not None and slot.report is not None
         if before_files is not None and before_files.name != files.name:  # another engine's, picked with E

@@ -283,3 +283,18 @@ def test_the_figures_kept_at_ingest_are_those_of_the_steps(tiny_report):
     assert figures.count.tolist() == [2, 2, 0, 5] and figures.longest.tolist() == [2, 3, -1, 9]
     assert figures.longest_step.tolist() == [1, 3, -1, 2] and figures.longest_ipu.tolist() == [1, 0, -1, 0]
     assert figures.several_ipus.tolist() == [True, True, False, True] and figures.total == 41
+
+
+@pytest.mark.parametrize("sort", ["cycles", "longest", "count", "mean", "name"])
+@pytest.mark.parametrize("text", ["", "1", "LAYER", "no such name"])
+def test_a_sort_and_a_filter_pick_the_rows_each_would_rank_alone(tiny_report, sort, text):
+    """The orders sorted once (HotspotTable.prepare) and a filter's rows picked from them rank as a sort of
+    the rows the filter keeps would: largest first, names A to Z in any case, ties in the table's order."""
+    table = Hotspots(tiny_report).table("program")
+    table.prepare()
+    kept = [row for row, name in enumerate(table.names) if text.lower() in name.lower()]
+    if sort == "name":
+        expected = sorted(kept, key=lambda row: table.names[row].lower())
+    else:
+        expected = sorted(kept, key=lambda row: -table.column(sort)[row])
+    assert table.select(sort, text).tolist() == expected

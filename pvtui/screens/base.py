@@ -16,6 +16,7 @@ from textual.widgets import Input, Static
 from pvtui.model.unavailable import Unavailable
 from pvtui.render.visible_text import visible_text
 from pvtui.ui.textual_private import StyledOnMount, screens_of_every_mode, styled_as_now
+from pvtui.ui.long_lived import freeze_after_frame
 from pvtui.units import format_bytes
 from pvtui.widgets.key_bar import KeyBar
 from pvtui.widgets.look import look_of
@@ -372,6 +373,7 @@ class ReportScreen(StyledOnMount):
         self.opening = False
         self.show_report()
         self.refresh_bindings()
+        freeze_after_frame(self.app)  # the screen just built lives as long as the app
 
     def compose_body(self) -> ComposeResult:
         yield from ()

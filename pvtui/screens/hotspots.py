@@ -18,6 +18,7 @@ from pvtui.render.columns import TOTAL, TableRows
 from pvtui.render.hotspots import (
     COLUMN_WORDS, hotspot_details, hotspot_header, hotspot_rows, hotspot_total_details, step_rows,
 )
+from pvtui.ui.long_lived import freeze_after_frame
 from pvtui.screens.base import Needs, ReportScreen, UnavailableNotice, beside_or_under
 from pvtui.widgets.detail_text import DetailText, PaneText
 from pvtui.widgets.figures_table import FiguresTable
@@ -123,6 +124,7 @@ class HotspotsScreen(ReportScreen):
         if report is not self.nav.report:
             return  # a reload came in meanwhile
         self.nav.table_read(key, table)
+        freeze_after_frame(self.app)  # kept while the report is shown
         if self.nav.key == key:
             self._shown_again()
 

@@ -83,7 +83,9 @@ class HotspotsNavigator:
         by, run, type_name, text = key
         if by == "step":
             return self.hotspots.steps(run, type_name, text)
-        return self.hotspots.table(by, run, type_name)
+        table = self.hotspots.table(by, run, type_name)
+        table.prepare()
+        return table
 
     def table_read(self, key: Key, table: HotspotTable | StepRows) -> None:
         self.read[key] = table
