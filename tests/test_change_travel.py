@@ -123,3 +123,26 @@ async def test_switching_A_and_B_reaches_every_single_report_screen(compare_app,
         for screen in screens:  # the two behind Memory too
             assert screen.report is app.b.report
             assert str(screen.query_one(TitleBar).render()).startswith("B: other")
+
+
+async def test_a_newer_model_waits_for_the_screens_own_workers_then_is_drawn_once(make_app, heard):
+    """A model that arrives while the screen's worker still uses the one before (a report shown while it is
+    read sends several) is drawn when that worker ends, not in its middle, and once."""
+    import threading
+
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until_loaded(pilot)
+        screen = app.screen
+        release = threading.Event()
+        worker = screen.run_worker(lambda: release.wait(20), thread=True, group="test-hold")
+        await wait_for(pilot, lambda: worker.is_running)
+        heard.clear()
+        app.report_generation += 1
+        app.report_generation += 1
+        await pilot.pause(0.3)
+        assert _reached(heard, "report_changed") == set()
+        release.set()
+        await wait_for(pilot, lambda: worker.is_finished)
+        await pilot.pause()
+        assert [hook for _, hook in heard].count("report_changed") == 1

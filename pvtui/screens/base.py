@@ -275,6 +275,7 @@ class ReportScreen(StyledOnMount):
     NAVIGATOR: ClassVar[type | None] = None
     MOVES: ClassVar[Mapping[str, str]] = {}
     _has_body = False  # composed, or being composed, over the report
+    _redraw_pending = False  # a newer model waits for the screen's workers to end
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -349,11 +350,20 @@ class ReportScreen(StyledOnMount):
     def _redraw_once_rebuilt(self) -> None:
         """`report_changed`, once the screen's own workers are done with the model before: models arrive
         faster than a screen recomposes while a report is read (ui/parts_shown.py), and a recompose cut
-        short would leave it empty."""
-        if any(worker.node is self and worker.is_running for worker in self.app.workers):
-            self.set_timer(REDRAW_AGAIN, self._redraw_once_rebuilt)
-        elif self.is_attached:
+        short would leave it empty. Each of its workers ending asks again (on_worker_state_changed)."""
+        self._redraw_pending = True
+        self._redraw_if_idle()
+
+    def _redraw_if_idle(self) -> None:
+        if not self._redraw_pending or any(w.node is self and w.is_running for w in self.app.workers):
+            return
+        self._redraw_pending = False
+        if self.is_attached:
             self.report_changed()
+
+    def on_worker_state_changed(self) -> None:
+        """One of the screen's workers started or ended: a newer model waiting for them may be drawn."""
+        self._redraw_if_idle()
 
     async def on_screen_resume(self) -> None:
         await self.report_opened()  # the report may have opened while another screen was in front
@@ -481,8 +491,6 @@ def report_screens(app: App) -> list[ReportScreen]:
     """The report screens mounted in APP: the one in front and those of the other modes."""
     return [screen for screen in screens_of_every_mode(app) if isinstance(screen, ReportScreen)]
 
-
-REDRAW_AGAIN = 0.1  # seconds before a screen still rebuilding is given the model that arrived since
 
 SCREEN_KEYS = (
     ("s", "Summary"), ("m", "Memory"), ("l", "Liveness"), ("p", "Programs"), ("t", "Trace"),
