@@ -14,6 +14,7 @@ from conftest import report_without_bundle, wait_for
 from pvtui.sources import base, native_steps, readers
 from pvtui.sources.base import IngestContext, ReportFiles
 from pvtui.sources.discovery import discover
+from pvtui.sources.native_memory import NOT_READ_YET
 from pvtui.synth import generate, standin
 
 SIZE = (80, 24)
@@ -92,7 +93,13 @@ def test_the_parts_read_are_shown_memory_first(profile_dir, tmp_path):
     assert first.being_read and first.memory is not None and first.archive is not None
     assert first.execution is None and isinstance(first.missing("execution"), BeingRead)
     assert first.debug is None and isinstance(first.missing("debug"), BeingRead)  # debug.cbor comes after
-    assert [r.execution is not None for r in shown] == [False, False, True]  # memory, programs, execution
+    # the tiles' totals, then their categories and variables (vars_info), the programs, the execution profile
+    assert [r.execution is not None for r in shown] == [False, False, False, True]
+    assert first.memory.categories == [NOT_READ_YET] and first.lowered is None
+    assert (first.memory.by_category[:, 0] == first.memory.including_gaps).all()
+    assert isinstance(first.missing("lowered"), BeingRead)
+    assert shown[1].memory.categories == whole.memory.categories and shown[1].lowered is not None
+    assert (shown[1].memory.by_category == whole.memory.by_category).all()
     assert not whole.being_read and {"memory", "programs", "execution", "debug"} <= whole.parts
     assert (first.memory.including_gaps == whole.memory.including_gaps).all()  # no jump when the rest arrives
     assert (first.memory.ipu == whole.memory.ipu).all()
@@ -167,3 +174,19 @@ def test_with_libpva_the_native_reader_shows_first_and_libpva_fills_in(tiny_dir,
     assert (before.memory.ipu == whole.memory.ipu).all()
     assert list(before.programs.names) == list(whole.programs.names)
     assert (before.execution.cycles == whole.execution.cycles).all()
+
+
+def test_parts_read_too_soon_to_show_are_shown_by_the_next_call_when_due(tmp_path, monkeypatch):
+    """A part read within SHOW_EVERY of the last showing waits, and a long read's `show_due` shows it once due:
+    the tiles' totals read just after archive.a are shown during vars_info, not after it."""
+    monkeypatch.setattr(base, "SHOW_EVERY", 0.2)
+    shown = []
+    ctx = _context(tmp_path)
+    ctx.shown = shown.append
+    ctx.show_parts()  # read just now: too soon
+    ctx.show_due()
+    assert shown == []
+    time.sleep(0.25)
+    ctx.show_due()  # as the long read goes on
+    ctx.show_due()
+    assert len(shown) == 1  # once: nothing new was read since

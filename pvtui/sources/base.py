@@ -78,13 +78,21 @@ class IngestContext:
     cancel: CancelToken = field(default_factory=CancelToken)
     shown: Callable[[Bundle], None] | None = None  # takes the parts read so far, while the rest are read
     last_shown: float = field(default_factory=time.monotonic)  # when reading started, or parts were last shown
+    unshown: bool = False  # parts were read since parts were last shown
 
     def show_parts(self) -> None:
         """Hand the parts read so far to `shown` (an app shows them while the rest are read), at most every
-        SHOW_EVERY seconds: a report read sooner is shown whole."""
-        if self.shown is not None and time.monotonic() - self.last_shown >= SHOW_EVERY:
+        SHOW_EVERY seconds: a report read sooner is shown whole. Parts read sooner than that after the last
+        showing wait for the next `show_due`, which a long read calls as it goes."""
+        self.unshown = True
+        self.show_due()
+
+    def show_due(self) -> None:
+        """Show the parts read since the last showing, if SHOW_EVERY seconds have passed since it."""
+        if self.unshown and self.shown is not None and time.monotonic() - self.last_shown >= SHOW_EVERY:
             self.shown(self.writer.snapshot())
             self.last_shown = time.monotonic()
+            self.unshown = False
 
     @property
     def meta(self) -> dict:

@@ -9,22 +9,27 @@ the total, that is said; gaps, always-live and not-always-live bytes and vertice
 
 from __future__ import annotations
 
+import sqlite3
+
 import numpy as np
 
 from pvtui.model import schema as s
 from pvtui.sources.native_pieces import PieceSorter
-from pvtui.sources.native_tables import LIBPVA, Lookup, ProfileTables, beyond, numbered
+from pvtui.sources.native_tables import LIBPVA, READER, Lookup, ProfileTables, beyond, numbered
 from pvtui.sources.pop_schema import PROFILE
-from pvtui.sources.sqlite.database import NULL, quote
+from pvtui.sources.sqlite.database import NULL, NotIntegers, interrupted, quote
 
 NO_NAME = "(no name in vars_string_table)"
+# the one category of the tiles' totals shown while vars_info, which gives the categories, is still read
+NOT_READ_YET = "(categories: vars_info not read yet)"
 # a piece's bytes are at most this (more than any tile holds): the sums of a tile's pieces, made by numpy in
 # floating point, then stay exact
 MOST_PIECE_BYTES = 1 << 32
 
 
 def read_memory(profile: ProfileTables) -> list[str]:
-    """The memory part (and the lowered part from the same rows): the parts filled."""
+    """The memory part (and the lowered part from the same rows): the parts filled. The tiles' totals are
+    shown first where vars_info is to be read after them (most of the memory tables' rows)."""
     ctx = profile.ctx
     found = profile.get("memory_by_tile", "memory")
     totals = None if found is None else _totals(profile, found)
@@ -36,17 +41,41 @@ def read_memory(profile: ProfileTables) -> list[str]:
     categories = Categories(profile, num_tiles)
     pieces = Pieces(profile, num_tiles)
     vars_info = profile.get("vars_info", "memory")
+    damaged = False  # vars_info, noted
     if vars_info is not None and num_tiles:
-        _scan_vars_info(profile, vars_info, num_tiles, categories, pieces)
+        if totals is not None:
+            _write_memory(profile, totals, None)
+            ctx.meta["target"] = profile.target()
+            ctx.meta.setdefault("readers", {})["memory"] = READER
+            ctx.show_parts()
+        damaged = not _read_vars_info(profile, vars_info, num_tiles, categories, pieces)
+        if damaged:
+            categories, pieces = Categories(profile, num_tiles), Pieces(profile, num_tiles)  # none of it kept
     elif vars_info is None:
         ctx.note("lowered", f"{PROFILE}: has no vars_info table the native reader can use: no variables")
     filled = []
     if totals is not None:
         _write_memory(profile, totals, categories)
         filled.append("memory")
+        if not categories.seen and not damaged:
+            ctx.note("memory", f"{PROFILE}: without a usable vars_info, tiles have no memory categories")
     if pieces.write():
         filled.append("lowered")
     return filled
+
+
+def _read_vars_info(profile: ProfileTables, found, num_tiles: int, categories: Categories, pieces: Pieces) -> bool:
+    """Whether vars_info was read whole into CATEGORIES and PIECES; where it is damaged or of an unknown
+    schema, that is noted and the tiles' totals stand alone."""
+    try:
+        _scan_vars_info(profile, found, num_tiles, categories, pieces)
+        return True
+    except (NotIntegers, sqlite3.DatabaseError) as exc:
+        if profile.ctx.cancel.cancelled or (isinstance(exc, sqlite3.Error) and interrupted(exc)):
+            raise
+        profile.ctx.note("memory", f"{PROFILE}: vars_info not read ({exc}): tiles have their totals only, no"
+                                   " memory categories or variables")
+        return False
 
 
 def _totals(profile: ProfileTables, found) -> np.ndarray | None:
@@ -152,6 +181,7 @@ def _scan_vars_info(profile: ProfileTables, found, num_tiles: int, categories: C
     stray = unsized = 0
     roles = ["tile", "category", "size_bytes"] + (["name"] if named else [])
     for batch in profile.batches(found, roles):
+        ctx.show_due()  # the tiles' totals, read before vars_info, once it is time
         size = batch[2]
         if (size == NULL).any():
             size = np.where(size == NULL, 0, size)
@@ -172,24 +202,31 @@ def _scan_vars_info(profile: ProfileTables, found, num_tiles: int, categories: C
                            " more than a tile holds: left out")
 
 
-def _write_memory(profile: ProfileTables, totals: np.ndarray, categories: Categories) -> None:
+def _write_memory(profile: ProfileTables, totals: np.ndarray, categories: Categories | None) -> None:
+    """The memory part: each tile's total and its bytes by category (CATEGORIES None: vars_info not read
+    yet, each tile's total in the one category NOT_READ_YET, written again once it is read)."""
     ctx = profile.ctx
     num_tiles = len(totals)
     per_ipu = profile.target()["tiles_per_ipu"]
-    names, by_category = categories.table() if categories.seen else ([], np.zeros((num_tiles, 0), np.int64))
+    if categories is None:
+        names, by_category = [NOT_READ_YET], totals.reshape(-1, 1)
+    elif categories.seen:
+        names, by_category = categories.table()
+    else:
+        names, by_category = [], np.zeros((num_tiles, 0), np.int64)
     w = ctx.writer
     w.array(s.TILE_INCLUDING_GAPS, totals, np.int64)
     w.array(s.TILE_IPU, _tile_ipus(num_tiles, per_ipu), np.int16)
     profile.memory_split = per_ipu
     w.array(s.TILE_CATEGORIES, by_category, np.int64)
     ctx.meta["memory"] = {"categories": names}
+    ctx.add_part("memory")
+    if categories is None:
+        return
     over = int((by_category.sum(axis=1) > totals).sum())
     if over:
         ctx.note("categories", f"{PROFILE}: on {over:,} of {num_tiles:,} tiles, vars_info's pieces add up to more than"
                                " the tile's total (pieces live at different times share memory)")
-    if not categories.seen:
-        ctx.note("memory", f"{PROFILE}: without a usable vars_info, tiles have no memory categories")
-    ctx.add_part("memory")
 
 
 def _tile_ipus(num_tiles: int, per_ipu: int | None) -> np.ndarray:

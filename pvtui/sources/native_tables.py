@@ -13,6 +13,7 @@ from pvtui.sources.base import IngestContext
 from pvtui.sources.pop_schema import PROFILE, Found, Unusable, find
 from pvtui.sources.sqlite.database import integer_batches, quote, tables, text_column
 
+READER = "native"  # what meta["readers"] names for the parts it reads
 LIBPVA = "libpva (Poplar SDK)"
 ROWIDS_PER_QUERY = 500
 BYTES_PER_BATCH = 4 << 20
