@@ -17,11 +17,10 @@ from pathlib import Path
 from pvtui.errors import Cancelled
 from pvtui.sources import native_memory, native_steps
 from pvtui.sources.base import IngestContext
-from pvtui.sources.native_tables import LIBPVA, ProfileTables
+from pvtui.sources.native_tables import LIBPVA, READER, ProfileTables
 from pvtui.sources.pop_schema import KNOWN, PROFILE
 from pvtui.sources.sqlite.database import NotIntegers, connect, interrupted
 
-READER = "native"
 # One line for every part the tables leave out or give in part: shown once, and by each view that lacks it.
 LIMITS = (f"{PROFILE} read by the native reader: its known tables hold no liveness, program tree, runs, balance,"
           f" per-tile cycles, gaps or target memory and clock; {LIBPVA} reads them")

@@ -13,7 +13,7 @@ import numpy as np
 
 from pvtui.model import schema as s
 from pvtui.sources.native_pieces import PieceSorter
-from pvtui.sources.native_tables import LIBPVA, Lookup, ProfileTables, beyond, numbered
+from pvtui.sources.native_tables import LIBPVA, READER, Lookup, ProfileTables, beyond, numbered
 from pvtui.sources.pop_schema import PROFILE
 from pvtui.sources.sqlite.database import NULL, quote
 
@@ -24,7 +24,10 @@ MOST_PIECE_BYTES = 1 << 32
 
 
 def read_memory(profile: ProfileTables) -> list[str]:
-    """The memory part (and the lowered part from the same rows): the parts filled."""
+    """The memory part (and the lowered part from the same rows): the parts filled.
+
+    The tiles' totals are written and shown first (memory_by_tile is a few thousand rows); the categories,
+    summed from vars_info's pieces (most of the time here), replace their empty column after the scan."""
     ctx = profile.ctx
     found = profile.get("memory_by_tile", "memory")
     totals = None if found is None else _totals(profile, found)
@@ -35,15 +38,18 @@ def read_memory(profile: ProfileTables) -> list[str]:
     profile.num_tiles = num_tiles or profile.num_tiles
     categories = Categories(profile, num_tiles)
     pieces = Pieces(profile, num_tiles)
+    filled = []
+    if totals is not None:
+        _write_totals(profile, totals)
+        filled.append("memory")
+        ctx.show_parts()
     vars_info = profile.get("vars_info", "memory")
     if vars_info is not None and num_tiles:
         _scan_vars_info(profile, vars_info, num_tiles, categories, pieces)
     elif vars_info is None:
         ctx.note("lowered", f"{PROFILE}: has no vars_info table the native reader can use: no variables")
-    filled = []
     if totals is not None:
-        _write_memory(profile, totals, categories)
-        filled.append("memory")
+        _write_categories(profile, totals, categories)
     if pieces.write():
         filled.append("lowered")
     return filled
@@ -165,6 +171,7 @@ def _scan_vars_info(profile: ProfileTables, found, num_tiles: int, categories: C
         tile, category, size, name = columns
         categories.add(tile, category, size)
         pieces.add(tile, name, size)
+        ctx.show_parts()  # the tiles' totals, once SHOW_EVERY has passed since the reading started
     if stray:
         ctx.note("memory", f"{PROFILE}: {stray:,} rows of vars_info are on no tile of memory_by_tile: left out")
     if unsized:
@@ -172,16 +179,27 @@ def _scan_vars_info(profile: ProfileTables, found, num_tiles: int, categories: C
                            " more than a tile holds: left out")
 
 
-def _write_memory(profile: ProfileTables, totals: np.ndarray, categories: Categories) -> None:
+def _write_totals(profile: ProfileTables, totals: np.ndarray) -> None:
+    """The memory part with each tile's total and IPU, its categories not read yet (Report.categories_being_read:
+    meta's memory has no `categories` until _write_categories)."""
     ctx = profile.ctx
-    num_tiles = len(totals)
     per_ipu = profile.target()["tiles_per_ipu"]
-    names, by_category = categories.table() if categories.seen else ([], np.zeros((num_tiles, 0), np.int64))
     w = ctx.writer
     w.array(s.TILE_INCLUDING_GAPS, totals, np.int64)
-    w.array(s.TILE_IPU, _tile_ipus(num_tiles, per_ipu), np.int16)
+    w.array(s.TILE_IPU, _tile_ipus(len(totals), per_ipu), np.int16)
     profile.memory_split = per_ipu
-    w.array(s.TILE_CATEGORIES, by_category, np.int64)
+    w.array(s.TILE_CATEGORIES, np.zeros((len(totals), 0), np.int64), np.int64)
+    ctx.meta["memory"] = {}
+    ctx.meta["target"] = profile.target()
+    ctx.meta.setdefault("readers", {})["memory"] = READER  # as read_native_profile records it once all is read
+    ctx.add_part("memory")
+
+
+def _write_categories(profile: ProfileTables, totals: np.ndarray, categories: Categories) -> None:
+    ctx = profile.ctx
+    num_tiles = len(totals)
+    names, by_category = categories.table() if categories.seen else ([], np.zeros((num_tiles, 0), np.int64))
+    ctx.writer.array(s.TILE_CATEGORIES, by_category, np.int64)  # replaces the empty column written first
     ctx.meta["memory"] = {"categories": names}
     over = int((by_category.sum(axis=1) > totals).sum())
     if over:
@@ -189,7 +207,6 @@ def _write_memory(profile: ProfileTables, totals: np.ndarray, categories: Catego
                                " the tile's total (pieces live at different times share memory)")
     if not categories.seen:
         ctx.note("memory", f"{PROFILE}: without a usable vars_info, tiles have no memory categories")
-    ctx.add_part("memory")
 
 
 def _tile_ipus(num_tiles: int, per_ipu: int | None) -> np.ndarray:

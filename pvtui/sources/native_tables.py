@@ -14,6 +14,7 @@ from pvtui.sources.pop_schema import PROFILE, Found, Unusable, find
 from pvtui.sources.sqlite.database import integer_batches, quote, tables, text_column
 
 LIBPVA = "libpva (Poplar SDK)"
+READER = "native"  # the reader the parts it fills are recorded as read by (meta `readers`)
 ROWIDS_PER_QUERY = 500
 BYTES_PER_BATCH = 4 << 20
 SPARSEST = 2  # tile and IPU numbers run to at most twice as many as the file names: what sizes their arrays
