@@ -31,40 +31,36 @@ def profile_dir(tiny_dir, tmp_path, no_libpva, monkeypatch) -> Path:
 HOLD_AT_MOST = 60
 
 
-@pytest.fixture
-def execution_held(monkeypatch):
-    """The execution profile's reading held until the event returned is set (or the reading cancelled), for
-    at most HOLD_AT_MOST seconds: a test failing while it holds then fails, where it would wait for ever on
-    the app's reading thread."""
+def _hold(monkeypatch, module, name: str, stage: str):
+    """MODULE.NAME (a reading step taking the ProfileTables first) held until the event returned is set (or
+    the reading cancelled), for at most HOLD_AT_MOST seconds, saying STAGE at 0% meanwhile as its first batch
+    would: a test failing while it holds then fails, where it would wait for ever on the app's reading thread."""
     release = threading.Event()
-    read_execution = native_steps.read_execution
+    step = getattr(module, name)
 
-    def held(profile):
+    def held(profile, *args):
         until = time.monotonic() + HOLD_AT_MOST
         while not release.wait(0.02) and time.monotonic() < until:
             profile.ctx.cancel.check()
-        return read_execution(profile)
+            profile.ctx.progress(stage, 0, 1)
+        return step(profile, *args)
 
-    monkeypatch.setattr(native_steps, "read_execution", held)
+    monkeypatch.setattr(module, name, held)
+    return release
+
+
+@pytest.fixture
+def execution_held(monkeypatch):
+    """The execution profile's reading held (_hold)."""
+    release = _hold(monkeypatch, native_steps, "read_execution", "profile.pop: steps_by_ipu")
     yield release
     release.set()
 
 
 @pytest.fixture
 def vars_info_held(monkeypatch):
-    """vars_info's scan (the memory categories and variables) held as execution_held holds its reading, at 0%
-    as its first batch says."""
-    release = threading.Event()
-    scan = native_memory._scan_vars_info
-
-    def held(profile, *args):
-        until = time.monotonic() + HOLD_AT_MOST
-        while not release.wait(0.02) and time.monotonic() < until:
-            profile.ctx.cancel.check()
-            profile.ctx.progress("profile.pop: vars_info", 0, 1)
-        return scan(profile, *args)
-
-    monkeypatch.setattr(native_memory, "_scan_vars_info", held)
+    """vars_info's scan (the memory categories and variables) held (_hold)."""
+    release = _hold(monkeypatch, native_memory, "_scan_vars_info", "profile.pop: vars_info")
     yield release
     release.set()
 
