@@ -202,6 +202,8 @@ async def test_the_tiles_totals_are_shown_while_their_categories_are_read(profil
         await wait_for(pilot, lambda: not app.report.being_read)
         await wait_for(pilot, lambda: not app.screen.query_one("#memory-unavailable").display)
         assert set(app.screen.nav.memory.categories) == set(app.report.memory.categories) != set()
+        shown = app.screen.query_one(TileDetails).query_one("#detail-categories")  # laid out again, taller
+        await wait_for(pilot, lambda: shown.size.height == len(app.report.memory.categories) + 1)
 
 
 async def test_quitting_while_the_rest_is_read_leaves_no_bundle(profile_dir, tmp_path, execution_held):
