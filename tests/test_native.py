@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import io
 import json
-import shutil
 import sqlite3
-import sys
 import warnings
 from pathlib import Path
 
@@ -19,7 +17,6 @@ from conftest import report_without_bundle
 
 from pvtui.cli import main
 from pvtui.model.report import Report
-from pvtui.sources import readers
 from pvtui.sources.discovery import discover
 from pvtui.sources.ingest import load_report
 from pvtui.synth.memory import CATEGORIES
@@ -313,13 +310,11 @@ def test_values_of_another_type_are_named_never_read_as_numbers(tiny_dir, tmp_pa
 def test_a_vars_info_of_other_values_leaves_the_tiles_totals_without_categories(tiny_dir, tmp_path, truth,
                                                                                  no_libpva):
     """vars_info is read after the tiles' totals are shown: where it cannot be read, the totals stay, and one
-    line says what is missing and why (never the placeholder shown while it was read)."""
-    from pvtui.sources.native_memory import NOT_READ_YET
-
+    line says what is missing and why (never "being read")."""
     folder = variant(tiny_dir, tmp_path / "r", "UPDATE vars_info SET size_bytes = 'big' WHERE rowid = 5")
     report = open_natively(folder, tmp_path / "cache")
     np.testing.assert_array_equal(report.memory.including_gaps, truth.memory.including_gaps)
-    assert report.memory.categories == [] and NOT_READ_YET not in report.memory.categories
+    assert report.memory.categories == [] and not report.categories_being_read
     said = [line for line in report.problems if "vars_info" in line]
     assert len(said) == 1 and "vars_info.size_bytes holds values that are not whole numbers" in said[0]
     assert report.lowered is None and report.execution is not None

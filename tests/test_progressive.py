@@ -7,14 +7,14 @@ import threading
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from bench.cancel import left_whole
 from conftest import report_without_bundle, wait_for
-from pvtui.sources import base, native_steps, readers
+from pvtui.sources import base, native_memory, native_steps, readers
 from pvtui.sources.base import IngestContext, ReportFiles
 from pvtui.sources.discovery import discover
-from pvtui.sources.native_memory import NOT_READ_YET
 from pvtui.synth import generate, standin
 
 SIZE = (80, 24)
@@ -31,21 +31,36 @@ def profile_dir(tiny_dir, tmp_path, no_libpva, monkeypatch) -> Path:
 HOLD_AT_MOST = 60
 
 
-@pytest.fixture
-def execution_held(monkeypatch):
-    """The execution profile's reading held until the event returned is set (or the reading cancelled), for
-    at most HOLD_AT_MOST seconds: a test failing while it holds then fails, where it would wait for ever on
-    the app's reading thread."""
+def _hold(monkeypatch, module, name: str, stage: str):
+    """MODULE.NAME (a reading step taking the ProfileTables first) held until the event returned is set (or
+    the reading cancelled), for at most HOLD_AT_MOST seconds, saying STAGE at 0% meanwhile as its first batch
+    would: a test failing while it holds then fails, where it would wait for ever on the app's reading thread."""
     release = threading.Event()
-    read_execution = native_steps.read_execution
+    step = getattr(module, name)
 
-    def held(profile):
+    def held(profile, *args):
         until = time.monotonic() + HOLD_AT_MOST
         while not release.wait(0.02) and time.monotonic() < until:
             profile.ctx.cancel.check()
-        return read_execution(profile)
+            profile.ctx.progress(stage, 0, 1)
+        return step(profile, *args)
 
-    monkeypatch.setattr(native_steps, "read_execution", held)
+    monkeypatch.setattr(module, name, held)
+    return release
+
+
+@pytest.fixture
+def execution_held(monkeypatch):
+    """The execution profile's reading held (_hold)."""
+    release = _hold(monkeypatch, native_steps, "read_execution", "profile.pop: steps_by_ipu")
+    yield release
+    release.set()
+
+
+@pytest.fixture
+def vars_info_held(monkeypatch):
+    """vars_info's scan (the memory categories and variables) held (_hold)."""
+    release = _hold(monkeypatch, native_memory, "_scan_vars_info", "profile.pop: vars_info")
     yield release
     release.set()
 
@@ -89,20 +104,34 @@ def test_the_parts_read_are_shown_memory_first(profile_dir, tmp_path):
 
     shown = []
     whole = load_report(discover(profile_dir)[0], cache=tmp_path / "cache", reader="native", shown=shown.append)
-    first = shown[0]
+    first = shown[0]  # the tiles' totals, before vars_info is scanned
     assert first.being_read and first.memory is not None and first.archive is not None
+    assert first.categories_being_read and first.memory.categories == [] and first.lowered is None
+    assert isinstance(first.missing("categories"), BeingRead) and isinstance(first.missing("lowered"), BeingRead)
     assert first.execution is None and isinstance(first.missing("execution"), BeingRead)
     assert first.debug is None and isinstance(first.missing("debug"), BeingRead)  # debug.cbor comes after
-    # the tiles' totals, then their categories and variables (vars_info), the programs, the execution profile
-    assert [r.execution is not None for r in shown] == [False, False, False, True]
-    assert first.memory.categories == [NOT_READ_YET] and first.lowered is None
-    assert (first.memory.by_category[:, 0] == first.memory.including_gaps).all()
-    assert isinstance(first.missing("lowered"), BeingRead)
-    assert shown[1].memory.categories == whole.memory.categories and shown[1].lowered is not None
-    assert (shown[1].memory.by_category == whole.memory.by_category).all()
+    read = [r for r in shown if not r.categories_being_read]  # the categories and variables read
+    assert read[0].memory.categories == whole.memory.categories != [] and read[0].lowered is not None
+    assert [r.execution is not None for r in read] == [False, False, True]  # memory, programs, execution
+    assert (np.asarray(read[0].memory.by_category) == np.asarray(whole.memory.by_category)).all()
     assert not whole.being_read and {"memory", "programs", "execution", "debug"} <= whole.parts
     assert (first.memory.including_gaps == whole.memory.including_gaps).all()  # no jump when the rest arrives
     assert (first.memory.ipu == whole.memory.ipu).all()
+
+
+def test_the_bundle_read_while_shown_equals_the_one_read_whole(profile_dir, tmp_path):
+    from pvtui.sources.ingest import load_report
+
+    files = discover(profile_dir)[0]
+    shown = []
+    progressive = load_report(files, cache=tmp_path / "shown", reader="native", shown=shown.append)
+    whole = load_report(files, cache=tmp_path / "whole", reader="native")
+    assert len(shown) > 3  # the totals, the categories, the programs and the execution shown one by one
+    assert progressive.meta == whole.meta and progressive.bundle.columns == whole.bundle.columns
+    for name in whole.bundle.columns:
+        a, b = progressive.bundle.array(name), whole.bundle.array(name)
+        assert a.dtype == b.dtype and a.shape == b.shape and (a == b).all(), name
+    assert not [p.name for p in (tmp_path / "shown").rglob(".*.npy")]  # no replaced column's file left over
 
 
 def _app_on_memory(report: Path, cache: Path):
@@ -142,6 +171,39 @@ async def test_memory_is_usable_while_execution_is_read_then_trace_fills_in(prof
         assert app.report_whole
         assert isinstance(app.screen, TraceScreen) and not app.screen.query(UnavailableNotice).filter("#opening")
     assert left_whole(cache) and any(entry.is_dir() for entry in cache.iterdir())
+
+
+async def test_the_tiles_totals_are_shown_while_their_categories_are_read(profile_dir, tmp_path, vars_info_held):
+    from pvtui.model.metrics import ReportFigures, categories
+    from pvtui.model.navigators.memory import NOT_SPLIT_YET
+    from pvtui.model.unavailable import Unavailable
+    from pvtui.screens.base import UnavailableNotice
+    from pvtui.widgets.tile_tables import TileDetails
+
+    app = _app_on_memory(profile_dir, tmp_path / "cache")
+    async with app.run_test(size=SIZE) as pilot:
+        await _memory_shown(pilot)
+        report = app.report
+        assert report.categories_being_read and report.memory.num_tiles > 0 and report.lowered is None
+
+        def notice() -> str:
+            return str(app.screen.query_one("#memory-unavailable", UnavailableNotice).render())
+
+        await wait_for(pilot, lambda: "memory categories are not read yet" in notice()
+                       and "Reading profile.pop" in notice())
+        assert app.screen.query_one("#memory-view").display  # the bars over the tiles' totals, meanwhile
+        assert app.screen.nav.memory.categories == (NOT_SPLIT_YET,)
+        assert (app.screen.nav.memory.including_gaps == report.memory.including_gaps).all()
+        await wait_for(pilot, lambda: NOT_SPLIT_YET in str(app.screen.query_one(TileDetails).query_one(
+            "#detail-categories").render()))
+        figure = categories(ReportFigures(report))
+        assert isinstance(figure, Unavailable) and "not read yet" in figure.reason and "no " not in figure.reason
+        vars_info_held.set()
+        await wait_for(pilot, lambda: not app.report.being_read)
+        await wait_for(pilot, lambda: not app.screen.query_one("#memory-unavailable").display)
+        assert set(app.screen.nav.memory.categories) == set(app.report.memory.categories) != set()
+        shown = app.screen.query_one(TileDetails).query_one("#detail-categories")  # laid out again, taller
+        await wait_for(pilot, lambda: shown.size.height == len(app.report.memory.categories) + 1)
 
 
 async def test_quitting_while_the_rest_is_read_leaves_no_bundle(profile_dir, tmp_path, execution_held):

@@ -101,6 +101,8 @@ def peak_not_always_live(f: ReportFigures) -> Value:
 
 
 def categories(f: ReportFigures) -> dict[str, int] | Unavailable:
+    if f.report.categories_being_read:
+        return Unavailable(f.report.missing("categories"))
     return category_totals(f.report) or _memory_missing(f)
 
 

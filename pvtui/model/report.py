@@ -414,6 +414,10 @@ class Report:
         self.debug = Debug(bundle, exact_text) if "debug" in parts else None
         self.operations = Operations(bundle, exact_text) if "operations" in parts else None
         self.lowered = Lowered(bundle, exact_text) if "lowered" in parts else None
+        # the tiles' totals shown before their categories are read (sources/native_memory.py): meta's memory
+        # has no `categories` yet
+        self.categories_being_read = (self.being_read and self.memory is not None
+                                      and "categories" not in meta.get("memory", {}))
 
     @property
     def path(self) -> Path:
@@ -470,6 +474,8 @@ class Report:
         for note in self.notes:
             if f"[{part}]" in note:
                 return note.replace(f"[{part}] ", "")
+        if part == "categories" and self.categories_being_read:
+            return BeingRead("The memory categories are not read yet: the report's files are still being read.")
         if part in self.meta.get("being_read", ()):
             return BeingRead(f"The {part} data is not read yet: the report's files are still being read.")
         if part == "memory" and self.archive is not None:  # say what archive.a gives, then what it lacks

@@ -148,7 +148,9 @@ class MemoryScreen(VariableSearching, TileMarking):
             self.query_one("#memory-unavailable", UnavailableNotice).show(
                 Unavailable(f"{self.report.missing('memory')} {self.report.missing('archive')}"))
             return
-        self.query_one("#memory-unavailable", UnavailableNotice).show(None)
+        being_read = self.report.categories_being_read  # the totals shown meanwhile, with how far the reading is
+        self.query_one("#memory-unavailable", UnavailableNotice).show(
+            Unavailable(self.report.missing("categories")) if being_read else None)
         heatmap = self.heatmap
         heatmap.ipu_filter, heatmap.gaps, heatmap.zoom = nav.ipu_filter, nav.gaps, nav.zoom
         heatmap.units, heatmap.swatch = self.pv_app.units, None

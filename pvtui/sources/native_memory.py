@@ -20,16 +20,16 @@ from pvtui.sources.pop_schema import PROFILE
 from pvtui.sources.sqlite.database import NULL, NotIntegers, interrupted, quote
 
 NO_NAME = "(no name in vars_string_table)"
-# the one category of the tiles' totals shown while vars_info, which gives the categories, is still read
-NOT_READ_YET = "(categories: vars_info not read yet)"
 # a piece's bytes are at most this (more than any tile holds): the sums of a tile's pieces, made by numpy in
 # floating point, then stay exact
 MOST_PIECE_BYTES = 1 << 32
 
 
 def read_memory(profile: ProfileTables) -> list[str]:
-    """The memory part (and the lowered part from the same rows): the parts filled. The tiles' totals are
-    shown first where vars_info is to be read after them (most of the memory tables' rows)."""
+    """The memory part (and the lowered part from the same rows): the parts filled.
+
+    The tiles' totals are written and shown first (memory_by_tile is a few thousand rows); the categories,
+    summed from vars_info's pieces (most of the time here), replace their empty column after the scan."""
     ctx = profile.ctx
     found = profile.get("memory_by_tile", "memory")
     totals = None if found is None else _totals(profile, found)
@@ -40,23 +40,21 @@ def read_memory(profile: ProfileTables) -> list[str]:
     profile.num_tiles = num_tiles or profile.num_tiles
     categories = Categories(profile, num_tiles)
     pieces = Pieces(profile, num_tiles)
+    filled = []
+    if totals is not None:
+        _write_totals(profile, totals)
+        filled.append("memory")
+        ctx.show_parts()
     vars_info = profile.get("vars_info", "memory")
     damaged = False  # vars_info, noted
     if vars_info is not None and num_tiles:
-        if totals is not None:
-            _write_memory(profile, totals, None)
-            ctx.meta["target"] = profile.target()
-            ctx.meta.setdefault("readers", {})["memory"] = READER
-            ctx.show_parts()
         damaged = not _read_vars_info(profile, vars_info, num_tiles, categories, pieces)
         if damaged:
             categories, pieces = Categories(profile, num_tiles), Pieces(profile, num_tiles)  # none of it kept
     elif vars_info is None:
         ctx.note("lowered", f"{PROFILE}: has no vars_info table the native reader can use: no variables")
-    filled = []
     if totals is not None:
-        _write_memory(profile, totals, categories)
-        filled.append("memory")
+        _write_categories(profile, totals, categories)
         if not categories.seen and not damaged:
             ctx.note("memory", f"{PROFILE}: without a usable vars_info, tiles have no memory categories")
     if pieces.write():
@@ -202,27 +200,28 @@ def _scan_vars_info(profile: ProfileTables, found, num_tiles: int, categories: C
                            " more than a tile holds: left out")
 
 
-def _write_memory(profile: ProfileTables, totals: np.ndarray, categories: Categories | None) -> None:
-    """The memory part: each tile's total and its bytes by category (CATEGORIES None: vars_info not read
-    yet, each tile's total in the one category NOT_READ_YET, written again once it is read)."""
+def _write_totals(profile: ProfileTables, totals: np.ndarray) -> None:
+    """The memory part with each tile's total and IPU, its categories not read yet (Report.categories_being_read:
+    meta's memory has no `categories` until _write_categories)."""
     ctx = profile.ctx
-    num_tiles = len(totals)
     per_ipu = profile.target()["tiles_per_ipu"]
-    if categories is None:
-        names, by_category = [NOT_READ_YET], totals.reshape(-1, 1)
-    elif categories.seen:
-        names, by_category = categories.table()
-    else:
-        names, by_category = [], np.zeros((num_tiles, 0), np.int64)
     w = ctx.writer
     w.array(s.TILE_INCLUDING_GAPS, totals, np.int64)
-    w.array(s.TILE_IPU, _tile_ipus(num_tiles, per_ipu), np.int16)
+    w.array(s.TILE_IPU, _tile_ipus(len(totals), per_ipu), np.int16)
     profile.memory_split = per_ipu
-    w.array(s.TILE_CATEGORIES, by_category, np.int64)
-    ctx.meta["memory"] = {"categories": names}
+    w.array(s.TILE_CATEGORIES, np.zeros((len(totals), 0), np.int64), np.int64)
+    ctx.meta["memory"] = {}
+    ctx.meta["target"] = profile.target()
+    ctx.meta.setdefault("readers", {})["memory"] = READER  # as read_native_profile records it once all is read
     ctx.add_part("memory")
-    if categories is None:
-        return
+
+
+def _write_categories(profile: ProfileTables, totals: np.ndarray, categories: Categories) -> None:
+    ctx = profile.ctx
+    num_tiles = len(totals)
+    names, by_category = categories.table() if categories.seen else ([], np.zeros((num_tiles, 0), np.int64))
+    ctx.writer.array(s.TILE_CATEGORIES, by_category, np.int64)  # replaces the empty column written first
+    ctx.meta["memory"] = {"categories": names}
     over = int((by_category.sum(axis=1) > totals).sum())
     if over:
         ctx.note("categories", f"{PROFILE}: on {over:,} of {num_tiles:,} tiles, vars_info's pieces add up to more than"

@@ -13,8 +13,8 @@ from pvtui.sources.base import IngestContext
 from pvtui.sources.pop_schema import PROFILE, Found, Unusable, find
 from pvtui.sources.sqlite.database import integer_batches, quote, tables, text_column
 
-READER = "native"  # what meta["readers"] names for the parts it reads
 LIBPVA = "libpva (Poplar SDK)"
+READER = "native"  # the reader the parts it fills are recorded as read by (meta `readers`)
 ROWIDS_PER_QUERY = 500
 BYTES_PER_BATCH = 4 << 20
 SPARSEST = 2  # tile and IPU numbers run to at most twice as many as the file names: what sizes their arrays

@@ -26,6 +26,7 @@ class DetailText(Widget):
         super().__init__(id=id, classes="detail")
         self.text = Text()
         self.lines = 0
+        self.laid_out_lines = 0  # the height last laid out: a reserve beyond it lays the next text out again
         self.widest = 0  # cells of the widest line shown yet
 
     def render(self) -> Text:
@@ -39,12 +40,12 @@ class DetailText(Widget):
         text.rstrip()
         lines = len(text.plain.splitlines())
         widest = max((line.cell_len for line in text.split()), default=0)
-        grew = lines > self.lines or widest > self.widest
-        self.lines, self.widest = max(lines, self.lines), max(widest, self.widest)
+        self.lines, self.widest, was_widest = max(lines, self.lines), max(widest, self.widest), self.widest
+        grew = self.lines > self.laid_out_lines or widest > was_widest
         text.append("\n" * (self.lines - lines))
         if text == self.text:
             return  # the same tile again (a zoom, a filter): nothing to repaint
-        self.text = text
+        self.text, self.laid_out_lines = text, self.lines
         self.refresh(layout=grew)
 
 

@@ -24,6 +24,9 @@ if TYPE_CHECKING:
     from pvtui.model.lowered import Lowered
 
 ARCHIVE_CATEGORIES = ("code", "data", "bss")
+# a tile's whole total, the one category of the tiles' memory shown before its categories are read
+# (Report.categories_being_read): the bars and the map show the totals meanwhile
+NOT_SPLIT_YET = "all (its categories not read yet)"
 LIVENESS_PARTS = ("always-live", "not-always-live")  # the bars' breakdown by liveness (the map's colour names)
 REST = "neither"  # a tile's bytes excluding gaps that neither part counts (none in the reports seen)
 UNKNOWN_IPU = -1  # a tile's IPU where the report does not say it
@@ -89,9 +92,12 @@ def tile_memory(report: Report) -> TileMemory | None:
     limit = report.target.bytes_per_tile
     if report.memory is not None:
         m = report.memory
-        by_category = np.asarray(m.by_category, dtype=np.int64).reshape(m.num_tiles, -1)
-        names = list(m.categories)
         including = np.asarray(m.including_gaps, dtype=np.int64)
+        if report.categories_being_read:
+            by_category, names = including.reshape(-1, 1), [NOT_SPLIT_YET]
+        else:
+            by_category = np.asarray(m.by_category, dtype=np.int64).reshape(m.num_tiles, -1)
+            names = list(m.categories)
         live = m.always_live is not None and m.not_always_live is not None
         return _ordered(
             TileMemory(
