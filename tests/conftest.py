@@ -134,6 +134,15 @@ async def wait_for(pilot, condition: Callable[[], object], timeout: float = 20.0
         await pilot.pause(0.02)
 
 
+def polled(answer: Callable[[], object], seconds: float, every: float = 0.05):
+    """ANSWER's first true answer, asked every EVERY seconds for up to SECONDS; its last (false) answer if
+    none came (for waits outside an app: a process, a file, a thread)."""
+    deadline = time.monotonic() + seconds
+    while not (got := answer()) and time.monotonic() < deadline:
+        time.sleep(every)
+    return got
+
+
 def watching(app) -> bool:
     """Whether the app watches its report's files: its watch worker runs, and so has set its
     watches (watchfiles sets them before its first wait, in the worker's first step)."""

@@ -24,6 +24,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
+from conftest import polled
 
 pytestmark = pytest.mark.slow
 
@@ -33,16 +34,6 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backg
 WAIT = 60  # seconds any one wait may take before the test fails: the machine may be loaded
 # Chromium's own scheduler says so on a loaded machine: a remark on the machine, not an error of the page's
 CHROMIUM_LOAD_WARNING = re.compile(r"^task queue exceeded allotted deadline by \d+ms$")
-
-
-def finished_within_wait(done) -> bool:
-    """Whether DONE() comes true within WAIT seconds."""
-    deadline = time.monotonic() + WAIT
-    while not done():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.05)
-    return True
 # a footer entry only each screen shows, and the key that opens it
 SCREENS = {"m": "Worst tile", "l": "Go to peak", "p": "Expand children", "t": "BSP/details",
            "i": "More IPUs", "o": "Group", "s": "Next JSON tree"}
@@ -78,11 +69,10 @@ class Served:
         return found
 
     def wait_for_app_processes(self, count: int) -> list[int]:
-        for _ in range(WAIT * 10):
-            if len(pids := self.app_processes()) == count:
-                return pids
-            time.sleep(0.1)
-        raise AssertionError(f"{len(self.app_processes())} app processes, not {count}")
+        found = polled(lambda: [pids for pids in [self.app_processes()] if len(pids) == count], WAIT, every=0.1)
+        if not found:
+            raise AssertionError(f"{len(self.app_processes())} app processes, not {count}")
+        return found[0]
 
     def status(self, path: str, headers: dict[str, str] | None = None) -> tuple[int, str]:
         """A plain HTTP GET of PATH: the status and the body."""
@@ -535,10 +525,7 @@ def test_the_token_is_on_no_command_line_and_in_no_environment(tiny_dir, tmp_pat
         return pids
 
     try:
-        for _ in range(WAIT * 10):
-            if record.exists() and record.stat().st_size:
-                break
-            time.sleep(0.1)
+        polled(lambda: record.exists() and record.stat().st_size, WAIT, every=0.1)
         browser = json.loads(record.read_text())
         asyncio.run(a_session())
     finally:
@@ -589,11 +576,7 @@ def test_stopping_the_server_ends_its_sessions(tiny_dir):
 
     with serve(tiny_dir) as served:
         pids = asyncio.run(scenario(served))
-    for _ in range(WAIT * 10):
-        if not any(Path(f"/proc/{pid}").exists() for pid in pids):
-            break
-        time.sleep(0.1)
-    assert not any(Path(f"/proc/{pid}").exists() for pid in pids)
+    assert polled(lambda: not any(Path(f"/proc/{pid}").exists() for pid in pids), WAIT, every=0.1)
 
 
 def test_the_server_stops_when_its_ssh_session_closes(tiny_dir):
@@ -755,7 +738,7 @@ def test_closing_the_page_ends_its_process(browser, tiny_dir):
         page.close()
         served.wait_for_app_processes(0)
         # gone from the server's descendants, it may still be a zombie for a moment before the server reaps it
-        assert finished_within_wait(lambda: not Path(f"/proc/{pid}").exists())
+        assert polled(lambda: not Path(f"/proc/{pid}").exists(), WAIT)
         assert served.process.poll() is None  # the server carries on
 
 
