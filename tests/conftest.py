@@ -57,9 +57,9 @@ _keep_snapshots_in_the_repository_root()
 
 # The modules whose tests take longest (a whole run's --durations), longest first. xdist hands tests out
 # in collection order as workers free up: a long test started last leaves the other worker idle.
-LONG_FIRST = ("test_every_theme", "test_hostile_explorer", "test_bad_inputs", "test_hostile_commands",
-              "test_operations", "test_sqlite_pages", "test_line_styles", "test_serve", "test_cache",
-              "test_memory_tabs", "test_plain_look")
+LONG_FIRST = ("test_every_theme", "test_hostile_explorer", "test_bad_inputs", "test_serve", "test_serve_browser",
+              "test_operations", "test_cache", "test_streams", "test_memory_tabs", "test_app", "test_export",
+              "test_line_styles", "test_plain_look", "test_hostile_commands", "test_sqlite_pages")
 
 
 def pytest_collection_modifyitems(items) -> None:
