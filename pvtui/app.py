@@ -29,7 +29,7 @@ from pvtui.screens.base import key_state
 from pvtui.ui.slots import ReportSlot, Slot
 from pvtui.ui.long_lived import collect_then_freeze, freeze_after_frame
 from pvtui.process.streams import NEEDS_TERMINAL, on_a_terminal
-from pvtui.ui.textual_private import InstantModeSwitch
+from pvtui.ui.textual_private import InstantModeSwitch, ParsedOnChange
 from pvtui.ui.theming import DEFAULT_THEME, builtin_themes, resolve_theme_name, user_theme_dir, user_themes
 from pvtui.units import UNIT_NAMES
 from pvtui.ui.parts_shown import PartsShown
@@ -101,7 +101,7 @@ class ScreenActions(Provider):
                 yield Hit(score, matcher.highlight(text), run, help=help_text)
 
 
-class PvtuiApp(StatusLine, InstantModeSwitch, UserFiles, PartsShown):
+class PvtuiApp(StatusLine, InstantModeSwitch, ParsedOnChange, UserFiles, PartsShown):
     """pvtui: the screens show the reports of its slots (A, and B in a comparison), one shared model each;
     what it says shows on the status line.
 

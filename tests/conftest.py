@@ -57,9 +57,9 @@ _keep_snapshots_in_the_repository_root()
 
 # The modules whose tests take longest (a whole run's --durations), longest first. xdist hands tests out
 # in collection order as workers free up: a long test started last leaves the other worker idle.
-LONG_FIRST = ("test_every_theme", "test_hostile_explorer", "test_bad_inputs", "test_hostile_commands",
-              "test_operations", "test_sqlite_pages", "test_line_styles", "test_serve", "test_cache",
-              "test_memory_tabs", "test_plain_look")
+LONG_FIRST = ("test_every_theme", "test_hostile_explorer", "test_bad_inputs", "test_serve", "test_serve_browser",
+              "test_operations", "test_cache", "test_streams", "test_memory_tabs", "test_app", "test_export",
+              "test_line_styles", "test_plain_look", "test_hostile_commands", "test_sqlite_pages")
 
 
 def pytest_collection_modifyitems(items) -> None:
@@ -132,6 +132,15 @@ async def wait_for(pilot, condition: Callable[[], object], timeout: float = 20.0
         if time.monotonic() > deadline:
             raise AssertionError(f"not so after {timeout} s: {condition.__doc__ or condition} ({pilot.app.screen!r})")
         await pilot.pause(0.02)
+
+
+def polled(answer: Callable[[], object], seconds: float, every: float = 0.05):
+    """ANSWER's first true answer, asked every EVERY seconds for up to SECONDS; its last (false) answer if
+    none came (for waits outside an app: a process, a file, a thread)."""
+    deadline = time.monotonic() + seconds
+    while not (got := answer()) and time.monotonic() < deadline:
+        time.sleep(every)
+    return got
 
 
 def watching(app) -> bool:

@@ -22,7 +22,7 @@ from pathlib import Path
 import cbor2
 import numpy as np
 import pytest
-from conftest import said, wait_for, wait_until_loaded, watching
+from conftest import polled, said, wait_for, wait_until_loaded, watching
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -563,8 +563,7 @@ def finished_within(call, seconds: float = 30):
 
     thread = threading.Thread(target=run, daemon=True)
     thread.start()
-    thread.join(seconds)
-    if not outcome:
+    if not polled(lambda: outcome, seconds):
         pytest.fail(f"still waiting after {seconds} s")
     returned, value = outcome[0]
     if not returned:

@@ -1,6 +1,7 @@
-"""Every headless command, run as a process over a report whose every name tries to drive the terminal
-(pvtui/synth/hostile.py): the text output shows the names with their control characters made visible
-and reads none of them as markup; `--json` carries the exact names."""
+"""Every headless command, run in a process of its own or, most, in one process each with its own output
+(`pvtuis`), over a report whose every name tries to drive the terminal (pvtui/synth/hostile.py): the
+text output shows the names with their control characters made visible and reads none of them as
+markup; `--json` carries the exact names."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -21,16 +23,70 @@ FAKE_POPLAR = str(Path(__file__).with_name("fake_poplar.py"))
 LEAD_SHOWN = visible(LEAD)[:16]  # `[blink]␛[6n[link`: a name's start, its markup as text, as a column keeps it
 
 
-def pvtui(*args, colour: bool = False, env: dict | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    """`pvtui ARGS` as a process: its output piped, or, with COLOUR, styled as for a terminal."""
+def environment(colour: bool = False, env: dict | None = None) -> dict[str, str]:
+    """The environment of `pvtui`: its output piped, or, with COLOUR, styled as for a terminal."""
     environment = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR", "TTY_COMPATIBLE")}
     environment.update(COLUMNS="100", **(env or {}))
     if colour:
         environment.update(FORCE_COLOR="1", TTY_COMPATIBLE="1")
-    return subprocess.run([sys.executable, "-m", "pvtui.cli", *map(str, args)], capture_output=True, env=environment,
-                          cwd=cwd, timeout=300)
+    return environment
 
 
+def pvtui(*args, colour: bool = False, env: dict | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    """`pvtui ARGS` as a process of its own (see `pvtuis` for many commands in one)."""
+    return subprocess.run([sys.executable, "-m", "pvtui.cli", *map(str, args)], capture_output=True,
+                          env=environment(colour, env), cwd=cwd, timeout=300)
+
+
+# Each command's standard output and error are files of its own (fds 1 and 2 moved onto them), so what
+# any code writes there (Rich, print, a warning, a traceback) is kept as a process of its own would write it.
+COMMANDS_IN_ONE_PROCESS = r"""
+import json, os, sys, traceback
+from pvtui.cli import main
+
+commands, place = json.loads(sys.argv[1]), sys.argv[2]
+base = dict(os.environ)
+statuses = []
+for number, (args, env) in enumerate(commands):
+    os.environ.clear()
+    os.environ.update(env)
+    kept = {fd: os.dup(fd) for fd in (1, 2)}
+    for fd in kept:
+        target = os.open(os.path.join(place, f"{number}.{fd}"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+        os.dup2(target, fd)
+        os.close(target)
+    try:
+        status = main(args)
+    except SystemExit as exc:
+        status = 0 if exc.code is None else exc.code if isinstance(exc.code, int) else 1
+    except BaseException:
+        traceback.print_exc()
+        status = 1
+    sys.stdout.flush()
+    sys.stderr.flush()
+    for fd, copy in kept.items():
+        os.dup2(copy, fd)
+        os.close(copy)
+    statuses.append(status)
+os.environ.clear()
+os.environ.update(base)
+print(json.dumps(statuses))
+"""
+
+
+def pvtuis(*commands: tuple, colour: bool = False, env: dict | None = None) -> list[subprocess.CompletedProcess]:
+    """Each of COMMANDS (`pvtui`'s arguments) run by `pvtui.cli.main` in one process, one after another
+    (the import is paid once, not once a command); each with its own exit status and output."""
+    environ = environment(colour, env)
+    with tempfile.TemporaryDirectory() as place:
+        done = subprocess.run([sys.executable, "-c", COMMANDS_IN_ONE_PROCESS,
+                               json.dumps([([str(a) for a in args], environ) for args in commands]), place],
+                              capture_output=True, env=environ, timeout=300)
+        assert done.returncode == 0, done.stderr.decode()
+        statuses = json.loads(done.stdout)
+        return [subprocess.CompletedProcess(args, status, Path(place, f"{n}.1").read_bytes(),
+                                            Path(place, f"{n}.2").read_bytes())
+                for n, (args, status) in enumerate(zip(commands, statuses))]
 
 
 def assert_safe(result: subprocess.CompletedProcess, shows_names: bool = True) -> None:
@@ -76,8 +132,9 @@ NAMELESS = {"memory", "programs", "stats"}  # tiles and counts by category or pr
 
 @pytest.mark.parametrize("colour", [False, True], ids=["piped", "terminal"])
 def test_no_report_command_lets_a_name_drive_the_terminal(hostile_dir, hostile_truth, colour):
-    for label, command in report_commands(hostile_truth).items():
-        result = pvtui(*command, hostile_dir, colour=colour)
+    commands = report_commands(hostile_truth)
+    results = pvtuis(*((*command, hostile_dir) for command in commands.values()), colour=colour)
+    for label, result in zip(commands, results):
         assert result.returncode == 0, (label, result.stderr.decode())
         assert planted_in(result.stdout + result.stderr) == [], label
         if not colour:
@@ -99,8 +156,8 @@ def test_json_carries_the_exact_names(hostile_dir, hostile_truth):
         "check": (lambda d: set(next(f for n, f in d["files"].items() if n.endswith("app.json"))["facts"]["keys"]),
                   {hostile(key) for key in ("arguments", "config", "POPLAR_ENGINE_OPTIONS")}),
     }
-    for label, command in report_commands(hostile_truth).items():
-        result = pvtui(*command, "--json", hostile_dir)
+    commands = report_commands(hostile_truth)
+    for label, result in zip(commands, pvtuis(*((*command, "--json", hostile_dir) for command in commands.values()))):
         assert result.returncode == 0, (label, result.stderr.decode())
         assert re.search(rb"[\x00-\x09\x0b-\x1f\x7f-\xff]", result.stdout) is None, label  # JSON escapes them
         data = json.loads(result.stdout)
@@ -111,22 +168,22 @@ def test_json_carries_the_exact_names(hostile_dir, hostile_truth):
 
 
 def test_compare_shows_both_reports_names_made_visible(hostile_dir, tiny_dir):
-    for group in ((), ("--group", "layer")):
-        result = pvtui("compare", hostile_dir, tiny_dir, *group)
+    extras = ((), ("--group", "layer"), ("--json",))
+    *shown, exact = pvtuis(*(("compare", hostile_dir, tiny_dir, *extra) for extra in extras))
+    for result in shown:
         assert result.returncode == 0, result.stderr.decode()
         assert planted_in(result.stdout + result.stderr) == []
         assert_safe(result)
-    exact = json.loads(pvtui("compare", hostile_dir, tiny_dir, "--json").stdout)
+    exact = json.loads(exact.stdout)
     assert exact["a"]["name"] == DIRECTORY
     assert any(row["name"].startswith(LEAD) for row in exact["programs"]["shrunk"])
 
 
 def test_errors_that_quote_a_path_show_it_made_visible(hostile_dir):
     missing = hostile_dir / "missing"
-    for command in (("summary", missing), ("check", missing), (missing,), ("--engine", "nothing", hostile_dir),
-                    ("memory", "--tile", "100000", hostile_dir),
-                    ("memory", "--variable", hostile("none"), hostile_dir)):
-        result = pvtui(*command)
+    commands = (("summary", missing), ("check", missing), (missing,), ("--engine", "nothing", hostile_dir),
+                ("memory", "--tile", "100000", hostile_dir), ("memory", "--variable", hostile("none"), hostile_dir))
+    for command, result in zip(commands, pvtuis(*commands)):
         assert result.returncode == 2, (command, result.stderr.decode())
         assert planted_in(result.stdout + result.stderr) == [], command
         assert_safe(result)

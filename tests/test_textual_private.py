@@ -13,8 +13,8 @@ from textual.scroll_view import ScrollView
 from textual.widgets import Input
 
 from pvtui.ui.textual_private import (
-    InputWithoutLayout, InstantModeSwitch, SteadyScrollbars, StyledOnMount, screens_of_every_mode, styled_as_now,
-    update_scrollbars,
+    InputWithoutLayout, InstantModeSwitch, ParsedOnChange, SteadyScrollbars, StyledOnMount, screens_of_every_mode,
+    styled_as_now, update_scrollbars,
 )
 
 pytestmark = pytest.mark.anyio
@@ -40,6 +40,52 @@ async def test_a_theme_change_moves_the_apps_count_and_styled_as_now_matches_it(
         screen = Screen()
         styled_as_now(screen, app)
         assert screen._css_update_count == app._css_update_count
+
+
+async def test_a_theme_change_parses_the_stylesheet_once_and_styles_every_screen_it_shows(monkeypatch):
+    """Textual's App owns a Stylesheet made in App.__init__, and refresh_css parses it again from its source
+    and variables on the first switch to each screen styled before a theme change; ParsedOnChange's
+    stylesheet parses only when they changed, and the screen switched to is still styled anew."""
+    from textual.css.stylesheet import Stylesheet
+    from textual.widgets import Static
+
+    assert "self.stylesheet = Stylesheet(variables=self.get_css_variables())" in inspect.getsource(App.__init__)
+    assert "stylesheet.reparse()" in inspect.getsource(App.refresh_css)
+    reparse = inspect.getsource(Stylesheet.reparse)
+    assert "Stylesheet(variables=self._variables)" in reparse and "self.source.items()" in reparse
+    parses = []
+    parse = Stylesheet.parse
+    monkeypatch.setattr(Stylesheet, "parse", lambda self: parses.append(1) or parse(self))
+
+    class Painted(Screen):
+        DEFAULT_CSS = "Painted Static { background: $primary; }"
+
+        def compose(self):
+            yield Static("x")
+
+    class Modes(ParsedOnChange):
+        MODES = {"a": Painted, "b": Painted}
+        DEFAULT_MODE = "a"
+
+    counts = []
+    app = Modes()
+    async with app.run_test() as pilot:
+        await app.switch_mode("b")
+        await app.switch_mode("a")
+        await pilot.pause()
+        for theme in ("textual-light", "nord"):
+            parses.clear()
+            app.theme = theme
+            await pilot.pause()
+            await app.switch_mode("b")  # styled before the change
+            await pilot.pause()
+            counts.append(len(parses))
+            for mode in ("a", "b"):
+                await app.switch_mode(mode)
+                await pilot.pause()
+                primary = app.get_css_variables()["primary"]
+                assert app.screen.query_one(Static).styles.background.hex == primary.upper(), (theme, mode)
+    assert counts == [1, 1]  # Textual alone: once for the screen in front, again for the other
 
 
 async def test_the_screens_of_every_mode_are_those_shown_and_left_behind():
