@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, Protocol
 
@@ -288,6 +289,9 @@ class ReportScreen(StyledOnMount):
         self.update_classes({**self.breakpoint_classes(self.app.size), **self.size_classes(self.app.size)},
                             update=False)
         self.nav = self.NAVIGATOR() if self.NAVIGATOR is not None else None
+        self._body_shown = asyncio.Event()
+        # a new mode's screen over an open report: its body waits for its first frame (first_frame_painted)
+        self._awaiting_frame = self.pv_app.ready
 
     def breakpoint_classes(self, size: Size) -> dict[str, bool]:
         """The classes of HORIZONTAL_BREAKPOINTS at SIZE, as Textual sets them on a resize."""
@@ -308,9 +312,11 @@ class ReportScreen(StyledOnMount):
         return self.pv_app.shown_slot.report
 
     def compose(self) -> ComposeResult:
-        self._has_body = self.pv_app.ready
+        # The body is composed after the first frame, even over a report already open: a screen's
+        # first showing paints its frame and this line within a frame of its key, and then its body
+        # (composing, styling and drawing a body took 100-400 ms of CPU on the large report).
         yield TitleBar(self.title_label(), self.SCREEN_NAME, self.title_tabs(), id="title")
-        if self._has_body:
+        if self._has_body:  # report_opened's recompose
             yield from self.compose_body()
         else:
             yield Static(visible_text(f"Opening {self.title_label()}…"), id="opening")
@@ -325,8 +331,6 @@ class ReportScreen(StyledOnMount):
         self.watch(self.app, "units", self._when_showing(self.units_changed), init=False)
         # after the app restyles to the new theme (Textual's own reaction, queued before ours)
         self.watch(self.app, "theme", lambda: self.app.call_next(self._when_showing(self.theme_changed)), init=False)
-        if self._has_body:
-            self._show_body()
 
     def _when_showing(self, hook: Callable[[], None]) -> Callable[[], None]:
         """HOOK, to be called where the body shows the report."""
@@ -354,8 +358,15 @@ class ReportScreen(StyledOnMount):
         elif self.is_attached:
             self.report_changed()
 
-    async def on_screen_resume(self) -> None:
-        await self.report_opened()  # the report may have opened while another screen was in front
+    def on_screen_resume(self) -> None:
+        # the report may have opened while another screen was in front: its body, after this frame
+        if not self._awaiting_frame:
+            self.call_after_refresh(self._open_if_shown)
+
+    async def first_frame_painted(self) -> None:
+        """The screen's first frame (its title, keys and opening line) is painted: compose the body."""
+        self._awaiting_frame = False
+        await self._open_if_shown()
 
     async def report_opened(self) -> None:
         """Compose the body over the report, if this screen still says it is opening it."""
@@ -368,7 +379,17 @@ class ReportScreen(StyledOnMount):
             if self.focused is None:  # Textual focuses a screen's first widget only when it is shown
                 self.focus_next()
 
+    async def _open_if_shown(self) -> None:
+        if self.is_current:  # a screen left before its first frame was painted composes when shown again
+            await self.report_opened()
+
+    async def body_shown(self) -> None:
+        """Return once the body shows the report (composed now, where it waits for the first frame)."""
+        await self.report_opened()
+        await self._body_shown.wait()
+
     def _show_body(self) -> None:
+        self._body_shown.set()
         self.opening = False
         self.show_report()
         self.refresh_bindings()
@@ -428,7 +449,10 @@ class ReportScreen(StyledOnMount):
     async def show_in(self, mode: str, method: str, *args: object) -> object:
         """Switch to screen MODE and call its METHOD with ARGS: what it returns (None where it has none)."""
         await self.app.switch_mode(mode)
-        call = getattr(self.app.screen, method, None)
+        screen = self.app.screen
+        if isinstance(screen, ReportScreen):
+            await screen.body_shown()
+        call = getattr(screen, method, None)
         return call(*args) if call is not None else None
 
     def title_label(self) -> str:

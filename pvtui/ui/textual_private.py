@@ -123,6 +123,11 @@ class InstantModeSwitch(App):
             self._end_batch()
             if not self._batch_count:
                 self.screen.refresh()
+            self.screen.call_after_refresh(self.new_screen_painted, self.screen)
+
+    async def new_screen_painted(self, screen: Screen) -> None:
+        """Called once SCREEN, a new mode's, painted its first frame (a callback run while the frames are
+        held runs before any frame: Textual's Screen runs them at once while the app batches)."""
 
     def delay_update(self, delay: float = 0.05) -> None:
         if not self._in_switch:
