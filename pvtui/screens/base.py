@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, Protocol
 
@@ -275,6 +274,7 @@ class ReportScreen(StyledOnMount):
     NAVIGATOR: ClassVar[type | None] = None
     MOVES: ClassVar[Mapping[str, str]] = {}
     _has_body = False  # composed, or being composed, over the report
+    _whole_at_once = False  # while show_in builds a screen
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -289,9 +289,10 @@ class ReportScreen(StyledOnMount):
         self.update_classes({**self.breakpoint_classes(self.app.size), **self.size_classes(self.app.size)},
                             update=False)
         self.nav = self.NAVIGATOR() if self.NAVIGATOR is not None else None
-        self._body_shown = asyncio.Event()
-        # a new mode's screen over an open report: its body waits for its first frame (first_frame_painted)
-        self._awaiting_frame = self.pv_app.ready
+        # A new mode's screen over an open report composes its body after its first frame (first_frame_painted),
+        # but one shown to call a method of (show_in) at once, as the screen calling waits for it.
+        self._has_body = self.pv_app.ready and ReportScreen._whole_at_once
+        self._awaiting_frame = self.pv_app.ready and not self._has_body
 
     def breakpoint_classes(self, size: Size) -> dict[str, bool]:
         """The classes of HORIZONTAL_BREAKPOINTS at SIZE, as Textual sets them on a resize."""
@@ -312,11 +313,11 @@ class ReportScreen(StyledOnMount):
         return self.pv_app.shown_slot.report
 
     def compose(self) -> ComposeResult:
-        # The body is composed after the first frame, even over a report already open: a screen's
-        # first showing paints its frame and this line within a frame of its key, and then its body
-        # (composing, styling and drawing a body took 100-400 ms of CPU on the large report).
+        # Over a report already open too, a new screen paints its frame and this line within a frame of
+        # its key, then composes its body (composing, styling and drawing a body took 100-400 ms of CPU
+        # on the large report): see __init__.
         yield TitleBar(self.title_label(), self.SCREEN_NAME, self.title_tabs(), id="title")
-        if self._has_body:  # report_opened's recompose
+        if self._has_body:
             yield from self.compose_body()
         else:
             yield Static(visible_text(f"Opening {self.title_label()}…"), id="opening")
@@ -331,6 +332,8 @@ class ReportScreen(StyledOnMount):
         self.watch(self.app, "units", self._when_showing(self.units_changed), init=False)
         # after the app restyles to the new theme (Textual's own reaction, queued before ours)
         self.watch(self.app, "theme", lambda: self.app.call_next(self._when_showing(self.theme_changed)), init=False)
+        if self._has_body:
+            self._show_body()
 
     def _when_showing(self, hook: Callable[[], None]) -> Callable[[], None]:
         """HOOK, to be called where the body shows the report."""
@@ -383,13 +386,7 @@ class ReportScreen(StyledOnMount):
         if self.is_current:  # a screen left before its first frame was painted composes when shown again
             await self.report_opened()
 
-    async def body_shown(self) -> None:
-        """Return once the body shows the report (composed now, where it waits for the first frame)."""
-        await self.report_opened()
-        await self._body_shown.wait()
-
     def _show_body(self) -> None:
-        self._body_shown.set()
         self.opening = False
         self.show_report()
         self.refresh_bindings()
@@ -448,11 +445,13 @@ class ReportScreen(StyledOnMount):
 
     async def show_in(self, mode: str, method: str, *args: object) -> object:
         """Switch to screen MODE and call its METHOD with ARGS: what it returns (None where it has none)."""
-        await self.app.switch_mode(mode)
-        screen = self.app.screen
-        if isinstance(screen, ReportScreen):
-            await screen.body_shown()
-        call = getattr(screen, method, None)
+        ReportScreen._whole_at_once = True
+        try:
+            mounted = self.app.switch_mode(mode)
+        finally:
+            ReportScreen._whole_at_once = False
+        await mounted
+        call = getattr(self.app.screen, method, None)
         return call(*args) if call is not None else None
 
     def title_label(self) -> str:
