@@ -26,7 +26,7 @@ from pvtui.ui.pv_colours import derived_variables
 from pvtui.render.glyphs import basic_console
 from pvtui.safe_text import visible
 from pvtui.screens.app_keys import APP_BINDINGS, APP_KEYS
-from pvtui.screens.base import ReportScreen, key_state
+from pvtui.screens.base import key_state
 from pvtui.ui.slots import ReportSlot, Slot
 from pvtui.process.streams import NEEDS_TERMINAL, on_a_terminal
 from pvtui.ui.textual_private import InstantModeSwitch
@@ -475,10 +475,6 @@ class PvtuiApp(StatusLine, InstantModeSwitch, UserFiles, PartsShown):
 
     def action_no_comparison(self) -> None:
         self.notify("No comparison: start one with `pvtui compare A B`.", timeout=4)
-
-    async def new_screen_painted(self, screen: Screen) -> None:
-        if isinstance(screen, ReportScreen):
-            await screen.first_frame_painted()
 
     def action_show(self, mode: str) -> None:
         if self.can_switch:
