@@ -265,3 +265,20 @@ def test_the_screens_not_shown_are_imported_once_the_report_is_shown(tiny_dir, c
     shown, settled = json.loads(done.stdout.splitlines()[-1])
     assert shown[0] and not all(shown)  # the Summary's, when the report is shown
     assert all(settled)
+
+
+async def test_a_new_screen_paints_its_frame_then_composes_its_body(make_app, cache_root):
+    """Over an open report, a screen not shown before paints its title, keys and opening line within a frame
+    of its key, and its body after that frame."""
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        app = pilot.app
+        await wait_until_loaded(pilot)
+        frames: list[tuple[str, bool]] = []
+        real = app._display
+        app._display = lambda screen, update: frames.append((screen.SCREEN_NAME, screen.opening)) or real(screen, update)
+        await pilot.press("m")
+        await wait_for(pilot, lambda: app.screen.SCREEN_NAME == "Memory" and not app.screen.opening)
+        await pilot.pause()
+        memory = [opening for name, opening in frames if name == "Memory"]
+        assert memory[0] is True and memory[-1] is False
+        assert app.screen.query_one("#memory-view") and not app.screen.query("#opening")

@@ -266,3 +266,27 @@ def test_keymap_keys_are_normalized_and_class_bindings_merged_as_textual_does():
         BINDINGS = [Binding("x", "bell", "Bell", id="bell")]
 
     assert any(binding.id == "bell" and binding.key == "x" for binding in class_bindings(Keyed))
+
+
+async def test_new_screen_painted_is_called_after_the_new_screens_first_frame():
+    """While a new mode's frames are held, Screen._on_idle runs queued callbacks at once, before any frame:
+    new_screen_painted is queued after the release, so it runs once the new screen's first frame is displayed."""
+    displayed: list[Screen] = []
+    painted: list[tuple[Screen, list[Screen]]] = []
+
+    class Modes(InstantModeSwitch):
+        MODES = {"a": Screen, "b": Screen}
+        DEFAULT_MODE = "a"
+
+        async def new_screen_painted(self, screen: Screen) -> None:
+            painted.append((screen, list(displayed)))
+
+    app = Modes()
+    async with app.run_test() as pilot:
+        real = app._display
+        app._display = lambda screen, update: displayed.append(screen) or real(screen, update)
+        await app.switch_mode("b")
+        for _ in range(5):
+            await pilot.pause()
+        new = app.screen
+    assert [screen for screen, _ in painted] == [new] and new in painted[0][1]

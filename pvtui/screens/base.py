@@ -276,6 +276,7 @@ class ReportScreen(StyledOnMount):
     MOVES: ClassVar[Mapping[str, str]] = {}
     _has_body = False  # composed, or being composed, over the report
     _redraw_pending = False  # a newer model waits for the screen's workers to end
+    _whole_at_once = False  # while show_in builds a screen
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -290,6 +291,10 @@ class ReportScreen(StyledOnMount):
         self.update_classes({**self.breakpoint_classes(self.app.size), **self.size_classes(self.app.size)},
                             update=False)
         self.nav = self.NAVIGATOR() if self.NAVIGATOR is not None else None
+        # A new mode's screen over an open report composes its body after its first frame (first_frame_painted),
+        # but one shown to call a method of (show_in) at once, as the screen calling waits for it.
+        self._has_body = self.pv_app.ready and ReportScreen._whole_at_once
+        self._awaiting_frame = self.pv_app.ready and not self._has_body
 
     def breakpoint_classes(self, size: Size) -> dict[str, bool]:
         """The classes of HORIZONTAL_BREAKPOINTS at SIZE, as Textual sets them on a resize."""
@@ -310,7 +315,9 @@ class ReportScreen(StyledOnMount):
         return self.pv_app.shown_slot.report
 
     def compose(self) -> ComposeResult:
-        self._has_body = self.pv_app.ready
+        # Over a report already open too, a new screen paints its frame and this line within a frame of
+        # its key, then composes its body (composing, styling and drawing a body took 100-400 ms of CPU
+        # on the large report): see __init__.
         yield TitleBar(self.title_label(), self.SCREEN_NAME, self.title_tabs(), id="title")
         if self._has_body:
             yield from self.compose_body()
@@ -365,8 +372,15 @@ class ReportScreen(StyledOnMount):
         """One of the screen's workers started or ended: a newer model waiting for them may be drawn."""
         self._redraw_if_idle()
 
-    async def on_screen_resume(self) -> None:
-        await self.report_opened()  # the report may have opened while another screen was in front
+    def on_screen_resume(self) -> None:
+        # the report may have opened while another screen was in front: its body, after this frame
+        if not self._awaiting_frame:
+            self.call_after_refresh(self._open_if_shown)
+
+    async def first_frame_painted(self) -> None:
+        """The screen's first frame (its title, keys and opening line) is painted: compose the body."""
+        self._awaiting_frame = False
+        await self._open_if_shown()
 
     async def report_opened(self) -> None:
         """Compose the body over the report, if this screen still says it is opening it."""
@@ -378,6 +392,10 @@ class ReportScreen(StyledOnMount):
             self._show_body()
             if self.focused is None:  # Textual focuses a screen's first widget only when it is shown
                 self.focus_next()
+
+    async def _open_if_shown(self) -> None:
+        if self.is_current:  # a screen left before its first frame was painted composes when shown again
+            await self.report_opened()
 
     def _show_body(self) -> None:
         self.opening = False
@@ -439,7 +457,12 @@ class ReportScreen(StyledOnMount):
 
     async def show_in(self, mode: str, method: str, *args: object) -> object:
         """Switch to screen MODE and call its METHOD with ARGS: what it returns (None where it has none)."""
-        await self.app.switch_mode(mode)
+        ReportScreen._whole_at_once = True
+        try:
+            mounted = self.app.switch_mode(mode)
+        finally:
+            ReportScreen._whole_at_once = False
+        await mounted
         call = getattr(self.app.screen, method, None)
         return call(*args) if call is not None else None
 

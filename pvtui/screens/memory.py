@@ -45,7 +45,7 @@ class MemoryScreen(VariableSearching, TileMarking):
 
     SCREEN_NAME = "Memory"
 
-    CSS_PATH = "memory.tcss"
+    # its stylesheet, memory.tcss, is the app's (PvtuiApp.CSS_PATH)
 
     GIVES_WAY = ("memory.ipu", "memory.gaps", "memory.by_liveness", "memory.mark", "memory.compare", "memory.sort", "memory.previous_tab")  # on a narrow key bar
     BINDINGS = [

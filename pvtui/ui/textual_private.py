@@ -51,6 +51,9 @@ class StyledOnMount(Screen):
     def _first_frame_painted(self) -> None:
         self._shown_once = True
 
+    async def first_frame_painted(self) -> None:
+        """Called once the screen, a new mode's of an InstantModeSwitch app, painted its first frame."""
+
 
 def screens_of_every_mode(app: App) -> list[Screen]:
     """The screens of each of APP's modes' stacks, the one in front and those behind: Textual's public
@@ -124,6 +127,13 @@ class InstantModeSwitch(App):
             self._end_batch()
             if not self._batch_count:
                 self.screen.refresh()
+            self.screen.call_after_refresh(self.new_screen_painted, self.screen)
+
+    async def new_screen_painted(self, screen: Screen) -> None:
+        """Called once SCREEN, a new mode's, painted its first frame (a callback run while the frames are
+        held runs before any frame: Textual's Screen runs them at once while the app batches)."""
+        if isinstance(screen, StyledOnMount):
+            await screen.first_frame_painted()
 
     def delay_update(self, delay: float = 0.05) -> None:
         if not self._in_switch:
