@@ -94,11 +94,11 @@ WORDED = {
     "model/layers.py": 1,  # the name of the row of steps of no known program
     "model/metrics.py": 13,  # the metric catalogue's descriptions (`pvtui compare A B --metrics`)
     "model/navigators/hotspots.py": 2,  # the progress of reading the hotspots
-    "model/navigators/memory.py": 2,  # parse_tiles: why a typed list of tiles to compare is refused
+    "model/navigators/memory.py": 3,  # parse_tiles: why a typed list of tiles to compare is refused; NOT_SPLIT_YET
     "model/navigators/trace.py": 1,  # the progress of merging the steps by model layer
     "model/operations.py": 3,  # cycles_note, and why a debug layer has no rows (its Unavailable's reason)
     "model/queries.py": 2,  # unknown_program: why a step's program is not in the table
-    "model/report.py": 12,  # Report.missing: the reasons every Unavailable quotes (and a part not read yet)
+    "model/report.py": 13,  # Report.missing: the reasons every Unavailable quotes (and a part, or the categories, not read yet)
     "model/splits.py": 9,  # the split's notes and the layer memory's description, in the JSON
     "model/step_stats.py": 2,  # device_note: why a run has no device time, in the JSON
     "model/tile_detail.py": 1,  # why a tile's table is missing, in `pvtui memory --tile`'s JSON

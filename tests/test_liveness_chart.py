@@ -27,7 +27,7 @@ from pvtui.model.navigators.liveness import (
     steps_per_column,
 )
 from pvtui.ui.theming import DEFAULT_THEME, builtin_themes
-from pvtui.widgets.chart_rows import BLOCKS
+from pvtui.render.glyphs import BLOCKS
 from pvtui.render.liveness import column_line, column_scale, ordinal
 from pvtui.widgets.liveness_chart import ALWAYS, LivenessChart, _ticks
 

@@ -392,8 +392,8 @@ def _shorter_lives(report: Report) -> list[dict]:
             f"Shorten the life of {name} (live at steps {spans}), for example by recomputing it where it is"
             " used; the saving is an upper bound, reached were it live at no step.",
             at_most,
-            f"Were it live at no step and nothing took its place, the model's not-always-live peak would fall"
-            f" by this much, " + (f"still at step {peak:,}." if new_peak == peak else f"to step {new_peak:,}."),
+            "Were it live at no step and nothing took its place, the model's not-always-live peak would fall"
+            " by this much, " + (f"still at step {peak:,}." if new_peak == peak else f"to step {new_peak:,}."),
         )
         # freed at the peak step alone, the highest other step caps the saving: name it
         only_peak[peak] = -1

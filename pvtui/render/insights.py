@@ -47,8 +47,6 @@ def headline(data: dict[str, Any], fmt: Fmt):
 
 def section_renderables(key: str, section: dict[str, Any] | Unavailable, fmt: Fmt) -> list:
     """What the section KEY shows, bytes formatted by FMT; its reason when the report cannot fill it."""
-    from rich.text import Text
-
     if isinstance(section, Unavailable):
         return [unavailable_text(section)]
     return {

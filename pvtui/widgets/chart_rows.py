@@ -6,7 +6,6 @@ from typing import Callable, Container, Iterable
 
 from rich.segment import Segment
 
-from pvtui.render.glyphs import BLOCKS
 from pvtui.units import format_bytes
 from pvtui.widgets.look import UNICODE, Glyphs
 
