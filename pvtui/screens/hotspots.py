@@ -118,7 +118,10 @@ class HotspotsScreen(ReportScreen):
         for words, stage in nav.reading_stages(key):  # each said as it starts
             to_ui(self, self._progress, words)
             stage()
-        to_ui(self, self._read_done, report, key, nav.read_table(key))
+        table = nav.read_table(key)
+        to_ui(self, self._read_done, report, key, table)
+        if isinstance(table, HotspotTable):
+            table.prepare()  # after the table is shown: its first sort or filter then only picks rows
 
     def _read_done(self, report, key: Key, table: HotspotTable | StepRows) -> None:
         if report is not self.nav.report:

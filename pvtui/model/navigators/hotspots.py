@@ -83,9 +83,7 @@ class HotspotsNavigator:
         by, run, type_name, text = key
         if by == "step":
             return self.hotspots.steps(run, type_name, text)
-        table = self.hotspots.table(by, run, type_name)
-        table.prepare()
-        return table
+        return self.hotspots.table(by, run, type_name)
 
     def table_read(self, key: Key, table: HotspotTable | StepRows) -> None:
         self.read[key] = table
