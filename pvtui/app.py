@@ -365,7 +365,7 @@ class PvtuiApp(StatusLine, InstantModeSwitch, ParsedOnChange, UserFiles, PartsSh
         before, before_files = slot.report, slot.files
         slot.files, slot.report = files, report
         if before is not None and before.being_read:  # its first parts shown: the rest fill in
-            self._opened()
+            self._opened(let_go=True)
         elif before is not None:
             self._reloaded(slot, before, before_files)
         elif self.b is not None and not self.b.is_open:
@@ -375,11 +375,13 @@ class PvtuiApp(StatusLine, InstantModeSwitch, ParsedOnChange, UserFiles, PartsSh
             self._opened()
         self.reloads.offer_pending()
 
-    def _opened(self) -> None:
-        """The reports are read: the screen in front shows them, and their files are watched."""
+    def _opened(self, let_go: bool = False) -> None:
+        """The reports are read: the screen in front shows them, and their files are watched. LET_GO: the parts
+        shown while they were read, and the screens built over them (frozen then), are collected."""
         self.remember_opened(self.a.files)
         self.report_generation += 1  # the screen in front composes its body; the others when shown again
-        freeze_after_frame(self)  # what is alive once the first screen is up lives as long as the app
+        # what is alive once the first screen is up lives as long as the app
+        (collect_then_freeze if let_go else freeze_after_frame)(self)
         self.call_after_refresh(self._import_screens)
         if self.watch:
             for slot in self.slots:

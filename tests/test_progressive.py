@@ -252,3 +252,21 @@ def test_parts_read_too_soon_to_show_are_shown_by_the_next_call_when_due(tmp_pat
     ctx.show_due()  # as the long read goes on
     ctx.show_due()
     assert len(shown) == 1  # once: nothing new was read since
+
+
+async def test_what_was_shown_while_read_is_collected_once_the_whole_report_is_in(profile_dir, tmp_path,
+                                                                                  execution_held, monkeypatch):
+    """The screens built over the parts read (frozen out of the collector's passes then) are let go when the
+    whole report replaces them: collected once, not kept frozen for the app's life."""
+    import pvtui.app
+
+    let_go = []
+    monkeypatch.setattr(pvtui.app, "collect_then_freeze", let_go.append)
+    app = _app_on_memory(profile_dir, tmp_path / "cache")
+    async with app.run_test(size=SIZE) as pilot:
+        await _memory_shown(pilot)
+        assert let_go == []
+        execution_held.set()
+        await wait_for(pilot, lambda: not app.report.being_read)
+        await pilot.pause()
+        assert let_go == [app]
