@@ -95,6 +95,18 @@ def tiny_report(tiny_dir):
 
 
 @pytest.fixture(scope="session")
+def empty_bundle(tmp_path_factory) -> Path:
+    """A bundle of no part: what each view says where the report cannot fill it."""
+    from pvtui.model.bundle import BundleWriter
+
+    path = tmp_path_factory.mktemp("empty") / "empty"
+    with BundleWriter(path) as writer:
+        writer.meta.update(name="empty", parts=[], target={})
+        writer.commit()
+    return path
+
+
+@pytest.fixture(scope="session")
 def other_dir(tmp_path_factory, cache_root):
     """A second tiny report of another shape: one IPU instead of two, another seed."""
     from pvtui.synth import write_report

@@ -10,7 +10,6 @@ from conftest import said, wait_for, wait_until_loaded
 
 from pvtui.cli import main
 from pvtui.commands.common import as_json
-from pvtui.model.bundle import BundleWriter
 from pvtui.model.compare import LIVENESS_X, compare, liveness_pair, program_changes, summary_table, tile_diff
 from pvtui.model.navigators.compare import change_levels, grid_rows
 from pvtui.model.report import Report
@@ -24,11 +23,8 @@ pytestmark = pytest.mark.anyio
 
 
 @pytest.fixture
-def empty_report(tmp_path):
-    with BundleWriter(tmp_path / "empty") as writer:
-        writer.meta.update(name="empty", parts=[], target={})
-        writer.commit()
-    return Report(tmp_path / "empty")
+def empty_report(empty_bundle):
+    return Report(empty_bundle)
 
 
 def run_json(capsys, *argv) -> dict:

@@ -11,7 +11,6 @@ import pytest
 
 from pvtui.cli import main
 from pvtui.commands.common import as_json
-from pvtui.model.bundle import BundleWriter
 from pvtui.model.report import Report
 from pvtui.model.unavailable import Unavailable
 
@@ -31,16 +30,7 @@ def test_only_the_commands_edge_writes_available_false():
     assert NOT_AVAILABLE.search(edge.read_text())  # the scan finds what it looks for
 
 
-@pytest.fixture(scope="module")
-def empty_dir(tmp_path_factory) -> Path:
-    where = tmp_path_factory.mktemp("contracts") / "empty"
-    with BundleWriter(where) as writer:
-        writer.meta.update(name="empty", parts=[], target={})
-        writer.commit()
-    return where
-
-
-def test_model_answers_without_their_parts_are_unavailable(empty_dir):
+def test_model_answers_without_their_parts_are_unavailable(empty_bundle):
     from pvtui.model.hotspots import hotspots_data
     from pvtui.model.insights import insights
     from pvtui.model.layer_outline import layers_data
@@ -49,7 +39,7 @@ def test_model_answers_without_their_parts_are_unavailable(empty_dir):
     from pvtui.model.splits import split_data
     from pvtui.model.step_stats import step_stats
 
-    report = Report(empty_dir)
+    report = Report(empty_bundle)
     answers = {
         "trace": trace_table(report), "stats": step_stats(report), "programs": programs_table(report),
         "liveness": liveness_table(report), "step diff": liveness_step_diff(report, 0, 1),
@@ -63,7 +53,7 @@ def test_model_answers_without_their_parts_are_unavailable(empty_dir):
         assert as_json(answer) == {"available": False, "reason": answer.reason}, name
 
 
-def test_as_json_turns_each_unavailable_within(empty_dir):
+def test_as_json_turns_each_unavailable_within(empty_bundle):
     nested = {"a": [Unavailable("No A.")], "b": ({"c": Unavailable("No C.")}, 1), "d": "text"}
     assert as_json(nested) == {"a": [{"available": False, "reason": "No A."}],
                                "b": [{"c": {"available": False, "reason": "No C."}}, 1], "d": "text"}
@@ -72,11 +62,11 @@ def test_as_json_turns_each_unavailable_within(empty_dir):
 
 @pytest.mark.parametrize("argv", [["trace"], ["trace", "--stats"], ["programs"], ["liveness"], ["operations"],
                                   ["operations", "--group", "layer"], ["split", "--ipus", "2"], ["hotspots"]])
-def test_commands_say_unavailable_the_one_way(capsys, empty_dir, argv):
-    assert main([argv[0], str(empty_dir), *argv[1:], "--json"]) == 0
+def test_commands_say_unavailable_the_one_way(capsys, empty_bundle, argv):
+    assert main([argv[0], str(empty_bundle), *argv[1:], "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data.keys() == {"available", "reason"} and data["available"] is False and data["reason"]
-    assert main([argv[0], str(empty_dir), *argv[1:]]) == 0
+    assert main([argv[0], str(empty_bundle), *argv[1:]]) == 0
     captured = capsys.readouterr()
     assert captured.out == "" and captured.err.strip() == data["reason"]
 

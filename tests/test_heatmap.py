@@ -148,11 +148,8 @@ def test_archive_only_reports_give_code_data_bss(tmp_path):
     assert memory.ipu.tolist() == [0, 1]
 
 
-def test_no_tiles_without_memory_or_archive(tmp_path):
-    with BundleWriter(tmp_path / "empty") as w:
-        w.meta.update(parts=[], target={})
-        w.commit()
-    assert tile_memory(Report(tmp_path / "empty")) is None
+def test_no_tiles_without_memory_or_archive(empty_bundle):
+    assert tile_memory(Report(empty_bundle)) is None
 
 
 def write_bundle(path, memory: bool):

@@ -14,7 +14,6 @@ from conftest import open_screen, wait_for, wait_until_loaded
 from pvtui.cli import main
 from pvtui.render.insights import SECTIONS
 from pvtui.model import insights as model
-from pvtui.model.bundle import BundleWriter
 from pvtui.model.insights import insights
 from pvtui.screens.insights import InsightsScreen
 from pvtui.units import format_bytes
@@ -33,15 +32,6 @@ def no_profile_dir(tiny_dir, tmp_path_factory) -> Path:
     for name in ("archive.a", "debug.cbor", "framework.json", "app.json"):
         os.link(tiny_dir / name, out / name)
     return out
-
-
-@pytest.fixture(scope="module")
-def empty_bundle(tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("empty") / "bundle"
-    with BundleWriter(path) as w:
-        w.meta.update(name="empty", parts=[], target={})
-        w.commit()
-    return path
 
 
 def run_json(capsys, *args: str) -> dict:

@@ -7,7 +7,6 @@ import pytest
 from conftest import open_screen, resize, wait_until_loaded
 from test_heatmap import write_bundle
 
-from pvtui.model.bundle import BundleWriter
 from pvtui.screens.memory import MemoryScreen
 from pvtui.widgets.heatmap import TileHeatmap
 
@@ -97,11 +96,8 @@ async def test_archive_only_report_shows_elf_sections(make_app, tmp_path):
         assert "Allocated" in detail_text(screen)
 
 
-async def test_without_memory_or_archive_says_so(make_app, tmp_path):
-    with BundleWriter(tmp_path / "empty") as w:
-        w.meta.update(name="empty", parts=[], target={})
-        w.commit()
-    async with make_app(tmp_path / "empty").run_test(size=(80, 24)) as pilot:
+async def test_without_memory_or_archive_says_so(make_app, empty_bundle):
+    async with make_app(empty_bundle).run_test(size=(80, 24)) as pilot:
         screen = await open_memory(pilot)
         notice = screen.query_one("#memory-unavailable")
         assert notice.display

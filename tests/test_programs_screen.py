@@ -494,11 +494,8 @@ async def test_a_reload_keeps_the_selected_program(make_app, programs_bundle):
         assert screen.selected_program() == 9_600
 
 
-async def test_without_programs_the_screen_says_why(make_app, tmp_path):
-    with BundleWriter(tmp_path / "empty") as w:
-        w.meta.update(parts=[], target={})
-        w.commit()
-    async with make_app(tmp_path / "empty").run_test(size=(80, 24)) as pilot:
+async def test_without_programs_the_screen_says_why(make_app, empty_bundle):
+    async with make_app(empty_bundle).run_test(size=(80, 24)) as pilot:
         screen = await _programs_screen(pilot)
         assert screen.tree is None
         assert "profile.pop" in str(screen.query_one(UnavailableNotice).render())
