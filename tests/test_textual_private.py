@@ -170,17 +170,26 @@ async def test_every_layout_repaints_a_scroll_views_scrollbar_and_steady_scrollb
     assert steady[:2] == [0, 0] and steady[2] > 0, steady  # only the new virtual size
 
 
+TWO_MODES = {"a": Screen, "b": Screen}
+
+
+def two_modes(b: type[Screen]) -> InstantModeSwitch:
+    """An InstantModeSwitch app in mode "a" (a bare Screen), with mode "b" showing a screen of type B."""
+
+    class Modes(InstantModeSwitch):
+        MODES = {**TWO_MODES, "b": b}
+        DEFAULT_MODE = "a"
+
+    return Modes()
+
+
 async def test_switch_mode_holds_the_frame_through_delay_update_and_instant_switch_skips_it(monkeypatch):
     assert "self.delay_update()" in inspect.getsource(App.switch_mode)
     assert "not self.app._batch_count" in inspect.getsource(Screen._on_idle)  # a batch holds the frames
     held = []
     monkeypatch.setattr(App, "delay_update", lambda self, delay=0.05: held.append(self.current_mode))
 
-    class Modes(InstantModeSwitch):
-        MODES = {"a": Screen, "b": Screen}
-        DEFAULT_MODE = "a"
-
-    app = Modes()
+    app = two_modes(Screen)
     async with app.run_test() as pilot:
         await app.switch_mode("b")  # never shown: held until mounted, not by delay_update's timer
         await pilot.pause()
@@ -197,11 +206,7 @@ async def test_a_new_modes_frames_are_held_until_its_screen_is_mounted():
         def on_mount(self) -> None:
             mounted_while_held.append(self.app._batch_count > 0)
 
-    class Modes(InstantModeSwitch):
-        MODES = {"a": Screen, "b": Slow}
-        DEFAULT_MODE = "a"
-
-    app = Modes()
+    app = two_modes(Slow)
     async with app.run_test() as pilot:
         await app.switch_mode("b")
         await pilot.pause()
@@ -220,11 +225,7 @@ async def test_a_screen_styled_on_mount_is_not_styled_again_until_shown_once(mon
     class Plain(StyledOnMount):
         pass
 
-    class Modes(InstantModeSwitch):
-        MODES = {"a": Screen, "b": Plain}
-        DEFAULT_MODE = "a"
-
-    app = Modes()
+    app = two_modes(Plain)
     async with app.run_test() as pilot:
         await app.switch_mode("b")
         await pilot.pause()
@@ -275,7 +276,7 @@ async def test_new_screen_painted_is_called_after_the_new_screens_first_frame():
     painted: list[tuple[Screen, list[Screen]]] = []
 
     class Modes(InstantModeSwitch):
-        MODES = {"a": Screen, "b": Screen}
+        MODES = TWO_MODES
         DEFAULT_MODE = "a"
 
         async def new_screen_painted(self, screen: Screen) -> None:
