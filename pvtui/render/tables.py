@@ -6,6 +6,7 @@ from typing import Any
 
 from rich.columns import Columns
 from pvtui.render.console import TextConsole
+from pvtui.render.fact_lines import FactLines
 from rich.table import Table
 from rich.text import Text
 
@@ -19,19 +20,16 @@ def _console() -> TextConsole:
     return TextConsole()
 
 
-def facts_table(title: str, rows: list[tuple[str, Any]]) -> Table:
+def facts_table(title: str, rows: list[tuple[str, Any]]) -> FactLines:
     """Labelled values under a bold title; a missing value shows as a dim dash, a count with separators."""
-    table = Table(title=title, title_justify="left", show_header=False, box=None, padding=(0, 1),
-                  title_style="bold")
-    table.add_column(style="bold", no_wrap=True)
-    table.add_column()
+    cells = []
     for label, value in rows:
         if value is None:
             value = Text("—", style="dim")
         if isinstance(value, int) and not isinstance(value, bool):
             value = f"{value:,}"
-        table.add_row(label, value if isinstance(value, (Text, Columns)) else Text(str(value)))  # never markup
-    return table
+        cells.append((label, value if isinstance(value, (Text, Columns)) else Text(str(value))))  # never markup
+    return FactLines(title, cells)
 
 
 def ranked_table(title: str, columns: tuple[str, str], values: dict[str, int], fmt) -> Table:
