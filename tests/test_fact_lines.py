@@ -39,7 +39,7 @@ def cells(renderable, width: int) -> list[list[tuple[str, Style]]]:
     return [[(char, segment.style or Style()) for segment in line for char in segment.text] for line in lines]
 
 
-@settings(max_examples=300)
+@settings(max_examples=100)
 @given(TITLES, ROWS, st.integers(1, 140))
 def test_fact_lines_draw_as_the_rich_grid(title, rows, width):
     assert cells(FactLines(title, rows), width) == cells(rich_grid(title, rows), width)

@@ -88,6 +88,32 @@ async def test_a_theme_change_parses_the_stylesheet_once_and_styles_every_screen
     assert counts == [1, 1]  # Textual alone: once for the screen in front, again for the other
 
 
+async def test_a_theme_set_before_the_start_is_parsed_once(monkeypatch):
+    """App.__init__ setting a theme queues refresh_css, whose reparse parses the sources in a fresh Stylesheet
+    and drops its cache, so the first screen's sources are parsed again: ParsedOnChange parses in place."""
+    from textual.css.stylesheet import Stylesheet
+
+    fresh = []
+    parse = Stylesheet.parse
+    monkeypatch.setattr(Stylesheet, "parse", lambda self: fresh.append(type(self) is Stylesheet) or parse(self))
+
+    class Plain(App):
+        def __init__(self) -> None:
+            super().__init__()
+            self.theme = "nord"
+
+    class Themed(ParsedOnChange, Plain):
+        pass
+
+    reparsed = {}
+    for app_type in (Themed, Plain):
+        fresh.clear()
+        async with app_type().run_test() as pilot:
+            await pilot.pause()
+        reparsed[app_type] = sum(fresh)
+    assert reparsed[Themed] == 0 and reparsed[Plain] >= 1  # Textual alone parses fresh copies
+
+
 async def test_the_screens_of_every_mode_are_those_shown_and_left_behind():
     """screens_of_every_mode reads App._screen_stacks: a mode's screen stays in it once another is shown."""
     first, second = Screen(), Screen()
