@@ -25,7 +25,7 @@ from pvtui.ui.pv_colours import derived_variables
 from pvtui.render.glyphs import basic_console
 from pvtui.safe_text import visible
 from pvtui.screens.app_keys import APP_BINDINGS, APP_KEYS
-from pvtui.screens.base import key_state
+from pvtui.screens.base import ReportScreen, key_state
 from pvtui.ui.slots import ReportSlot, Slot
 from pvtui.ui.long_lived import collect_then_freeze, freeze_after_frame
 from pvtui.process.streams import NEEDS_TERMINAL, on_a_terminal
@@ -194,10 +194,25 @@ class PvtuiApp(StatusLine, InstantModeSwitch, ParsedOnChange, UserFiles, PartsSh
         that opened the field (one read: a paste, a burst over SSH) and handed to the widget focused
         before it; in the field's place, Textual would drop it (the field "consumes" printable keys,
         so no binding runs). Type it into the field, in the order it came. Runs before the bindings."""
+        if self._typed_on_screen(event):
+            return
         field = self.focused
         if isinstance(field, Input) and event.is_printable:
             event.prevent_default()
             field.post_message(events.Key(event.key, event.character))
+
+    def on_paste(self, event: events.Paste) -> None:
+        self._typed_on_screen(event)
+
+    def _typed_on_screen(self, event: events.Key | events.Paste) -> bool:
+        """Whether the screen took EVENT into a line typed while the focus stays on its table (a Hotspots
+        filter): then no binding runs for it."""
+        screen = self.screen
+        if isinstance(screen, ReportScreen) and screen.take_typed(event):
+            event.prevent_default()
+            event.stop()
+            return True
+        return False
 
     def open_written(self, reports: list[ReportFiles] | None) -> None:
         """Open the one report, or let the user pick one of several or of those opened before; quit on none."""

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, Protocol
 
 from rich.text import Text
 from textual.app import ComposeResult
+from textual import events
 from textual.events import Click
 from textual.geometry import Offset, Size
 from textual.reactive import Reactive
@@ -442,6 +443,11 @@ class ReportScreen(StyledOnMount):
 
     def redraw(self) -> None:
         """Draw what the navigator says, after a move."""
+
+    def take_typed(self, event: events.Key | events.Paste) -> bool:
+        """Whether the screen took EVENT, typed into a line that takes the keys while the focus stays
+        where it is (PvtuiApp.on_key and on_paste ask before the bindings run, in the order keys came)."""
+        return False
 
     def start_typing(self, field: Input) -> None:
         """Give FIELD the focus now, not on the next message as focus() does: the keys that came
