@@ -190,29 +190,15 @@ class PvtuiApp(StatusLine, InstantModeSwitch, ParsedOnChange, UserFiles, PartsSh
             self.open_written(self.reports)
 
     def on_key(self, event: events.Key) -> None:
-        """A printable key coming up here while a text field has the focus was typed with the key
-        that opened the field (one read: a paste, a burst over SSH) and handed to the widget focused
-        before it; in the field's place, Textual would drop it (the field "consumes" printable keys,
-        so no binding runs). Type it into the field, in the order it came. Runs before the bindings."""
-        if self._typed_on_screen(event):
-            return
+        """Before the bindings, in the order keys came. A printable key here while a field has the focus came
+        with the key that opened it (a burst over SSH) to the widget focused before, where Textual drops it:
+        type it into the field. Else the screen may take the key, typed into a line of its own (take_typed)."""
         field = self.focused
         if isinstance(field, Input) and event.is_printable:
             event.prevent_default()
             field.post_message(events.Key(event.key, event.character))
-
-    def on_paste(self, event: events.Paste) -> None:
-        self._typed_on_screen(event)
-
-    def _typed_on_screen(self, event: events.Key | events.Paste) -> bool:
-        """Whether the screen took EVENT into a line typed while the focus stays on its table (a Hotspots
-        filter): then no binding runs for it."""
-        screen = self.screen
-        if isinstance(screen, ReportScreen) and screen.take_typed(event):
+        elif isinstance(self.screen, ReportScreen) and self.screen.take_typed(event):
             event.prevent_default()
-            event.stop()
-            return True
-        return False
 
     def open_written(self, reports: list[ReportFiles] | None) -> None:
         """Open the one report, or let the user pick one of several or of those opened before; quit on none."""
