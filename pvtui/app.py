@@ -25,7 +25,7 @@ from pvtui.ui.pv_colours import derived_variables
 from pvtui.render.glyphs import basic_console
 from pvtui.safe_text import visible
 from pvtui.screens.app_keys import APP_BINDINGS, APP_KEYS
-from pvtui.screens.base import key_state
+from pvtui.screens.base import ReportScreen, key_state
 from pvtui.ui.slots import ReportSlot, Slot
 from pvtui.ui.long_lived import collect_then_freeze, freeze_after_frame
 from pvtui.process.streams import NEEDS_TERMINAL, on_a_terminal
@@ -190,14 +190,15 @@ class PvtuiApp(StatusLine, InstantModeSwitch, ParsedOnChange, UserFiles, PartsSh
             self.open_written(self.reports)
 
     def on_key(self, event: events.Key) -> None:
-        """A printable key coming up here while a text field has the focus was typed with the key
-        that opened the field (one read: a paste, a burst over SSH) and handed to the widget focused
-        before it; in the field's place, Textual would drop it (the field "consumes" printable keys,
-        so no binding runs). Type it into the field, in the order it came. Runs before the bindings."""
+        """Before the bindings, in the order keys came. A printable key here while a field has the focus came
+        with the key that opened it (a burst over SSH) to the widget focused before, where Textual drops it:
+        type it into the field. Else the screen may take the key, typed into a line of its own (take_typed)."""
         field = self.focused
         if isinstance(field, Input) and event.is_printable:
             event.prevent_default()
             field.post_message(events.Key(event.key, event.character))
+        elif isinstance(self.screen, ReportScreen) and self.screen.take_typed(event):
+            event.prevent_default()
 
     def open_written(self, reports: list[ReportFiles] | None) -> None:
         """Open the one report, or let the user pick one of several or of those opened before; quit on none."""

@@ -10,7 +10,7 @@ from textual.geometry import Size
 from textual.screen import Screen
 from textual.scroll_view import ScrollView
 
-from textual.widgets import Input
+from textual.widgets import Button, Input
 
 from pvtui.ui.textual_private import (
     InputWithoutLayout, InstantModeSwitch, ParsedOnChange, SteadyScrollbars, StyledOnMount, screens_of_every_mode,
@@ -279,6 +279,40 @@ async def test_typing_into_an_input_without_layout_asks_for_no_layout():
         await pilot.press("a", "b")
         assert app.query_one(InputWithoutLayout).value == "ab"
         assert not app.screen._layout_required
+
+
+async def test_an_input_shown_as_focused_draws_its_cursor_and_focus_style_the_focus_staying():
+    """show_as_focused sets has_focus, which Input.render_line reads for its cursor and `:focus` matches."""
+    from pvtui.ui.textual_private import show_as_focused
+
+    assert "if self.has_focus:" in inspect.getsource(Input.render_line)
+
+    class Beside(App):
+        CSS = "Input:focus { color: red; }"
+
+        def compose(self):
+            yield Button("here")
+            yield Input("ab", id="field")
+
+    app = Beside()
+    async with app.run_test() as pilot:
+        field = app.query_one(Input)
+        field.can_focus = False
+        await pilot.pause()
+        focused = app.focused
+
+        def cursor_shown() -> bool:
+            cursor = field.get_component_rich_style("input--cursor")
+            return any(segment.style == cursor for segment in field.render_line(0))
+
+        assert not cursor_shown() and not field.has_pseudo_class("focus")
+        show_as_focused(field, True)
+        await pilot.pause()
+        assert cursor_shown() and field.has_pseudo_class("focus") and field.styles.color.rgb == (255, 0, 0)
+        assert app.focused is focused
+        show_as_focused(field, False)
+        await pilot.pause()
+        assert not cursor_shown() and not field.has_pseudo_class("focus")
 
 
 def test_keymap_keys_are_normalized_and_class_bindings_merged_as_textual_does():

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, Protocol
 
 from rich.text import Text
 from textual.app import ComposeResult
+from textual import events
 from textual.events import Click
 from textual.geometry import Offset, Size
 from textual.reactive import Reactive
@@ -442,6 +443,15 @@ class ReportScreen(StyledOnMount):
 
     def redraw(self) -> None:
         """Draw what the navigator says, after a move."""
+
+    def take_typed(self, event: events.Key | events.Paste) -> bool:
+        """Whether the screen took EVENT, typed into a line that takes the keys while the focus stays where
+        it is (PvtuiApp.on_key asks before the bindings run, in the order keys came; on_paste, a paste)."""
+        return False
+
+    def on_paste(self, event: events.Paste) -> None:
+        if self.take_typed(event):
+            event.stop()
 
     def start_typing(self, field: Input) -> None:
         """Give FIELD the focus now, not on the next message as focus() does: the keys that came

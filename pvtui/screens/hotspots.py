@@ -5,11 +5,11 @@ longest step, its model layer and its slowest tile."""
 from __future__ import annotations
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Input, Label
+from textual.widgets import Label
 
 from pvtui.model.navigators.hotspots import HotspotsNavigator, Key
 from pvtui.model.hotspots import HotspotTable, StepRows, TileBalance
@@ -22,6 +22,7 @@ from pvtui.ui.long_lived import freeze_after_frame
 from pvtui.screens.base import Needs, ReportScreen, UnavailableNotice, beside_or_under
 from pvtui.widgets.detail_text import DetailText, PaneText
 from pvtui.widgets.figures_table import FiguresTable
+from pvtui.widgets.filter_line import FilterLine
 from pvtui.widgets.to_ui import to_ui
 
 MIN_NAME_WIDTH = 24  # below this, figures other than the sort's give way to the names
@@ -72,6 +73,7 @@ class HotspotsScreen(ReportScreen):
 
     NAVIGATOR = HotspotsNavigator
     nav: HotspotsNavigator
+    filter_line: FilterLine | None = None  # takes the keys typed while open; the table keeps the focus
 
     def compose_body(self) -> ComposeResult:
         if self.nav.report is not self.report:
@@ -80,10 +82,11 @@ class HotspotsScreen(ReportScreen):
             yield UnavailableNotice(self.nav.reason)
             return
         yield PaneText(id="hotspots-header")
+        self.filter_line = FilterLine("part of a name; Enter keeps the rows that contain it",
+                                      id="hotspots-filter-input")
         with Horizontal(id="hotspots-filter"):
             yield Label("/")
-            yield Input(placeholder="part of a name; Enter keeps the rows that contain it",
-                        id="hotspots-filter-input", compact=True)
+            yield self.filter_line
         with Horizontal(id="hotspots-body"):
             yield FiguresTable(id="hotspots-table")
             with VerticalScroll(id="hotspot-scroll", can_focus=False):
@@ -204,18 +207,31 @@ class HotspotsScreen(ReportScreen):
     def action_open_filter(self) -> None:
         self.nav.filter_open = True
         self.query_one("#hotspots-filter").add_class("open")
-        self.start_typing(self.query_one("#hotspots-filter-input", Input))
+        self.filter_line.start()
         self.refresh_bindings()
 
-    @on(Input.Submitted, "#hotspots-filter-input")
-    def _filter_submitted(self, event: Input.Submitted) -> None:
-        self._filter(event.value.strip())
+    def take_typed(self, event: events.Key | events.Paste) -> bool:
+        """While the filter is typed: Enter keeps the rows whose name contains the text, Escape clears it,
+        and the filter line takes the characters, a paste and its editing keys (the screen's letters
+        among them: they type, they do not switch tables)."""
+        line = self.filter_line
+        if line is None or not line.typing:
+            return False
+        key = event.key if isinstance(event, events.Key) else None
+        if key == "enter":
+            self._filter(line.value.strip())
+        elif key == "escape":
+            self.action_clear_filter()
+        else:
+            return line.take(event)
+        return True
 
     def action_clear_filter(self) -> None:
-        self.query_one("#hotspots-filter-input", Input).value = ""
+        self.filter_line.value = ""
         self._filter("")
 
     def _filter(self, text: str) -> None:
+        self.filter_line.stop()
         self.nav.filter(text)
         self.query_one("#hotspots-filter").set_class(self.nav.filter_open, "open")
         self._load()  # single steps are read again for a filter; the other tables are only shown again

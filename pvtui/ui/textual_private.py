@@ -16,7 +16,7 @@ from textual.geometry import Size
 from textual.reactive import Reactive
 from textual.screen import Screen
 from textual.scroll_view import ScrollView
-from textual.widget import AwaitMount
+from textual.widget import AwaitMount, Widget
 from textual.widgets import Input
 
 
@@ -182,6 +182,14 @@ class InputWithoutLayout(Input):
     """
 
     virtual_size: Reactive[Size] = Reactive(Size(0, 0), layout=False)
+
+
+def show_as_focused(widget: Widget, shown: bool) -> None:
+    """Draw WIDGET as focused (its `:focus` style; an Input's cursor) or not, the focus staying where it is.
+
+    Textual sets `has_focus` as the focus moves, in the Focus and Blur handlers, a message after the key
+    (a frame of their own); a widget that never takes the focus may set it itself, within the key."""
+    widget.has_focus = shown
 
 
 def normalized_keys(keys: str) -> str:
