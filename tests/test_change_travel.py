@@ -1,7 +1,7 @@
 """What changes for every screen travels one way: the app's reactives (units, the report shown, the report
 generation, Textual's theme), watched by each report screen; widgets post Messages up rather than take
-callbacks. A scan of the source holds the rule; pilots show each change reaching every screen mounted,
-the ones behind the screen in front too."""
+callbacks. A scan of the source holds the rule; pilots show each change reaching every screen mounted: the
+report at once, units and theme the screen in front at once and each other at its next showing."""
 
 from __future__ import annotations
 
@@ -96,10 +96,18 @@ async def test_units_theme_and_reload_reach_every_screen_mounted(make_app, heard
         heard.clear()
         await pilot.press("u")
         await pilot.pause()
-        assert app.units == "si" and _reached(heard, "units_changed") == names
+        assert app.units == "si" and _reached(heard, "units_changed") == {"Summary"}  # the screen in front
         app.theme = "textual-light"
-        await wait_for(pilot, lambda: {name for name, hook in heard if hook == "theme_changed"} == names)
+        await wait_for(pilot, lambda: ("Summary", "theme_changed") in heard)
+        app.theme = "nord"  # two changes behind the front: one call when shown
+        await wait_for(pilot, lambda: heard.count(("Summary", "theme_changed")) == 2)
         heard.clear()
+        await _mount_each(pilot, "mlptioH")  # each other screen, at its next showing, once
+        behind = names - {"Summary"}
+        assert sorted(heard) == sorted((name, hook) for name in behind for hook in ("units_changed", "theme_changed"))
+        heard.clear()
+        await _mount_each(pilot, "ms")  # and not again
+        assert heard == []
         before = app.report
         app.open_report(app.a.files_now(app.path))
         await wait_for(pilot, lambda: app.report is not before and not app.load_running)
@@ -146,3 +154,17 @@ async def test_a_newer_model_waits_for_the_screens_own_workers_then_is_drawn_onc
         await wait_for(pilot, lambda: worker.is_finished)
         await pilot.pause()
         assert [hook for _, hook in heard].count("report_changed") == 1
+
+
+async def test_a_theme_reaches_the_screen_under_a_dialog_at_once(make_app, heard):
+    """The palette previews themes over the screen shown: its hooks run at once, not when the dialog closes."""
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until_loaded(pilot)
+        await _mount_each(pilot, "m")
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert app.screen is not app.screen_stack[0]  # the help, over Memory
+        heard.clear()
+        app.theme = "nord"
+        await wait_for(pilot, lambda: ("Memory", "theme_changed") in heard)

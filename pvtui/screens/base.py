@@ -292,6 +292,7 @@ class ReportScreen(StyledOnMount):
         self.update_classes({**self.breakpoint_classes(self.app.size), **self.size_classes(self.app.size)},
                             update=False)
         self.nav = self.NAVIGATOR() if self.NAVIGATOR is not None else None
+        self._due_when_shown: dict[str, Callable[[], None]] = {}  # hooks heard behind the front (_when_showing)
         # A new mode's screen over an open report composes its body after its first frame (first_frame_painted),
         # but one shown to call a method of (show_in) at once, as the screen calling waits for it.
         self._has_body = self.pv_app.ready and ReportScreen._whole_at_once
@@ -332,17 +333,25 @@ class ReportScreen(StyledOnMount):
     def on_mount(self) -> None:
         self.watch(self.app, "report_generation", self._report_swapped, init=False)
         self.watch(self.app, "shown", self._when_showing(self.shown_changed), init=False)
-        self.watch(self.app, "units", self._when_showing(self.units_changed), init=False)
+        self.watch(self.app, "units", self._when_showing(self.units_changed, when_shown="units"), init=False)
         # after the app restyles to the new theme (Textual's own reaction, queued before ours)
-        self.watch(self.app, "theme", lambda: self.app.call_next(self._when_showing(self.theme_changed)), init=False)
+        self.watch(self.app, "theme", lambda: self.app.call_next(self._when_showing(self.theme_changed, when_shown="theme")),
+                   init=False)
         if self._has_body:
             self._show_body()
 
-    def _when_showing(self, hook: Callable[[], None]) -> Callable[[], None]:
-        """HOOK, to be called where the body shows the report."""
+    def _when_showing(self, hook: Callable[[], None], when_shown: str = "") -> Callable[[], None]:
+        """HOOK, to be called where the body shows the report. A hook WHEN_SHOWN names ("units", "theme") runs
+        only on the screen shown (under a dialog too: the palette previews themes): another mode's screen
+        runs it at its next showing, once however many changes came meanwhile. A theme or units change then
+        redraws the screen seen, not all nine."""
 
         def call() -> None:
-            if not self.opening:
+            if self.opening:
+                return
+            if when_shown and self not in self.app.screen_stack:  # another mode's (one under a dialog is in it)
+                self._due_when_shown[when_shown] = hook
+            else:
                 hook()
 
         return call
@@ -374,6 +383,9 @@ class ReportScreen(StyledOnMount):
         self._redraw_if_idle()
 
     def on_screen_resume(self) -> None:
+        due, self._due_when_shown = dict(self._due_when_shown), {}
+        for hook in due.values():  # the changes heard while behind
+            hook()
         # the report may have opened while another screen was in front: its body, after this frame
         if not self._awaiting_frame:
             self.call_after_refresh(self._open_if_shown)
