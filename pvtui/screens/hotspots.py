@@ -78,6 +78,7 @@ class HotspotsScreen(ReportScreen):
     def compose_body(self) -> ComposeResult:
         if self.nav.report is not self.report:
             self.nav.open(self.report)
+        self.filter_line = None  # a recompose over a report without hotspots leaves no line typing
         if self.nav.reason is not None:
             yield UnavailableNotice(self.nav.reason)
             return
