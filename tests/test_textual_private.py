@@ -53,6 +53,8 @@ async def test_a_theme_change_parses_the_stylesheet_once_and_styles_every_screen
     assert "stylesheet.reparse()" in inspect.getsource(App.refresh_css)
     reparse = inspect.getsource(Stylesheet.reparse)
     assert "Stylesheet(variables=self._variables)" in reparse and "self.source.items()" in reparse
+    # ParsedOnChange parses in place after a theme change: new variables must empty the parse cache
+    assert "self._parse_cache.clear()" in inspect.getsource(Stylesheet.set_variables)
     parses = []
     parse = Stylesheet.parse
     monkeypatch.setattr(Stylesheet, "parse", lambda self: parses.append(1) or parse(self))

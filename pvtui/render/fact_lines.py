@@ -21,6 +21,7 @@ from rich.text import Text
 BOLD = Style(bold=True)
 PAD = 1  # cells of padding each side of a cell
 MIN_VALUE_WIDTH = 2 * PAD + 1
+PADDING = Segment(" " * PAD, Style())
 
 
 class FactLines:
@@ -56,9 +57,8 @@ class FactLines:
                               height=None, highlight=False)  # a Rich column's defaults
         label_pad = Segment(" " * self.label_width, BOLD)
         new_line = Segment.line()
-        pad = Segment(" " * PAD, Style())
         for label, value in self.rows:
-            lines = self._value_lines(console, value, cell, pad)
+            lines = self._value_lines(console, value, cell)
             yield Segment(" " * PAD + label + " " * (self.label_width - PAD - cell_len(label)), BOLD)
             for index, line in enumerate(lines):
                 if index:
@@ -67,7 +67,7 @@ class FactLines:
                 yield new_line
 
     @staticmethod
-    def _value_lines(console: Console, value: RenderableType, cell: ConsoleOptions, pad: Segment) -> list[list[Segment]]:
+    def _value_lines(console: Console, value: RenderableType, cell: ConsoleOptions) -> list[list[Segment]]:
         """VALUE's lines in its cell, padded to the cell's width. A Text is wrapped here, as Rich's Text
         wraps itself within a Padding (a third of the time); any other value goes through Padding."""
         if not isinstance(value, Text):
@@ -77,7 +77,7 @@ class FactLines:
         wrapped = value.wrap(console, width, justify=value.justify or "left", overflow=value.overflow or "ellipsis",
                              tab_size=value.tab_size or console.tab_size or 8, no_wrap=bool(value.no_wrap))
         lines = Segment.split_lines(Text("\n").join(wrapped).render(console))  # as Rich joins them: styles as spans
-        return [[pad, *Segment.adjust_line_length(line, width, Style()), pad] for line in lines] or [[
+        return [[PADDING, *Segment.adjust_line_length(line, width, Style()), PADDING] for line in lines] or [[
             Segment(" " * cell.max_width, Style())]]  # an empty value
 
     def _as_rich_table(self) -> Table:

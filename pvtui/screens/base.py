@@ -383,7 +383,7 @@ class ReportScreen(StyledOnMount):
         self._redraw_if_idle()
 
     def on_screen_resume(self) -> None:
-        due, self._due_when_shown = dict(self._due_when_shown), {}
+        due, self._due_when_shown = self._due_when_shown, {}
         for hook in due.values():  # the changes heard while behind
             hook()
         # the report may have opened while another screen was in front: its body, after this frame
