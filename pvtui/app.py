@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import importlib
-import os
 import sys
 import traceback
 from functools import partial
@@ -19,6 +18,7 @@ from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import Input
 
+from pvtui.process.blas_threads import one_blas_thread
 from pvtui.process.deferred_import import defer_import
 from pvtui.errors import Cancelled, ReportError
 from pvtui.ui.pv_colours import derived_variables
@@ -48,11 +48,10 @@ def start_lightly() -> None:
     """Set up the process for the app, before anything imports numpy (importing this module does not).
 
     The first frame needs no numpy: a stand-in takes its place until the report is opened,
-    after that frame. And pvtui does no linear algebra: numpy's OpenBLAS starts one thread,
-    not a pool of one per core (up to 64), unless the user asked for more.
+    after that frame. And numpy's OpenBLAS starts one thread (pvtui.process.blas_threads).
     """
     defer_import("numpy")
-    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    one_blas_thread()
 
 SCREENS = {
     "summary": "pvtui.screens.summary:SummaryScreen",

@@ -18,6 +18,7 @@ from pvtui import __version__
 from pvtui.commands.common import EXIT_BAD_INPUT, EXIT_CANCELLED, say
 from pvtui.errors import Cancelled, ReportError
 from pvtui.safe_text import visible
+from pvtui.process.blas_threads import one_blas_thread
 from pvtui.process.streams import OutputLost, discard_output, guard_standard_streams
 
 # name: (one line of help, whether it takes --json); the module is pvtui.commands.<name>
@@ -146,6 +147,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(argv: list[str] | None) -> int:
+    one_blas_thread()
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and (problem := not_a_command(argv[0])):
         say(problem)

@@ -152,6 +152,20 @@ def test_the_program_reads_pvtuis_stdin(tmp_path):
     assert "fake_poplar stdin: hello" in result.stdout
 
 
+@pytest.mark.parametrize("users", [None, "4"])
+def test_the_program_gets_the_users_openblas_threads_not_pvtuis(tmp_path, users):
+    """pvtui starts its own numpy with one OpenBLAS thread; the program it runs may do linear algebra."""
+    environment = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    if users is not None:
+        environment["OPENBLAS_NUM_THREADS"] = users
+    program = "import os; print('threads:', os.environ.get('OPENBLAS_NUM_THREADS'))"
+    result = subprocess.run([sys.executable, "-m", "pvtui.cli", "capture", "--dir", "out", "--",
+                             sys.executable, "-c", program], cwd=tmp_path, env=environment, capture_output=True,
+                            text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert f"threads: {users}" in result.stdout.splitlines()
+
+
 def started(process: subprocess.Popen) -> str:
     """What the fake wrote to stderr up to the line that says it runs."""
     seen = ""

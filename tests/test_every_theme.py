@@ -35,14 +35,18 @@ def test_every_screen_has_a_key_here():
     assert set(SCREEN_KEYS) == set(SCREENS)
 
 
-async def test_every_textual_theme_draws_every_screen(tiny_dir, other_dir, cache_root):
-    """One app session (a start and a report load, not one per theme): each theme in turn, and every
-    screen shown under it."""
+THEME_GROUPS = 4  # one app session per group, each theme changed to in turn; the groups run apart under xdist
+
+
+@pytest.mark.parametrize("group", range(THEME_GROUPS))
+async def test_every_textual_theme_draws_every_screen(tiny_dir, other_dir, cache_root, group):
+    """One app session per group of themes (a start and a report load, not one per theme): each theme
+    in turn, and every screen shown under it."""
     app = PvtuiApp(discover(tiny_dir), path=tiny_dir, watch=False, cache=cache_root,
                    compare_with=discover(other_dir)[0])
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_until_loaded(pilot)
-        for theme in sorted(BUILTIN_THEMES):
+        for theme in sorted(BUILTIN_THEMES)[group::THEME_GROUPS]:
             app.theme = theme
             assert set(PV_VARIABLES) <= set(app.theme_variables), theme
             for screen, key in SCREEN_KEYS.items():

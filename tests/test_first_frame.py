@@ -136,6 +136,18 @@ def test_importing_the_app_changes_nothing_until_it_starts():
     assert json.loads(done.stdout.splitlines()[-1]) == [False, False, None, True, "1"]
 
 
+@pytest.mark.parametrize("users", [None, "4"])
+def test_every_command_starts_numpy_with_one_openblas_thread_unless_the_user_asked(users):
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    if users is not None:
+        env["OPENBLAS_NUM_THREADS"] = users
+    program = ("import os; from pvtui.cli import main; main(['options', '--json', '{}']); "
+               "print(os.environ.get('OPENBLAS_NUM_THREADS'))")
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60, env=env)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.splitlines()[-1] == (users or "1")
+
+
 def test_a_deferred_module_runs_on_first_use(tmp_path, monkeypatch):
     package = tmp_path / "deferred_pkg"
     (package / "inner").mkdir(parents=True)

@@ -16,6 +16,7 @@ from pathlib import Path
 from pvtui.commands.common import EXIT_BAD_INPUT, add_app_arguments, print_line, say
 from pvtui.safe_text import visible
 from pvtui.commands.options import ENV, read_options
+from pvtui.process.blas_threads import users_environment
 from pvtui.process.streams import on_a_terminal
 
 LOG_ENV = "POPLAR_PROFILER_LOG_LEVEL"
@@ -153,7 +154,7 @@ def run(args: argparse.Namespace) -> int:
         say("pvtui capture: not run; fix the options above, or run anyway with --force")
         return EXIT_BAD_INPUT
     directory = Path(str(options["autoReport.directory"]))
-    env = dict(os.environ, **{ENV: json.dumps(options, separators=(",", ":"))})
+    env = dict(users_environment(), **{ENV: json.dumps(options, separators=(",", ":"))})
     if args.log:
         if os.environ.get(LOG_ENV) not in (None, args.log):
             say(f"pvtui capture: --log overrides {LOG_ENV}={os.environ[LOG_ENV]}: now {args.log}")
