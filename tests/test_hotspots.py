@@ -13,9 +13,7 @@ from conftest import report_without_bundle, truth_host_waits
 
 from pvtui.cli import main
 from pvtui.model.navigators.hotspots import HotspotsNavigator
-from pvtui.model.hotspots import BY, INTER_IPU, INTERNAL, Hotspots, compute_set_vertices, tile_balance
-from pvtui.model.layer_outline import layers_data
-from pvtui.model.step_stats import step_stats
+from pvtui.model.hotspots import BY, INTER_IPU, INTERNAL, Hotspots, TileBalance, compute_set_vertices
 from pvtui.model.unavailable import Unavailable
 from pvtui.sources.discovery import discover
 from pvtui.sources.ingest import load_report
@@ -166,8 +164,9 @@ def test_what_a_compute_set_runs_and_how_it_spreads_over_tiles(tiny_report, trut
     assert sorted(n for _, n in vertices) == sorted(
         (g.compute_set_vertex_per_tile[lo:hi] * (g.compute_set_hi[table.ids[0]] - g.compute_set_lo[table.ids[0]])).tolist())
     # balance: over the steps with per-tile cycles that ran one of its programs
+    hotspots = Hotspots(tiny_report)
     for cs in table.ids.tolist():
-        balance = tile_balance(tiny_report, cs)
+        balance = hotspots.tile_balance(cs)
         if isinstance(balance, Unavailable):
             continue
         programs = np.flatnonzero(g.program_compute_set == cs)
@@ -180,10 +179,27 @@ def test_what_a_compute_set_runs_and_how_it_spreads_over_tiles(tiny_report, trut
         pytest.fail("no compute set ran in a step with per-tile cycles")
 
 
+def test_every_balance_at_once_is_each_alone(tiny_report, monkeypatch):
+    """The worker's pass over every compute set (in blocks of whole compute sets, here of 2 rows) gives
+    what the cursor would compute for one alone."""
+    import pvtui.model.hotspots as hotspots_module
+
+    monkeypatch.setattr(hotspots_module, "BALANCE_ROWS", 2)
+    ids = Hotspots(tiny_report).table("compute-set").ids.tolist()
+    alone = [Hotspots(tiny_report).tile_balance(cs) for cs in ids]
+    prepared = Hotspots(tiny_report)
+    prepared.prepare_tile_balances()
+    assert [prepared.tile_balance(cs) for cs in ids] == alone
+    found = [b for b in alone if isinstance(b, TileBalance)]
+    assert found and any(b.steps > 2 for b in found)  # a compute set of more rows than a block
+    assert any(isinstance(b, Unavailable) for b in alone)
+
+
 def test_without_per_tile_cycles_or_vertices_each_says_why(tiny_dir, tmp_path, no_libpva):
     native = load_report(discover(report_without_bundle(tiny_dir, tmp_path / "r"))[0], cache=tmp_path / "cache")
     table = Hotspots(native).table("compute-set")
-    balance, vertices = tile_balance(native, int(table.ids[0])), compute_set_vertices(native, int(table.ids[0]))
+    balance = Hotspots(native).tile_balance(int(table.ids[0]))
+    vertices = compute_set_vertices(native, int(table.ids[0]))
     assert isinstance(balance, Unavailable) and "per-tile cycles" in balance.reason
     assert isinstance(vertices, Unavailable) and "libpva" in vertices.reason
     assert Hotspots(native).table("exchange").data_in is None

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from conftest import open_screen, wait_for, wait_until_loaded
 
-from pvtui.model.hotspots import INTER_IPU, Hotspots, TileBalance, tile_balance
+from pvtui.model.hotspots import INTER_IPU, Hotspots, TileBalance
 from pvtui.render.hotspots import COLUMN_WORDS
 from pvtui.screens.base import SCREEN_KEYS, TitleBar
 from pvtui.screens.hotspots import HotspotsScreen
@@ -87,7 +87,7 @@ async def test_l_shows_the_model_layer_and_w_the_slowest_tile(make_app, tiny_rep
         await pilot.pause()
         table = screen.nav.table
         with_tiles = next(i for i, row in enumerate(screen.nav.shown.tolist())
-                          if isinstance(tile_balance(tiny_report, int(table.ids[row])), TileBalance))
+                          if isinstance(Hotspots(tiny_report).tile_balance(int(table.ids[row])), TileBalance))
         screen.table.move_cursor(row=with_tiles)
         await pilot.pause()
         slowest = screen.nav.selected_balance().slowest

@@ -124,8 +124,7 @@ class HotspotsScreen(ReportScreen):
             stage()
         table = nav.read_table(key)
         to_ui(self, self._read_done, report, key, table)
-        if isinstance(table, HotspotTable):
-            table.prepare()  # after the table is shown: its first sort or filter then only picks rows
+        nav.prepare(table)
 
     def _read_done(self, report, key: Key, table: HotspotTable | StepRows) -> None:
         if report is not self.nav.report:
