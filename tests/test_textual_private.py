@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 
 import pytest
@@ -353,3 +354,55 @@ async def test_new_screen_painted_is_called_after_the_new_screens_first_frame():
             await pilot.pause()
         new = app.screen
     assert [screen for screen, _ in painted] == [new] and new in painted[0][1]
+
+
+def test_textuals_timer_still_counts_one_interval_too_many_after_missed_ticks():
+    """TimerOnTheBeat replaces this line of Textual's loop: if it changed, look again."""
+    from textual.timer import Timer
+
+    assert "count = int((now - start) / _interval + 1)" in inspect.getsource(Timer._run)
+
+
+async def test_after_missed_ticks_the_next_tick_comes_on_the_next_beat_not_the_one_after():
+    """Two timers of a 0.2 s beat: paused after their first tick, resumed 2.5 beats later (a tick at once),
+    then left to run: Textual's next tick comes 1.5 beats after, TimerOnTheBeat's 0.5 beat after."""
+    import time
+
+    from textual.timer import Timer
+
+    from pvtui.ui.textual_private import TimerOnTheBeat
+
+    beat = 0.2
+    app = App()
+    async with app.run_test():
+        ticks: dict[type, list[float]] = {Timer: [], TimerOnTheBeat: []}
+        timers = {}
+
+        def ticked(kind: type) -> None:
+            ticks[kind].append(time.monotonic())
+            if len(ticks[kind]) == 1:
+                timers[kind].pause()
+            elif len(ticks[kind]) == 3:
+                timers[kind].stop()
+
+        for kind in ticks:
+            timers[kind] = kind(app, beat, callback=lambda kind=kind: ticked(kind))
+            timers[kind]._start()
+        await asyncio.sleep(3.5 * beat)
+        for timer in timers.values():
+            timer.resume()
+        await asyncio.sleep(3 * beat)
+        gaps = {kind: times[2] - times[1] for kind, times in ticks.items()}
+    assert gaps[Timer] > beat > gaps[TimerOnTheBeat], gaps
+
+
+async def test_a_report_screens_update_timer_is_on_the_beat(tiny_dir, cache_root):
+    from pvtui.app import PvtuiApp
+    from pvtui.sources.discovery import discover
+    from pvtui.ui.textual_private import TimerOnTheBeat
+
+    app = PvtuiApp(discover(tiny_dir), path=tiny_dir, watch=False, cache=cache_root)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert type(app.screen._update_timer) is TimerOnTheBeat
+        assert app.screen._update_timer in app.screen._timers

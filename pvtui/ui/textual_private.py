@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import asyncio
 
+from textual import _time
 from textual.app import App
 from textual.css.stylesheet import Stylesheet
 from textual.events import ScreenResume
 from textual.geometry import Size
 from textual.reactive import Reactive
-from textual.screen import Screen
+from textual.screen import UPDATE_PERIOD, Screen
 from textual.scroll_view import ScrollView
+from textual.timer import EventTargetGone, Timer
 from textual.widget import AwaitMount, Widget
 from textual.widgets import Input
 
@@ -53,6 +55,53 @@ class StyledOnMount(Screen):
 
     async def first_frame_painted(self) -> None:
         """Called once the screen, a new mode's of an InstantModeSwitch app, painted its first frame."""
+
+
+class TimerOnTheBeat(Timer):
+    """A Timer whose tick, after ticks it missed (`skip`), comes on the next beat of its interval.
+
+    Textual's counts one interval too many there: its next tick comes 1 to 2 intervals later, not 0 to 1.
+    A screen's update timer, paused between keys, has always missed ticks: of a key answered in two frames
+    (a table's cursor, then the details the screen draws for the row it reached), the first came at once
+    and the second 17-33 ms later, where 0-17 ms is due. Otherwise the same loop as Textual's Timer._run.
+    """
+
+    async def _run(self) -> None:
+        count, interval = 0, self._interval
+        self._active  # made in this thread, as Textual's loop does
+        await self._active.wait()
+        start = _time.get_time()
+        while self._repeat is None or count <= self._repeat:
+            due = start + (count + 1) * interval
+            now = _time.get_time()
+            if self._skip and due < now:
+                count = int((now - start) / interval)  # the beat due next is the first after now
+                continue
+            await _time.sleep(max(0.0, due - now))
+            count += 1
+            await self._active.wait()
+            if self._reset:
+                start, count, self._reset = _time.get_time(), 0, False
+                continue
+            try:
+                await self._tick(next_timer=due, count=count)
+            except EventTargetGone:
+                break
+
+
+class FramesOnTheBeat(Screen):
+    """A Screen whose frames come on its update timer's next beat (TimerOnTheBeat): Textual makes the
+    timer on first use, in `Screen._update_timer`, with `set_interval`."""
+
+    @property
+    def _update_timer(self) -> Timer:
+        if self._Screen__update_timer is None:
+            timer = TimerOnTheBeat(self, UPDATE_PERIOD, name="screen_update", callback=self._on_timer_update,
+                                   pause=True)
+            timer._start()
+            self._timers.add(timer)
+            self._Screen__update_timer = timer
+        return self._Screen__update_timer
 
 
 def screens_of_every_mode(app: App) -> list[Screen]:
