@@ -193,6 +193,9 @@ def test_every_balance_at_once_is_each_alone(tiny_report, monkeypatch):
     found = [b for b in alone if isinstance(b, TileBalance)]
     assert found and any(b.steps > 2 for b in found)  # a compute set of more rows than a block
     assert any(isinstance(b, Unavailable) for b in alone)
+    # a compute-set table read again (another run or step type) computes them once only
+    monkeypatch.setattr(hotspots_module, "tile_balances", lambda *_: pytest.fail("balances computed again"))
+    prepared.prepare_tile_balances()
 
 
 def test_without_per_tile_cycles_or_vertices_each_says_why(tiny_dir, tmp_path, no_libpva):

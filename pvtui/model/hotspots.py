@@ -281,8 +281,10 @@ class Hotspots:
         return np.append(host_wait_programs(self.report), False)
 
     def prepare_tile_balances(self) -> None:
-        """Compute every compute set's balance over tiles (about 1 s on the large report): for a worker."""
-        self._all_balances = tile_balances(self.report)
+        """Compute every compute set's balance over tiles (about 1 s on the large report), once: for a worker.
+        Balances count every run and step type, so a compute-set table read for another needs no new ones."""
+        if self._all_balances is None:
+            self._all_balances = tile_balances(self.report)
 
     def tile_balance(self, compute_set: int) -> TileBalance | Unavailable:
         """COMPUTE_SET's balance over tiles: from every compute set's once prepared, else computed for it

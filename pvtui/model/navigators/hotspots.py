@@ -85,7 +85,7 @@ class HotspotsNavigator:
         return self.hotspots.table(by, run, type_name)
 
     def prepare(self, table: HotspotTable | StepRows) -> None:
-        """After TABLE is shown, in the worker that read it, what a key would otherwise compute: every sort
+        """Once TABLE is painted, in a worker of the screen's, what a key would otherwise compute: every sort
         (a first sort by name took 27 ms on the large report) and, for compute sets, every balance over
         tiles (10-120 ms each as the cursor reached it, reading per-tile cycles)."""
         if isinstance(table, HotspotTable):
