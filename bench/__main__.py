@@ -52,11 +52,13 @@ METHOD = """
   from just before the parent starts the process (system-wide monotonic clock) to the
   first frame painted by the screen in question, which is the one the app opens on
   (`PvtuiApp(first_screen=…)`, as `pvtui PATH --screen NAME`). That first frame is the
-  screen's own: its tabs, its keys (dimmed) and "Opening NAME…", painted before the
-  report is opened (numpy is imported by the worker that opens it, after that frame).
-  The next row of each screen, without a target, runs to its first frame with the
-  report shown (the body composed over the model). "Settled" in the notes is the last
-  frame before the app went quiet (no frame for 0.25 s and no worker running).
+  screen's own: its tabs, its keys (dimmed) and "Opening NAME…", painted while the
+  report's bundle is opened (numpy is imported by the worker that opens it, after that frame;
+  for the Summary, shown from the figures kept in the bundle, after the report is shown).
+  The next row of each screen (target: within 1.5x the bare app too) runs to its first frame
+  with the report shown (the body composed over the model). "Settled" in the notes is the last
+  frame before the app went quiet (no frame for 0.25 s and no worker running). The child holds
+  Python's garbage collector as the commands that start the app do (pvtui.process.collector).
 - Bytecode: pvtui's and the bench's `.pyc` caches are written before the app is timed,
   and the children may write them, as for an installed app (Textual's were written when
   it was installed); otherwise each start would compile pvtui's changed modules again.

@@ -20,6 +20,7 @@ from bench.reports import dir_bytes
 from bench.runner import run_child
 
 FIRST_PAINT_LIMIT = 1.5  # at most 1.5x the bare app
+SHOWN_LIMIT = 1.5  # the report shown, too
 RSS_ALLOWANCE = 150e6  # at most the bare app's peak RSS plus 150 MB
 BUNDLE_FLOOR = 1e9  # while the bundle on disk is over 1 GB
 MEDIAN_LIMIT_MS = 16.0
@@ -61,9 +62,10 @@ def measure_first_paint(report: Path, cache: Path, runs: int, results: Results, 
             seconds(b), ratio(first, b), f"<= {FIRST_PAINT_LIMIT}x", met=first <= FIRST_PAINT_LIMIT * b,
         ))
         results.add(Row(
-            "warm open", f"{name}: process start to the report shown (no target)", seconds(showing), seconds(b),
-            ratio(showing, b), note=f"settled (workers done, no frame for 0.25 s) at {seconds(settled)}; CPU time "
-                                    f"{seconds(cpu_showing)}, {ratio(cpu_showing, b_cpu)} the bare app's",
+            "warm open", f"{name}: process start to the report shown", seconds(showing), seconds(b),
+            ratio(showing, b), f"<= {SHOWN_LIMIT}x", met=showing <= SHOWN_LIMIT * b,
+            note=f"settled (workers done, no frame for 0.25 s) at {seconds(settled)}; CPU time "
+                 f"{seconds(cpu_showing)}, {ratio(cpu_showing, b_cpu)} the bare app's",
         ))
 
 

@@ -256,6 +256,9 @@ def pvtui_app(report: str, cache: str, first_screen: str = "summary", reader: st
               compare_with: str = ""):
     """The app on REPORT, shown first on FIRST_SCREEN, profile.pop read by READER; in a comparison with
     COMPARE_WITH where given (which the app would show on Compare first: FIRST_SCREEN still is)."""
+    from pvtui.process.collector import hold
+
+    hold()  # as the commands that start the app do, before it is imported
     from pvtui.app import PvtuiApp, start_lightly
 
     start_lightly()  # as run_app starts it

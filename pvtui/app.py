@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import sys
+import threading
 import traceback
 from functools import partial
 from pathlib import Path
@@ -18,10 +19,10 @@ from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import Input
 
+from pvtui.process import collector
 from pvtui.process.blas_threads import one_blas_thread
-from pvtui.process.deferred_import import defer_import
+from pvtui.process.deferred_import import defer_import, load_deferred
 from pvtui.errors import Cancelled, ReportError
-from pvtui.ui.pv_colours import derived_variables
 from pvtui.render.glyphs import basic_console
 from pvtui.safe_text import visible
 from pvtui.screens.app_keys import APP_BINDINGS, APP_KEYS
@@ -30,7 +31,7 @@ from pvtui.ui.slots import ReportSlot, Slot
 from pvtui.ui.long_lived import collect_then_freeze, freeze_after_frame
 from pvtui.process.streams import NEEDS_TERMINAL, on_a_terminal
 from pvtui.ui.textual_private import InstantModeSwitch, ParsedOnChange
-from pvtui.ui.theming import DEFAULT_THEME, builtin_themes, resolve_theme_name, user_theme_dir, user_themes
+from pvtui.ui.theming import ThemeVariables, builtin_themes, resolve_theme_name, user_theme_dir
 from pvtui.units import UNIT_NAMES
 from pvtui.ui.parts_shown import PartsShown
 from pvtui.ui.user_files import UserFiles
@@ -52,6 +53,10 @@ def start_lightly() -> None:
     """
     defer_import("numpy")
     one_blas_thread()
+
+# The longest a report's opening waits for the first frame before it imports numpy or reads the files: a frame
+# never painted (an app ended first) must not hold the worker, which the interpreter waits for at exit.
+FIRST_FRAME_WAIT = 1.0
 
 SCREENS = {
     "summary": "pvtui.screens.summary:SummaryScreen",
@@ -100,7 +105,7 @@ class ScreenActions(Provider):
                 yield Hit(score, matcher.highlight(text), run, help=help_text)
 
 
-class PvtuiApp(StatusLine, InstantModeSwitch, ParsedOnChange, UserFiles, PartsShown):
+class PvtuiApp(StatusLine, InstantModeSwitch, ThemeVariables, ParsedOnChange, UserFiles, PartsShown):
     """pvtui: the screens show the reports of its slots (A, and B in a comparison), one shared model each;
     what it says shows on the status line.
 
@@ -160,24 +165,17 @@ class PvtuiApp(StatusLine, InstantModeSwitch, ParsedOnChange, UserFiles, PartsSh
         self.cancel_token: CancelToken | None = None
         self.load_running = False  # from open_report until the report is open, failed or cancelled
         self.loading: Screen | None = None  # the progress dialog while files are read
+        self.first_frame = threading.Event()  # set once the first screen's frame is painted
         self.reloads = ReloadOffers(self)
         self.units = UNIT_NAMES.get(defaults.get("units", ""), "binary")
         self._ascii_glyphs = [AsciiGlyphs()] if basic_console() else []  # TERM=linux: every glyph in ASCII
-        extra, self.theme_problems = user_themes()
-        for item in builtin_themes() + extra:
-            self.register_theme(item)
-        themes = list(self.available_themes)
-        self.theme = resolve_theme_name(theme or default_theme(self.config, themes), themes) or DEFAULT_THEME
+        self.use_themes(theme, self.config)
         if self.config.keymap:
             self.set_keymap(self.config.keymap)  # checked after the first frame (pvtui.ui.keymap.check_config)
 
     def get_line_filters(self):
         """Textual's line filters, then on a basic console the one that draws every glyph in ASCII."""
         return [*super().get_line_filters(), *self._ascii_glyphs]
-
-    def get_theme_variable_defaults(self) -> dict[str, str]:
-        """pvtui's pv-* colours for any theme (the palette offers Textual's too); a theme's own win."""
-        return {**super().get_theme_variable_defaults(), **derived_variables(self.current_theme)}
 
     def on_mount(self) -> None:
         for problem in self.theme_problems:
@@ -187,6 +185,9 @@ class PvtuiApp(StatusLine, InstantModeSwitch, ParsedOnChange, UserFiles, PartsSh
             self.push_screen(self.waiting, self.open_written)
         else:
             self.open_written(self.reports)
+
+    def on_ready(self) -> None:  # the first frame is painted: what is alive lives as long as the app
+        collector.resume()
 
     def on_key(self, event: events.Key) -> None:
         """Before the bindings, in the order keys came. A printable key here while a field has the focus came
@@ -281,20 +282,16 @@ class PvtuiApp(StatusLine, InstantModeSwitch, ParsedOnChange, UserFiles, PartsSh
         self.cancel_token = CancelToken()
         if slot is self.a and not slot.is_open:
             slot.files = files
-            self._open_first(files)
-        else:
-            self._load(slot, files)
+            self._show_first_screen()
+        self._load(slot, files)
 
     @work(group="first-screen")
-    async def _open_first(self, files: ReportFiles) -> None:
-        """Paint the first screen's frame, then open the report that fills its body.
-
-        The frame needs neither numpy nor the model; opening the report needs both, and
-        is started only after that frame is painted, so as not to hold the GIL before it.
-        """
+    async def _show_first_screen(self) -> None:
+        """Paint the first screen's frame (no numpy, no model), while `_load` opens the report: its metadata and
+        headers beside the frame, numpy or the files only once it is painted (as they hold the GIL)."""
         if self.current_mode != self.first_screen:  # picked from several reports: not shown yet
             await self.switch_mode(self.first_screen)
-        self.call_after_refresh(self._load, self.a, files)
+        self.screen.call_after_refresh(self.first_frame.set)  # a screen's, run once its frame is painted
 
     def _show_loading(self, name: str, token: CancelToken) -> None:
         from pvtui.screens.dialogs import LoadingScreen
@@ -321,6 +318,7 @@ class PvtuiApp(StatusLine, InstantModeSwitch, ParsedOnChange, UserFiles, PartsSh
             except ReportError:
                 report = None  # reading the files below reports the problem
             if report is None:
+                self.first_frame.wait(FIRST_FRAME_WAIT)
                 self.call_from_thread(self._show_loading, files.name, token)
                 report = load_report(files, progress=self._progress, cancel=token, cache=self.cache, reader=self.reader,
                                      shown=shown)
@@ -331,6 +329,10 @@ class PvtuiApp(StatusLine, InstantModeSwitch, ParsedOnChange, UserFiles, PartsSh
         except Exception as exc:  # a reader's bug: said as a report that did not open, and the app runs on
             self.call_from_thread(self._load_failed, slot, files, bug_line(files, exc, self.tracebacks))
         else:
+            screen = self.screen
+            if not (isinstance(screen, ReportScreen) and screen.shows_without_numpy(report)):
+                self.first_frame.wait(FIRST_FRAME_WAIT)
+                load_deferred("numpy")  # here, not on the UI thread: the screen's body reads columns
             self.call_from_thread(self._loaded, slot, files, report)
 
     def run(self, *args, **kwargs):
@@ -382,15 +384,17 @@ class PvtuiApp(StatusLine, InstantModeSwitch, ParsedOnChange, UserFiles, PartsSh
         self.report_generation += 1  # the screen in front composes its body; the others when shown again
         # what is alive once the first screen is up lives as long as the app
         (collect_then_freeze if let_go else freeze_after_frame)(self)
-        self.call_after_refresh(self._import_screens)
+        self.screen.call_after_refresh(self._import_screens)  # once the report is painted
         if self.watch:
             for slot in self.slots:
                 self._watch_files(slot)
 
     @work(thread=True, group="import-screens", exit_on_error=False)
     def _import_screens(self) -> None:
-        """Import every screen's module while the user reads the first screen, so that a key's first showing of
-        a screen does not (50-100 ms each on the large report's machine)."""
+        """Import numpy (where the first screen was shown without it) and every screen's module while the user
+        reads the first screen, so that a key's first showing of a screen does not (50-100 ms each on the large
+        report's machine)."""
+        load_deferred("numpy")
         for target in SCREENS.values():
             importlib.import_module(target.split(":")[0])
 
@@ -567,15 +571,6 @@ def left_on(state: State, reports: list[ReportFiles]) -> str:
     return FIRST_SCREENS[index] if isinstance(index, int) and index < len(FIRST_SCREENS) else "summary"
 
 
-def default_theme(config: Config, themes: list[str]) -> str | None:
-    """CONFIG's theme, where it names one of THEMES (else a problem of CONFIG's saying it does not)."""
-    theme = config.defaults.get("theme")
-    if theme is not None and resolve_theme_name(theme, themes) is None:
-        config.problems.append(f"{config.path}: [defaults] no theme named {theme!r}; ignored")
-        return None
-    return theme
-
-
 def theme_problem(app: PvtuiApp, theme: str | None) -> str | None:
     """One line saying that THEME names none of APP's themes, or None where it does (or is None)."""
     if theme is not None and resolve_theme_name(theme, list(app.available_themes)) is None:
@@ -604,6 +599,16 @@ def run_app(
     Summary; comparing with COMPARE_WITH), profile.pop read by READER (the configuration at CONFIG sets what
     is not given); where PATH is None and no report is here, the picker offers those opened before. FRESH:
     nothing remembered is offered or returned to. 2 on bad input, or where there is no terminal to run it on."""
+    try:
+        return _run_app(path, engine, theme, compare_with, screen, reader, config, fresh, debug)
+    finally:
+        collector.resume()  # where the app ended before its first frame, or never started
+
+
+def _run_app(
+    path: Path | None, engine: str | None, theme: str | None, compare_with: ReportFiles | None, screen: str | None,
+    reader: str | None, config: Path | None, fresh: bool, debug: bool,
+) -> int:
     start_lightly()
     from pvtui.user.config import load_config
     from pvtui.sources.discovery import discover

@@ -12,7 +12,8 @@ from hypothesis.extra import numpy as hnp
 from pvtui.errors import ReportError
 from pvtui.model.bundle import SCHEMA_VERSION, Bundle, BundleWriter, is_bundle
 
-dtypes = st.sampled_from([np.int16, np.int32, np.int64, np.float32, np.float64, np.uint8])
+dtypes = st.sampled_from([np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
+                         np.float32, np.float64, np.bool_])
 arrays = dtypes.flatmap(lambda dt: hnp.arrays(dt, hnp.array_shapes(min_dims=1, max_dims=2, max_side=20)))
 texts = st.lists(st.text(max_size=30), max_size=40)
 
@@ -26,6 +27,7 @@ def test_arrays_and_strings_survive_a_round_trip(tmp_path_factory, arr, strings)
         w.strings("names", strings)
         w.commit()
     b = Bundle(dest)
+    assert b.length("col") == len(arr)  # from the header, before the column is mapped
     got = b.array("col")
     assert got.dtype == arr.dtype and got.shape == arr.shape
     np.testing.assert_array_equal(got, arr)
@@ -100,3 +102,65 @@ def test_string_find_matches_inside_one_string_only(tmp_path):
     assert table.find("ATTENTION") == 4
     assert table.find("a", start=2) == 2
     assert table.find("zzz") == -1
+
+
+def _column_with_header(path, header: bytes, version: bytes = b"\x01\x00", data: bytes = b"") -> None:
+    length = len(header).to_bytes(2 if version == b"\x01\x00" else 4, "little")
+    path.write_bytes(b"\x93NUMPY" + version + length + header + data)
+
+
+def _bundle_of(tmp_path, name: str = "col"):
+    dest = tmp_path / "bundle"
+    with BundleWriter(dest) as w:
+        w.array(name, np.arange(3, dtype=np.int64))
+        w.commit()
+    return dest
+
+
+@pytest.mark.parametrize("header, version, problem", [
+    (b"{'descr': '|O', 'fortran_order': False, 'shape': (3,), }", b"\x01\x00", "not numbers"),
+    (b"{'descr': '<U4', 'fortran_order': False, 'shape': (3,), }", b"\x01\x00", "not numbers"),
+    (b"{'descr': [('a', '<i8')], 'fortran_order': False, 'shape': (3,), }", b"\x01\x00", "not numbers"),
+    (b"{'descr': '<i8', 'fortran_order': 0, 'shape': (3,), }", b"\x01\x00", "fortran_order"),
+    (b"{'descr': '<i8', 'fortran_order': False, 'shape': (-3,), }", b"\x01\x00", "shape"),
+    (b"{'descr': '<i8', 'fortran_order': False, 'shape': [3], }", b"\x01\x00", "shape"),
+    (b"{'descr': '<i8', 'fortran_order': False, 'shape': (3,), 'x': 1}", b"\x01\x00", "not a .npy header"),
+    (b"__import__('os').system('true')", b"\x01\x00", "header"),
+    (b"(" * 5000 + b")" * 5000, b"\x01\x00", "header"),
+    (b" " * 10_001, b"\x02\x00", "a header of 10,001 bytes"),
+    (b"{'descr': '<i8', 'fortran_order': False, 'shape': (3,), }", b"\x03\x00", "format version"),
+])
+def test_a_column_header_that_is_not_a_plain_column_of_numbers_is_damage(tmp_path, header, version, problem):
+    """Read without numpy: anything numpy would read that is not one plain number type, or anything it would not."""
+    dest = _bundle_of(tmp_path)
+    _column_with_header(dest / "col.npy", header, version, bytes(24))
+    bundle = Bundle(dest)
+    assert "col" in bundle.damaged and problem in str(bundle.damaged["col"]), str(bundle.damaged.get("col"))
+    with pytest.raises(ReportError):
+        bundle.length("col")
+
+
+def test_a_column_cut_short_inside_its_header_is_damage(tmp_path):
+    dest = _bundle_of(tmp_path)
+    whole = (dest / "col.npy").read_bytes()
+    for end in (3, 9, 20):
+        (dest / "col.npy").write_bytes(whole[:end])
+        assert "col" in Bundle(dest).damaged, end
+
+
+def test_a_bundle_opens_without_numpy(tmp_path):
+    """Its meta.json and every column's header are read, and the columns' lengths known, with numpy deferred."""
+    import subprocess
+    import sys
+    import textwrap
+
+    dest = _bundle_of(tmp_path)
+    script = textwrap.dedent(f"""
+        from pvtui.process.deferred_import import defer_import, is_deferred
+        defer_import("numpy")
+        from pvtui.model.bundle import Bundle
+        bundle = Bundle({str(dest)!r})
+        print(bundle.length("col"), not bundle.damaged, is_deferred("numpy"))
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.stdout.split() == ["3", "True", "True"], done.stderr[-2000:]

@@ -245,38 +245,62 @@ async def test_a_new_screen_is_classed_for_the_terminal_before_it_is_styled(make
 
 
 SCREENS_IMPORTED = textwrap.dedent("""
-    import asyncio, json, sys, time
+    import asyncio, json, sys, threading, time
     from pathlib import Path
     from pvtui.app import SCREENS, PvtuiApp, start_lightly
     start_lightly()
+    from pvtui.process import deferred_import
     from pvtui.sources.discovery import discover
 
-    path, cache = Path(sys.argv[1]), Path(sys.argv[2])
+    path, cache, first = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
     modules = [target.split(":")[0] for target in SCREENS.values()]
+    numpy_imported_on = []
+    real_load = deferred_import.DeferredModule._load
+
+    def load(module):
+        if deferred_import.is_deferred(module.__name__):
+            numpy_imported_on.append(threading.current_thread() is threading.main_thread())
+        return real_load(module)
+
+    deferred_import.DeferredModule._load = load
 
     async def main():
-        app = PvtuiApp(discover(path), path=path, watch=False, cache=cache)
+        app = PvtuiApp(discover(path), path=path, watch=False, cache=cache, first_screen=first)
+        painted = app._display  # each frame: the first with the report shown says what was imported then
+        shown = []
+
+        def display(screen, update):
+            painted(screen, update)
+            if update is not None and not getattr(screen, "opening", True) and not shown:
+                shown.extend([[module in sys.modules for module in modules], deferred_import.is_deferred("numpy")])
+
+        app._display = display
         async with app.run_test(size=(80, 24)) as pilot:
-            while app.report is None or app.screen.opening:
-                await pilot.pause(0.02)
-            shown = [module in sys.modules for module in modules]
+            while not shown:
+                await pilot.pause(0.01)
             deadline = time.monotonic() + 30
             while any(not worker.is_finished for worker in app.workers) and time.monotonic() < deadline:
                 await pilot.pause(0.02)
-            print(json.dumps([shown, [module in sys.modules for module in modules]]))
+            print(json.dumps([shown[0], [module in sys.modules for module in modules], shown[1], numpy_imported_on]))
 
     asyncio.run(main())
 """)
 
 
-def test_the_screens_not_shown_are_imported_once_the_report_is_shown(tiny_dir, cache_root):
-    """Their modules are imported after the first screen shows the report, not on their first key."""
-    done = subprocess.run([sys.executable, "-c", SCREENS_IMPORTED, str(tiny_dir), str(cache_root)],
+@pytest.mark.parametrize("first, shown_without_numpy", [("summary", True), ("memory", False)])
+def test_the_screens_not_shown_and_numpy_are_imported_once_the_report_is_shown(tiny_dir, cache_root, first,
+                                                                                  shown_without_numpy):
+    """The other screens' modules are imported after the first screen shows the report, not on their first key;
+    numpy too where that screen showed it without numpy (the Summary, from the figures kept at ingest), else
+    before its body. Never on the UI thread."""
+    done = subprocess.run([sys.executable, "-c", SCREENS_IMPORTED, str(tiny_dir), str(cache_root), first],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
-    shown, settled = json.loads(done.stdout.splitlines()[-1])
-    assert shown[0] and not all(shown)  # the Summary's, when the report is shown
+    shown, settled, without_numpy, imported_on_ui_thread = json.loads(done.stdout.splitlines()[-1])
+    assert not all(shown)  # the first screen's, when the report is shown
     assert all(settled)
+    assert without_numpy is shown_without_numpy
+    assert imported_on_ui_thread == [False]
 
 
 async def test_a_new_screen_paints_its_frame_then_composes_its_body(make_app, cache_root):

@@ -256,3 +256,44 @@ def test_device_time_is_kept_at_ingest_as_the_model_computes_it(tiny_dir, tmp_pa
         report.meta["execution"]["device_cycles"] = stored
         assert report.execution.kept_device_cycles is None
         assert device_cycles(report) == kept  # computed over every step instead, to the same figures
+
+
+def test_the_summary_memory_figures_are_kept_at_ingest_as_the_model_computes_them(tiny_dir, tmp_path):
+    from pvtui.model.queries import computed_memory_summary, memory_summary, summary_reads_columns
+
+    report = load_report(discover(tiny_dir)[0], cache=tmp_path)
+    computed = computed_memory_summary(report)
+    assert memory_summary(report) == computed and computed["peak_step"] is not None
+    assert not summary_reads_columns(report)
+    kept = report.meta["memory_summary"]
+    for stored in (None, "damaged", {**kept, "parts": ["archive"]}, {**kept, "figures": {**kept["figures"], "max_tile": True}},
+                   {**kept, "figures": {k: v for k, v in kept["figures"].items() if k != "max_tile"}}):
+        report.meta["memory_summary"] = stored  # written without them, damaged, or over other parts
+        assert summary_reads_columns(report)
+        assert memory_summary(report) == computed  # computed from the columns instead, to the same figures
+
+
+def test_kept_memory_figures_are_not_used_where_a_part_they_read_is_gone(tiny_dir, tmp_path):
+    """A damaged column takes its part out: the figures kept over it no longer hold (an export of such a bundle
+    drops the part and keeps the figures)."""
+    from pvtui.model.queries import computed_memory_summary, memory_summary
+    from bad_inputs import exported_bundle
+
+    bundle = exported_bundle(tiny_dir, tmp_path / "export", "header")  # tiles.ipu: the memory part
+    report = Report(bundle)
+    assert report.memory is None and report.archive is not None
+    kept = report.meta["memory_summary"]["figures"]
+    assert memory_summary(report) == computed_memory_summary(report) != kept
+    assert memory_summary(report)["total_including_gaps"] is None  # archive.a's tiles: no gaps figure
+
+
+def test_a_kept_step_name_is_made_visible_unless_the_text_is_exact(tiny_dir, tmp_path):
+    from pvtui.model.queries import memory_summary
+
+    report = load_report(discover(tiny_dir)[0], cache=tmp_path)
+    report.meta["memory_summary"]["figures"]["peak_step_name"] = "step\x1b]0;owned\x07"
+    shown = memory_summary(report)["peak_step_name"]
+    assert "\x1b" not in shown and "\x07" not in shown and shown.startswith("step")
+    exact = Report(report.bundle, exact_text=True)
+    exact.meta["memory_summary"]["figures"]["peak_step_name"] = "step\x1b]0;owned\x07"
+    assert memory_summary(exact)["peak_step_name"] == "step\x1b]0;owned\x07"

@@ -18,6 +18,7 @@ from pvtui.safe_text import visible
 from pvtui.commands.options import ENV, read_options
 from pvtui.process.blas_threads import users_environment
 from pvtui.process.streams import on_a_terminal
+from pvtui.process.collector import hold as hold_collections
 
 LOG_ENV = "POPLAR_PROFILER_LOG_LEVEL"
 LOG_LEVELS = ("TRACE", "DEBUG", "INFO", "WARN", "ERR", "OFF")
@@ -198,6 +199,7 @@ def run_and_show(program: list[str], env: dict[str, str], directory: Path, args:
     if args.engine is not None and args.engine not in {r.name for r in reports}:
         say(f"pvtui capture: no report named {args.engine!r}; there are {', '.join(r.name for r in reports)}")
         return status
+    hold_collections()  # until the app's first frame (pvtui.process.collector)
     from pvtui.app import run_app
 
     run_app(directory, engine=args.engine, theme=args.theme, screen=args.screen, reader=args.reader,

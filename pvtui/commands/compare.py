@@ -17,6 +17,7 @@ from pvtui.commands.common import (
 )
 from pvtui.commands.compare_gate import add_gate_arguments, run_gate, run_metrics
 from pvtui.process.streams import on_a_terminal
+from pvtui.process.collector import hold as hold_collections
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -44,6 +45,7 @@ def run(args: argparse.Namespace) -> int:
     if args.group == "layer":
         return run_layers(args)
     if not args.json and on_a_terminal():
+        hold_collections()  # until the app's first frame (pvtui.process.collector)
         from pvtui.app import run_app
 
         return run_app(args.a, engine=args.engine_a, theme=args.theme, reader=args.reader,

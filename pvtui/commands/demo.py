@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from pvtui.commands.common import add_app_arguments, progress_bar, say
+from pvtui.process.collector import hold as hold_collections
 
 
 DEMO_SIZE = "520 MB"  # the small scale's report on disk (pvtui synth --help says each scale's)
@@ -40,6 +41,7 @@ def demo_report_dir() -> Path:
 
 
 def run(args: argparse.Namespace) -> int:
+    hold_collections()  # until the app's first frame (pvtui.process.collector)
     from pvtui.app import run_app
 
     return run_app(demo_report_dir(), engine=None, theme=args.theme, screen=args.screen, reader=args.reader,

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from pvtui.commands.common import add_app_arguments
+from pvtui.process.collector import hold as hold_collections
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -17,6 +18,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    hold_collections()  # until the app's first frame (pvtui.process.collector)
     from pvtui.app import run_app
 
     return run_app(args.path, engine=args.engine, theme=args.theme, screen=args.screen, reader=args.reader,

@@ -11,12 +11,15 @@ report file that cannot be read.
 
 from __future__ import annotations
 
+import ast
 import errno
+import hashlib
 import io
 import json
 import math
 import mmap
 import os
+import re
 import shutil
 import stat
 import tempfile
@@ -24,7 +27,7 @@ import threading
 import tokenize
 from pathlib import Path
 from contextlib import contextmanager
-from typing import Any, BinaryIO, Iterable, Iterator, Sequence
+from typing import Any, BinaryIO, Iterable, Iterator, NamedTuple, Sequence
 
 import numpy as np
 
@@ -113,8 +116,8 @@ class BundleWriter:
         empty array): for figures derived from it."""
         path = self._path(name)
         with open_regular(path) as f:
-            shape, _, dtype = _column_header(f)
-        return np.zeros(shape, dtype) if 0 in shape else map_column(path)
+            header = _column_header(f)
+        return np.zeros(header.shape, header.dtype) if 0 in header.shape else map_column(path)
 
     def open_array(self, name: str, shape: tuple[int, ...], dtype: Any) -> np.memmap:
         """A writable memory-mapped column, for columns too large to build in memory."""
@@ -362,11 +365,15 @@ class Bundle:
         columns = self.meta.get("columns", [])
         # A damaged column takes out only what needs it: the rest of the bundle stays usable.
         self.damaged: dict[str, ReportError] = {}
+        self._headers: dict[str, ColumnHeader] = {}
+        stamps = []  # each column's file as it is now: the figures kept from them hold while it is unchanged
         for name in columns:
             try:
-                _check_column(self.path / f"{name}.npy")
+                self._headers[name], stamp = _check_column(self.path / f"{name}.npy")
+                stamps.append(f"{name}:{stamp}")
             except ReportError as exc:
                 self.damaged[name] = exc
+        self.columns_stamp = hashlib.sha256("\n".join(sorted(stamps)).encode("utf-8", "surrogatepass")).hexdigest()
         self.columns = [name for name in columns if name not in self.damaged]
         self._columns = set(self.columns)
         self._arrays: dict[str, np.ndarray] = {}
@@ -374,6 +381,15 @@ class Bundle:
 
     def has(self, name: str) -> bool:
         return name in self._columns or {f"{name}.blob", f"{name}.offsets"} <= self._columns
+
+    def length(self, name: str) -> int:
+        """Column NAME's length (its first dimension), from its header: no column is mapped."""
+        if name in self.damaged:
+            raise self.damaged[name]
+        shape = self._headers[name].shape
+        if not shape:
+            raise TypeError(f"{name} has no length: it holds one value")  # as len() of the array would
+        return shape[0]
 
     def require_whole(self) -> "Bundle":
         """This bundle, or ReportError naming its first damaged column."""
@@ -420,54 +436,92 @@ def map_column(path: Path) -> np.memmap:
     """The column at PATH memory-mapped read-only, as numpy's load with mmap_mode "r" would, but on the file
     checked to be regular."""
     with open_regular(path) as f:
-        shape, fortran_order, dtype = _column_header(f)
-        return np.memmap(f, dtype=dtype, mode="r", shape=shape, order="F" if fortran_order else "C", offset=f.tell())
+        header = _column_header(f)
+        return np.memmap(f, dtype=header.dtype, mode="r", shape=header.shape, order="F" if header.fortran_order else "C",
+                         offset=f.tell())
 
 
 def _is_column_name(name: str) -> bool:
     return bool(name) and "/" not in name and not name.startswith(".")
 
 
-NUMERIC_KINDS = "biuf"  # every column holds numbers: strings are uint8 blobs
-# numpy reads a .npy header as a Python literal: damage surfaces as any of these.
-BAD_NPY_HEADER = (ValueError, SyntaxError, TypeError, tokenize.TokenError)  # TypeError: keys of mixed types
-NPY_HEADER_READERS = {(1, 0): "read_array_header_1_0", (2, 0): "read_array_header_2_0"}  # in np.lib.format
-# numpy parses the header with ast.literal_eval, and CPython (gh-106905; seen on 3.11.7 here) can raise
-# "SystemError: AST constructor recursion depth mismatch" when two threads parse at once (the app's
-# workers open columns beside the UI thread): one header is parsed at a time.
+# A column's .npy header, read without numpy (opening a bundle needs no numpy: the Summary is shown from a
+# bundle before numpy is imported). Every column holds numbers of one plain type (strings are uint8 blobs),
+# written by numpy's np.save or open_memmap in format 1.0, or 2.0 for a header over 64 KiB.
+NPY_MAGIC = b"\x93NUMPY"
+NPY_LENGTH_BYTES = {(1, 0): 2, (2, 0): 4}  # per format version, the bytes of the header's length
+NPY_HEADER_LIMIT = 10_000  # the longest header read, as numpy's own reader (max_header_size)
+COLUMN_DESCR = re.compile(r"[<>|=]([biuf])([1248])")  # byte order, kind, item size: a plain number type
+# The header is a Python literal (ast.literal_eval, as numpy reads it): damage surfaces as any of these.
+BAD_NPY_HEADER = (ValueError, SyntaxError, TypeError, RecursionError, tokenize.TokenError)
+# CPython (gh-106905; seen on 3.11.7 here) can raise "SystemError: AST constructor recursion depth mismatch"
+# when two threads parse at once (the app's workers open columns beside the UI thread): one at a time.
 _HEADER_PARSING = threading.Lock()
 
 
-def _check_column(path: Path) -> None:
-    """Raise ReportError unless PATH is a whole .npy file: a bundle cut short is never trusted.
+class ColumnHeader(NamedTuple):
+    shape: tuple[int, ...]
+    fortran_order: bool
+    descr: str  # numpy's type string: "<i8", "|u1"...
+
+    @property
+    def itemsize(self) -> int:
+        return int(self.descr[2:])
+
+    @property
+    def dtype(self) -> np.dtype:
+        return np.dtype(self.descr)
+
+
+def _check_column(path: Path) -> tuple[ColumnHeader, str]:
+    """PATH's header and a stamp of its file (size, time written), or ReportError unless PATH is a whole .npy
+    file: a bundle cut short is never trusted.
 
     Reads only the header, so checking costs the same for any column size.
     """
     try:
         with open_regular(path) as f:
-            shape, _fortran_order, dtype = _column_header(f)
-            expected = f.tell() + math.prod(shape) * dtype.itemsize
-            actual = os.fstat(f.fileno()).st_size
+            header = _column_header(f)
+            expected = f.tell() + math.prod(header.shape) * header.itemsize
+            stat = os.fstat(f.fileno())
+            actual = stat.st_size
     except OSError as exc:
         raise ReportError(path, f"unreadable column ({exc.strerror or exc})") from None
     except BAD_NPY_HEADER as exc:
         raise ReportError(path, f"damaged column header ({_one_line(exc)})") from None
     if actual < expected:
         raise ReportError(path, f"truncated column ({actual} of {expected} bytes)")
+    return header, f"{actual}:{stat.st_mtime_ns}"
 
 
-def _column_header(f: BinaryIO) -> tuple[tuple[int, ...], bool, np.dtype]:
-    """(shape, Fortran order, dtype) from the .npy header at F's start, F left at the data; ValueError
-    (or another of BAD_NPY_HEADER) where it is no header of a column of numbers."""
-    version = np.lib.format.read_magic(f)
-    reader = NPY_HEADER_READERS.get(version)
-    if reader is None:
+def _column_header(f: BinaryIO) -> ColumnHeader:
+    """The .npy header at F's start, F left at the data; ValueError (or another of BAD_NPY_HEADER) where it
+    is no header of a column of numbers."""
+    start = f.read(len(NPY_MAGIC) + 2)
+    if len(start) < len(NPY_MAGIC) + 2 or not start.startswith(NPY_MAGIC):
+        raise ValueError("not a .npy file")
+    version = (start[-2], start[-1])
+    length_bytes = NPY_LENGTH_BYTES.get(version)
+    if length_bytes is None:
         raise ValueError(f"unknown .npy format version {version}")
+    length = int.from_bytes(f.read(length_bytes), "little")
+    if length > NPY_HEADER_LIMIT:
+        raise ValueError(f"a header of {length:,} bytes")
+    text = f.read(length)
+    if len(text) < length:
+        raise ValueError("the header is cut short")
     with _HEADER_PARSING:
-        shape, fortran_order, dtype = getattr(np.lib.format, reader)(f)
-    if dtype.kind not in NUMERIC_KINDS:
-        raise ValueError(f"holds {dtype}, not numbers")
-    return shape, fortran_order, dtype
+        header = ast.literal_eval(text.decode("latin-1"))
+    if not isinstance(header, dict) or header.keys() != {"descr", "fortran_order", "shape"}:
+        raise ValueError(f"not a .npy header: {text!r}")
+    descr, fortran_order, shape = header["descr"], header["fortran_order"], header["shape"]
+    if not isinstance(descr, str) or not COLUMN_DESCR.fullmatch(descr):
+        raise ValueError(f"holds {descr!r}, not numbers")
+    if not isinstance(fortran_order, bool):
+        raise ValueError(f"fortran_order is {fortran_order!r}")
+    if not isinstance(shape, tuple) or not all(type(n) is int and n >= 0 for n in shape):
+        raise ValueError(f"shape is {shape!r}")
+    return ColumnHeader(shape, fortran_order, descr)
 
 
 def _one_line(exc: Exception, limit: int = 100) -> str:

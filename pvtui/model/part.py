@@ -34,6 +34,10 @@ class Part:
     def col(self, name: str) -> np.ndarray:
         return self.bundle.array(name)
 
+    def length(self, name: str) -> int:
+        """Column NAME's length, read from its header: the column is not mapped (nor numpy imported)."""
+        return self.bundle.length(name)
+
     def opt(self, name: str) -> np.ndarray | None:
         return self.bundle.array(name) if self.bundle.has(name) else None
 

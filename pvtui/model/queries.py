@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from pvtui.model.host_waits import device_cycles
-from pvtui.model.report import Report
+from pvtui.model.report import Report, kept_figures_hold
 from pvtui.model.schema import PROFILE_PARTS, PROFILE_READERS, REPORT_FILES
 from pvtui.model.unavailable import Unavailable
 
@@ -55,15 +55,60 @@ def category_totals(report: Report) -> dict[str, int]:
     return {}
 
 
+MEMORY_SUMMARY_KEYS = (
+    "total_including_gaps", "total_excluding_gaps", "max_tile", "max_tile_bytes", "tiles_over_limit",
+    "always_live_bytes", "peak_not_always_live_bytes", "peak_step", "peak_step_name",
+)
+MEMORY_SUMMARY_PARTS = ("memory", "archive", "liveness", "programs")  # the parts memory_summary reads
+KEPT_MEMORY_SUMMARY = "memory_summary"  # its key in a bundle's meta
+
+
 def memory_summary(report: Report) -> dict[str, Any]:
+    """The memory figures of the Summary: as ingest kept them (keep_memory_summary) where the report has the
+    parts they were computed over, else computed, which reads every tile (and imports numpy)."""
+    kept = _kept_memory_summary(report)
+    if kept is None:
+        return computed_memory_summary(report)
+    figures = {key: kept[key] for key in MEMORY_SUMMARY_KEYS}
+    figures["peak_step_name"] = report.text(figures["peak_step_name"])
+    return figures
+
+
+def _kept_memory_summary(report: Report) -> dict[str, Any] | None:
+    kept = report.meta.get(KEPT_MEMORY_SUMMARY)
+    if (kept_figures_hold(report.bundle) and isinstance(kept, dict) and kept.get("parts") == _summary_parts(report)
+            and _is_memory_summary(kept.get("figures"))):
+        return kept["figures"]
+    return None
+
+
+def summary_reads_columns(report: Report) -> bool:
+    """Whether summary() reads a column of REPORT (figures ingest did not keep), not only their headers."""
+    execution = report.execution
+    return (_kept_memory_summary(report) is None
+            or execution is not None and execution.runs_known and execution.kept_device_cycles is None)
+
+
+def keep_memory_summary(report: Report) -> dict[str, Any]:
+    """What a bundle's meta keeps (at KEPT_MEMORY_SUMMARY) for memory_summary of REPORT, a report with exact text."""
+    return {"parts": _summary_parts(report), "figures": computed_memory_summary(report)}
+
+
+def _summary_parts(report: Report) -> list[str]:
+    return sorted(report.parts & set(MEMORY_SUMMARY_PARTS))
+
+
+def _is_memory_summary(figures: Any) -> bool:
+    if not isinstance(figures, dict) or figures.keys() != set(MEMORY_SUMMARY_KEYS):
+        return False
+    kinds = {key: (int, type(None)) for key in MEMORY_SUMMARY_KEYS} | {"peak_step_name": (str, type(None))}
+    return all(isinstance(figures[key], kinds[key]) and not isinstance(figures[key], bool) for key in figures)
+
+
+def computed_memory_summary(report: Report) -> dict[str, Any]:
+    """memory_summary's figures from the columns."""
     totals = tile_totals(report)
-    out: dict[str, Any] = dict.fromkeys(
-        (
-            "total_including_gaps", "total_excluding_gaps", "max_tile", "max_tile_bytes",
-            "tiles_over_limit", "always_live_bytes", "peak_not_always_live_bytes",
-            "peak_step", "peak_step_name",
-        )
-    )
+    out: dict[str, Any] = dict.fromkeys(MEMORY_SUMMARY_KEYS)
     if totals is not None:
         values, source = totals
         if len(values):

@@ -70,7 +70,7 @@ class Memory(Part):
 
     @property
     def num_tiles(self) -> int:
-        return len(self.including_gaps)
+        return self.length(s.TILE_INCLUDING_GAPS)
 
     def vertices_of_tile(self, tile: int) -> list[tuple[int, int]]:
         """(vertex type index, code bytes) on TILE, where the profile gives them."""
@@ -124,7 +124,7 @@ class Programs(Part):
         return self.text(list(self.meta.get("programs", {}).get("types", [])))
 
     def __len__(self) -> int:
-        return len(self.type)
+        return self.length(s.PROGRAM_TYPE)
 
     def type_name(self, program: int) -> str:
         return self.type_names[int(self.type[program])]
@@ -197,7 +197,7 @@ class Liveness(Part):
         return None if value is None else int(value)
 
     def __len__(self) -> int:
-        return len(self.program)
+        return self.length(s.LIVENESS_PROGRAM)
 
     @cached_property
     def envelope(self) -> Envelope:
@@ -293,21 +293,21 @@ class Execution(Part):
 
     @property
     def kept_device_cycles(self) -> list[int | None] | None:
-        """Each run's device time as ingest kept it (sources/ingest.py keep_device_time), None where the
+        """Each run's device time as ingest kept it (sources/ingest.py keep_summary_figures), None where the
         bundle has none (written before it was kept) or a damaged one."""
         kept = self.meta.get("execution", {}).get("device_cycles")
-        if not isinstance(kept, list) or len(kept) != self.num_runs:
+        if not kept_figures_hold(self.bundle) or not isinstance(kept, list) or len(kept) != self.num_runs:
             return None
         whole = all(value is None or (isinstance(value, int) and not isinstance(value, bool)) for value in kept)
         return kept if whole else None
 
     @property
     def num_runs(self) -> int:
-        return len(self.run_step_offsets) - 1
+        return self.length(s.RUN_STEP_OFFSETS) - 1
 
     @property
     def num_steps(self) -> int:
-        return len(self.program)
+        return self.length(s.STEP_PROGRAM)
 
     @property
     def num_ipus(self) -> int:
@@ -331,7 +331,7 @@ class Operations(Part):
     variable_bytes = cached_property(lambda self: self.col(s.OPERATION_VARIABLE_BYTES))
 
     def __len__(self) -> int:
-        return len(self.debug_context)
+        return self.length(s.OPERATION_DEBUG_CONTEXT)
 
     def programs(self, op: int) -> np.ndarray:
         return self.program_ids[int(self.program_offsets[op]) : int(self.program_offsets[op + 1])]
@@ -356,12 +356,17 @@ class Debug(Part):
         return self.text(list(self.meta.get("debug", {}).get("categories", [])))
 
     def __len__(self) -> int:
-        return len(self.ids)
+        return self.length(s.DEBUG_ID)
 
     def index_of(self, context_id: int) -> int:
         """Row of a context id, or -1. Ids are stored sorted."""
         i = int(np.searchsorted(self.ids, context_id))
         return i if i < len(self.ids) and int(self.ids[i]) == context_id else -1
+
+
+def kept_figures_hold(bundle: Bundle) -> bool:
+    """Whether the figures ingest kept in BUNDLE's meta were computed from its columns as they are now."""
+    return bundle.meta.get(s.KEPT_OVER) == bundle.columns_stamp
 
 
 def column_damage(bundle: Bundle) -> dict[str, str]:

@@ -156,3 +156,8 @@ def part_of_column(name: str) -> str:
     """The part column NAME belongs to ("bundle" for a column of no known part)."""
     prefixes = [prefix for prefix in COLUMN_PARTS if name.startswith(prefix)]
     return COLUMN_PARTS[max(prefixes, key=len)] if prefixes else "bundle"
+
+
+# meta.json's stamp of the columns the figures kept at ingest were computed from (Bundle.columns_stamp): they
+# hold while it is the bundle's own (sources/ingest.py keep_summary_figures)
+KEPT_OVER = "kept_over"

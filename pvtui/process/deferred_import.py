@@ -56,6 +56,14 @@ def defer_import(name: str) -> None:
     sys.modules[name] = stand_in
 
 
+def load_deferred(name: str) -> None:
+    """Import NAME now where a stand-in holds its place (no-op otherwise): in a worker, before its first use
+    on the UI thread."""
+    module = sys.modules.get(name)
+    if isinstance(module, DeferredModule):
+        module._load()
+
+
 def is_deferred(name: str) -> bool:
     """True while NAME is a stand-in that has not imported the real module yet."""
     module = sys.modules.get(name)

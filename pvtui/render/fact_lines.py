@@ -31,6 +31,15 @@ class FactLines:
         self.title = title
         self.rows = rows
         self.label_width = max((cell_len(label) for label, _ in rows), default=0) + 2 * PAD
+        self._drawn: tuple[tuple, list[Segment]] | None = None  # the last lines drawn, and for what
+
+    @staticmethod
+    def _drawn_for(console: Console, options: ConsoleOptions) -> tuple:
+        """What the lines depend on: Textual draws a fact table twice a layout (its height, then its lines),
+        with options that differ only in the height, which the lines never depend on."""
+        return (id(console), options.max_width, options.min_width, options.justify, options.overflow,
+                options.no_wrap, options.highlight, options.markup, options.ascii_only, options.encoding,
+                options.legacy_windows, options.is_terminal)
 
     def _values(self, console: Console, options: ConsoleOptions) -> Measurement:
         """The value column's least and greatest widths, padding included, within the width there is."""
@@ -46,6 +55,12 @@ class FactLines:
         return Measurement(self.label_width + values.minimum, self.label_width + values.maximum)
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        key = self._drawn_for(console, options)
+        if self._drawn is None or self._drawn[0] != key:
+            self._drawn = (key, list(self._draw(console, options)))
+        return self._drawn[1]
+
+    def _draw(self, console: Console, options: ConsoleOptions) -> RenderResult:
         room = options.max_width - self.label_width
         if not self.rows or room < MIN_VALUE_WIDTH:
             yield from console.render(self._as_rich_table(), options)

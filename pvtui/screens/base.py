@@ -400,7 +400,11 @@ class ReportScreen(StyledOnMount, FramesOnTheBeat):
         if self._has_body or not self.pv_app.ready:
             return
         self._has_body = True
-        await self.recompose()
+        opening = self.query_one("#opening")
+        # in place of the opening line: the title and keys stay (recomposing them cost a tenth of the showing)
+        async with self.batch():
+            await self.mount_compose(self.compose_body(), before=opening)
+            await opening.remove()
         if self.is_attached:
             self._show_body()
             if self.focused is None:  # Textual focuses a screen's first widget only when it is shown
@@ -418,6 +422,10 @@ class ReportScreen(StyledOnMount, FramesOnTheBeat):
 
     def compose_body(self) -> ComposeResult:
         yield from ()
+
+    def shows_without_numpy(self, report: "Report") -> bool:
+        """Whether the body shows REPORT from its metadata and headers alone: numpy is imported after it then."""
+        return False
 
     def after_the_frame(self, start: Callable[..., object], *args: object) -> None:
         """Call START (which starts a worker) with ARGS once the frame at hand is painted: a thread started

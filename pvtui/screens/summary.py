@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -10,7 +10,7 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Label, Static
 
-from pvtui.model.queries import summary
+from pvtui.model.queries import summary, summary_reads_columns
 from pvtui.model.tables import Table
 from pvtui.model.unavailable import Unavailable
 from pvtui.render.facts import fact_rows, over_limit_warning, summary_facts_table
@@ -18,6 +18,9 @@ from pvtui.render.json_text import json_value
 from pvtui.render.tables import facts_table, files_row
 from pvtui.screens.base import Needs, ReportScreen, UnavailableNotice
 from pvtui.widgets.json_tree import JsonTree
+
+if TYPE_CHECKING:
+    from pvtui.model.report import Report
 
 
 class SummaryScreen(ReportScreen):
@@ -43,6 +46,9 @@ class SummaryScreen(ReportScreen):
         if self._summed is None or self._summed[0] is not self.report:
             self._summed = (self.report, summary(self.report))
         return self._summed[1]
+
+    def shows_without_numpy(self, report: "Report") -> bool:
+        return not summary_reads_columns(report)
 
     def report_changed(self) -> None:
         super().report_changed()

@@ -13,6 +13,7 @@ from pvtui.errors import BundleWriteError, ReportError
 from pvtui.model import schema as s
 from pvtui.model.bundle import SCHEMA_VERSION, Bundle, BundleWriter, bundle_meta
 from pvtui.model.host_waits import device_cycles
+from pvtui.model.queries import KEPT_MEMORY_SUMMARY, keep_memory_summary
 from pvtui.model.report import Report, note_messages
 from pvtui.sources.base import (CancelToken, IngestContext, Progress, ReportFiles, Settling, file_stamp, no_progress,
                                 version_of)
@@ -85,17 +86,22 @@ def build_bundle(
             notes = "; ".join(note_messages(ctx.meta.get("notes", [])))
             raise ReportError(files.directory, f"no usable graph profile ({notes or 'no report files'})")
         _fill_target_from_archive(ctx)
-        keep_device_time(writer)
+        keep_summary_figures(writer)
         _check_unchanged(files, ctx.meta["files"])
         return writer.commit()
 
 
-def keep_device_time(writer: BundleWriter) -> None:
-    """Each run's device time (model/host_waits.device_cycles), kept in the bundle's meta: it passes over
-    every step (66 ms on the large report), which the Summary would make on every opening."""
-    report = Report(writer.written())
+def keep_summary_figures(writer: BundleWriter) -> None:
+    """The Summary's figures that read columns, kept in the bundle's meta: each run's device time
+    (model/host_waits.device_cycles), a pass over every step (66 ms on the large report), and the memory
+    figures (model/queries.memory_summary). The Summary is then shown from meta.json and the columns' headers,
+    before numpy is imported."""
+    written = writer.written()
+    report = Report(written)  # device time as a report shown finds it: host syncs are known by name
     if report.execution is not None and report.execution.runs_known:
         writer.meta.setdefault("execution", {})["device_cycles"] = device_cycles(report)
+    writer.meta[KEPT_MEMORY_SUMMARY] = keep_memory_summary(Report(written, exact_text=True))
+    writer.meta[s.KEPT_OVER] = written.columns_stamp  # a copy whose columns were changed computes them again
 
 
 def _keep_program_figures(ctx: IngestContext) -> None:

@@ -11,12 +11,17 @@ import json
 import os
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from textual.app import App
 from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
 from pvtui.files.regular import read_regular
+from pvtui.ui.pv_colours import derived_variables
+
+if TYPE_CHECKING:
+    from pvtui.user.config import Config
 
 DEFAULT_THEME = "pvtui-dark"
 THEME_LIMIT = 1 << 20  # bytes of a theme file read at most: a theme is a few hundred
@@ -88,3 +93,40 @@ def resolve_theme_name(name: str | None, available: list[str]) -> str | None:
         if candidate in available:
             return candidate
     return None
+
+
+class ThemeVariables(App):
+    """An App with pvtui's themes and the user's, whose CSS variables hold pvtui's pv-* colours for any theme,
+    computed once per theme."""
+
+    _css_variables: tuple[Theme, dict[str, str]] | None = None  # the theme, and its variables
+    theme_problems: list[str]  # what is wrong with the user's theme files, one line each
+
+    def use_themes(self, theme: str | None, config: "Config") -> None:
+        """Offer pvtui's themes and the user's, and show THEME, else CONFIG's, else pvtui's own."""
+        extra, self.theme_problems = user_themes()
+        for item in builtin_themes() + extra:
+            self.register_theme(item)
+        themes = list(self.available_themes)
+        self.theme = resolve_theme_name(theme or default_theme(config, themes), themes) or DEFAULT_THEME
+
+    def get_css_variables(self) -> dict[str, str]:
+        """Textual's, once per theme: as the app starts, Textual asks twice for the theme it has (3-4 ms each)."""
+        theme = self.current_theme
+        if self._css_variables is None or self._css_variables[0] is not theme:
+            self._css_variables = (theme, super().get_css_variables())
+        self.theme_variables = dict(self._css_variables[1])  # as Textual's sets it
+        return dict(self._css_variables[1])
+
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        """pvtui's pv-* colours (the palette offers Textual's themes too); a theme's own win."""
+        return {**super().get_theme_variable_defaults(), **derived_variables(self.current_theme)}
+
+
+def default_theme(config: "Config", themes: list[str]) -> str | None:
+    """CONFIG's theme, where it names one of THEMES (else a problem of CONFIG's saying it does not)."""
+    theme = config.defaults.get("theme")
+    if theme is not None and resolve_theme_name(theme, themes) is None:
+        config.problems.append(f"{config.path}: [defaults] no theme named {theme!r}; ignored")
+        return None
+    return theme
