@@ -400,11 +400,7 @@ class ReportScreen(StyledOnMount, FramesOnTheBeat):
         if self._has_body or not self.pv_app.ready:
             return
         self._has_body = True
-        opening = self.query_one("#opening")
-        # in place of the opening line: the title and keys stay (recomposing them cost a tenth of the showing)
-        async with self.batch():
-            await self.mount_compose(self.compose_body(), before=opening)
-            await opening.remove()
+        await self.recompose()
         if self.is_attached:
             self._show_body()
             if self.focused is None:  # Textual focuses a screen's first widget only when it is shown
