@@ -332,7 +332,7 @@ class PvtuiApp(StatusLine, InstantModeSwitch, ThemeVariables, ParsedOnChange, Us
             screen = self.screen
             if not (isinstance(screen, ReportScreen) and screen.shows_without_numpy(report)):
                 self.first_frame.wait(FIRST_FRAME_WAIT)
-                load_deferred("numpy")  # here, not on the UI thread: the screen's body reads columns
+                import_numpy()  # here, not on the UI thread: the screen's body reads columns
             self.call_from_thread(self._loaded, slot, files, report)
 
     def run(self, *args, **kwargs):
@@ -384,17 +384,16 @@ class PvtuiApp(StatusLine, InstantModeSwitch, ThemeVariables, ParsedOnChange, Us
         self.report_generation += 1  # the screen in front composes its body; the others when shown again
         # what is alive once the first screen is up lives as long as the app
         (collect_then_freeze if let_go else freeze_after_frame)(self)
-        self.screen.call_after_refresh(self._import_screens)  # once the report is painted
         if self.watch:
             for slot in self.slots:
                 self._watch_files(slot)
 
     @work(thread=True, group="import-screens", exit_on_error=False)
-    def _import_screens(self) -> None:
-        """Import numpy (where the first screen was shown without it) and every screen's module while the user
-        reads the first screen, so that a key's first showing of a screen does not (50-100 ms each on the large
-        report's machine)."""
-        load_deferred("numpy")
+    def report_painted(self) -> None:
+        """A screen painted its body over a report: numpy (where the first screen was shown without it) and every
+        screen's module are imported while the user reads it (done by the first, so that a key's first showing
+        of a screen does not: 50-100 ms each on the large report's machine)."""
+        import_numpy()
         for target in SCREENS.values():
             importlib.import_module(target.split(":")[0])
 
@@ -543,6 +542,13 @@ class ReloadOffers:
             paths = [path for path, of in changed if of is slot]
             if paths:
                 self.offer(paths, slot)
+
+
+def import_numpy() -> None:
+    """numpy where a stand-in holds its place, and numpy.ma, which numpy imports on the first np.unique (18 ms,
+    on the Memory screen's first showing): in a worker, not on the UI thread."""
+    load_deferred("numpy")
+    importlib.import_module("numpy.ma")
 
 
 def bug_line(files: ReportFiles, exc: Exception, tracebacks: list[str] | None) -> str:

@@ -150,6 +150,9 @@ class ReportsShown(Protocol):
         """Where the report opened was left, as a screen said it (remembered_place): once, else None; of the
         types pvtui.user.state checks it has (whole numbers, a window of two, a text)."""
 
+    def report_painted(self) -> None:
+        """Called once a screen's body over a report is painted."""
+
 
 class UnavailableNotice(Static):
     """Where a view would be, the reason of the model's Unavailable that stands in its place: never markup
@@ -415,6 +418,7 @@ class ReportScreen(StyledOnMount, FramesOnTheBeat):
         self.show_report()
         self.refresh_bindings()
         freeze_after_frame(self.app)  # the screen just built lives as long as the app
+        self.call_after_refresh(self.pv_app.report_painted)  # after the frame the body is laid out for
 
     def compose_body(self) -> ComposeResult:
         yield from ()
