@@ -54,6 +54,7 @@ def start_lightly() -> None:
     defer_import("numpy")
     one_blas_thread()
 
+
 # The longest a report's opening waits for the first frame before it imports numpy or reads the files: a frame
 # never painted (an app ended first) must not hold the worker, which the interpreter waits for at exit.
 FIRST_FRAME_WAIT = 1.0

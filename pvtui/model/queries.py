@@ -64,8 +64,8 @@ KEPT_MEMORY_SUMMARY = "memory_summary"  # its key in a bundle's meta
 
 
 def memory_summary(report: Report) -> dict[str, Any]:
-    """The memory figures of the Summary: as ingest kept them (keep_memory_summary) where the report has the
-    parts they were computed over, else computed, which reads every tile (and imports numpy)."""
+    """The memory figures of the Summary: as ingest kept them (keep_memory_summary) where they still hold (the
+    parts they read are there, the columns unchanged), else computed, which reads every tile (and imports numpy)."""
     kept = _kept_memory_summary(report)
     if kept is None:
         return computed_memory_summary(report)
