@@ -333,7 +333,7 @@ class PvtuiApp(StatusLine, InstantModeSwitch, ThemeVariables, ParsedOnChange, Us
             screen = self.screen
             if not (isinstance(screen, ReportScreen) and screen.shows_without_numpy(report)):
                 self.first_frame.wait(FIRST_FRAME_WAIT)
-                import_numpy()  # here, not on the UI thread: the screen's body reads columns
+                load_deferred("numpy")  # here, not on the UI thread: the screen's body reads columns
             self.call_from_thread(self._loaded, slot, files, report)
 
     def run(self, *args, **kwargs):
@@ -393,8 +393,10 @@ class PvtuiApp(StatusLine, InstantModeSwitch, ThemeVariables, ParsedOnChange, Us
     def report_painted(self) -> None:
         """A screen painted its body over a report: numpy (where the first screen was shown without it) and every
         screen's module are imported while the user reads it (done by the first, so that a key's first showing
-        of a screen does not: 50-100 ms each on the large report's machine)."""
-        import_numpy()
+        of a screen does not: 50-100 ms each on the large report's machine), and numpy.ma, which numpy imports on
+        the first np.unique (18 ms, in the Memory screen's first showing)."""
+        load_deferred("numpy")
+        importlib.import_module("numpy.ma")
         for target in SCREENS.values():
             importlib.import_module(target.split(":")[0])
 
@@ -543,13 +545,6 @@ class ReloadOffers:
             paths = [path for path, of in changed if of is slot]
             if paths:
                 self.offer(paths, slot)
-
-
-def import_numpy() -> None:
-    """numpy where a stand-in holds its place, and numpy.ma, which numpy imports on the first np.unique (18 ms,
-    on the Memory screen's first showing): in a worker, not on the UI thread."""
-    load_deferred("numpy")
-    importlib.import_module("numpy.ma")
 
 
 def bug_line(files: ReportFiles, exc: Exception, tracebacks: list[str] | None) -> str:
