@@ -4,6 +4,7 @@ first shown), and live reload."""
 from __future__ import annotations
 
 import contextlib
+import gc
 import importlib
 import sys
 import threading
@@ -188,6 +189,7 @@ class PvtuiApp(StatusLine, InstantModeSwitch, ThemeVariables, ParsedOnChange, Us
             self.open_written(self.reports)
 
     def on_ready(self) -> None:  # the first frame is painted: what is alive lives as long as the app
+        gc.freeze()
         collector.resume()
 
     def on_key(self, event: events.Key) -> None:
@@ -330,8 +332,7 @@ class PvtuiApp(StatusLine, InstantModeSwitch, ThemeVariables, ParsedOnChange, Us
         except Exception as exc:  # a reader's bug: said as a report that did not open, and the app runs on
             self.call_from_thread(self._load_failed, slot, files, bug_line(files, exc, self.tracebacks))
         else:
-            screen = self.screen
-            if not (isinstance(screen, ReportScreen) and screen.shows_without_numpy(report)):
+            if not (isinstance(screen := self.screen, ReportScreen) and screen.shows_without_numpy(report)):
                 self.first_frame.wait(FIRST_FRAME_WAIT)
                 load_deferred("numpy")  # here, not on the UI thread: the screen's body reads columns
             self.call_from_thread(self._loaded, slot, files, report)

@@ -4,8 +4,8 @@ Importing Textual and pvtui and building the first frame makes hundreds of thous
 that live as long as the app, and next to no garbage: the collector ran about 80 times before
 the first frame and found almost nothing, 20-29 ms of a start that is measured against a bare
 Textual app's. So the commands that start the app hold it (`hold`) before they import the app,
-and the app resumes it once its first frame is painted (`resume`): what is alive then is frozen
-(never walked again, as pvtui.ui.long_lived does for the model) and collections go on as usual.
+and the app resumes it once its first frame is painted (`resume`), having frozen what is alive
+then (never walked again, as pvtui.ui.long_lived does for the model); collections go on as usual.
 """
 
 from __future__ import annotations
@@ -24,10 +24,8 @@ def hold() -> None:
 
 
 def resume() -> None:
-    """Freeze what is alive (the app's first frame is painted: it lives as long as the app), and collect again
-    where `hold` stopped collections. Safe to call twice."""
+    """Collect again where `hold` stopped collections. Safe to call twice."""
     global _held
-    gc.freeze()
     if _held:
         _held = False
         gc.enable()
