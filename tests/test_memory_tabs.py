@@ -14,6 +14,7 @@ from pvtui.screens.memory import MemoryScreen
 from pvtui.sources.base import ReportFiles
 from pvtui.sources.ingest import build_bundle
 from pvtui.widgets.tile_map import TileMap
+from pvtui.widgets.tile_tables import TileTablePane
 
 
 async def _open_tab(pilot, tabs: int) -> MemoryScreen:
@@ -98,6 +99,25 @@ async def test_a_cut_name_shows_whole_under_the_table_for_the_row_under_the_curs
         name, context = screen.export_table().rows[cut][3:5]
         whole = screen.query_one("#whole-variables").text.plain
         assert f"name: {name}" in whole and f"debug context: {context}" in whole
+
+
+@pytest.mark.anyio
+async def test_a_tables_tab_is_built_when_first_shown_and_kept(make_app, tiny_report):
+    """The screen's first showing mounts no table: each tab's widgets come when it is first shown."""
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        screen = await open_screen(pilot, "m", MemoryScreen)
+        built = lambda: {pane.table_name for pane in screen.query(TileTablePane) if pane.built}  # noqa: E731
+        assert built() == set() and not screen.query(DataTable)
+        await pilot.press("right_square_bracket")
+        await pilot.pause()
+        assert built() == {"variables"}
+        assert screen.query_one("#table-variables", DataTable).row_count == len(
+            tiny_report.lowered.tile_variables(screen.selected))
+        await pilot.press("left_square_bracket", "right_square_bracket")  # away and back: the same widgets
+        grid = screen.query_one("#table-variables", DataTable)
+        await pilot.press("left_square_bracket", "right_square_bracket")
+        await pilot.pause()
+        assert screen.query_one("#table-variables", DataTable) is grid and built() == {"variables"}
 
 
 @pytest.mark.anyio

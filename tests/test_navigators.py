@@ -213,6 +213,11 @@ def test_the_ipu_filter_the_worst_tile_and_the_zoom():
     assert nav.zoom == 2
 
 
+@pytest.mark.parametrize("ipus", [[0], [3, 1, 3, 0, 1], [2, 2, 2], [5, 0]])
+def test_the_tiles_ipus_are_each_ipu_once_in_order(ipus):
+    assert memory_of([10] * len(ipus), ipus).ipus == tuple(np.unique(np.array(ipus, np.int64)).tolist())
+
+
 def test_a_reload_keeps_what_still_applies():
     nav = MemoryNavigator()
     nav.load(memory_of([10, 90, 50, 70], [0, 0, 1, 1]), None)

@@ -14,7 +14,7 @@ from textual.scroll_view import ScrollView
 from textual.widgets import Button, Input
 
 from pvtui.ui.textual_private import (
-    InputWithoutLayout, InstantModeSwitch, ParsedOnChange, SteadyScrollbars, StyledOnMount, screens_of_every_mode,
+    InputWithoutLayout, InstantModeSwitch, LaidOutOnResizeOnlyIfResized, ParsedOnChange, SteadyScrollbars, StyledOnMount, screens_of_every_mode,
     styled_as_now, update_scrollbars,
 )
 
@@ -406,3 +406,34 @@ async def test_a_report_screens_update_timer_is_on_the_beat(tiny_dir, cache_root
         await pilot.pause()
         assert type(app.screen._update_timer) is TimerOnTheBeat
         assert app.screen._update_timer in app.screen._timers
+
+
+async def _layouts_on_resizes(screen_type: type[Screen], sizes: list[Size]) -> list[int]:
+    """How many layouts of the screen each Resize of SIZES (posted as the drivers do) made."""
+
+    class OneScreen(App):
+        def on_mount(self) -> None:
+            self.push_screen(screen_type())
+
+    app = OneScreen()
+    counts = []
+    async with app.run_test(size=(40, 10)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        real, calls = screen._refresh_layout, []
+        screen._refresh_layout = lambda *args, **kwargs: calls.append(args) or real(*args, **kwargs)
+        for size in sizes:
+            calls.clear()
+            screen._screen_resized(size)  # what Screen._on_resize calls for the Resize event
+            counts.append(len(calls))
+            await pilot.pause()
+    return counts
+
+
+async def test_textual_lays_a_screen_out_on_a_resize_to_its_size_and_ours_only_on_a_new_size():
+    """The drivers post a Resize of the app's size as it starts; Textual's Screen lays out again for it. If
+    that changes, LaidOutOnResizeOnlyIfResized can go."""
+    assert list(inspect.signature(Screen._screen_resized).parameters) == ["self", "size"]
+    same, new = Size(40, 10), Size(50, 12)
+    assert await _layouts_on_resizes(Screen, [same, new]) == [1, 1]
+    assert await _layouts_on_resizes(LaidOutOnResizeOnlyIfResized, [same, new, new]) == [0, 1, 0]

@@ -190,7 +190,8 @@ class MemoryScreen(VariableSearching, TileMarking):
         self._show_header()  # the detail is the same tile's
         self.refresh_bindings()
 
-    def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
+    async def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        await self.details.build_shown()
         self._show_table()
         self.refresh_bindings()
 

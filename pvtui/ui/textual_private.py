@@ -104,6 +104,18 @@ class FramesOnTheBeat(Screen):
         return self._Screen__update_timer
 
 
+class LaidOutOnResizeOnlyIfResized(Screen):
+    """A Screen that lays itself out on a Resize event only when its size changed.
+
+    The terminal drivers (Linux and headless) post a Resize of the size the app started at once it runs:
+    Textual then lays out and repaints the whole screen, unchanged (15-20 ms of a report screen's start,
+    between its first frame and the report shown)."""
+
+    def _screen_resized(self, size: Size) -> None:
+        if size != self._compositor.size:
+            super()._screen_resized(size)
+
+
 def screens_of_every_mode(app: App) -> list[Screen]:
     """The screens of each of APP's modes' stacks, the one in front and those behind: Textual's public
     API names only the current mode's (`screen_stack`), and `App.children` only the screen in front."""

@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from rich.text import Text
 from textual import on
-from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import DataTable, TabbedContent, TabPane, Tabs
 
@@ -68,10 +67,19 @@ class TileTablePane(TabPane):
         self._filled_width = 0  # the pane's width the names were cut for
         self.cut: list[int] = []  # the columns with a text cut to fit
 
-    def compose(self) -> ComposeResult:
-        yield DetailText(id=f"missing-{self.table_name}")  # redrawn on every key: no layout, as a Static costs
-        yield DataTable(id=f"table-{self.table_name}", cursor_type="row", zebra_stripes=True)
-        yield DetailText(id=f"whole-{self.table_name}").add_class("whole")
+    @property
+    def built(self) -> bool:
+        return bool(self.children)
+
+    async def build(self) -> None:
+        """Its widgets, mounted when its tab is first shown: the four tables' cost 40-60 ms of the Memory
+        screen's first showing, when most users look at the tiles."""
+        if not self.built:
+            await self.mount_all([
+                DetailText(id=f"missing-{self.table_name}"),  # redrawn on every key: no layout, as a Static costs
+                DataTable(id=f"table-{self.table_name}", cursor_type="row", zebra_stripes=True),
+                DetailText(id=f"whole-{self.table_name}").add_class("whole"),
+            ])
 
     def show(self, tile: int, table: Table | None, missing: str, bytes_text: Callable[[int], str]) -> None:
         """TABLE's rows for TILE, or MISSING when the report lacks them."""
@@ -262,9 +270,14 @@ class TileDetails(TabbedContent):
         self.query_one("#detail-vertices", DetailText).show(vertices_text(tile_vertices(report, tile), fmt))
         self.show_table(report, tile, fmt)
 
+    async def build_shown(self) -> None:
+        """The widgets of the tab shown, where it is a table's not shown before."""
+        if (table := self.table_pane) is not None:
+            await table.build()
+
     def show_table(self, report: Report, tile: int, fmt: Callable[[int], str]) -> None:
-        """Fill the tab's table for TILE, where a table's tab is shown and shows another tile."""
+        """Fill the tab's table for TILE, where a table's tab is shown (and built) and shows another tile."""
         table = self.table_pane
-        if table is not None and table.tile != tile:
+        if table is not None and table.built and table.tile != tile:
             name = table.table_name
             table.show(tile, tile_table(report, tile, name), why_missing(report, name), fmt)
