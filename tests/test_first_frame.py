@@ -289,7 +289,8 @@ SCREENS_IMPORTED = textwrap.dedent("""
 """)
 
 
-@pytest.mark.parametrize("first, shown_without_numpy", [("summary", True), ("memory", False)])
+@pytest.mark.parametrize("first, shown_without_numpy", [("summary", True), ("memory", False), ("liveness", False),
+                                                      ("programs", False), ("trace", False)])
 def test_the_screens_not_shown_and_numpy_are_imported_once_the_report_is_shown(tiny_dir, cache_root, first,
                                                                                   shown_without_numpy):
     """The other screens' modules are imported after the first screen shows the report, not on their first key;

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from pvtui.model import schema as s
+from pvtui.model.arrays import distinct
 from pvtui.model.layers import LayerTree, capped, common_length, program_cycles, split_name
 from pvtui.model.report import Report
 from pvtui.model.lanes import Lane, step_phases
@@ -98,7 +99,7 @@ def build_nesting(report: Report, step_programs: np.ndarray) -> Nesting:
     """The paths of the programs STEP_PROGRAMS names (one loop over distinct programs, not steps)."""
     programs = report.programs
     count = 0 if programs is None else len(programs)
-    wanted = np.unique(np.asarray(step_programs, dtype=np.int64))
+    wanted = distinct(np.asarray(step_programs, dtype=np.int64))
     wanted = wanted[(wanted >= 0) & (wanted < count)].tolist()
     memo: dict[int, tuple[list[str], list[str]]] = {}
     paths, linked = {}, np.zeros(count, dtype=bool)

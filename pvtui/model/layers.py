@@ -21,6 +21,7 @@ from typing import Iterator
 
 import numpy as np
 
+from pvtui.model.arrays import distinct
 from pvtui.model.host_waits import host_wait_programs
 from pvtui.model.report import Operations, Report
 
@@ -265,7 +266,7 @@ def program_layers(report: Report) -> list[str | None]:
         layers[program] = HOST_WAITS
     rest = placed[~waits[placed]]
     by_op, by_name = rest[owner[rest] >= 0], rest[owner[rest] < 0]  # placed by an operation's name, by their own
-    op_ids = np.unique(owner[by_op]).tolist()
+    op_ids = distinct(owner[by_op]).tolist()
     op_layers = dict(zip(op_ids, (first_part(name) or UNNAMED for name in ops.names.take(op_ids)))) if op_ids else {}
     for program, op in zip(by_op.tolist(), owner[by_op].tolist()):
         layers[program] = op_layers[op]

@@ -21,6 +21,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from pvtui.model.arrays import distinct
 from pvtui.model.report import Debug, Report
 from pvtui.model.tables import Table
 from pvtui.model.unavailable import Unavailable
@@ -123,7 +124,7 @@ class OperationIndex:
         """Layers with operations at or above them, then layers whose contexts lie below the operations'."""
         debug = self.debug
         above = {int(debug.layer[row]) for rows in self.ancestries for row in rows}
-        present = set(np.unique(np.asarray(debug.layer)).tolist())
+        present = set(distinct(np.asarray(debug.layer)).tolist())
         names = debug.layer_names
         return [name for code, name in enumerate(names)
                 if code in above or (code in present and self._lies_below(code))]
@@ -139,7 +140,7 @@ class OperationIndex:
     def _lies_below(self, code: int) -> bool:
         """True when contexts of layer CODE have an operation's context among their parents."""
         debug = self.debug
-        op_ids = np.unique(np.asarray(self.ops.debug_context))
+        op_ids = distinct(np.asarray(self.ops.debug_context))
         ids, parents = np.asarray(debug.ids), np.asarray(debug.parent)
         rows = np.flatnonzero(np.asarray(debug.layer) == code)[:SAMPLED_CONTEXTS]
         for _ in range(MAX_DEPTH):
@@ -187,7 +188,7 @@ class OperationIndex:
 
     def row(self, name: str, context: int, operations: list[int]) -> OperationRow:
         ops, programs = self.ops, self.report.programs
-        members = np.unique(np.concatenate([ops.programs(op) for op in operations])).astype(np.int64)
+        members = distinct(np.concatenate([ops.programs(op) for op in operations])).astype(np.int64)
         code = programs.leaf_code_bytes(members)
         var_bytes = [int(ops.variable_bytes[op]) for op in operations]
         known = [b for b in var_bytes if b >= 0]

@@ -14,6 +14,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from pvtui.model import schema as s
+from pvtui.model.arrays import distinct
 from pvtui.model.bundle import Bundle
 from pvtui.model.envelope import Envelope, column_names
 from pvtui.model.lowered import Lowered
@@ -250,7 +251,7 @@ class Liveness(Part):
         hi = int(np.searchsorted(starts, step, side="right"))
         candidates = np.concatenate([at_checkpoint, np.arange(lo, hi)]).astype(np.int64)
         ends = self.col(s.INTERVAL_END)[candidates]
-        live = np.unique(self.col(s.INTERVAL_VARIABLE)[candidates[ends > step]])
+        live = distinct(self.col(s.INTERVAL_VARIABLE)[candidates[ends > step]])
         sizes = np.asarray(self.variable_bytes)[live]
         order = np.argsort(-sizes, kind="stable")
         return list(zip(live[order].tolist(), sizes[order].tolist()))

@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from pvtui.model import schema as s
+from pvtui.model.arrays import distinct
 from pvtui.model.operations import OperationIndex
 from pvtui.model.report import Report
 from pvtui.model.unavailable import Unavailable
@@ -209,7 +210,7 @@ def layer_memory(report: Report, pattern: re.Pattern) -> LayerSplit:
     layers = []
     for i, name in enumerate(order):
         group = groups[name]
-        members = np.unique(np.concatenate([ops.programs(op) for op in group["ops"]])).astype(np.int64)
+        members = distinct(np.concatenate([ops.programs(op) for op in group["ops"]])).astype(np.int64)
         members = members[owner[members] < 0]
         owner[members] = i
         code = programs.leaf_code_bytes(members)

@@ -14,6 +14,7 @@ import sqlite3
 import numpy as np
 
 from pvtui.model import schema as s
+from pvtui.model.arrays import distinct
 from pvtui.sources.native_pieces import PieceSorter
 from pvtui.sources.native_tables import LIBPVA, READER, Lookup, ProfileTables, beyond, numbered
 from pvtui.sources.pop_schema import PROFILE
@@ -86,14 +87,14 @@ def _totals(profile: ProfileTables, found) -> np.ndarray | None:
         return np.where(totals == NULL, 0, totals)
     batches = list(profile.batches(found, ["tile", "total"]))
     tile, total = np.concatenate(batches, axis=1) if batches else np.zeros((2, 0), np.int64)
-    num_tiles = numbered(np.unique(tile[tile >= 0]))
+    num_tiles = numbered(distinct(tile[tile >= 0]))
     stray = (tile < 0) | (tile >= num_tiles)
     if stray.any():
-        ctx.note("memory", beyond("memory_by_tile", "tiles", np.unique(tile[stray]), int(stray.sum()), num_tiles))
+        ctx.note("memory", beyond("memory_by_tile", "tiles", distinct(tile[stray]), int(stray.sum()), num_tiles))
         tile, total = tile[~stray], total[~stray]
     out = np.zeros(num_tiles, np.int64)
     out[tile] = np.where(total == NULL, 0, total)
-    absent = len(out) - len(np.unique(tile))
+    absent = len(out) - len(distinct(tile))
     if absent:
         ctx.note("memory", f"{PROFILE}: memory_by_tile has no row for {absent:,} of {len(out):,} tiles: shown as 0")
     return out

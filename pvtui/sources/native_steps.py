@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from pvtui.model import schema as s
+from pvtui.model.arrays import distinct
 from pvtui.model.bundle import release_pages
 from pvtui.sources.native_tables import LIBPVA, ProfileTables, StepIds, beyond, numbered
 from pvtui.sources.pop_schema import PROFILE
@@ -175,7 +176,7 @@ def ipus_named_first(profile: ProfileTables) -> int | None:
         return None
     for batch in profile.batches(by_ipu, ["ipu"]):
         ipus = batch[0]
-        return numbered(np.unique(ipus[(ipus >= 0) & (ipus < MAX_IPUS)])) or None
+        return numbered(distinct(ipus[(ipus >= 0) & (ipus < MAX_IPUS)])) or None
     return None
 
 

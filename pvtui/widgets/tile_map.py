@@ -22,6 +22,7 @@ from textual.geometry import Size
 from textual.message import Message
 from textual.strip import Strip
 
+from pvtui.model.arrays import distinct
 from pvtui.model.tile_map import (
     BLOCK_GAP, LEVELS, NONE, OVER, ZERO, Block, MapLayout, block_label, blocks_of, colour_codes, fit_layout,
 )
@@ -234,7 +235,7 @@ class TileMap(SteadyScrollbars, can_focus=False):
         assert self.grid is not None and self.values is not None
         self._representative = self.grid.representatives(self.values.values)
         self._codes = colour_codes(self.values.values[self._representative], self.values.scale, self.values.limit)
-        lines = np.unique(self.grid.lines_of(np.flatnonzero(old_codes != self._codes)))
+        lines = distinct(self.grid.lines_of(np.flatnonzero(old_codes != self._codes)))
         self._line_stamps[lines] += 1  # their cached strips are stale
         top = int(self.scroll_y)
         for line in lines.tolist():

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Callable
 import numpy as np
 
 from pvtui.model import schema
+from pvtui.model.arrays import distinct
 from pvtui.model.queries import tile_ipus
 from pvtui.model.report import Report
 from pvtui.model.tables import Table
@@ -67,12 +68,7 @@ class TileMemory:
     @cached_property
     def ipus(self) -> tuple[int, ...]:
         """The IPUs the tiles are on; none when the report does not say."""
-        if not self.ipu_known:
-            return ()
-        ordered = np.sort(self.ipu)  # not np.unique, which imports numpy.ma: 40 ms of the screen's first showing
-        first = np.ones(len(ordered), dtype=bool)
-        first[1:] = ordered[1:] != ordered[:-1]
-        return tuple(int(i) for i in ordered[first])
+        return tuple(int(i) for i in distinct(self.ipu)) if self.ipu_known else ()
 
     def ipu_of(self, tile: int) -> int | None:
         return int(self.ipu[tile]) if self.ipu_known else None

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from pvtui.model.arrays import distinct
 from pvtui.model.lanes import Lane
 
 if TYPE_CHECKING:
@@ -218,8 +219,8 @@ def bsp_frame(
         tile_cycles=tile_cycles,
         offsets=offsets,
         phases=phases.astype(np.int64),
-        steps_with_data=len(np.unique(steps[has_data])),
-        steps_shown=len(np.unique(steps[shown])),
+        steps_with_data=len(distinct(steps[has_data])),
+        steps_shown=len(distinct(steps[shown])),
     )
 
 
