@@ -394,10 +394,8 @@ class PvtuiApp(StatusLine, InstantModeSwitch, ThemeVariables, ParsedOnChange, Us
     def report_painted(self) -> None:
         """A screen painted its body over a report: numpy (where the first screen was shown without it) and every
         screen's module are imported while the user reads it (done by the first, so that a key's first showing
-        of a screen does not: 50-100 ms each on the large report's machine), and numpy.ma, which numpy imports on
-        the first np.unique (18 ms, in the Memory screen's first showing)."""
+        of a screen does not: 50-100 ms each on the large report's machine)."""
         load_deferred("numpy")
-        importlib.import_module("numpy.ma")
         for target in SCREENS.values():
             importlib.import_module(target.split(":")[0])
 

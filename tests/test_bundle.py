@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+import io
 import json
 
 import numpy as np
@@ -10,7 +12,7 @@ from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
 from pvtui.errors import ReportError
-from pvtui.model.bundle import SCHEMA_VERSION, Bundle, BundleWriter, is_bundle
+from pvtui.model.bundle import NUMPY_WRITES, SCHEMA_VERSION, Bundle, BundleWriter, _header_literal, is_bundle
 
 dtypes = st.sampled_from([np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
                          np.float32, np.float64, np.bool_])
@@ -129,6 +131,8 @@ def _bundle_of(tmp_path, name: str = "col"):
     (b"(" * 5000 + b")" * 5000, b"\x01\x00", "header"),
     (b" " * 10_001, b"\x02\x00", "a header of 10,001 bytes"),
     (b"{'descr': '<i8', 'fortran_order': False, 'shape': (3,), }", b"\x03\x00", "format version"),
+    (b"{'descr': '|O', 'fortran_order': False, 'shape': (3,), }   \n", b"\x01\x00", "not numbers"),  # as numpy writes
+    (b"{'descr': '<i8', 'fortran_order': False, 'shape': (3, -1), }\n", b"\x01\x00", "shape"),
 ])
 def test_a_column_header_that_is_not_a_plain_column_of_numbers_is_damage(tmp_path, header, version, problem):
     """Read without numpy: anything numpy would read that is not one plain number type, or anything it would not."""
@@ -138,6 +142,23 @@ def test_a_column_header_that_is_not_a_plain_column_of_numbers_is_damage(tmp_pat
     assert "col" in bundle.damaged and problem in str(bundle.damaged["col"]), str(bundle.damaged.get("col"))
     with pytest.raises(ReportError):
         bundle.length("col")
+
+
+@pytest.mark.parametrize("shape", [(), (0,), (7,), (1_071_360,), (4, 3), (2, 0, 5)])
+@pytest.mark.parametrize("dtype", ["<i8", "|u1", "<f4", ">i2", "|b1"])
+def test_a_header_as_numpy_writes_it_reads_as_numpys_literal(shape, dtype):
+    """Read by NUMPY_WRITES in place of literal_eval: the same header."""
+    for order in ("C", "F"):
+        written = io.BytesIO()
+        np.save(written, np.zeros(shape, dtype=dtype, order=order))
+        text = written.getvalue()[10:10 + int.from_bytes(written.getvalue()[8:10], "little")].decode("latin-1")
+        assert NUMPY_WRITES.fullmatch(text) and _header_literal(text) == ast.literal_eval(text)
+
+
+def test_a_header_laid_out_otherwise_still_reads(tmp_path):
+    dest = _bundle_of(tmp_path)
+    _column_with_header(dest / "col.npy", b"{'shape': ( 3, ), 'fortran_order': False, 'descr': '<i8'}", data=bytes(24))
+    assert Bundle(dest).length("col") == 3
 
 
 def test_a_column_cut_short_inside_its_header_is_damage(tmp_path):

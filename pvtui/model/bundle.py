@@ -452,6 +452,11 @@ NPY_MAGIC = b"\x93NUMPY"
 NPY_LENGTH_BYTES = {(1, 0): 2, (2, 0): 4}  # per format version, the bytes of the header's length
 NPY_HEADER_LIMIT = 10_000  # the longest header read, as numpy's own reader (max_header_size)
 COLUMN_DESCR = re.compile(r"[<>|=]([biuf])([1248])")  # byte order, kind, item size: a plain number type
+# The header as numpy writes it, read in a tenth of literal_eval's time (a bundle's ~120 columns are all
+# checked as it opens: 8-11 ms); any other header, as numpy reads it.
+NPY_SIZE = r"(?:0|[1-9]\d*)"  # a whole number as Python writes it
+NUMPY_WRITES = re.compile(r"\{'descr': '([^'\\]*)', 'fortran_order': (True|False), "
+                          rf"'shape': \((|{NPY_SIZE},|{NPY_SIZE}(?:, {NPY_SIZE})+)\), \}} *\n")
 # The header is a Python literal (ast.literal_eval, as numpy reads it): damage surfaces as any of these.
 BAD_NPY_HEADER = (ValueError, SyntaxError, TypeError, RecursionError, tokenize.TokenError)
 # CPython (gh-106905; seen on 3.11.7 here) can raise "SystemError: AST constructor recursion depth mismatch"
@@ -510,8 +515,7 @@ def _column_header(f: BinaryIO) -> ColumnHeader:
     text = f.read(length)
     if len(text) < length:
         raise ValueError("the header is cut short")
-    with _HEADER_PARSING:
-        header = ast.literal_eval(text.decode("latin-1"))
+    header = _header_literal(text.decode("latin-1"))
     if not isinstance(header, dict) or header.keys() != {"descr", "fortran_order", "shape"}:
         raise ValueError(f"not a .npy header: {text!r}")
     descr, fortran_order, shape = header["descr"], header["fortran_order"], header["shape"]
@@ -522,6 +526,16 @@ def _column_header(f: BinaryIO) -> ColumnHeader:
     if not isinstance(shape, tuple) or not all(type(n) is int and n >= 0 for n in shape):
         raise ValueError(f"shape is {shape!r}")
     return ColumnHeader(shape, fortran_order, descr)
+
+
+def _header_literal(text: str) -> object:
+    """The Python literal of a .npy header's TEXT."""
+    if written := NUMPY_WRITES.fullmatch(text):
+        descr, fortran_order, shape = written.groups()
+        return {"descr": descr, "fortran_order": fortran_order == "True",
+                "shape": tuple(int(n) for n in shape.replace(",", " ").split())}
+    with _HEADER_PARSING:
+        return ast.literal_eval(text)
 
 
 def _one_line(exc: Exception, limit: int = 100) -> str:
