@@ -323,3 +323,27 @@ async def test_a_new_screen_paints_its_frame_then_composes_its_body(make_app, ca
         memory = [opening for name, opening in frames if name == "Memory"]
         assert memory[0] is True and memory[-1] is False
         assert app.screen.query_one("#memory-view") and not app.screen.query("#opening")
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("key, bar", [("p", "#search-bar"), ("m", "#variable-bar")])
+async def test_a_search_bars_fields_are_mounted_once_the_body_is_painted_and_slash_types_into_them(make_app, key,
+                                                                                                    bar):
+    """The fields' styling is no part of a screen's first showing; `/` and what follows it go into the field."""
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        app = pilot.app
+        await wait_until_loaded(pilot)
+        painted, at_first_body_frame = app._display, []
+
+        def display(screen, update) -> None:
+            painted(screen, update)
+            if update is not None and screen.query(bar) and not screen.opening and not at_first_body_frame:
+                at_first_body_frame.append(len(screen.query_one(bar).children))
+
+        app._display = display
+        await pilot.press(key)
+        await wait_for(pilot, lambda: at_first_body_frame and app.screen.query_one(bar).children)
+        assert at_first_body_frame == [0]
+        await pilot.press("slash", "a", "b")
+        await pilot.pause()
+        assert app.screen.query_one(f"{bar} Input").value == "ab"

@@ -95,15 +95,12 @@ class MemoryScreen(VariableSearching, TileMarking):
             yield DetailText(id="memory-header")
             yield VariableBar(self.nav.search, id="variable-bar")
             with Horizontal(id="memory-body"):
-                yield MemoryViews(
-                    TileHeatmap(id="heatmap"),
-                    TileMap(id="tile-map"),
-                    id="memory-views",
-                )
+                yield MemoryViews(TileHeatmap(id="heatmap"), TileMap(id="tile-map"), id="memory-views")
                 yield TileDetails(id="detail-pane")
 
     def show_report(self) -> None:
         self._load(selected=self.pv_app.remembered("tile"))  # where it was left (a whole number: pvtui.user.state)
+        self.after_the_frame(self.query_one(VariableBar).build)
 
     def remembered_place(self) -> dict:
         return {"tile": int(self.selected)} if self.nav.memory is not None else {}

@@ -70,16 +70,15 @@ class ProgramsScreen(ReportScreen):
         if programs is None or rows is None:
             yield UnavailableNotice(Unavailable(self.report.missing("programs")))
             return
-        with SearchBar(id="search-bar"):
-            yield Label("/")
-            yield Input(placeholder="part of a program name; Enter finds it", id="search-input", compact=True)
-            yield Label("", id="search-status", markup=False)
+        yield SearchBar("part of a program name; Enter finds it", id="search-bar")
         with Horizontal(id="programs-body"):
             yield ProgramTree(programs, rows, id="program-tree")
             with VerticalScroll(id="details-scroll"):
                 yield DetailText(id="details")
 
     def show_report(self) -> None:
+        if self.tree is not None:
+            self.after_the_frame(self.query_one(SearchBar).build)
         self._focus_tree()
         expanded = self.pv_app.remembered("expanded")
         if isinstance(expanded, list) and self.tree is not None:  # the programs open when it was left
@@ -89,13 +88,13 @@ class ProgramsScreen(ReportScreen):
         if isinstance(search, str) and self.tree is not None:  # the search it was left with, found again
             self.nav.searching = True
             self.query_one("#search-bar").add_class("open")
-            self.query_one("#search-input", Input).value = search
+            self.search_field.value = search
             self._search(self.report, search)
 
     def remembered_place(self) -> dict:
         """The programs open (the first MAX_EXPANDED), and the search text while the search is open."""
-        text = self.query_one("#search-input", Input).value.strip()
-        place = {"search": text} if text and self.nav.searching else {}
+        text = self.search_field.value.strip() if self.nav.searching else ""
+        place = {"search": text} if text else {}
         if self.tree is not None:
             place["expanded"] = self.tree.rows.open_programs()[:MAX_EXPANDED]
         return place
@@ -104,6 +103,17 @@ class ProgramsScreen(ReportScreen):
     def tree(self) -> ProgramTree | None:
         found = self.query(ProgramTree)
         return found.first() if found else None
+
+    @property
+    def search_field(self) -> Input:
+        bar = self.query_one(SearchBar)
+        bar.build()
+        return bar.query_one("#search-input", Input)
+
+    def _search_status(self, text: str) -> None:
+        bar = self.query_one(SearchBar)
+        bar.build()
+        bar.query_one("#search-status", Label).update(text)
 
     def _focus_tree(self) -> None:
         if self.tree is not None:
@@ -139,7 +149,7 @@ class ProgramsScreen(ReportScreen):
     def action_open_search(self) -> None:
         self.nav.searching = True
         self.query_one("#search-bar").add_class("open")
-        self.start_typing(self.query_one("#search-input", Input))
+        self.start_typing(self.search_field)
 
     def action_close_search(self) -> None:
         self.nav.searching = False
@@ -154,7 +164,7 @@ class ProgramsScreen(ReportScreen):
     def _submitted(self, event: Input.Submitted) -> None:
         needle = event.value.strip()
         if needle:
-            self.query_one("#search-status", Label).update("searching…")
+            self._search_status("searching…")
             self._search(self.report, needle)
 
     @work(thread=True, exclusive=True, group="program-search")
@@ -169,7 +179,7 @@ class ProgramsScreen(ReportScreen):
         self.tree.set_highlight(needle)
         self.refresh_bindings()
         if len(matches) == 0:
-            self.query_one("#search-status", Label).update(f"no program name contains {needle!r}")
+            self._search_status(f"no program name contains {needle!r}")
             return
         self.jump_to(int(matches[0]))
         self.tree.focus()
@@ -182,7 +192,7 @@ class ProgramsScreen(ReportScreen):
     def _show_match_status(self, program: int) -> None:
         position = self.nav.finder.position(program)
         if position is not None:
-            self.query_one("#search-status", Label).update(match_status(position, len(self.nav.finder.matches)))
+            self._search_status(match_status(position, len(self.nav.finder.matches)))
 
     def jump_to(self, program: int) -> bool:
         """Expand the path to PROGRAM, select it and scroll to it."""

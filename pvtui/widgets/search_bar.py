@@ -3,13 +3,33 @@
 from __future__ import annotations
 
 from textual.containers import Horizontal
+from textual.widget import Widget
+from textual.widgets import Input, Label
 
 
 class SearchBar(Horizontal):
-    """Hidden until it has the class `open` (the screen's `/` adds it, Escape or Enter takes it away)."""
+    """Hidden until it has the class `open` (the screen's `/` adds it, Escape or Enter takes it away).
+
+    Its widgets (`fields`) are mounted by `build`: the screen calls it once its body is painted (an Input's
+    styling, and its CSS parsed, cost a first showing 10-20 ms), and so does whatever needs them first.
+    """
 
     DEFAULT_CSS = """
     SearchBar { height: 1; display: none; background: $panel; }
     SearchBar.open { display: block; }
     SearchBar > Label { width: auto; padding: 0 1; }
     """
+
+    def __init__(self, placeholder: str, *, id: str) -> None:
+        super().__init__(id=id)
+        self.placeholder = placeholder
+
+    def fields(self) -> list[Widget]:
+        """`/`, the field (#search-input) and what the search found (#search-status)."""
+        return [Label("/"), Input(placeholder=self.placeholder, id="search-input", compact=True),
+                Label("", id="search-status", markup=False)]
+
+    def build(self) -> None:
+        """Mount the fields, once: they are in the DOM (to query and focus) when this returns."""
+        if not self.children:
+            self.mount_all(self.fields())

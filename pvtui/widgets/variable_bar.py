@@ -6,8 +6,8 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import work
-from textual.app import ComposeResult
 from textual.message import Message
+from textual.widget import Widget
 from textual.widgets import Input, Label
 
 from pvtui.ui.textual_private import InputWithoutLayout
@@ -37,22 +37,23 @@ class VariableBar(SearchBar):
             self.variable = variable
 
     def __init__(self, search: "VariableSearch", *, id: str) -> None:
-        super().__init__(id=id)
+        super().__init__("part of a variable name", id=id)
         self.search = search
         self.lowered: Lowered | None = None  # the report's lowered variables, set by the screen
 
-    def compose(self) -> ComposeResult:
-        yield Label("/")
-        field = InputWithoutLayout(placeholder="part of a variable name", id="variable-input", compact=True)
+    def fields(self) -> list[Widget]:
+        field = InputWithoutLayout(placeholder=self.placeholder, id="variable-input", compact=True)
         field.cursor_blink = False  # a frame every half second over SSH, for nothing
-        yield field
-        yield DetailText(id="variable-status")  # no layout on each key, as a Label would cost
+        return [Label("/"), field, DetailText(id="variable-status")]  # a DetailText: no layout on each key
 
-    def on_mount(self) -> None:
-        self.watch(self.field, "value", self._search_for, init=False)
+    def build(self) -> None:
+        if not self.children:
+            super().build()
+            self.watch(self.field, "value", self._search_for, init=False)
 
     @property
     def field(self) -> Input:
+        self.build()
         return self.query_one("#variable-input", Input)
 
     def open(self, shown: bool) -> None:
@@ -62,6 +63,7 @@ class VariableBar(SearchBar):
             self._prepare(self.lowered)
 
     def show_status(self, text: Text) -> None:
+        self.build()
         self.query_one("#variable-status", DetailText).show(text)
 
     @work(thread=True, exclusive=True, group="variable-search")
