@@ -326,7 +326,7 @@ async def test_a_new_screen_paints_its_frame_then_composes_its_body(make_app, ca
 
 
 @pytest.mark.anyio
-@pytest.mark.parametrize("key, bar", [("p", "#search-bar"), ("m", "#variable-bar")])
+@pytest.mark.parametrize("key, bar", [("p", "#search"), ("m", "#variable-bar"), ("o", "#filter")])
 async def test_a_search_bars_fields_are_mounted_once_the_body_is_painted_and_slash_types_into_them(make_app, key,
                                                                                                     bar):
     """The fields' styling is no part of a screen's first showing; `/` and what follows it go into the field."""

@@ -9,7 +9,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Input, Label, Static
+from textual.widgets import Input, Static
 
 from pvtui.model.layers import build_tree, layer_figures
 from pvtui.model.navigators.operations import OperationsNavigator
@@ -22,6 +22,7 @@ from pvtui.render.operations import operation_details, operation_header, operati
 from pvtui.screens.base import Needs, ReportScreen, UnavailableNotice, beside_or_under
 from pvtui.widgets.figures_table import FiguresTable
 from pvtui.widgets.look import look_of
+from pvtui.widgets.search_bar import SearchBar
 from pvtui.widgets.to_ui import to_ui
 
 MIN_NAME_WIDTH = 24  # below this, figures other than the sort's give way to the names
@@ -41,10 +42,6 @@ class OperationsScreen(ReportScreen):
     DEFAULT_CSS = beside_or_under("OperationsScreen", "#operations-body", "#operations-table", "#operation-scroll",
                                   8) + """
     OperationsScreen #operations-header { height: auto; max-height: 3; padding: 0 1; background: $surface; }
-    OperationsScreen #filter-bar { height: 1; display: none; background: $panel; }
-    OperationsScreen #filter-bar.open { display: block; }
-    OperationsScreen #filter-bar Label { width: auto; padding: 0 1; }
-    OperationsScreen #filter-input { width: 1fr; }
     """
 
     BINDINGS = [
@@ -76,10 +73,7 @@ class OperationsScreen(ReportScreen):
             yield UnavailableNotice(Unavailable(self.report.missing("programs")))
             return
         yield Static("Reading the operations…", id="operations-header")
-        with Horizontal(id="filter-bar"):
-            yield Label("/")
-            yield Input(placeholder="part of a name; Enter keeps the rows that contain it", id="filter-input",
-                        compact=True)
+        yield SearchBar("part of a name; Enter keeps the rows that contain it", id="filter")
         with Horizontal(id="operations-body"):
             yield FiguresTable(id="operations-table")
             with VerticalScroll(id="operation-scroll", can_focus=False):
@@ -91,6 +85,7 @@ class OperationsScreen(ReportScreen):
         operations = self.report.operations  # by model layer where they would not fit on a screen
         self.nav.choose_group(len(operations) if operations is not None else 0, self.app.size.height - CHROME_ROWS)
         self.after_the_frame(self._load)
+        self.after_the_frame(self.query_one(SearchBar).build)
 
     def _load(self) -> None:
         """Read the rows of the grouping chosen, unless they are read already."""
@@ -242,8 +237,8 @@ class OperationsScreen(ReportScreen):
 
     def action_open_filter(self) -> None:
         self.nav.filter_open = True
-        self.query_one("#filter-bar").add_class("open")
-        self.start_typing(self.query_one("#filter-input", Input))
+        self.query_one(SearchBar).add_class("open")
+        self.start_typing(self.query_one(SearchBar).field)
         self.refresh_bindings()
 
     @on(Input.Submitted, "#filter-input")
@@ -251,12 +246,12 @@ class OperationsScreen(ReportScreen):
         self._filter(event.value.strip(), keep=None)
 
     def action_clear_filter(self) -> None:
-        self.query_one("#filter-input", Input).value = ""
+        self.query_one(SearchBar).field.value = ""
         self._filter("", keep=self._selected_key())
 
     def _filter(self, text: str, keep: str | None) -> None:
         self.nav.filter(text)
-        self.query_one("#filter-bar").set_class(self.nav.filter_open, "open")
+        self.query_one(SearchBar).set_class(self.nav.filter_open, "open")
         self._fill(keep=keep)
         self.refresh_bindings()
 

@@ -10,7 +10,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Input, Label
+from textual.widgets import Input
 
 from pvtui.model.flame import layer_names, name_in_layer, programs_in_layer
 from pvtui.model.navigators.programs import EXPAND_CAP, ProgramsNavigator
@@ -40,8 +40,6 @@ class ProgramsScreen(ReportScreen):
     SCREEN_NAME = "Programs"
 
     DEFAULT_CSS = beside_or_under("ProgramsScreen", "#programs-body", "ProgramTree", "#details-scroll", 9) + """
-    ProgramsScreen #search-input { width: 1fr; }
-    ProgramsScreen #search-status { color: $text-muted; }
     """
 
     BINDINGS = [
@@ -70,7 +68,7 @@ class ProgramsScreen(ReportScreen):
         if programs is None or rows is None:
             yield UnavailableNotice(Unavailable(self.report.missing("programs")))
             return
-        yield SearchBar("part of a program name; Enter finds it", id="search-bar")
+        yield SearchBar("part of a program name; Enter finds it", id="search", says=True)
         with Horizontal(id="programs-body"):
             yield ProgramTree(programs, rows, id="program-tree")
             with VerticalScroll(id="details-scroll"):
@@ -87,13 +85,13 @@ class ProgramsScreen(ReportScreen):
         search = self.pv_app.remembered("search")
         if isinstance(search, str) and self.tree is not None:  # the search it was left with, found again
             self.nav.searching = True
-            self.query_one("#search-bar").add_class("open")
-            self.search_field.value = search
+            self.query_one(SearchBar).add_class("open")
+            self.query_one(SearchBar).field.value = search
             self._search(self.report, search)
 
     def remembered_place(self) -> dict:
         """The programs open (the first MAX_EXPANDED), and the search text while the search is open."""
-        text = self.search_field.value.strip() if self.nav.searching else ""
+        text = self.query_one(SearchBar).field.value.strip() if self.nav.searching else ""
         place = {"search": text} if text else {}
         if self.tree is not None:
             place["expanded"] = self.tree.rows.open_programs()[:MAX_EXPANDED]
@@ -103,17 +101,6 @@ class ProgramsScreen(ReportScreen):
     def tree(self) -> ProgramTree | None:
         found = self.query(ProgramTree)
         return found.first() if found else None
-
-    @property
-    def search_field(self) -> Input:
-        bar = self.query_one(SearchBar)
-        bar.build()
-        return bar.query_one("#search-input", Input)
-
-    def _search_status(self, text: str) -> None:
-        bar = self.query_one(SearchBar)
-        bar.build()
-        bar.query_one("#search-status", Label).update(text)
 
     def _focus_tree(self) -> None:
         if self.tree is not None:
@@ -148,12 +135,12 @@ class ProgramsScreen(ReportScreen):
 
     def action_open_search(self) -> None:
         self.nav.searching = True
-        self.query_one("#search-bar").add_class("open")
-        self.start_typing(self.search_field)
+        self.query_one(SearchBar).add_class("open")
+        self.start_typing(self.query_one(SearchBar).field)
 
     def action_close_search(self) -> None:
         self.nav.searching = False
-        self.query_one("#search-bar").remove_class("open")
+        self.query_one(SearchBar).remove_class("open")
         self.nav.finder.clear()
         if self.tree is not None:
             self.tree.set_highlight("")
@@ -164,7 +151,7 @@ class ProgramsScreen(ReportScreen):
     def _submitted(self, event: Input.Submitted) -> None:
         needle = event.value.strip()
         if needle:
-            self._search_status("searching…")
+            self.query_one(SearchBar).say("searching…")
             self._search(self.report, needle)
 
     @work(thread=True, exclusive=True, group="program-search")
@@ -179,7 +166,7 @@ class ProgramsScreen(ReportScreen):
         self.tree.set_highlight(needle)
         self.refresh_bindings()
         if len(matches) == 0:
-            self._search_status(f"no program name contains {needle!r}")
+            self.query_one(SearchBar).say(f"no program name contains {needle!r}")
             return
         self.jump_to(int(matches[0]))
         self.tree.focus()
@@ -192,7 +179,7 @@ class ProgramsScreen(ReportScreen):
     def _show_match_status(self, program: int) -> None:
         position = self.nav.finder.position(program)
         if position is not None:
-            self._search_status(match_status(position, len(self.nav.finder.matches)))
+            self.query_one(SearchBar).say(match_status(position, len(self.nav.finder.matches)))
 
     def jump_to(self, program: int) -> bool:
         """Expand the path to PROGRAM, select it and scroll to it."""

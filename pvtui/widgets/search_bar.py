@@ -8,7 +8,8 @@ from textual.widgets import Input, Label
 
 
 class SearchBar(Horizontal):
-    """Hidden until it has the class `open` (the screen's `/` adds it, Escape or Enter takes it away).
+    """Hidden until it has the class `open` (the screen's `/` adds it, Escape or Enter takes it away). Its field
+    is #ID-input, and what the search found, where it SAYS so, #ID-status.
 
     Its widgets (`fields`) are mounted by `build`: the screen calls it once its body is painted (an Input's
     styling, and its CSS parsed, cost a first showing 10-20 ms), and so does whatever needs them first.
@@ -18,18 +19,30 @@ class SearchBar(Horizontal):
     SearchBar { height: 1; display: none; background: $panel; }
     SearchBar.open { display: block; }
     SearchBar > Label { width: auto; padding: 0 1; }
+    SearchBar > .status { color: $text-muted; }
+    SearchBar > Input { width: 1fr; }
     """
 
-    def __init__(self, placeholder: str, *, id: str) -> None:
+    def __init__(self, placeholder: str, *, id: str, says: bool = False) -> None:
         super().__init__(id=id)
         self.placeholder = placeholder
+        self.says = says
 
     def fields(self) -> list[Widget]:
-        """`/`, the field (#search-input) and what the search found (#search-status)."""
-        return [Label("/"), Input(placeholder=self.placeholder, id="search-input", compact=True),
-                Label("", id="search-status", markup=False)]
+        field = Input(placeholder=self.placeholder, id=f"{self.id}-input", compact=True)
+        status = [Label("", id=f"{self.id}-status", markup=False, classes="status")] if self.says else []
+        return [Label("/"), field, *status]
 
     def build(self) -> None:
         """Mount the fields, once: they are in the DOM (to query and focus) when this returns."""
         if not self.children:
             self.mount_all(self.fields())
+
+    @property
+    def field(self) -> Input:
+        self.build()
+        return self.query_one(Input)
+
+    def say(self, text: str) -> None:
+        self.build()
+        self.query_one(f"#{self.id}-status", Label).update(text)

@@ -8,7 +8,7 @@ from rich.text import Text
 from textual import work
 from textual.message import Message
 from textual.widget import Widget
-from textual.widgets import Input, Label
+from textual.widgets import Label
 
 from pvtui.ui.textual_private import InputWithoutLayout
 from pvtui.widgets.detail_text import DetailText
@@ -50,11 +50,6 @@ class VariableBar(SearchBar):
         if not self.children:
             super().build()
             self.watch(self.field, "value", self._search_for, init=False)
-
-    @property
-    def field(self) -> Input:
-        self.build()
-        return self.query_one("#variable-input", Input)
 
     def open(self, shown: bool) -> None:
         self.search.open = shown  # asked by the keys' table on every key: no DOM query there
