@@ -54,6 +54,24 @@ async def test_zoom_the_trace(make_app):
         assert lane.starts[pos + 1] >= lane.starts[pos]
 
 
+async def test_a_run_is_indexed_in_a_worker_started_once_its_frame_is_painted(make_app):
+    """The worker would take the GIL from the frame that says the steps are being indexed."""
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        app = pilot.app
+        await wait_until_loaded(pilot)
+        painted, at_first_body_frame = app._display, []
+
+        def display(screen, update) -> None:
+            painted(screen, update)
+            if update is not None and isinstance(screen, TraceScreen) and not screen.opening and not at_first_body_frame:
+                at_first_body_frame.append([w.group for w in app.workers if w.group == "trace-index"])
+
+        app._display = display
+        await pilot.press("t")
+        await wait_for(pilot, lambda: isinstance(app.screen, TraceScreen) and app.screen.available)
+        assert at_first_body_frame == [[]]
+
+
 async def test_moving_keeps_the_cursor_in_the_window(make_app):
     async with make_app().run_test(size=(80, 24)) as pilot:
         screen = await open_trace(pilot)

@@ -38,7 +38,7 @@ class TraceRuns(ReportScreen):
             self._show_run(run, index.lanes.get(run) or index.index_run(run), keep_step, keep_window)
         else:
             self.query_one("#trace-status", PaneText).show(Text(f"Indexing the steps of run {run + 1}…"))
-            self._index_run(index, self.nav.opened, run, keep_step, keep_window)
+            self.after_the_frame(self._index_run, index, self.nav.opened, run, keep_step, keep_window)
 
     @work(thread=True, exclusive=True, group="trace-index")
     def _index_run(self, index: TraceIndex, opened: int, run: int, keep_step: int | None,
