@@ -16,7 +16,6 @@ from pvtui.model.unavailable import Unavailable
 from pvtui.render.liveness import Marks, live_list, step_facts
 from pvtui.render.step_change import step_columns
 from pvtui.screens.base import SHORT, Needs, ReportScreen, UnavailableNotice
-from pvtui.screens.columns_dialog import ColumnsDialog
 from pvtui.widgets.detail_text import PaneText
 from pvtui.widgets.keys import ZOOM, ends, pages
 from pvtui.widgets.live_variables import LiveVariables
@@ -218,6 +217,8 @@ class LivenessScreen(ReportScreen):
 
     def action_compare_marks(self) -> None:
         """The marked steps and the cursor's, column by column (render.step_change.step_columns)."""
+        from pvtui.screens.columns_dialog import ColumnsDialog  # here: its DataTable was 6 ms of the first showing
+
         columns = compare_steps(self.report, self.nav.compared)
         self.app.push_screen(ColumnsDialog(f"{len(columns)} steps compared, each with the one before it",
                                            *step_columns(columns, self.bytes, self.minus),
