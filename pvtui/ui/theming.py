@@ -7,9 +7,9 @@ out: they are derived from its base colours (pvtui.ui.pv_colours), as for any th
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -54,13 +54,13 @@ def _theme_from(data: Any) -> Theme:
     return Theme(**{**data, "variables": dict(variables)})
 
 
-def builtin_theme_files() -> Any:
-    """The installed pvtui.themes; in a checkout run as it is (no install, or the current directory's
-    pvtui/ shadowing the installed one), themes/ beside the package, which setup.py maps only at install."""
-    try:
-        return resources.files("pvtui.themes")
-    except ModuleNotFoundError:
-        return Path(__file__).resolve().parents[2] / "themes"
+def builtin_theme_files() -> Path:
+    """The installed pvtui.themes' folder; in a checkout run as it is (no install, or the current directory's
+    pvtui/ shadowing the installed one), themes/ beside the package, which setup.py maps only at install.
+    (Found by its spec: importlib.resources, which pip's unpacked installs do not need, took 4 ms to import.)"""
+    spec = importlib.util.find_spec("pvtui.themes")
+    folders = list(spec.submodule_search_locations or []) if spec is not None else []
+    return Path(folders[0]) if folders else Path(__file__).resolve().parents[2] / "themes"
 
 
 def builtin_themes() -> list[Theme]:
