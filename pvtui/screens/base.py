@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, Protocol
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, NamedTuple, Protocol
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -199,8 +198,7 @@ class UnavailableNotice(Static):
         self.update(reason, layout=layout)
 
 
-@dataclass(frozen=True)
-class Needs:
+class Needs(NamedTuple):
     """What a key needs to apply: facts without which it is hidden, then facts without which it is
     shown dimmed. A fact is the name of a boolean attribute of the screen's `key_facts()`."""
 

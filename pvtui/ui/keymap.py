@@ -11,8 +11,8 @@ from __future__ import annotations
 import difflib
 import importlib
 import pkgutil
-from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 from textual.app import App
 from textual.binding import Binding
@@ -25,8 +25,7 @@ from pvtui.ui.textual_private import class_bindings, normalized_keys
 PACKAGES = ("pvtui.screens", "pvtui.widgets")
 
 
-@dataclass(frozen=True)
-class Bound:
+class Bound(NamedTuple):
     """A binding, and the class (the app, a screen or a widget) whose binding it is."""
 
     binding: Binding

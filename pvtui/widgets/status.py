@@ -9,8 +9,8 @@ Escape nothing else to do).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cached_property
+from typing import NamedTuple
 
 from textual.app import App
 from textual.binding import Binding
@@ -26,8 +26,7 @@ SECONDS = 5.0  # a message's time where its sayer gives none (Textual's toasts':
 MAX_ROWS = 3  # the rows a long message may take on the key bar's line; past them it is cut
 
 
-@dataclass(frozen=True)
-class Said:
+class Said(NamedTuple):
     text: str
     severity: str  # "information", "warning" or "error", as Textual's notify has them
 
