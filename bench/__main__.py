@@ -89,7 +89,9 @@ METHOD = """
   notes give the process's CPU time over the same span (`time.process_time`, which a
   loaded machine skews less than the wall clock), and the last frame before it settled.
   The warm open's rows give the CPU time at the report shown too, and its ratio to the
-  bare app's at its first frame.
+  bare app's at its first frame. Their ratios (and the targets) are the median of each
+  round's ratio, a round being the bare app and the five screens once each: the host's
+  speed drifts over minutes (the bare app from 250 to 450 ms), not within a round.
 - Cancel: `pvtui summary` on an empty cache with stderr on a pseudo-terminal (so Rich
   draws its bar): once to the end, once with SIGINT halfway through that run's time; then
   the app, Escape pressed as far into a cold open, counting the loading screen's progress

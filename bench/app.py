@@ -53,20 +53,24 @@ def measure_first_paint(report: Path, cache: Path, runs: int, results: Results, 
     results.add(Row("warm open", "bare Textual app (one label): process start to first frame", seconds(b),
                     note=f"CPU time {seconds(b_cpu)}"))
     for name in SCREENS:
-        first = median(r["first"] for r in screens[name])
-        showing = median(r["showing"] for r in screens[name])
-        settled = median(r["settled"] for r in screens[name])
-        cpu_showing = median(r["cpu_showing"] for r in screens[name])
-        results.add(Row(
-            "warm open", f"{name}: process start to first frame (tabs, keys, \"Opening…\")", seconds(first),
-            seconds(b), ratio(first, b), f"<= {FIRST_PAINT_LIMIT}x", met=first <= FIRST_PAINT_LIMIT * b,
-        ))
-        results.add(Row(
-            "warm open", f"{name}: process start to the report shown", seconds(showing), seconds(b),
-            ratio(showing, b), f"<= {SHOWN_LIMIT}x", met=showing <= SHOWN_LIMIT * b,
-            note=f"settled (workers done, no frame for 0.25 s) at {seconds(settled)}; CPU time "
-                 f"{seconds(cpu_showing)}, {ratio(cpu_showing, b_cpu)} the bare app's",
-        ))
+        runs_of = screens[name]
+        settled = median(r["settled"] for r in runs_of)
+        cpu_showing = median(r["cpu_showing"] for r in runs_of)
+        for figure, what, limit, note in (
+            ("first", "process start to first frame (tabs, keys, \"Opening…\")", FIRST_PAINT_LIMIT, ""),
+            ("showing", "process start to the report shown", SHOWN_LIMIT,
+             f"settled (workers done, no frame for 0.25 s) at {seconds(settled)}; CPU time "
+             f"{seconds(cpu_showing)}, {ratio(cpu_showing, b_cpu)} the bare app's; "),
+        ):
+            # Each run's ratio to the bare app of its own round, then their median: the host's speed drifts
+            # over minutes here (the bare app's first frame from 250 to 450 ms), not within a round.
+            ratios = [r[figure] / bare_run["first"] for r, bare_run in zip(runs_of, bare)]
+            paired = median(ratios)
+            results.add(Row(
+                "warm open", f"{name}: {what}", seconds(median(r[figure] for r in runs_of)), seconds(b),
+                f"{paired:.2f}x", f"<= {limit}x", met=paired <= limit,
+                note=f"{note}each round's ratio: {', '.join(f'{x:.2f}' for x in sorted(ratios))}",
+            ))
 
 
 FIRST_SHOWING_P95_MS = 100.0  # a screen not shown before: key to its first frame
