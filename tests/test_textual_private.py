@@ -6,7 +6,6 @@ import asyncio
 import inspect
 
 import pytest
-from textual import events
 from textual.app import App
 from textual.geometry import Size
 from textual.screen import Screen
@@ -15,7 +14,7 @@ from textual.scroll_view import ScrollView
 from textual.widgets import Button, Input
 
 from pvtui.ui.textual_private import (
-    InputWithoutLayout, InstantModeSwitch, LaidOutOnResizeOnlyIfResized, ParsedOnChange, SteadyScrollbars, StyledOnMount, screens_of_every_mode,
+    InputWithoutLayout, InstantModeSwitch, ParsedOnChange, SteadyScrollbars, StyledOnMount, screens_of_every_mode,
     styled_as_now, update_scrollbars,
 )
 
@@ -407,40 +406,3 @@ async def test_a_report_screens_update_timer_is_on_the_beat(tiny_dir, cache_root
         await pilot.pause()
         assert type(app.screen._update_timer) is TimerOnTheBeat
         assert app.screen._update_timer in app.screen._timers
-
-
-async def _layouts(screen_type: type[Screen], sizes: list[Size]) -> tuple[list[bool], int]:
-    """Whether each Resize event of SIZES (posted as the drivers post them) laid a screen of SCREEN_TYPE out,
-    then how many layouts a switch back to its mode made within the switch."""
-
-    class TwoModes(App):
-        MODES = {"a": screen_type, "b": Screen}
-        DEFAULT_MODE = "a"
-
-    app = TwoModes()
-    counts = []
-    async with app.run_test(size=(40, 10)) as pilot:
-        await pilot.pause()
-        screen = app.screen
-        real, calls = screen._refresh_layout, []
-        screen._refresh_layout = lambda *args, **kwargs: calls.append(args) or real(*args, **kwargs)
-        for size in sizes:
-            calls.clear()
-            screen.post_message(events.Resize(size, size))
-            await pilot.pause()
-            counts.append(bool([args for args in calls if args]))  # laid out at a size (the timer's pass none)
-        await pilot.resize_terminal(*sizes[-1])
-        await app.switch_mode("b")
-        await pilot.pause()
-        calls.clear()
-        app.switch_mode("a")
-        switched = len(calls)
-    return counts, switched
-
-
-async def test_textual_lays_a_screen_out_on_a_resize_to_its_size_and_ours_only_on_a_new_size():
-    """The drivers post a Resize of the app's size as it starts; Textual's Screen lays out again for it. If
-    that changes, LaidOutOnResizeOnlyIfResized can go. Ours still lays out at once on a switch to its mode."""
-    same, new = Size(40, 10), Size(50, 12)
-    assert await _layouts(Screen, [same, new]) == ([True, True], 1)
-    assert await _layouts(LaidOutOnResizeOnlyIfResized, [same, new, new]) == ([False, True, False], 1)

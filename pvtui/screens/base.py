@@ -15,9 +15,7 @@ from textual.widgets import Input, Static
 
 from pvtui.model.unavailable import Unavailable
 from pvtui.render.visible_text import visible_text
-from pvtui.ui.textual_private import (
-    FramesOnTheBeat, LaidOutOnResizeOnlyIfResized, StyledOnMount, screens_of_every_mode, styled_as_now,
-)
+from pvtui.ui.textual_private import FramesOnTheBeat, StyledOnMount, screens_of_every_mode, styled_as_now
 from pvtui.ui.long_lived import freeze_after_frame
 from pvtui.units import format_bytes
 from pvtui.widgets.key_bar import KeyBar
@@ -241,7 +239,7 @@ def _move(move: str) -> Callable[..., None]:
     return action
 
 
-class ReportScreen(StyledOnMount, FramesOnTheBeat, LaidOutOnResizeOnlyIfResized):
+class ReportScreen(StyledOnMount, FramesOnTheBeat):
     """A screen over the app's one shared report.
 
     A screen shown before the report is open paints its frame (tabs and keys) with a

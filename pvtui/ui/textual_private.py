@@ -12,7 +12,7 @@ import asyncio
 from textual import _time
 from textual.app import App
 from textual.css.stylesheet import Stylesheet
-from textual.events import Resize, ScreenResume
+from textual.events import ScreenResume
 from textual.geometry import Size
 from textual.reactive import Reactive
 from textual.screen import UPDATE_PERIOD, Screen
@@ -102,21 +102,6 @@ class FramesOnTheBeat(Screen):
             self._timers.add(timer)
             self._Screen__update_timer = timer
         return self._Screen__update_timer
-
-
-class LaidOutOnResizeOnlyIfResized(Screen):
-    """A Screen that lays itself out on a Resize event only when its size changed.
-
-    The terminal drivers (Linux and headless) post a Resize of the size the app started at once it runs:
-    Textual's handler then lays out and repaints the whole screen, unchanged (15-20 ms of a report screen's
-    start, between its first frame and the report shown). Textual calls each class's handler in turn,
-    Screen's after this one, which stops it for a Resize of the size laid out. Textual's other calls of
-    `_screen_resized` are kept: switch_mode's paints a screen shown before at once, before its resume
-    restyles it."""
-
-    def _on_resize(self, event: Resize) -> None:
-        if event.size == self._compositor.size:
-            event.prevent_default()
 
 
 def screens_of_every_mode(app: App) -> list[Screen]:
