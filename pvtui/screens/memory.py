@@ -100,7 +100,6 @@ class MemoryScreen(VariableSearching, TileMarking):
 
     def show_report(self) -> None:
         self._load(selected=self.pv_app.remembered("tile"))  # where it was left (a whole number: pvtui.user.state)
-        self.after_the_frame(self.query_one(VariableBar).build)
 
     def remembered_place(self) -> dict:
         return {"tile": int(self.selected)} if self.nav.memory is not None else {}

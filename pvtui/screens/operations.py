@@ -85,7 +85,6 @@ class OperationsScreen(ReportScreen):
         operations = self.report.operations  # by model layer where they would not fit on a screen
         self.nav.choose_group(len(operations) if operations is not None else 0, self.app.size.height - CHROME_ROWS)
         self.after_the_frame(self._load)
-        self.after_the_frame(self.query_one(SearchBar).build)
 
     def _load(self) -> None:
         """Read the rows of the grouping chosen, unless they are read already."""

@@ -39,8 +39,7 @@ class ProgramsScreen(ReportScreen):
 
     SCREEN_NAME = "Programs"
 
-    DEFAULT_CSS = beside_or_under("ProgramsScreen", "#programs-body", "ProgramTree", "#details-scroll", 9) + """
-    """
+    DEFAULT_CSS = beside_or_under("ProgramsScreen", "#programs-body", "ProgramTree", "#details-scroll", 9)
 
     BINDINGS = [
         open_search("Search"),
@@ -75,8 +74,6 @@ class ProgramsScreen(ReportScreen):
                 yield DetailText(id="details")
 
     def show_report(self) -> None:
-        if self.tree is not None:
-            self.after_the_frame(self.query_one(SearchBar).build)
         self._focus_tree()
         expanded = self.pv_app.remembered("expanded")
         if isinstance(expanded, list) and self.tree is not None:  # the programs open when it was left

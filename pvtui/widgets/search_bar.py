@@ -11,8 +11,8 @@ class SearchBar(Horizontal):
     """Hidden until it has the class `open` (the screen's `/` adds it, Escape or Enter takes it away). Its field
     is #ID-input, and what the search found, where it SAYS so, #ID-status.
 
-    Its widgets (`fields`) are mounted by `build`: the screen calls it once its body is painted (an Input's
-    styling, and its CSS parsed, cost a first showing 10-20 ms), and so does whatever needs them first.
+    Its widgets (`fields`) are mounted by `build`, once the frame it is mounted in is painted (an Input's
+    styling, and its CSS parsed, cost a first showing 10-20 ms), or by whatever needs them first.
     """
 
     DEFAULT_CSS = """
@@ -32,6 +32,9 @@ class SearchBar(Horizontal):
         field = Input(placeholder=self.placeholder, id=f"{self.id}-input", compact=True)
         status = [Label("", id=f"{self.id}-status", markup=False, classes="status")] if self.says else []
         return [Label("/"), field, *status]
+
+    def on_mount(self) -> None:
+        self.screen.call_after_refresh(self.build)
 
     def build(self) -> None:
         """Mount the fields, once: they are in the DOM (to query and focus) when this returns."""
