@@ -183,6 +183,20 @@ async def wait_until_loaded(pilot) -> None:
     await pilot.pause()
 
 
+def at_first_body_frame(app, shows: Callable[[object], object], seen: Callable[[object], object]) -> list:
+    """Watch APP's frames: the list returned gets SEEN(screen) at the first frame painted by a screen SHOWS
+    accepts, with its body (its opening line gone); it is empty until then."""
+    painted, found = app._display, []
+
+    def display(screen, update) -> None:
+        painted(screen, update)
+        if update is not None and not found and shows(screen) and not screen.opening:
+            found.append(seen(screen))
+
+    app._display = display
+    return found
+
+
 async def resize(pilot, width: int, height: int) -> None:
     """Resize the terminal to WIDTH x HEIGHT, as one app session's next size, and let the screen in
     front be laid out in it."""

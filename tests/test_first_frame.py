@@ -10,7 +10,7 @@ import textwrap
 import threading
 
 import pytest
-from conftest import wait_for, wait_until_loaded
+from conftest import at_first_body_frame, wait_for, wait_until_loaded
 
 import pvtui.sources.ingest as ingest
 from pvtui.process.deferred_import import defer_import, is_deferred
@@ -333,17 +333,11 @@ async def test_a_search_bars_fields_are_mounted_once_the_body_is_painted_and_sla
     async with make_app().run_test(size=(80, 24)) as pilot:
         app = pilot.app
         await wait_until_loaded(pilot)
-        painted, at_first_body_frame = app._display, []
-
-        def display(screen, update) -> None:
-            painted(screen, update)
-            if update is not None and screen.query(bar) and not screen.opening and not at_first_body_frame:
-                at_first_body_frame.append(len(screen.query_one(bar).children))
-
-        app._display = display
+        fields = at_first_body_frame(app, lambda screen: screen.query(bar),
+                                     lambda screen: len(screen.query_one(bar).children))
         await pilot.press(key)
-        await wait_for(pilot, lambda: at_first_body_frame and app.screen.query_one(bar).children)
-        assert at_first_body_frame == [0]
+        await wait_for(pilot, lambda: fields and app.screen.query_one(bar).children)
+        assert fields == [0]
         await pilot.press("slash", "a", "b")
         await pilot.pause()
         assert app.screen.query_one(f"{bar} Input").value == "ab"

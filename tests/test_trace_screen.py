@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import wait_for, wait_until_loaded
+from conftest import at_first_body_frame, wait_for, wait_until_loaded
 from rich.style import Style
 
 from pvtui.model.navigators import trace as trace_navigator
@@ -59,17 +59,11 @@ async def test_a_run_is_indexed_in_a_worker_started_once_its_frame_is_painted(ma
     async with make_app().run_test(size=(80, 24)) as pilot:
         app = pilot.app
         await wait_until_loaded(pilot)
-        painted, at_first_body_frame = app._display, []
-
-        def display(screen, update) -> None:
-            painted(screen, update)
-            if update is not None and isinstance(screen, TraceScreen) and not screen.opening and not at_first_body_frame:
-                at_first_body_frame.append([w.group for w in app.workers if w.group == "trace-index"])
-
-        app._display = display
+        indexing = at_first_body_frame(app, lambda screen: isinstance(screen, TraceScreen),
+                                       lambda screen: [w.group for w in app.workers if w.group == "trace-index"])
         await pilot.press("t")
         await wait_for(pilot, lambda: isinstance(app.screen, TraceScreen) and app.screen.available)
-        assert at_first_body_frame == [[]]
+        assert indexing == [[]]
 
 
 async def test_moving_keeps_the_cursor_in_the_window(make_app):
