@@ -181,6 +181,32 @@ async def wait_until_loaded(pilot) -> None:
 
     await wait_for(pilot, loaded, timeout=30)
     await pilot.pause()
+    await panes_built(pilot)
+
+
+async def panes_built(pilot) -> None:
+    """Wait for what the screen in front builds after its first frame: the Memory screen's detail tabs, mounted,
+    filled and laid out (the underline under the active tab, which Textual draws a few frames after the mount)."""
+    from textual.widgets import Tabs
+
+    from pvtui.widgets.detail_pane import DetailPane
+
+    def underlined() -> bool:
+        """each pane's tabs mounted, the active tab's underline where the tab is"""
+        for pane in pilot.app.screen.query(DetailPane):
+            if pane.details is None:
+                return False
+            if not pane.region:  # not shown (the report has no memory): nothing laid out to wait for
+                continue
+            tab, underline = pane.details.query_one(Tabs).active_tab, pane.details.query_one("Underline")
+            span = tab.virtual_region.shrink(tab.styles.gutter).column_span if tab is not None else None
+            if not (tab and tab.size.width) or (underline.highlight_start, underline.highlight_end) != span:
+                return False
+        return True
+
+    await wait_for(pilot, underlined)
+    await pilot.pause()  # the screen fills them when told they are built
+    await wait_for(pilot, underlined)
 
 
 def at_first_body_frame(app, shows: Callable[[object], object], seen: Callable[[object], object]) -> list:
@@ -215,6 +241,7 @@ async def open_screen(pilot, key: str, screen_type: type):
     await wait_until_loaded(pilot)
     await pilot.press(key)
     await pilot.pause()
+    await panes_built(pilot)
     screen = pilot.app.screen
     assert isinstance(screen, screen_type)
     return screen

@@ -10,7 +10,7 @@ import textwrap
 import threading
 
 import pytest
-from conftest import at_first_body_frame, wait_for, wait_until_loaded
+from conftest import at_first_body_frame, panes_built, wait_for, wait_until_loaded
 
 import pvtui.sources.ingest as ingest
 from pvtui.process.deferred_import import defer_import, is_deferred
@@ -341,3 +341,20 @@ async def test_a_search_bars_fields_are_mounted_once_the_body_is_painted_and_sla
         await pilot.press("slash", "a", "b")
         await pilot.pause()
         assert app.screen.query_one(f"{bar} Input").value == "ab"
+
+
+async def test_the_memory_screens_detail_tabs_are_built_after_its_first_frame(make_app):
+    """The detail pane's tabs (17 widgets, a seventh of the screen's start) are not in the Memory screen's first
+    frame with its body; then they are built and filled for the selected tile, the active tab underlined."""
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        app = pilot.app
+        await wait_until_loaded(pilot)
+        tabs = at_first_body_frame(app, lambda screen: screen.query("#detail-pane"),
+                                   lambda screen: len(screen.query("TabbedContent")))
+        await pilot.press("m")
+        await panes_built(pilot)
+        assert tabs == [0]
+        assert "Tile 0 · IPU 0" in app.screen.details.query_one("#detail-facts").text.plain
+        await pilot.press("right_square_bracket")  # the Variables tab, built when first shown
+        await pilot.pause()
+        assert app.screen.nav.tab == "variables"

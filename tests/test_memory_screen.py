@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import open_screen, resize, wait_until_loaded
+from conftest import open_screen, panes_built, resize, wait_until_loaded
 from test_heatmap import write_bundle
 
 from pvtui.screens.memory import MemoryScreen
@@ -109,6 +109,7 @@ async def _press_m(pilot):
     await wait_until_loaded(pilot)
     await pilot.press("m")
     await pilot.pause()
+    await panes_built(pilot)
 
 
 async def _press_m_w(pilot):

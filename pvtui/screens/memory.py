@@ -11,30 +11,29 @@ from textual.containers import Horizontal, Vertical
 from textual.events import Resize
 from textual.geometry import Size
 from textual.reactive import var
-from textual.widgets import DataTable, TabbedContent
 
 from pvtui.model.tables import Table
-from pvtui.model.tile_detail import row_program
-from pvtui.model.navigators.memory import MapValues, MemoryNavigator, tile_memory, tile_vertices, tiles_table
+from pvtui.model.navigators.memory import MapValues, MemoryNavigator, tile_memory, tiles_table
 from pvtui.model.unavailable import Unavailable
 from pvtui.render.item_lines import item_lines
 from pvtui.render.memory import header_items, variable_label
 from pvtui.screens.base import Needs, UnavailableNotice
+from pvtui.screens.memory_details import TileDetailing
 from pvtui.screens.memory_marks import TileMarking
 from pvtui.screens.memory_search import VariableSearching
+from pvtui.widgets.detail_pane import DetailPane
 from pvtui.widgets.detail_text import DetailText
 from pvtui.widgets.heatmap import TileHeatmap, legend
 from pvtui.widgets.keys import ZOOM, close_search, open_search
 from pvtui.widgets.memory_views import MemoryViews
 from pvtui.widgets.tile_map import TileMap
 from pvtui.widgets.tile_map import legend as map_legend
-from pvtui.widgets.tile_tables import TileDetails
 from pvtui.widgets.variable_bar import VariableBar
 
 WIDER = 150  # columns from which the detail pane is wide enough for the variables' names
 
 
-class MemoryScreen(VariableSearching, TileMarking):
+class MemoryScreen(VariableSearching, TileMarking, TileDetailing):
     """Every tile's memory as rows of bars or as a map (`view`), the selected tile's details and
     tables beside them, and a search for a variable that colours both by where it lives.
 
@@ -96,7 +95,7 @@ class MemoryScreen(VariableSearching, TileMarking):
             yield VariableBar(self.nav.search, id="variable-bar")
             with Horizontal(id="memory-body"):
                 yield MemoryViews(TileHeatmap(id="heatmap"), TileMap(id="tile-map"), id="memory-views")
-                yield TileDetails(id="detail-pane")
+                yield DetailPane(id="detail-pane")
 
     def show_report(self) -> None:
         self._load(selected=self.pv_app.remembered("tile"))  # where it was left (a whole number: pvtui.user.state)
@@ -129,10 +128,6 @@ class MemoryScreen(VariableSearching, TileMarking):
         """The selected tile, in the view shown."""
         return self.views.shown.selected
 
-    @property
-    def details(self) -> TileDetails:
-        return self.query_one(TileDetails)
-
     def _load(self, selected: int | None) -> None:
         """Read the tiles from the current model; SELECTED stays selected if it still exists."""
         nav = self.nav
@@ -152,9 +147,10 @@ class MemoryScreen(VariableSearching, TileMarking):
         heatmap.units, heatmap.swatch = self.pv_app.units, None
         heatmap.set_memory(nav.bars, selected)
         self._update_map(selected, hidden_too=True)  # laid out (and drawn) while hidden: the first `v` only shows it
-        self.details.forget_tables()
         self.views.focus()
-        self.details.reserve(memory, vertices=tile_vertices(self.report, selected) is not None)
+        if (details := self.details) is not None:
+            details.forget_tables()
+            self._reserve(details)
         self._redraw_text()
 
     # Reactions ---------------------------------------------------------------------
@@ -171,7 +167,8 @@ class MemoryScreen(VariableSearching, TileMarking):
     def units_changed(self) -> None:
         if self.nav.memory is not None:
             self.heatmap.set_units(self.pv_app.units)
-            self.details.forget_tables()
+            if (details := self.details) is not None:
+                details.forget_tables()
             self._redraw_text()
 
     def watch_view(self, view: str) -> None:
@@ -184,11 +181,6 @@ class MemoryScreen(VariableSearching, TileMarking):
         else:
             self.heatmap.select(tile)
         self._show_header()  # the detail is the same tile's
-        self.refresh_bindings()
-
-    async def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
-        await self.details.build_shown()
-        self._show_table()
         self.refresh_bindings()
 
     # Actions -----------------------------------------------------------------------
@@ -234,42 +226,15 @@ class MemoryScreen(VariableSearching, TileMarking):
         self.heatmap.set_memory(self.nav.bars, self.selected)
         self._redraw_text()
 
-    def action_next_tab(self, step: int) -> None:
-        self.details.next_tab(step)
-
-    def action_full_details(self) -> None:
-        """The detail pane in the whole body, the tiles' view hidden (a table's names whole), and back."""
-        full = not self.has_class("details-full")
-        self.set_class(full, "details-full")
-        if full and self.views.has_focus_within:
-            self.details.focus_shown()
-        elif not full:
-            self.views.focus()
-
-    def action_next_sort(self) -> None:
-        table = self.details.table_pane
-        if table is not None:
-            table.next_sort(self.bytes)
-
     def export_table(self) -> Table | None:
         """The tile's table in the detail pane's tab shown, else the tiles under the IPU filter: their totals
         with and without gaps (where the report has gaps), whichever the screen shows, and each category."""
-        table = self.details.table_pane
+        table = self.table_pane
         if self.nav.memory is None:
             return None
         if table is not None and table.table is not None:
             return table.sorted_table()
         return tiles_table(self.nav.memory, self.nav.ipu_filter)
-
-    # The tables' rows ----------------------------------------------------------------
-
-    @on(DataTable.RowSelected)
-    async def _row_picked(self, event: DataTable.RowSelected) -> None:
-        await self.run_action("pick_variable" if self.nav.variables_listed else "show_program")
-
-    async def action_show_program(self) -> None:
-        """The program of the Sets or Exchange row under the cursor (a set's first), in the Programs tree."""
-        await self.show_program(row_program(self.report, *self.details.cursor_row()))
 
     # Drawing -------------------------------------------------------------------------
 
@@ -315,18 +280,6 @@ class MemoryScreen(VariableSearching, TileMarking):
     @on(TileHeatmap.Selected)
     @on(TileMap.Selected)
     def _show_detail(self) -> None:
-        if self.nav.memory is not None:
-            self.details.show_tile(self.report, self.nav.memory, self.selected, self.bytes, self.heatmap.palette)
+        if self.nav.memory is not None and (details := self.details) is not None:
+            details.show_tile(self.report, self.nav.memory, self.selected, self.bytes, self.heatmap.palette)
             self._tab_shown()
-
-    def _show_table(self) -> None:
-        """Fill the tab's table for the selected tile (only the tab shown costs anything)."""
-        if self.nav.memory is not None:
-            self.details.show_table(self.report, self.selected, self.bytes)
-        self._tab_shown()
-
-    def _tab_shown(self) -> None:
-        """Tell the navigator which tab shows, and whether it has a table with rows (for the keys)."""
-        table = self.details.table_pane
-        self.nav.tab = "details" if table is None else table.table_name
-        self.nav.tab_table = table is not None and table.table is not None and bool(table.rows)

@@ -7,7 +7,6 @@ from pvtui.model.navigators.memory import MemoryNavigator, compare_tiles, parse_
 from pvtui.model.tile_detail import tile_contents
 from pvtui.render.memory import tile_columns
 from pvtui.screens.base import ReportScreen
-from pvtui.screens.columns_dialog import ColumnsDialog, ListPrompt
 
 
 class TileMarking(ReportScreen):
@@ -24,12 +23,16 @@ class TileMarking(ReportScreen):
 
     def action_compare_tiles(self) -> None:
         """The tiles marked (else the selected one) in a line to change, then side by side."""
+        from pvtui.screens.columns_dialog import ListPrompt  # its DataTable's import, when first asked for
+
         memory = self.nav.memory
         text = ",".join(map(str, self.nav.marked_tiles or [self.selected]))
         self.app.push_screen(ListPrompt("Tiles to compare", text, lambda typed: parse_tiles(typed, memory.num_tiles)),
                              self._compare_tiles)
 
     def _compare_tiles(self, tiles: list[int] | None) -> None:
+        from pvtui.screens.columns_dialog import ColumnsDialog
+
         if tiles and self.nav.memory is not None:
             figures, contents = compare_tiles(self.nav.memory, tiles), tile_contents(self.report, tiles)
             headings, rows = tile_columns(tiles, figures, contents, self.bytes)
