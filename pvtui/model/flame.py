@@ -11,6 +11,7 @@ is a run of consecutive steps sharing the same node at d.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -24,8 +25,7 @@ MAX_DEPTH = 8  # deeper names are joined into the last level
 NONE = -1
 
 
-@dataclass(frozen=True, eq=False)
-class Nesting:
+class Nesting(NamedTuple):
     """Every program's path as prefix nodes: node_of[program, depth] (NONE past its path's end)."""
 
     node_of: np.ndarray  # int32 [programs, depth]
@@ -201,8 +201,7 @@ def lane_flame(report: Report, lane: Lane, ipu: int, nesting: Nesting,
     return flame_rows(lane, programs, np.asarray(execution.cycles[:, ipu])[steps], nesting, host)
 
 
-@dataclass(frozen=True, eq=False)
-class MergedFlame:
+class MergedFlame(NamedTuple):
     """A run's steps merged by model-layer path over every IPU (speedscope's "left heavy"): one block
     per node of the layer tree, as wide as its IPU-cycles in the run, the costliest first under its
     parent, the host waits and the steps of no known program last at the top.

@@ -6,8 +6,8 @@ are one slice; a name's pieces are one slice of `name_pieces`, in tile order.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cached_property
+from typing import NamedTuple
 
 import numpy as np
 
@@ -18,8 +18,7 @@ from pvtui.model.program_search import NameSearch
 from pvtui.safe_text import may_be_shown
 
 
-@dataclass(frozen=True)
-class TileVariable:
+class TileVariable(NamedTuple):
     """One variable's piece on a tile; its liveness None where the reader gave none (without libpva)."""
 
     name: str

@@ -6,10 +6,9 @@ Every part is optional: a view asks `report.memory is None` (and reads
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, NamedTuple, Sequence
 
 import numpy as np
 
@@ -24,8 +23,7 @@ from pvtui.safe_text import visible_json
 LIVE_CHECKPOINT = 256  # steps between the stored sets of live intervals (Liveness.live_variables)
 
 
-@dataclass(frozen=True)
-class Target:
+class Target(NamedTuple):
     type: str | None = None
     architecture: str | None = None
     num_ipus: int | None = None
@@ -38,7 +36,7 @@ class Target:
 
     @classmethod
     def from_meta(cls, meta: dict[str, Any], exact_text: bool = False) -> "Target":
-        fields = {k: report_text(meta.get(k), exact_text) for k in cls.__dataclass_fields__}
+        fields = {k: report_text(meta.get(k), exact_text) for k in cls._fields}
         return cls(**fields)
 
     @property

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any, Iterable, NamedTuple
 
 
-@dataclass
-class Table:
+class Table(NamedTuple):
     name: str  # what it holds, for the file name: "memory-tiles", "operations-popart"
     columns: list[str]
     rows: Iterable[list[Any]]  # plain values (int, float, str, None); may be a generator

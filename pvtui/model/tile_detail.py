@@ -7,8 +7,7 @@ what would add it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -20,8 +19,7 @@ from pvtui.model.navigators.memory import tile_memory
 TILE_TABLES = ("variables", "compute_sets", "vertices", "exchanges")
 
 
-@dataclass(frozen=True)
-class ComputeSetOnTile:
+class ComputeSetOnTile(NamedTuple):
     id: int  # the compute set's index (libpva's)
     name: str
     vertices: int  # vertex types
@@ -29,16 +27,14 @@ class ComputeSetOnTile:
     state_bytes: int
 
 
-@dataclass(frozen=True)
-class VertexTypeOnTile:
+class VertexTypeOnTile(NamedTuple):
     name: str
     instances: int
     state_bytes: int
     code_bytes: int
 
 
-@dataclass(frozen=True)
-class ExchangeOnTile:
+class ExchangeOnTile(NamedTuple):
     program_id: int
     program: str
     type: str

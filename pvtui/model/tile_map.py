@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import NamedTuple
 
 import numpy as np
 
@@ -20,8 +21,7 @@ LEVELS = 16  # colour steps from empty to the scale's top
 OVER, ZERO, NONE = LEVELS, LEVELS + 1, LEVELS + 2  # codes beyond the levels
 
 
-@dataclass(frozen=True)
-class Block:
+class Block(NamedTuple):
     ipu: int | None  # None where the report does not say
     first: int  # first tile
     count: int

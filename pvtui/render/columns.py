@@ -9,8 +9,7 @@ its details.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Callable, Sequence, TypeVar
+from typing import Callable, NamedTuple, Sequence, TypeVar
 
 Item = TypeVar("Item")
 
@@ -18,8 +17,7 @@ CELL_PADDING = 2  # a cell's padding, both sides together
 TOTAL = "total"  # the key of a last row that totals what a filter keeps
 
 
-@dataclass(frozen=True)
-class Fit:
+class Fit(NamedTuple):
     columns: list[str]  # the figure columns shown, in their display order
     name_width: int  # cells of the name column (without its padding)
 
@@ -86,8 +84,7 @@ class Computed(Sequence[Item]):
         return self.at(i % self.length)
 
 
-@dataclass(frozen=True)
-class TableRows:
+class TableRows(NamedTuple):
     """A table of names and figures as a screen shows it, before the columns are fitted to the room."""
 
     headings: dict[str, str]  # by column key, the names' ("name") first, in display order

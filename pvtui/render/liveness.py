@@ -3,8 +3,7 @@ colours) and the variables live at it, or what changed since the marked step."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, NamedTuple
 
 from pvtui.model.navigators.liveness import Window, column_around, steps_per_column
 from pvtui.model.queries import live_difference, unknown_program
@@ -21,8 +20,7 @@ MAX_VARIABLES_LISTED = 32  # more than the details panel (at most 16 rows high) 
 VERTEX_TYPES_LISTED = 8  # of the step's compute set, in the step's facts
 
 
-@dataclass(frozen=True)
-class Marks:
+class Marks(NamedTuple):
     """The glyphs the facts draw: the always-live and not-always-live keys, and the marked step's."""
 
     always_live: str = "■"

@@ -6,7 +6,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 from pvtui.errors import Cancelled
 from pvtui.model.bundle import Bundle, BundleWriter
@@ -21,8 +21,7 @@ def no_progress(stage: str, done: float, total: float) -> None:
     pass
 
 
-@dataclass
-class ReportFiles:
+class ReportFiles(NamedTuple):
     """The files of one report (one engine). Absent files are None."""
 
     directory: Path

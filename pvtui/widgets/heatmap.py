@@ -9,7 +9,7 @@ and cached as Strips keyed on everything that changes them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from rich.segment import Segment
@@ -33,8 +33,7 @@ CATEGORY_COLOURS = tuple(f"pv-cat-{i}" for i in range(6))
 HEAT_COLOURS = tuple(f"pv-heat-{i}" for i in range(5))
 LINES_KEPT = 2048  # rows kept rendered, per cache
 
-@dataclass(frozen=True)
-class Palette:
+class Palette(NamedTuple):
     """The styles and glyphs a row is drawn with, from the theme's pv-* variables and the look.
 
     In colour, a cell's colour says what fills it; plain (see look.py), its glyph does too:
@@ -172,8 +171,7 @@ def _fill(code: int, num_categories: int, over_code: int, palette: Palette) -> s
         return palette.fills[-1]
     return " " if code > num_categories else palette.fill_of(code)
 
-@dataclass(frozen=True)
-class RowLayout:
+class RowLayout(NamedTuple):
     """Column widths of the row label, fixed for a given report, zoom and units."""
 
     tile_width: int

@@ -7,8 +7,8 @@ with eighth blocks, so a column's height has eight levels per row.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from itertools import groupby
+from typing import NamedTuple
 
 import numpy as np
 from rich.segment import Segment
@@ -49,8 +49,7 @@ MIN_LABEL_GAP = 2
 MIN_TICK_SPACING = 8
 
 
-@dataclass(frozen=True)
-class Frame:
+class Frame(NamedTuple):
     """The geometry and data of one window of the chart, shared by all its rows (the cursor aside)."""
 
     scale: YScale  # the bytes of each plot row

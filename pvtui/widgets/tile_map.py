@@ -8,8 +8,8 @@ everything that changes it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 import numpy as np
 from rich.color import Color as RichColor
@@ -37,8 +37,7 @@ HALF = "▀"
 HEAT_STOPS = tuple(f"pv-heat-{i}" for i in range(5))
 
 
-@dataclass(frozen=True)
-class MapColours:
+class MapColours(NamedTuple):
     """One colour per code: the scale's levels, then over, zero and none.
 
     Plain (see look.py: no colours that tell levels apart), a cell is one glyph for the fuller

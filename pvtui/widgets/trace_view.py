@@ -7,7 +7,7 @@ cache keyed on everything that changes it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from rich.segment import Segment
@@ -28,8 +28,7 @@ from pvtui.widgets.palette import phase_fill_styles
 GUTTER = 10  # columns of labels left of the cells; the BSP view uses the same
 
 
-@dataclass(frozen=True)
-class TraceState:
+class TraceState(NamedTuple):
     """What the trace shows: the run's lanes over a window, and the cursor."""
 
     run: int

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -34,8 +33,7 @@ MIN_COMPRESSED_ROWS = 3  # a plot lower than this shows the band to scale
 EXPORT_CHUNK = 4096  # steps read at a time when exporting
 
 
-@dataclass(frozen=True)
-class Window:
+class Window(NamedTuple):
     """The steps [start, start + span) shown across the chart."""
 
     start: int
@@ -96,8 +94,7 @@ def column_around(step: int, window: Window, width: int) -> range:
     return range(int(first[column]), int(first[column + 1]) if column + 1 < width else window.stop)
 
 
-@dataclass(frozen=True)
-class YScale:
+class YScale(NamedTuple):
     """The bytes each plot row spans, row 0 at the bottom: evenly, or with the always-live band squeezed into
     its first BAND_ROWS rows and what is above it spread over the rest."""
 
@@ -202,8 +199,7 @@ def always_live_by_ipu(tile_always_live: np.ndarray, tile_ipu: np.ndarray, num_i
                        minlength=num_ipus).astype(np.int64)
 
 
-@dataclass(frozen=True)
-class CellRow:
+class CellRow(NamedTuple):
     """Rows of a stacked column chart: per cell, the eighths of the lower layer and the
     layers below and above the first boundary crossing the cell (one row, or a grid)."""
 
@@ -464,8 +460,7 @@ def steps_table(report: "Report") -> Table | None:
     return Table("liveness-steps", columns, rows())
 
 
-@dataclass(frozen=True)
-class StepColumn:
+class StepColumn(NamedTuple):
     """A step compared with the one before it in the comparison (none for the first): its not-always-live
     bytes, the change, and the variables that appeared (live here, not there) and went, with their bytes."""
 

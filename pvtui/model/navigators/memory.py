@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from functools import cached_property
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, NamedTuple
 
 import numpy as np
 
@@ -279,8 +279,7 @@ def max_zoom(num_tiles: int, rows_wanted: int) -> int:
     return zoom
 
 
-@dataclass(frozen=True)
-class TileVertex:
+class TileVertex(NamedTuple):
     type: int
     name: str
     code_bytes: int
@@ -320,8 +319,7 @@ def tiles_table(memory: TileMemory, ipu_filter: int | None) -> Table:
     return Table(f"memory-tiles{scope}", names + list(memory.categories), rows)
 
 
-@dataclass(frozen=True, eq=False)
-class MapValues:
+class MapValues(NamedTuple):
     """What the map colours tiles by: a value per tile, the scale's top, the limit that marks over."""
 
     name: str  # shown in the header: "total incl. gaps", "vertexCode", "variable x"

@@ -7,8 +7,7 @@ these functions return. A window is a half-open cycle range [lo, hi).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -181,8 +180,7 @@ def busy_fractions(tile_cycles: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     return (cycles > np.asarray(offsets, dtype=np.float64)[:, None]).mean(axis=1)
 
 
-@dataclass(frozen=True, eq=False)
-class BspFrame:
+class BspFrame(NamedTuple):
     """Per-tile cycles of the step each column shows, over one IPU's tiles."""
 
     tile_cycles: np.ndarray  # [columns, tiles]; zeros where a column has no per-tile cycles
@@ -270,8 +268,7 @@ def step_place(execution, step: int, ipu: int | None = None) -> tuple[int, int, 
     return run, ipu, (start - pad, end + pad)
 
 
-@dataclass(frozen=True)
-class FlameCursor:
+class FlameCursor(NamedTuple):
     """Where the cursor is in the flame view: DEPTH -1 is the IPU's lane (a step), else a block."""
 
     depth: int = -1
