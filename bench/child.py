@@ -344,6 +344,33 @@ def job_first_paint(kind: str, t0: float, report: str = "", cache: str = "", scr
     return asyncio.run(main())
 
 
+def job_until_shown(kind: str, report: str = "", cache: str = "", screen: str = "summary") -> dict:
+    """Run to the first frame with the report shown (the bare app: its first frame) and leave at once, there:
+    what bench.instructions counts. The worker's wait for the first frame is lifted: under valgrind, 50 times
+    slower, it would end before the frame and read the report ahead of it."""
+
+    async def main() -> dict:
+        app = bare_app() if kind == "bare" else pvtui_app(report, cache, screen)
+        if kind != "bare":
+            import pvtui.app
+
+            pvtui.app.FIRST_FRAME_WAIT = 3600.0
+        frames = Frames(app)
+        painted = app._display
+
+        def display(shown, update) -> None:
+            painted(shown, update)
+            if frames.showing:
+                os._exit(0)
+
+        app._display = display
+        async with app.run_test(headless=True, size=SIZE):
+            await asyncio.sleep(SETTLE_TIMEOUT * 100)
+        raise RuntimeError(f"{screen}: the report was never shown")
+
+    return asyncio.run(main())
+
+
 def job_rss(kind: str, report: str = "", cache: str = "") -> dict:
     """Peak RSS after the bare app painted, or after pvtui visited all five screens (twice).
 
@@ -684,6 +711,7 @@ JOBS = {
     "ingest": job_ingest,
     "cbor2_load": job_cbor2_load,
     "first_paint": job_first_paint,
+    "until_shown": job_until_shown,
     "rss": job_rss,
     "first_showings": job_first_showings,
     "latency": job_latency,

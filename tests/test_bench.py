@@ -97,3 +97,26 @@ def test_an_interrupted_ingest_may_leave_nothing_or_a_whole_bundle_never_half_of
     shutil.rmtree(cache / f".other{TMP_MARK}1234")
     (cache / "half").mkdir()
     assert not left_whole(cache)  # an entry without its meta.json
+
+
+def test_the_counted_child_leaves_at_the_report_shown(tiny_dir, tmp_path):
+    """bench.instructions counts a child that stops at the first frame with the report shown: it exits there
+    (status 0) and never reaches the end of its run (which raises)."""
+    import json
+    import subprocess
+    import sys
+
+    from bench.runner import ROOT, child_env
+
+    for job in ({"kind": "bare"}, {"kind": "pvtui", "report": str(tiny_dir), "cache": str(tmp_path), "screen": "memory"}):
+        done = subprocess.run([sys.executable, "-m", "bench.child", json.dumps({"job": "until_shown", **job})],
+                              cwd=ROOT, env=child_env(), capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr[-2000:]
+
+
+def test_the_instruction_count_says_what_it_lacks_in_one_line(tmp_path, capsys):
+    from bench.instructions import main
+
+    assert main(["--workdir", str(tmp_path)]) == 2
+    said = capsys.readouterr().err.strip()
+    assert len(said.splitlines()) == 1 and ("valgrind" in said or str(tmp_path) in said)
