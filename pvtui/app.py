@@ -116,9 +116,9 @@ class PvtuiApp(StatusLine, InstantModeSwitch, ThemeVariables, ParsedOnChange, Us
     """
 
     TITLE = "pvtui"
-    # Every stylesheet, read as the app starts: a screen's own CSS_PATH, first read as it is first shown, has
-    # Textual parse the whole stylesheet again from scratch (the Memory screen's first showing, 40-80 ms).
-    CSS_PATH = ["app.tcss", "screens/memory.tcss"]
+    # The app's stylesheet, read as it starts. A screen's own CSS_PATH, first read as it is first shown, would
+    # have Textual parse the whole stylesheet again from scratch (40-80 ms): a screen's layout is its DEFAULT_CSS.
+    CSS_PATH = "app.tcss"
     MODES = {name: _screen_factory(target) for name, target in SCREENS.items()}
     COMMANDS = App.COMMANDS | {ScreenActions, _export_commands}
     BINDINGS = APP_BINDINGS

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 from rich.text import Text
 from textual import on
@@ -44,7 +46,8 @@ class MemoryScreen(VariableSearching, TileMarking, TileDetailing):
 
     SCREEN_NAME = "Memory"
 
-    # its stylesheet, memory.tcss, is the app's (PvtuiApp.CSS_PATH)
+    # its layout: parsed as the screen is first composed, not at every start as the app's CSS_PATH is
+    DEFAULT_CSS = Path(__file__).with_name("memory.tcss").read_text("utf-8")
 
     GIVES_WAY = ("memory.ipu", "memory.gaps", "memory.by_liveness", "memory.mark", "memory.compare", "memory.sort", "memory.previous_tab")  # on a narrow key bar
     BINDINGS = [
