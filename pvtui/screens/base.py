@@ -264,7 +264,7 @@ class ReportScreen(StyledOnMount, FramesOnTheBeat):
     # instead of beside it), from WIDE on "wide": Textual sets them on every resize.
     HORIZONTAL_BREAKPOINTS = [(0, "narrow"), (WIDE, "wide")]
     DEFAULT_CSS = """
-    ReportScreen #opening { padding: 1 2; color: $text-muted; height: 1fr; }
+    ReportScreen #opening { padding: 1 2; color: $text-muted; height: auto; }  /* below it, the screen's background: fewer lines to draw */
     """
     # Textual repaints the whole screen when the focus moves (a full frame of every widget); the
     # widgets whose look depends on the focus restyle and repaint themselves.
