@@ -82,7 +82,7 @@ class LivenessScreen(ReportScreen):
 
     def compose_body(self) -> ComposeResult:
         yield UnavailableNotice(id="liveness-missing")
-        with Vertical(id="liveness-body"):
+        with Vertical(id="liveness-body", classes="unpainted"):
             yield LivenessChart(id="chart")
             yield UnavailableNotice(id="view-missing")
             with Horizontal(id="details"):

@@ -93,10 +93,10 @@ class MemoryScreen(VariableSearching, TileMarking, TileDetailing):
 
     def compose_body(self) -> ComposeResult:
         yield UnavailableNotice(id="memory-unavailable")
-        with Vertical(id="memory-view"):
+        with Vertical(id="memory-view", classes="unpainted"):
             yield DetailText(id="memory-header")
             yield VariableBar(self.nav.search, id="variable-bar")
-            with Horizontal(id="memory-body"):
+            with Horizontal(id="memory-body", classes="unpainted"):
                 yield MemoryViews(TileHeatmap(id="heatmap"), TileMap(id="tile-map"), id="memory-views")
                 yield DetailPane(id="detail-pane")
 

@@ -68,7 +68,7 @@ class ProgramsScreen(ReportScreen):
             yield UnavailableNotice(Unavailable(self.report.missing("programs")))
             return
         yield SearchBar("part of a program name; Enter finds it", id="search", says=True)
-        with Horizontal(id="programs-body"):
+        with Horizontal(id="programs-body", classes="unpainted"):
             yield ProgramTree(programs, rows, id="program-tree")
             with VerticalScroll(id="details-scroll"):
                 yield DetailText(id="details")
