@@ -78,7 +78,6 @@ class TileDetailing(ReportScreen):
         """The program of the Sets or Exchange row under the cursor (a set's first), in the Programs tree."""
         await self.show_program(row_program(self.report, *self.cursor_row()))
 
-
     def _show_table(self) -> None:
         """Fill the tab's table for the selected tile (only the tab shown costs anything)."""
         if self.nav.memory is not None and (details := self.details) is not None:
