@@ -1,40 +1,30 @@
-"""The Memory screen's detail pane, whose tabs are built once the frame it is first shown in is painted."""
+"""The Memory screen's detail pane, whose tabs are shown once the frame it is first shown in is painted."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.message import Message
 
-if TYPE_CHECKING:
-    from pvtui.widgets.tile_tables import TileDetails
+from pvtui.widgets.tile_tables import TileDetails
 
 
 class DetailPane(Vertical):
-    """Holds the selected tile's TileDetails, mounted by `build` after the frame this pane is mounted in
-    (its tabs, panes and texts, 17 widgets, were a seventh of the Memory screen's start, and its tab widgets'
-    import another part); it then says Built, and the screen fills them. A key for the tabs before then does nothing.
-    """
+    """Holds the selected tile's TileDetails, composed with the screen's body but hidden until the frame this
+    pane is mounted in is painted: its tabs, panes and texts (17 widgets) are neither laid out nor drawn in
+    that frame, a tenth of the Memory screen's start. (Mounted only then, they were torn down half-mounted
+    when the app quit within that time, and Textual's tabs raised.)"""
 
-    class Built(Message):
-        """The tabs are mounted and composed."""
+    def compose(self) -> ComposeResult:
+        details = TileDetails(id="tile-details")
+        details.display = False
+        yield details
 
     def on_mount(self) -> None:
-        # in the pane's own message loop: awaiting the mount in the screen's would hold the screen's callbacks
-        self.screen.call_after_refresh(self.call_later, self.build)
+        self.screen.call_after_refresh(self.show_details)
 
     @property
-    def details(self) -> TileDetails | None:
-        """The tabs, once mounted and composed."""
-        return self.children[0] if self.children and self.children[0].is_mounted else None  # type: ignore[return-value]
+    def details(self) -> TileDetails:
+        return self.query_one(TileDetails)
 
-    async def build(self) -> None:
-        """Mount the tabs, then say Built."""
-        from pvtui.widgets.tile_tables import TileDetails
-
-        details = TileDetails(id="tile-details")
-        details.display = False  # laid out first once composed whole: else its tabs' underline may take a
-        await self.mount(details)  # tab's width from before its label was laid out, and keep it
-        details.display = True
-        self.post_message(self.Built())
+    def show_details(self) -> None:
+        self.details.display = True
