@@ -358,3 +358,15 @@ async def test_the_memory_screens_detail_tabs_are_shown_after_its_first_frame(ma
         await pilot.press("right_square_bracket")  # the Variables tab, built when first shown
         await pilot.pause()
         assert app.screen.nav.tab == "variables"
+
+
+async def test_quitting_just_as_the_memory_screen_shows_the_report_raises_nothing(make_app):
+    """Its detail tabs come after that frame: the app quit then tears them down whole (mounted only then,
+    Textual's tabs raised 'No Tab with id' half-mounted)."""
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        app = pilot.app
+        await wait_until_loaded(pilot)
+        shown = at_first_body_frame(app, lambda screen: screen.query("#detail-pane"),
+                                    lambda screen: app.set_timer(0.01, app.exit))  # the tabs' mount under way
+        await pilot.press("m")
+        await wait_for(pilot, lambda: shown)
