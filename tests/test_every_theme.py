@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from conftest import wait_until_loaded
+from textual.color import Color
 from textual.theme import BUILTIN_THEMES
 
 from pvtui.app import SCREENS, PvtuiApp
@@ -92,3 +93,29 @@ def test_every_text_pvtui_writes_reaches_4_5_to_1_on_its_background(name):
     cursor = contrast(grounds["background"], Color.parse(variables["pv-cursor"]))
     low += [f"background on pv-cursor {cursor:.2f}"] if cursor < MIN_CONTRAST else []
     assert not low, (name, low)
+
+
+@pytest.mark.parametrize("theme", [None, "textual-dark"])
+async def test_the_app_computes_the_css_variables_of_the_theme_it_shows_alone(tiny_dir, cache_root, monkeypatch,
+                                                                             theme):
+    """Textual's App.__init__ asks for its default theme's variables before pvtui chooses its own: not computed.
+    Where the theme chosen is Textual's default (no watcher runs), its variables are set all the same."""
+    from textual.app import App
+
+    computed = []
+    textuals = App.get_css_variables
+
+    def counted(app):
+        computed.append(app.current_theme.name)
+        return textuals(app)
+
+    monkeypatch.setattr(App, "get_css_variables", counted)
+    app = PvtuiApp(discover(tiny_dir), path=tiny_dir, watch=False, cache=cache_root, theme=theme)
+    shown = theme or "pvtui-dark"
+    assert computed == [shown]
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until_loaded(pilot)
+        assert computed == [shown] and app.theme == shown
+        variables = app.stylesheet._variables
+        assert variables == app.theme_variables and set(PV_VARIABLES) <= set(variables)
+        assert app.screen.styles.background == Color.parse(variables["background"])

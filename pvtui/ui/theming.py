@@ -100,6 +100,7 @@ class ThemeVariables(App):
     computed once per theme."""
 
     _css_variables: tuple[Theme, dict[str, str]] | None = None  # the theme, and its variables
+    _theme_chosen = False  # set by use_themes
     theme_problems: list[str]  # what is wrong with the user's theme files, one line each
 
     def use_themes(self, theme: str | None, config: "Config") -> None:
@@ -108,10 +109,16 @@ class ThemeVariables(App):
         for item in builtin_themes() + extra:
             self.register_theme(item)
         themes = list(self.available_themes)
+        self._theme_chosen = True
         self.theme = resolve_theme_name(theme or default_theme(config, themes), themes) or DEFAULT_THEME
+        self.stylesheet.set_variables(self.get_css_variables())  # no watcher does where THEME is Textual's default
 
     def get_css_variables(self) -> dict[str, str]:
-        """Textual's, once per theme: as the app starts, Textual asks twice for the theme it has (3-4 ms each)."""
+        """Textual's, once per theme: as the app starts, Textual asks twice for the theme it has (3-4 ms each).
+        None before use_themes chose the theme: App.__init__ asks for its default theme's (5 ms), to be
+        replaced before any CSS is parsed."""
+        if not self._theme_chosen:
+            return {}
         theme = self.current_theme
         if self._css_variables is None or self._css_variables[0] is not theme:
             self._css_variables = (theme, super().get_css_variables())
