@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import threading
 
 import numpy as np
@@ -118,6 +120,14 @@ async def test_a_tables_tab_is_built_when_first_shown_and_kept(make_app, tiny_re
         await pilot.press("left_square_bracket", "right_square_bracket")
         await pilot.pause()
         assert screen.query_one("#table-variables", DataTable) is grid and built() == {"variables"}
+
+
+def test_the_memory_screen_imports_textuals_data_table_when_a_table_is_first_built():
+    """Not with the screen, which most users open to look at the tiles: its import was 13 M instructions."""
+    code = ("import sys; import pvtui.screens.memory; from pvtui.widgets.tile_tables import TileTablePane; "
+            "print('textual.widgets._data_table' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.split() == ["False"], done.stderr[-2000:]
 
 
 @pytest.mark.anyio

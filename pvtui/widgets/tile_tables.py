@@ -6,9 +6,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Callable
 
 from rich.text import Text
-from textual import on
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import DataTable, TabbedContent, TabPane, Tabs
+from textual.widgets import TabbedContent, TabPane, Tabs
 
 from pvtui.model.tables import Table
 from pvtui.model.tile_detail import tile_table, why_missing
@@ -18,6 +17,8 @@ from pvtui.render.memory import LISTED, categories_text, tile_facts, vertices_te
 from pvtui.widgets.detail_text import DetailText
 
 if TYPE_CHECKING:
+    from textual.widgets import DataTable
+
     from pvtui.model.report import Report
     from pvtui.widgets.heatmap import Palette
 
@@ -71,10 +72,17 @@ class TileTablePane(TabPane):
     def built(self) -> bool:
         return bool(self.children)
 
+    @property
+    def grid(self) -> DataTable:
+        return self.query_one(f"#table-{self.table_name}")  # type: ignore[return-value]
+
     async def build(self) -> None:
         """Its widgets, mounted when its tab is first shown: the four tables' cost 40-60 ms of the Memory
-        screen's first showing, when most users look at the tiles."""
+        screen's first showing, when most users look at the tiles; Textual's DataTable is imported then (13 M
+        instructions, 1% of a start on that screen)."""
         if not self.built:
+            from textual.widgets import DataTable
+
             await self.mount_all([
                 DetailText(id=f"missing-{self.table_name}"),  # redrawn on every key: no layout, as a Static costs
                 DataTable(id=f"table-{self.table_name}", cursor_type="row", zebra_stripes=True),
@@ -83,7 +91,7 @@ class TileTablePane(TabPane):
 
     def show(self, tile: int, table: Table | None, missing: str, bytes_text: Callable[[int], str]) -> None:
         """TABLE's rows for TILE, or MISSING when the report lacks them."""
-        notice, grid = self.query_one(f"#missing-{self.table_name}", DetailText), self.query_one(DataTable)
+        notice, grid = self.query_one(f"#missing-{self.table_name}", DetailText), self.grid
         grid.display = table is not None
         self.tile, self.table = tile, table
         if table is None:
@@ -113,7 +121,7 @@ class TileTablePane(TabPane):
         """The row under the cursor, column -> value; empty where none is."""
         if self.table is None:
             return {}
-        row = self.query_one(DataTable).cursor_row
+        row = self.grid.cursor_row
         return {column: self.row_value(row, column) for column in self.table.columns}
 
     def sorted_table(self) -> Table | None:
@@ -129,7 +137,7 @@ class TileTablePane(TabPane):
     def _fill(self, bytes_text: Callable[[int], str]) -> None:
         assert self.table is not None
         self._bytes_text, self._filled_width = bytes_text, self.size.width
-        grid = self.query_one(DataTable)
+        grid = self.grid
         cursor = grid.cursor_row
         grid.clear(columns=True)
         columns, shown, texts = self.table.columns, self._shown, self._texts
@@ -177,8 +185,7 @@ class TileTablePane(TabPane):
         assert self.table is not None
         return [i for i in range(len(self.table.columns)) if any(isinstance(row[i], str) for row in self.rows[:SHOWN_ROWS])]
 
-    @on(DataTable.RowHighlighted)
-    def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         self._show_whole(event.cursor_row)
 
     def _show_whole(self, row: int) -> None:
@@ -241,7 +248,7 @@ class TileDetails(TabbedContent):
         """Focus the table of the tab shown, else the tabs."""
         table = self.table_pane
         if table is not None and table.table is not None:
-            table.query_one(DataTable).focus()
+            table.grid.focus()
         else:
             self.query_one(Tabs).focus()
 
