@@ -31,7 +31,7 @@ async def test_each_key_shows_its_screen_by_name(make_app):
             assert pilot.app.screen.SCREEN_NAME == name
             title = pilot.app.screen.query_one("#title")
             assert title.current == name
-            current = [span for span in title.render().spans if "reverse" in str(span.style)]
+            current = [span for span in title.line_text().spans if "reverse" in str(span.style)]
             assert len(current) == 1  # one tab stands out: this screen's
 
 
@@ -151,7 +151,7 @@ def escape_label(screen) -> tuple[str, str]:
     """What the key bar and the help say Escape does on SCREEN."""
     from pvtui.widgets.key_bar import KeyBar
 
-    bar = screen.query_one(KeyBar).render().plain
+    bar = screen.query_one(KeyBar).line_text().plain
     help_line = next(line for line in HelpScreen(screen)._listing().plain.splitlines() if "esc" in line)
     return bar.split("esc ", 1)[1].split("  ")[0], help_line.split()[-1]
 
@@ -441,7 +441,7 @@ async def test_the_key_bar_leaves_keys_out_whole_and_keeps_help(make_app, key):
         await pilot.press(key)
         await pilot.pause()
         bar = pilot.app.screen.query_one(KeyBar)
-        line = bar.render().plain
+        line = bar.line_text().plain
         assert len(line) <= 80
         shown = [binding for _start, _end, binding, _enabled in bar.spans]
         assert any(binding.id == "help" for binding in shown)
@@ -468,9 +468,9 @@ async def test_at_80_columns_the_key_bar_keeps_the_keys_that_lead_somewhere(make
         await pilot.press(key)
         await pilot.pause()
         bar = pilot.app.screen.query_one(KeyBar)
-        bar.render()
+        bar.line_text()
         shown = {pilot.app.get_key_display(binding) for _start, _end, binding, _enabled in bar.spans}
-        assert wanted <= shown, bar.render().plain
+        assert wanted <= shown, bar.line_text().plain
         assert "q" not in shown  # the obvious keys gave way first
 
 
@@ -484,7 +484,7 @@ async def test_the_key_bar_repaints_when_its_keys_change_and_only_then(make_app)
         await pilot.pause()
         screen = pilot.app.screen
         bar = screen.query_one(KeyBar)
-        bar.render()
+        bar.line_text()
         repaints = []
         original = bar.refresh
         bar.refresh = lambda *args, **kwargs: (repaints.append(1), original(*args, **kwargs))[1]
@@ -493,7 +493,7 @@ async def test_the_key_bar_repaints_when_its_keys_change_and_only_then(make_app)
         assert repaints == []
         await pilot.press("v")  # the map: "Colour by" applies, "Zoom" does not
         await pilot.pause()
-        assert repaints and "Colour by" in bar.render().plain
+        assert repaints and "Colour by" in bar.line_text().plain
 
 
 def test_the_readme_lists_every_key_the_key_bar_can_show():

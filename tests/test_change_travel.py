@@ -130,7 +130,7 @@ async def test_switching_A_and_B_reaches_every_single_report_screen(compare_app,
         assert _reached(heard, "shown_changed") == {"Compare", "Liveness", "Summary", "Memory"}
         for screen in screens:  # the two behind Memory too
             assert screen.report is app.b.report
-            assert str(screen.query_one(TitleBar).render()).startswith("B: other")
+            assert str(screen.query_one(TitleBar).line_text()).startswith("B: other")
 
 
 async def test_a_newer_model_waits_for_the_screens_own_workers_then_is_drawn_once(make_app, heard):

@@ -397,15 +397,15 @@ async def test_the_single_report_screens_name_their_report_and_B_switches_it(com
         await pilot.press("m")
         await pilot.pause()
         screen = pilot.app.screen
-        title = str(screen.query_one(TitleBar).render())
+        title = str(screen.query_one(TitleBar).line_text())
         assert title.startswith("A: tiny") and "Operations" in title  # the name is kept at 80 columns
         from pvtui.widgets.key_bar import KeyBar
 
-        assert "B A/B" in screen.query_one(KeyBar).render().plain  # shown, however many keys the screen has
+        assert "B A/B" in screen.query_one(KeyBar).line_text().plain  # shown, however many keys the screen has
         await pilot.press("B")
         await pilot.pause()
         assert screen.report is pilot.app.b.report
-        assert str(screen.query_one(TitleBar).render()).startswith("B: other")
+        assert str(screen.query_one(TitleBar).line_text()).startswith("B: other")
         assert screen.nav.memory.num_tiles == other_report.memory.num_tiles
         await pilot.press("s")
         await pilot.pause()

@@ -101,7 +101,7 @@ async def test_a_remapped_key_works_and_shows_in_help_and_the_key_bar(make_app, 
     async with make_app().run_test(size=(80, 24)) as pilot:
         await wait_for(pilot, lambda: pilot.app.report is not None)
         await pilot.pause(0.3)  # the keymap checked after the first frame: nothing to say
-        bar = pilot.app.screen.query_one(KeyBar).render().plain
+        bar = pilot.app.screen.query_one(KeyBar).line_text().plain
         assert "f1 Help" in bar and pilot.app.status.said is None
         await pilot.press("f2")
         await wait_for(pilot, lambda: pilot.app.screen.SCREEN_NAME == "Memory")

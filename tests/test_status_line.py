@@ -13,7 +13,7 @@ from pvtui.widgets.key_bar import KeyBar
 
 
 def bar_text(app) -> str:
-    return app.screen.query_one(KeyBar).render().plain
+    return app.screen.query_one(KeyBar).line_text().plain
 
 
 @pytest.mark.anyio
@@ -67,7 +67,7 @@ async def test_a_message_longer_than_the_line_takes_rows_of_its_own(make_app):
         await pilot.pause()
         bar = pilot.app.screen.query_one(KeyBar)
         assert bar.size.height == 2
-        assert " ".join(bar.render().plain.split()) == long.strip()  # whole, the keys given way
+        assert " ".join(bar.line_text().plain.split()) == long.strip()  # whole, the keys given way
         pilot.app.status.dismiss()
         await pilot.pause()
         assert bar.size.height == 1

@@ -18,6 +18,7 @@ from pvtui.render.visible_text import visible_text
 from pvtui.ui.textual_private import FramesOnTheBeat, StyledOnMount, screens_of_every_mode, styled_as_now
 from pvtui.ui.long_lived import freeze_after_frame
 from pvtui.units import format_bytes
+from pvtui.widgets.drawn_by_rich import DrawnByRich
 from pvtui.widgets.key_bar import KeyBar
 from pvtui.widgets.look import look_of
 
@@ -83,7 +84,11 @@ class TitleBar(Widget):
             tabs.append(tab)
         return tabs, columns
 
-    def render(self) -> Text:
+    def render(self) -> DrawnByRich:
+        return DrawnByRich(self.line_text())
+
+    def line_text(self) -> Text:
+        """The report's name and the tabs, as wide as the bar (self.tab_columns: where each tab is)."""
         tabs, columns = self._tabs(" ")
         room = self.content_size.width - tabs.cell_len - 1
         short = 0

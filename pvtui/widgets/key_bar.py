@@ -20,6 +20,7 @@ from textual import events
 from textual.binding import Binding
 from textual.widget import Widget
 
+from pvtui.widgets.drawn_by_rich import DrawnByRich
 from pvtui.widgets.status import MAX_ROWS, Said
 
 
@@ -139,7 +140,11 @@ class KeyBar(Widget, can_focus=False):
             palette = (binding, enabled)
         return groups, palette
 
-    def render(self) -> Text:
+    def render(self) -> DrawnByRich:
+        return DrawnByRich(self.line_text())
+
+    def line_text(self) -> Text:
+        """The line: the status message, then the keys that fit (self.spans: where each is)."""
         key_style = self.get_component_rich_style("key-bar--key")
         description_style = self.get_component_rich_style("key-bar--description")
         dim = Style(dim=True)
