@@ -148,6 +148,7 @@ class LivenessChart(CachedLines, Widget):
         self._frame_cache: tuple[tuple, Frame] | None = None
         # the state of the chart last drawn (all but the row) and its first cursor
         self._first_cursor: tuple[tuple, range] = ((), range(0))
+        self._cursor_cache: tuple[Frame | None, int, range] = (None, 0, range(0))  # the frame, the cursor, its columns
 
     def restyle(self) -> None:
         self._styles.clear()
@@ -170,7 +171,12 @@ class LivenessChart(CachedLines, Widget):
         self.refresh()
 
     def _cursor_columns(self, frame: Frame) -> range:
-        return columns_of_step(self.cursor, self.window.start, self.window.stop, frame.plot_width)
+        """The columns the cursor is in (asked for by each row drawn: worked out once per frame and cursor)."""
+        shown_for, cursor, columns = self._cursor_cache
+        if shown_for is not frame or cursor != self.cursor:
+            columns = columns_of_step(self.cursor, self.window.start, self.window.stop, frame.plot_width)
+            self._cursor_cache = (frame, self.cursor, columns)
+        return columns
 
     @property
     def plot_width(self) -> int:
@@ -274,17 +280,20 @@ class LivenessChart(CachedLines, Widget):
         return [label, *self._plot_cells(frame, level, range(frame.plot_width), kinds)]
 
     def _plot_cells(self, frame: Frame, level: int, columns: range, kinds: list[int]) -> list[Segment]:
-        """The cells of COLUMNS in row LEVEL, each highlighted as KINDS says."""
+        """The cells of COLUMNS in row LEVEL, each highlighted as KINDS says: a segment per run of like cells."""
         cells, span = frame.cells, slice(columns.start, columns.stop)
+        eighths, lower, upper = cells.eighths[level, span], cells.lower[level, span], cells.upper[level, span]
+        like = (((eighths.astype(np.int64) << 4) | lower) << 4 | upper) << 4 | np.asarray(kinds, dtype=np.int64)
+        starts = [0, *(np.flatnonzero(like[1:] != like[:-1]) + 1).tolist()]
+        look = self._look
+        blocks, texture = look.glyphs.blocks, look.glyphs.shades[1] if look.plain else None
         segments = []
-        runs = zip(cells.eighths[level, span].tolist(), cells.lower[level, span].tolist(),
-                   cells.upper[level, span].tolist(), kinds)
-        glyphs = self._look.glyphs
-        for (eighths, lower, upper, kind), run in groupby(runs):
-            char, lower, upper = cell_glyph(eighths, lower, upper, EMPTY, glyphs.blocks)
-            if self._look.plain and lower == upper == ALWAYS:  # a texture, not a grey, sets it apart
-                char, upper = glyphs.shades[1], EMPTY
-            segments.append(Segment(char * len(list(run)), self._style(lower, upper, kind)))
+        for start, stop, *cell in zip(starts, [*starts[1:], len(like)], eighths[starts].tolist(),
+                                      lower[starts].tolist(), upper[starts].tolist(), [kinds[i] for i in starts]):
+            char, below, above = cell_glyph(cell[0], cell[1], cell[2], EMPTY, blocks)
+            if texture is not None and below == above == ALWAYS:  # a texture, not a grey, sets it apart
+                char, above = texture, EMPTY
+            segments.append(Segment(char * (stop - start), self._style(below, above, cell[3])))
         return segments
 
     def _y_label(self, frame: Frame, level: int) -> str:
