@@ -185,16 +185,16 @@ async def wait_until_loaded(pilot) -> None:
 
 
 async def panes_built(pilot) -> None:
-    """Wait for what the screen in front shows after its first frame: the Memory screen's detail tabs, shown and
-    laid out (the underline under the active tab, which Textual draws a few frames after they are shown)."""
+    """Wait for what the screen in front builds after its first frame: the Memory screen's detail tabs, mounted,
+    filled and laid out (the underline under the active tab, which Textual draws a few frames after the mount)."""
     from textual.widgets import Tabs
 
     from pvtui.widgets.detail_pane import DetailPane
 
     def underlined() -> bool:
-        """each pane's tabs shown, the active tab's underline where the tab is"""
+        """each pane's tabs mounted, the active tab's underline where the tab is"""
         for pane in pilot.app.screen.query(DetailPane):
-            if not pane.details.display:
+            if pane.details is None:
                 return False
             if not pane.region:  # not shown (the report has no memory): nothing laid out to wait for
                 continue
@@ -204,6 +204,8 @@ async def panes_built(pilot) -> None:
                 return False
         return True
 
+    await wait_for(pilot, underlined)
+    await pilot.pause()  # the screen fills them when told they are built
     await wait_for(pilot, underlined)
 
 

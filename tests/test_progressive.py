@@ -181,7 +181,6 @@ async def test_the_tiles_totals_are_shown_while_their_categories_are_read(profil
     from pvtui.model.navigators.memory import NOT_SPLIT_YET
     from pvtui.model.unavailable import Unavailable
     from pvtui.screens.base import UnavailableNotice
-    from pvtui.widgets.tile_tables import TileDetails
 
     app = _app_on_memory(profile_dir, tmp_path / "cache")
     async with app.run_test(size=SIZE) as pilot:
@@ -197,15 +196,15 @@ async def test_the_tiles_totals_are_shown_while_their_categories_are_read(profil
         assert app.screen.query_one("#memory-view").display  # the bars over the tiles' totals, meanwhile
         assert app.screen.nav.memory.categories == (NOT_SPLIT_YET,)
         assert (app.screen.nav.memory.including_gaps == report.memory.including_gaps).all()
-        await wait_for(pilot, lambda: NOT_SPLIT_YET in str(app.screen.query_one(TileDetails).query_one(
-            "#detail-categories").render()))
+        await wait_for(pilot, lambda: app.screen.details is not None)  # its tabs built, after the first frame
+        await wait_for(pilot, lambda: NOT_SPLIT_YET in str(app.screen.details.query_one("#detail-categories").render()))
         figure = categories(ReportFigures(report))
         assert isinstance(figure, Unavailable) and "not read yet" in figure.reason and "no " not in figure.reason
         vars_info_held.set()
         await wait_for(pilot, lambda: not app.report.being_read)
         await wait_for(pilot, lambda: not app.screen.query_one("#memory-unavailable").display)
         assert set(app.screen.nav.memory.categories) == set(app.report.memory.categories) != set()
-        shown = app.screen.query_one(TileDetails).query_one("#detail-categories")  # laid out again, taller
+        shown = app.screen.details.query_one("#detail-categories")  # laid out again, taller
         await wait_for(pilot, lambda: shown.size.height == len(app.report.memory.categories) + 1)
 
 

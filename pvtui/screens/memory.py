@@ -15,7 +15,7 @@ from textual.geometry import Size
 from textual.reactive import var
 
 from pvtui.model.tables import Table
-from pvtui.model.navigators.memory import MapValues, MemoryNavigator, tile_memory, tile_vertices, tiles_table
+from pvtui.model.navigators.memory import MapValues, MemoryNavigator, tile_memory, tiles_table
 from pvtui.model.unavailable import Unavailable
 from pvtui.render.item_lines import item_lines
 from pvtui.render.memory import header_items, variable_label
@@ -150,9 +150,10 @@ class MemoryScreen(VariableSearching, TileMarking, TileDetailing):
         heatmap.units, heatmap.swatch = self.pv_app.units, None
         heatmap.set_memory(nav.bars, selected)
         self._update_map(selected, hidden_too=True)  # laid out (and drawn) while hidden: the first `v` only shows it
-        self.details.forget_tables()
         self.views.focus()
-        self.details.reserve(memory, vertices=tile_vertices(self.report, selected) is not None)
+        if (details := self.details) is not None:
+            details.forget_tables()
+            self._reserve(details)
         self._redraw_text()
 
     # Reactions ---------------------------------------------------------------------
@@ -169,7 +170,8 @@ class MemoryScreen(VariableSearching, TileMarking, TileDetailing):
     def units_changed(self) -> None:
         if self.nav.memory is not None:
             self.heatmap.set_units(self.pv_app.units)
-            self.details.forget_tables()
+            if (details := self.details) is not None:
+                details.forget_tables()
             self._redraw_text()
 
     def watch_view(self, view: str) -> None:
@@ -281,6 +283,6 @@ class MemoryScreen(VariableSearching, TileMarking, TileDetailing):
     @on(TileHeatmap.Selected)
     @on(TileMap.Selected)
     def _show_detail(self) -> None:
-        if self.nav.memory is not None:
-            self.details.show_tile(self.report, self.nav.memory, self.selected, self.bytes, self.heatmap.palette)
+        if self.nav.memory is not None and (details := self.details) is not None:
+            details.show_tile(self.report, self.nav.memory, self.selected, self.bytes, self.heatmap.palette)
             self._tab_shown()

@@ -14,7 +14,7 @@ from pvtui.widgets.variable_bar import VariableBar
 
 class VariableSearching(ReportScreen):
     """The search's keys and what they colour: the Memory screen gives the tiles' `views`, `heatmap`,
-    `details` and `selected` tile, `_update_map` and `_show_header`."""
+    `cursor_row` and `selected` tile, `_update_map` and `_show_header`."""
 
     nav: MemoryNavigator
 
@@ -38,7 +38,7 @@ class VariableSearching(ReportScreen):
     def action_pick_variable(self) -> None:
         """The variable under the Variables tab's cursor (the largest, until moved): where else it lives,
         on the map and the bars."""
-        lowered, name = self.report.lowered, self.details.cursor_row()[1].get("name")
+        lowered, name = self.report.lowered, self.cursor_row()[1].get("name")
         variable = lowered.name_id(name) if lowered is not None and name is not None else None
         if variable is not None:
             self.nav.search.only(variable)

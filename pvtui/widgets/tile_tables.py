@@ -226,7 +226,9 @@ class TileDetails(TabbedContent):
     tab, then a tab for each of its tables, filled only when shown."""
 
     def __init__(self, *, id: str) -> None:
-        super().__init__(initial="tab-details", id=id)
+        # No initial tab named: the first is shown. The tabs check a named one as they mount, and raised where the
+        # app quit while they did (they are mounted after the Memory screen's first frame: DetailPane).
+        super().__init__(id=id)
         columns = Horizontal(DetailText(id="detail-facts"), DetailText(id="detail-categories"), id="detail-columns")
         details = TabPane("Details", VerticalScroll(columns, DetailText(id="detail-vertices"), id="detail-scroll"),
                           id="tab-details")

@@ -49,7 +49,8 @@ class VariableBar(SearchBar):
     def build(self) -> None:
         if not self.children:
             super().build()
-            self.watch(self.field, "value", self._search_for, init=False)
+            for field in self.query(InputWithoutLayout):  # none where the bar is being removed (the app quit as it showed)
+                self.watch(field, "value", self._search_for, init=False)
 
     def open(self, shown: bool) -> None:
         self.search.open = shown  # asked by the keys' table on every key: no DOM query there
