@@ -31,10 +31,10 @@ class DetailPane(Vertical):
 
     async def build(self) -> None:
         """Mount the tabs, then say Built."""
-        from pvtui.widgets.tile_tables import TileDetails
-
         if not self.is_attached:  # the app quit, or the screen was built again, before this frame's end
             return
+        from pvtui.widgets.tile_tables import TileDetails
+
         details = TileDetails(id="tile-details")
         details.display = False  # laid out first once composed whole: else its tabs' underline may take a
         await self.mount(details)  # tab's width from before its label was laid out, and keep it

@@ -283,17 +283,19 @@ class LivenessChart(CachedLines, Widget):
         """The cells of COLUMNS in row LEVEL, each highlighted as KINDS says: a segment per run of like cells."""
         cells, span = frame.cells, slice(columns.start, columns.stop)
         eighths, lower, upper = cells.eighths[level, span], cells.lower[level, span], cells.upper[level, span]
-        like = (((eighths.astype(np.int64) << 4) | lower) << 4 | upper) << 4 | np.asarray(kinds, dtype=np.int64)
+        highlights = np.asarray(kinds, dtype=np.int64)
+        like = (((eighths.astype(np.int64) << 4) | lower) << 4 | upper) << 4 | highlights
         starts = [0, *(np.flatnonzero(like[1:] != like[:-1]) + 1).tolist()]
+        runs = zip(starts, [*starts[1:], len(like)], eighths[starts].tolist(), lower[starts].tolist(),
+                   upper[starts].tolist(), highlights[starts].tolist())
         look = self._look
         blocks, texture = look.glyphs.blocks, look.glyphs.shades[1] if look.plain else None
         segments = []
-        for start, stop, *cell in zip(starts, [*starts[1:], len(like)], eighths[starts].tolist(),
-                                      lower[starts].tolist(), upper[starts].tolist(), [kinds[i] for i in starts]):
-            char, below, above = cell_glyph(cell[0], cell[1], cell[2], EMPTY, blocks)
+        for start, stop, filled, below, above, kind in runs:
+            char, below, above = cell_glyph(filled, below, above, EMPTY, blocks)
             if texture is not None and below == above == ALWAYS:  # a texture, not a grey, sets it apart
                 char, above = texture, EMPTY
-            segments.append(Segment(char * (stop - start), self._style(below, above, cell[3])))
+            segments.append(Segment(char * (stop - start), self._style(below, above, kind)))
         return segments
 
     def _y_label(self, frame: Frame, level: int) -> str:
