@@ -188,9 +188,14 @@ class PvtuiApp(StatusLine, InstantModeSwitch, ThemeVariables, ParsedOnChange, Us
         else:
             self.open_written(self.reports)
 
-    def on_ready(self) -> None:  # the first frame is painted: what is alive lives as long as the app
+    def on_ready(self) -> None:
+        """The first frame is painted: what is alive lives as long as the app, and where it is the first
+        screen's, the report's opening goes on (Textual lays that screen out once more and paints it again,
+        16 ms later: `call_after_refresh` would wait for those)."""
         gc.freeze()
         collector.resume()
+        if isinstance(self.screen, ReportScreen):  # not a screen that waits for the report, or picks one
+            self.first_frame.set()
 
     def on_key(self, event: events.Key) -> None:
         """Before the bindings, in the order keys came. A printable key here while a field has the focus came

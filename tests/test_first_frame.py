@@ -63,6 +63,39 @@ async def test_the_first_screen_shows_its_frame_then_the_report(make_app, tiny_d
         assert app.screen.SCREEN_NAME == "Memory"
 
 
+async def test_the_report_opens_on_once_the_first_frame_is_painted_not_after_textuals_layouts_that_follow_it(
+        tiny_dir, cache_root, monkeypatch):
+    """The worker opening the report waits for the first screen's first frame before it imports numpy (every
+    screen but the Summary needs it), not for the frames in which Textual lays that screen out once more as it
+    starts, the last a beat (16 ms) after the first, while the worker waited."""
+    from pvtui.app import PvtuiApp
+    from pvtui.sources.discovery import discover
+
+    frames, frames_when_set = [], []
+    paint = PvtuiApp._display
+
+    def display(app, screen, update):
+        if update is not None:
+            frames.append(screen)
+        paint(app, screen, update)
+
+    monkeypatch.setattr(PvtuiApp, "_display", display)
+    app = PvtuiApp(discover(tiny_dir), path=tiny_dir, watch=False, cache=cache_root, first_screen="liveness")
+
+    class FirstFrame(threading.Event):
+        def set(self) -> None:
+            if not self.is_set():
+                frames_when_set.append(len(frames))
+            super().set()
+
+    app.first_frame = FirstFrame()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until_loaded(pilot)
+        await pilot.pause(0.1)
+    # after the first frame and the one of Textual's layout for the Resize it starts with; not after the third
+    assert frames_when_set in ([1], [2]), frames_when_set
+
+
 async def test_clicking_a_key_in_the_key_bar_presses_it(make_app):
     async with make_app().run_test(size=(80, 24)) as pilot:
         await wait_until_loaded(pilot)
