@@ -34,6 +34,7 @@ from pvtui.process.streams import NEEDS_TERMINAL, on_a_terminal
 from pvtui.ui.textual_private import InstantModeSwitch, ParsedOnChange
 from pvtui.ui.theming import ThemeVariables, builtin_themes, resolve_theme_name, user_theme_dir
 from pvtui.units import UNIT_NAMES
+from pvtui.ui.parsed_css import ParsedCss, parsed_css_folder, textual_installed
 from pvtui.ui.parts_shown import PartsShown
 from pvtui.ui.user_files import UserFiles
 from pvtui.widgets.look import AsciiGlyphs
@@ -171,6 +172,7 @@ class PvtuiApp(StatusLine, InstantModeSwitch, ThemeVariables, ParsedOnChange, Us
         self.reloads = ReloadOffers(self)
         self.units = UNIT_NAMES.get(defaults.get("units", ""), "binary")
         self._ascii_glyphs = [AsciiGlyphs()] if basic_console() else []  # TERM=linux: every glyph in ASCII
+        self.stylesheet.kept = ParsedCss(parsed_css_folder(cache), textual_installed())
         self.use_themes(theme, self.config)
         if self.config.keymap:
             self.set_keymap(self.config.keymap)  # checked after the first frame (pvtui.ui.keymap.check_config)
@@ -188,14 +190,11 @@ class PvtuiApp(StatusLine, InstantModeSwitch, ThemeVariables, ParsedOnChange, Us
         else:
             self.open_written(self.reports)
 
-    def on_ready(self) -> None:
-        """The first frame is painted: what is alive lives as long as the app, and where it is the first
-        screen's, the report's opening goes on (Textual lays that screen out once more and paints it again,
-        16 ms later: `call_after_refresh` would wait for those)."""
+    def on_ready(self) -> None:  # the first frame is painted: what is alive lives as long as the app
         gc.freeze()
         collector.resume()
-        if isinstance(self.screen, ReportScreen):  # not a screen that waits for the report, or picks one
-            self.first_frame.set()
+        if isinstance(self.screen, ReportScreen):  # the first screen's: the opening goes on, not after the
+            self.first_frame.set()  # layouts Textual adds as it starts (call_after_refresh waited 16 ms more)
 
     def on_key(self, event: events.Key) -> None:
         """Before the bindings, in the order keys came. A printable key here while a field has the focus came
@@ -343,20 +342,12 @@ class PvtuiApp(StatusLine, InstantModeSwitch, ThemeVariables, ParsedOnChange, Us
             self.call_from_thread(self._loaded, slot, files, report)
 
     def run(self, *args, **kwargs):
-        """As Textual's; then the tracebacks --debug kept, on the terminal the app has given back."""
+        """As Textual's; then the CSS parsed is kept, and --debug's tracebacks said on the terminal given back."""
         try:
             return super().run(*args, **kwargs)
         finally:
+            self.stylesheet.kept.save()  # those of the screens shown since the first
             say_tracebacks(self.tracebacks or [])
-
-    def _tell_reloaded(self, report: "Report", before: "Report | None") -> None:
-        """Reloaded; and what the new files could not give that the old ones did, so damage is not missed."""
-        new = [p for p in report.problems if before is None or p not in before.problems]
-        if not new:
-            self.notify(f"Reloaded {report.name}", timeout=3)
-            return
-        more = f" (and {len(new) - 1} more: see Summary)" if len(new) > 1 else ""
-        self.notify(f"Reloaded {report.name}, with a problem: {new[0]}{more}", severity="warning", timeout=10)
 
     def _progress(self, stage: str, done: float, total: float) -> None:
         from pvtui.screens.dialogs import LoadingScreen
@@ -403,6 +394,7 @@ class PvtuiApp(StatusLine, InstantModeSwitch, ThemeVariables, ParsedOnChange, Us
         load_deferred("numpy")
         for target in SCREENS.values():
             importlib.import_module(target.split(":")[0])
+        self.stylesheet.kept.save()  # the stylesheets parsed for this start, read back at the next
 
     def _reloaded(self, slot: ReportSlot, before: "Report", before_files: ReportFiles | None) -> None:
         """SLOT holds a new model in place of BEFORE: the screens redraw from it, and the user is told."""
@@ -417,7 +409,7 @@ class PvtuiApp(StatusLine, InstantModeSwitch, ThemeVariables, ParsedOnChange, Us
                 self.workers.cancel_group(self, "watch")
                 self._watch_files(slot)
         else:
-            self._tell_reloaded(slot.report, before)
+            self.reloads.tell_reloaded(slot.report, before)
 
     def _load_cancelled(self, slot: ReportSlot) -> None:
         self._close_loading()
@@ -541,6 +533,15 @@ class ReloadOffers:
 
         self.prompted = slot
         app.push_screen(ReloadPrompt(changed), answer)
+
+    def tell_reloaded(self, report: "Report", before: "Report | None") -> None:
+        """Reloaded; and what the new files could not give that the old ones did, so damage is not missed."""
+        new = [p for p in report.problems if before is None or p not in before.problems]
+        if not new:
+            self.app.notify(f"Reloaded {report.name}", timeout=3)
+            return
+        more = f" (and {len(new) - 1} more: see Summary)" if len(new) > 1 else ""
+        self.app.notify(f"Reloaded {report.name}, with a problem: {new[0]}{more}", severity="warning", timeout=10)
 
     def offer_pending(self) -> None:
         """Offer the reloads held back, A's first."""

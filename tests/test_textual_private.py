@@ -91,6 +91,19 @@ async def test_a_theme_change_parses_the_stylesheet_once_and_styles_every_screen
     assert counts == [1, 1]  # Textual alone: once for the screen in front, again for the other
 
 
+def test_textual_parses_a_source_in_parse_rules_cached_by_what_stylesheet_parsed_on_change_keys_its_parses_by():
+    """StylesheetParsedOnChange reads back the parses kept between runs in place of Textual's parse of a source:
+    Textual's _parse_rules takes these arguments, and caches in _parse_cache by them alone (with the variables,
+    which empty that cache when set)."""
+    from textual.css.stylesheet import Stylesheet
+
+    parameters = list(inspect.signature(Stylesheet._parse_rules).parameters)
+    assert parameters == ["self", "css", "read_from", "is_default_rules", "tie_breaker", "scope"]
+    source = inspect.getsource(Stylesheet._parse_rules)
+    assert "cache_key = (css, read_from, is_default_rules, tie_breaker, scope)" in source
+    assert "self._parse_cache[cache_key] = rules" in source and "variable_tokens=self._variable_tokens" in source
+
+
 async def test_a_theme_set_before_the_start_is_parsed_once(monkeypatch):
     """App.__init__ setting a theme queues refresh_css, whose reparse parses the sources in a fresh Stylesheet
     and drops its cache, so the first screen's sources are parsed again: ParsedOnChange parses in place."""

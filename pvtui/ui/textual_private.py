@@ -8,6 +8,7 @@ what it relies on, so that an upgrade shows here and not as a slow or broken scr
 from __future__ import annotations
 
 import asyncio
+from typing import TYPE_CHECKING
 
 from textual import _time
 from textual.app import App
@@ -20,6 +21,11 @@ from textual.scroll_view import ScrollView
 from textual.timer import EventTargetGone, Timer
 from textual.widget import AwaitMount, Widget
 from textual.widgets import Input
+
+if TYPE_CHECKING:
+    from textual.css.model import RuleSet
+
+    from pvtui.ui.parsed_css import ParsedCss
 
 
 def styled_as_now(screen: Screen, app: App) -> None:
@@ -203,6 +209,23 @@ class StylesheetParsedOnChange(Stylesheet):
     """
 
     _parsed_from: tuple[dict, dict] | None = None
+    kept: ParsedCss | None = None  # the parses kept between runs, where the app gives them
+
+    def _parse_rules(self, css: str, read_from: tuple[str, str], is_default_rules: bool = False,
+                     tie_breaker: int = 0, scope: str = "") -> list[RuleSet]:
+        """Textual's parse of one source, from the parses KEPT where they hold it (keyed as Textual's own
+        cache is, and by the variables); a new one kept for the next run."""
+        key = (css, read_from, is_default_rules, tie_breaker, scope)
+        if self.kept is None or key in self._parse_cache:
+            return super()._parse_rules(css, read_from, is_default_rules, tie_breaker, scope)
+        rules = self.kept.parsed(self._variables, key)
+        if rules is None:
+            rules = super()._parse_rules(css, read_from, is_default_rules, tie_breaker, scope)
+            if not any(rule.errors for rule in rules):
+                self.kept.keep(self._variables, key, rules)
+        else:
+            self._parse_cache[key] = rules
+        return rules
 
     def parse(self) -> None:
         super().parse()
