@@ -206,6 +206,9 @@ class StylesheetParsedOnChange(Stylesheet):
     app's start, the theme it sets before starting: 10 ms). Parsing in place keeps the cache; it is as
     safe, since parse() sets the rules only once every source parsed. Restyling is left as it is.
     (set_variables empties the parse cache, so a parse always reads the variables set.)
+
+    And a source parsed in an earlier run, with the same variables, is read back from `kept`
+    (pvtui.ui.parsed_css) rather than parsed: Textual's parser was 6% of a start's instructions.
     """
 
     _parsed_from: tuple[dict, dict] | None = None
