@@ -32,8 +32,10 @@ def parses(monkeypatch):
     return seen
 
 
-async def run_once(tiny_dir, cache, theme=None, screen="memory") -> dict[str, str]:
-    """Open the tiny report on SCREEN with CACHE until what it parsed is kept; some of what it looks like."""
+async def run_once(tiny_dir, cache, theme=None, screen="memory", sources: dict | None = None) -> dict[str, str]:
+    """Open the tiny report on SCREEN with CACHE until what it parsed is kept; some of what it looks like. SOURCES,
+    where given, gets the keys of the sources it parsed or read back ("keys", as Textual keys them) and the
+    variables it parsed them with ("variables")."""
     from pvtui.app import PvtuiApp
     from pvtui.sources.discovery import discover
 
@@ -48,6 +50,9 @@ async def run_once(tiny_dir, cache, theme=None, screen="memory") -> dict[str, st
         await wait_for(pilot, saved)
         await app.workers.wait_for_complete()
         app.stylesheet.kept.save()  # as PvtuiApp.run does at the end: what the screen built after its first frame
+        if sources is not None:
+            sources["keys"] = [key for key in app.stylesheet._parse_cache.keys() if key[1][0]]  # read from a file
+            sources["variables"] = dict(app.stylesheet._variables)
         bar = app.screen.query_one(KeyBar)
         return {"key bar": bar.styles.background.hex, "primary": app.get_css_variables()["primary"],
                 "header height": str(app.screen.query_one("#memory-header").styles.height)}
@@ -129,3 +134,23 @@ def test_the_folder_is_the_cache_directorys_and_not_listed_among_what_is_not_pvt
     (tmp_path / "cache" / "someone's").mkdir()
     entries, skipped = Cache(tmp_path / "cache").scan()
     assert entries == [] and [item.path.name for item in skipped] == ["someone's"]
+
+
+def rules_text(rules: list) -> str:
+    """What styling reads of parsed RULES, as text (a layout is an object compared by identity)."""
+    return repr([([(selectors.css, selectors.specificity) for selectors in rule.selector_set], rule.styles.get_rules(),
+                  rule.is_default_rules, rule.tie_breaker, sorted(rule.selector_names), sorted(rule.pseudo_classes))
+                 for rule in rules])
+
+
+async def test_a_parse_read_back_is_the_parse_textual_makes(tiny_dir, tmp_path):
+    """Every source kept, read back, holds the rules of a fresh parse: the same selectors and specificity, the same
+    declarations, defaults and order."""
+    cache, sources = tmp_path / "cache", {}
+    await run_once(tiny_dir, cache, sources=sources)
+    variables = sources["variables"]
+    fresh, kept = Stylesheet(variables=dict(variables)), ParsedCss(cache / PARSED_CSS, textual_installed())
+    for key in sources["keys"]:
+        read_back = kept.parsed(variables, key)
+        assert read_back is not None and rules_text(read_back) == rules_text(fresh._parse_rules(*key)), key[1]
+    assert len(sources["keys"]) > 10
