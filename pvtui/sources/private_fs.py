@@ -18,6 +18,7 @@ import os
 import pwd
 import shutil
 import stat
+import time
 from pathlib import Path
 
 DIR_MODE = 0o700
@@ -136,6 +137,18 @@ def write_new(path: Path, data: bytes) -> None:
         os.write(fd, data)
     finally:
         os.close(fd)
+
+
+def replace_whole(path: Path, data: bytes) -> None:
+    """PATH holding DATA, written to a new private file beside it (write_new) and renamed over it: a reader
+    sees the old file or the new one, never half of one. No temporary file is left behind."""
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.{time.monotonic_ns()}")
+    try:
+        write_new(temporary, data)
+        os.replace(temporary, path)
+    finally:
+        if os.path.lexists(temporary):
+            os.unlink(temporary)
 
 
 def make_private(tree: Path) -> None:

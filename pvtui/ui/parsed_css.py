@@ -18,11 +18,10 @@ import os
 import pickle
 import sys
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
-from pvtui.sources.private_fs import mkdir_private, open_own, read_small, resolved_if_trusted, write_new
+from pvtui.sources.private_fs import mkdir_private, open_own, read_small, replace_whole, resolved_if_trusted
 
 MAX_BYTES = 1 << 20  # of one source's parse
 MAX_FILES = 2000  # the oldest are removed beyond it: 40-60 sources a theme tried, for each Textual installed
@@ -93,13 +92,7 @@ class ParsedCss:
             mkdir_private(self.folder)
             folder = resolved_if_trusted(self.folder)
             for name, rules in new.items():
-                temporary = folder / f".{name}.{os.getpid()}.{time.monotonic_ns()}"
-                try:
-                    write_new(temporary, pickle.dumps(rules, protocol=pickle.HIGHEST_PROTOCOL))
-                    os.replace(temporary, folder / name)
-                finally:
-                    if os.path.lexists(temporary):
-                        os.unlink(temporary)
+                replace_whole(folder / name, pickle.dumps(rules, protocol=pickle.HIGHEST_PROTOCOL))
             _prune(folder)
         except Exception:  # housekeeping, as the app starts or ends: a parse not written is parsed again next run
             return

@@ -136,7 +136,7 @@ class State:
         """The state, merged with the file's (_merged) and written whole to a new private file renamed over
         the old one, under the lock; nothing where the directory is not this user's alone (another user
         could read or swap it)."""
-        from pvtui.sources.private_fs import mkdir_private, resolved_if_trusted, write_new
+        from pvtui.sources.private_fs import mkdir_private, replace_whole, resolved_if_trusted
 
         try:
             mkdir_private(self.directory)
@@ -144,13 +144,7 @@ class State:
             with _locked(directory / LOCK_FILE):
                 self.recent = self._merged()
                 data = json.dumps({"version": VERSION, "recent": [asdict(r) for r in self.recent]}).encode()
-                temporary = directory / f".{STATE_FILE}.{os.getpid()}.{time.monotonic_ns()}"
-                try:
-                    write_new(temporary, data)
-                    os.replace(temporary, directory / STATE_FILE)
-                finally:
-                    if os.path.lexists(temporary):
-                        os.unlink(temporary)
+                replace_whole(directory / STATE_FILE, data)
         except OSError as exc:
             self.problems.append(f"{self.directory}: not written ({exc.strerror or exc}); nothing is remembered")
 
