@@ -192,9 +192,10 @@ class PvtuiApp(StatusLine, InstantModeSwitch, ThemeVariables, ParsedOnChange, Us
 
     def on_ready(self) -> None:  # the first frame is painted: what is alive lives as long as the app
         gc.freeze()
-        collector.resume()
         if isinstance(self.screen, ReportScreen):  # the first screen's: the opening goes on, not after the
             self.first_frame.set()  # layouts Textual adds as it starts (call_after_refresh waited 16 ms more)
+        else:  # a picker or a wait: the collections held for the start go on (else once the report is shown)
+            collector.resume()
 
     def on_key(self, event: events.Key) -> None:
         """Before the bindings, in the order keys came. A printable key here while a field has the focus came
@@ -325,6 +326,7 @@ class PvtuiApp(StatusLine, InstantModeSwitch, ThemeVariables, ParsedOnChange, Us
             except ReportError:
                 report = None  # reading the files below reports the problem
             if report is None:
+                collector.resume()  # a read with progress, not the start's few hundred milliseconds
                 self.first_frame.wait(FIRST_FRAME_WAIT)
                 self.call_from_thread(self._show_loading, files.name, token)
                 report = load_report(files, progress=self._progress, cancel=token, cache=self.cache, reader=self.reader,
@@ -390,7 +392,9 @@ class PvtuiApp(StatusLine, InstantModeSwitch, ThemeVariables, ParsedOnChange, Us
     def report_painted(self) -> None:
         """A screen painted its body over a report: numpy (where the first screen was shown without it) and every
         screen's module are imported while the user reads it (done by the first, so that a key's first showing
-        of a screen does not: 50-100 ms each on the large report's machine)."""
+        of a screen does not: 50-100 ms each on the large report's machine). The start is over: collections go on
+        (held since the start: numpy's import and the body made 40-50 of them, 10 ms, and found next to nothing)."""
+        collector.resume()
         load_deferred("numpy")
         for target in SCREENS.values():
             importlib.import_module(target.split(":")[0])
@@ -422,6 +426,7 @@ class PvtuiApp(StatusLine, InstantModeSwitch, ThemeVariables, ParsedOnChange, Us
         """Say why the report did not open, with the check of its files; then quit unless a report is shown."""
         from pvtui.screens.dialogs import OpenFailed
 
+        collector.resume()  # where the start ends here
         self._close_loading()
         reload = slot.is_open and not slot.report.being_read
 

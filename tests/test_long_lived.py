@@ -36,22 +36,36 @@ def test_the_first_showing_freezes_what_is_alive_and_a_reload_collects_it_again(
         gc.unfreeze()
 
 
-def test_the_collector_held_while_the_app_starts_runs_again_at_its_first_frame(make_app):
-    """pvtui.process.collector: the commands that start the app hold it; the app's first frame resumes it,
-    with what is alive frozen."""
+def test_the_collector_held_while_the_app_starts_runs_again_once_the_report_is_shown(make_app):
+    """pvtui.process.collector: the commands that start the app hold it. A report read with progress resumes it
+    as the read starts; a report whose bundle is current keeps it held past the first frame (numpy's import and
+    the body made 40-50 collections that found next to nothing) until the report is shown."""
     import asyncio
+    import threading
 
     from pvtui.process import collector
+    from tests.conftest import wait_for
 
-    async def started() -> tuple[bool, bool]:
+    class FirstFrame(threading.Event):
+        def set(self) -> None:
+            held_at_first_frame.append(not gc.isenabled())
+            super().set()
+
+    held_at_first_frame: list[bool] = []
+
+    async def start() -> tuple[bool, bool]:
         collector.hold()
-        held = gc.isenabled()
-        async with make_app().run_test(size=(80, 24)) as pilot:
-            await pilot.pause()
-            return held, gc.isenabled()
+        app = make_app()
+        app.first_frame = FirstFrame()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: app.a.is_open and not app.screen.opening)
+            await wait_for(pilot, gc.isenabled)
+            return app.screen.opening, gc.isenabled()
 
     try:
-        assert asyncio.run(started()) == (False, True)
+        assert asyncio.run(start()) == (False, True)  # read into its bundle
+        assert asyncio.run(start()) == (False, True)  # opened from it
+        assert held_at_first_frame[-1] is True
     finally:
         gc.enable()
         gc.unfreeze()

@@ -45,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
     if args.group == "layer":
         return run_layers(args)
     if not args.json and on_a_terminal():
-        hold_collections()  # until the app's first frame (pvtui.process.collector)
+        hold_collections()  # until the report is shown (pvtui.process.collector)
         from pvtui.app import run_app
 
         return run_app(args.a, engine=args.engine_a, theme=args.theme, reader=args.reader,

@@ -41,7 +41,7 @@ def demo_report_dir() -> Path:
 
 
 def run(args: argparse.Namespace) -> int:
-    hold_collections()  # until the app's first frame (pvtui.process.collector)
+    hold_collections()  # until the report is shown (pvtui.process.collector)
     from pvtui.app import run_app
 
     return run_app(demo_report_dir(), engine=None, theme=args.theme, screen=args.screen, reader=args.reader,

@@ -18,7 +18,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    hold_collections()  # until the app's first frame (pvtui.process.collector)
+    hold_collections()  # until the report is shown (pvtui.process.collector)
     from pvtui.app import run_app
 
     return run_app(args.path, engine=args.engine, theme=args.theme, screen=args.screen, reader=args.reader,
