@@ -306,7 +306,7 @@ SCREENS_IMPORTED = textwrap.dedent("""
             painted(screen, update)
             if update is not None and not getattr(screen, "opening", True) and not shown:
                 shown.extend([[module in sys.modules for module in modules], deferred_import.is_deferred("numpy"),
-                              "numpy.ma" in sys.modules])
+                              "numpy.ma" in sys.modules, "pvtui.model.flame" in sys.modules])
 
         app._display = display
         async with app.run_test(size=(80, 24)) as pilot:
@@ -316,7 +316,7 @@ SCREENS_IMPORTED = textwrap.dedent("""
             while any(not worker.is_finished for worker in app.workers) and time.monotonic() < deadline:
                 await pilot.pause(0.02)
             print(json.dumps([shown[0], [module in sys.modules for module in modules], shown[1], shown[2],
-                              numpy_imported_on]))
+                              shown[3], numpy_imported_on]))
 
     asyncio.run(main())
 """)
@@ -329,15 +329,16 @@ def test_the_screens_not_shown_and_numpy_are_imported_once_the_report_is_shown(t
     """The other screens' modules are imported after the first screen shows the report, not on their first key;
     numpy too where that screen showed it without numpy (the Summary, from the figures kept at ingest), else
     before its body. Never on the UI thread. Nor numpy.ma (40 ms), which np.unique imports, before the first
-    screen is shown."""
+    screen is shown; nor the trace's model (model.flame and what it imports) but for the Trace."""
     done = subprocess.run([sys.executable, "-c", SCREENS_IMPORTED, str(tiny_dir), str(cache_root), first],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
-    shown, settled, without_numpy, masked_arrays, imported_on_ui_thread = json.loads(done.stdout.splitlines()[-1])
+    shown, settled, without_numpy, masked_arrays, flame, imported_on_ui_thread = json.loads(done.stdout.splitlines()[-1])
     assert not all(shown)  # the first screen's, when the report is shown
     assert all(settled)
     assert without_numpy is shown_without_numpy
     assert not masked_arrays
+    assert flame is (first == "trace")
     assert imported_on_ui_thread == [False]
 
 

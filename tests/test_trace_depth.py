@@ -15,6 +15,7 @@ from test_trace_screen import open_trace
 from pvtui.cli import main
 from pvtui.render.insights import column_eighths
 from pvtui.render.step_change import step_change_line
+from pvtui.model import contexts as ctx
 from pvtui.model import flame as fl
 from pvtui.model import lanes as ln
 from pvtui.model.queries import live_difference
@@ -64,7 +65,7 @@ def test_paths_come_from_debug_contexts_else_from_program_names(tiny_report):
         assert not nesting.linked[program]
     for program in linked:
         path, name = nesting.path(program), programs.names[program]
-        chain = fl.context_chain(tiny_report, programs.debug_context(program))
+        chain = ctx.context_chain(tiny_report, programs.debug_context(program))
         operation = tiny_report.debug.names[chain[-1]]
         assert nesting.linked[program] and operation in path  # the PopART op the program belongs to
         assert name.startswith("/".join(path[: path.index(operation)]))  # the layers, from the names
@@ -86,7 +87,7 @@ def test_without_debug_or_programs_the_nesting_comes_from_what_is_left(tiny_repo
     lane = ln.build_lanes(report.execution.cycles_from[:5], report.execution.cycles_to[:5], np.zeros(5, np.int8), 0)[0]
     rows = fl.lane_flame(report, lane, 0, nesting)
     assert rows and (len(rows[0]) > 0) == (report.programs is not None)
-    assert fl.layer_names(report) == []
+    assert ctx.layer_names(report) == []
 
 
 def test_names_fit_their_blocks():
@@ -361,7 +362,7 @@ async def test_l_names_the_tree_by_each_debug_layer_in_turn(make_app, tiny_repor
     async with make_app().run_test(size=(100, 30)) as pilot:
         screen = await open_screen(pilot, "p", ProgramsScreen)
         tree = screen.tree
-        layers = fl.layer_names(tiny_report)
+        layers = ctx.layer_names(tiny_report)
         seen = []
         for _ in range(len(layers) + 1):
             await pilot.press("L")
@@ -371,7 +372,7 @@ async def test_l_names_the_tree_by_each_debug_layer_in_turn(make_app, tiny_repor
         assert tree.name_source[0] == "popart"
         program = next(p for p in range(len(tiny_report.programs)) if tiny_report.programs.debug_context(p) >= 0)
         operation = tree.name_source[1](program)
-        chain = fl.context_chain(tiny_report, tiny_report.programs.debug_context(program))
+        chain = ctx.context_chain(tiny_report, tiny_report.programs.debug_context(program))
         popart = [row for row in chain if tiny_report.debug.layer_names[tiny_report.debug.layer[row]] == "popart"]
         assert operation == tiny_report.debug.names[popart[-1]]
         row_text = "".join(s.text for s in tree._render_row(program, "", "", False, 80))
@@ -379,19 +380,19 @@ async def test_l_names_the_tree_by_each_debug_layer_in_turn(make_app, tiny_repor
 
 
 def test_programs_in_a_layer_are_those_named_by_it(tiny_report):
-    for layer in fl.layer_names(tiny_report):
+    for layer in ctx.layer_names(tiny_report):
         memo: dict = {}
         expected = [p for p in range(len(tiny_report.programs))
-                    if fl.name_in_layer(tiny_report, p, layer, memo) is not None]
-        assert fl.programs_in_layer(tiny_report, layer).tolist() == expected
+                    if ctx.name_in_layer(tiny_report, p, layer, memo) is not None]
+        assert ctx.programs_in_layer(tiny_report, layer).tolist() == expected
 
 
 async def test_l_says_how_many_programs_have_a_name_and_goes_to_the_first(make_app, tiny_report):
     async with make_app().run_test(size=(100, 30)) as pilot:
         screen = await open_screen(pilot, "p", ProgramsScreen)
         tree = screen.tree
-        layer = fl.layer_names(tiny_report)[0]
-        named = fl.programs_in_layer(tiny_report, layer)
+        layer = ctx.layer_names(tiny_report)[0]
+        named = ctx.programs_in_layer(tiny_report, layer)
         await pilot.press("L")
         await wait_for(pilot, lambda: tree.cursor_program in set(named.tolist()))  # found in a worker
         programs = tiny_report.programs

@@ -12,7 +12,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Input
 
-from pvtui.model.flame import layer_names, name_in_layer, programs_in_layer
+from pvtui.model.contexts import layer_names, name_in_layer, programs_in_layer
 from pvtui.model.navigators.programs import EXPAND_CAP, ProgramsNavigator
 from pvtui.model.program_search import in_display_order, programs_table
 from pvtui.model.tables import Table
