@@ -71,6 +71,27 @@ async def test_ipu_filter_zoom_and_gaps(make_app, tiny_report):
         assert "excl. gaps" in str(screen.query_one("#memory-header").render())
 
 
+async def test_a_zoom_paints_the_header_and_the_bars_in_one_frame(make_app):
+    """The header says the zoom: its repaint, asked for after the heatmap's, was painted a frame (16 ms) later."""
+    async with make_app().run_test(size=(100, 30)) as pilot:
+        screen = await open_memory(pilot)
+        await pilot.press("minus", "plus")  # the header as wide as it gets at these zooms: laid out once
+        await pilot.pause(0.3)
+        header = screen.query_one("#memory-header")
+        painted, frames = pilot.app._display, []
+
+        def display(shown, update) -> None:
+            painted(shown, update)
+            if update is not None:
+                frames.append(header.text.plain)
+
+        pilot.app._display = display
+        before = header.text.plain
+        await pilot.press("minus")
+        await pilot.pause(0.3)
+        assert len(frames) == 1 and frames[0] != before
+
+
 async def test_units_and_reload_keep_the_selection(make_app):
     async with make_app().run_test(size=(80, 24)) as pilot:
         screen = await open_memory(pilot)

@@ -431,15 +431,15 @@ class TileHeatmap(SteadyScrollbars, can_focus=False):
 
     # Rendering ---------------------------------------------------------------------
 
-    def _row_key(self, y: int, width: int, style: Style) -> tuple | None:
-        """What line Y shows, as a cache key: None for a line below the last row."""
-        row = int(self.scroll_y) + y
-        if self.memory is None or self.rows is None or self.label_layout is None or row >= len(self.rows):
-            return None
-        return (
-            row, width, self.zoom, self.ipu_filter, self.gaps, row == self.cursor_row,
-            self.app.theme, self.units, self._version, self._swatch_level(row), style,
-        )
+    def _row_keys(self, ys: range, width: int, style: Style) -> list[tuple | None]:
+        """What each line of YS shows, as a cache key (row, cursor on it, swatch level, then what every line
+        shares, looked up once: each is a walk through reactives); None for a line below the last row."""
+        if self.memory is None or self.rows is None or self.label_layout is None:
+            return [None] * len(ys)
+        top, count, cursor = int(self.scroll_y), len(self.rows), self.cursor_row
+        shared = (width, self.zoom, self.ipu_filter, self.gaps, self.app.theme, self.units, self._version, style)
+        return [(row, row == cursor, self._swatch_level(row), *shared) if (row := top + y) < count else None
+                for y in ys]
 
     def render_lines(self, crop: Region) -> list[Strip]:
         """Finished lines, kept per row: a scroll moves every line, and Textual would
@@ -449,7 +449,7 @@ class TileHeatmap(SteadyScrollbars, can_focus=False):
         if self.styles.gutter:  # a border or padding: lines also depend on where they are
             return super().render_lines(crop)
         width, colours = self.scrollable_content_region.width, self.background_colors
-        keys = [(self._row_key(y, width, style), crop.x, crop.width, colours) for y in crop.line_range]
+        keys = [(key, crop.x, crop.width, colours) for key in self._row_keys(crop.line_range, width, style)]
         lines = [self._lines.get(key) for key in keys]
         missing = [i for i, line in enumerate(lines) if line is None]
         while missing:
@@ -464,10 +464,10 @@ class TileHeatmap(SteadyScrollbars, can_focus=False):
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
         style = self._style or self.rich_style
-        key = self._row_key(y, width, style)
+        key = self._row_keys(range(y, y + 1), width, style)[0]
         if key is None:
             return Strip.blank(width, style)
-        row, cursor = key[0], key[5]
+        row, cursor = key[0], key[1]
         strip = self._strips.get(key)
         if strip is None:
             segments = row_segments(
