@@ -72,7 +72,8 @@ async def test_ipu_filter_zoom_and_gaps(make_app, tiny_report):
 
 
 async def test_a_zoom_paints_the_header_and_the_bars_in_one_frame(make_app):
-    """The header says the zoom: its repaint, asked for after the heatmap's, was painted a frame (16 ms) later."""
+    """The header says the zoom: its repaint, asked for after the heatmap's, reached the screen a turn after
+    it, once the frame had started, and was painted a frame (16 ms) later (TimerOnTheBeat waits that turn)."""
     async with make_app().run_test(size=(100, 30)) as pilot:
         screen = await open_memory(pilot)
         await pilot.press("minus", "plus")  # the header as wide as it gets at these zooms: laid out once

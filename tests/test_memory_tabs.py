@@ -315,3 +315,27 @@ async def test_a_column_with_nothing_in_it_takes_no_room_and_figures_align_right
     assert shown == ["bytes▼", "always", "steps", "name"]
     assert room[3] > widths[3]  # the room the empty column took went to the names
     assert grid.get_row_at(0)[0].justify == "right" and grid.get_row_at(0)[3].justify == "left"
+
+
+@pytest.mark.anyio
+async def test_each_key_of_the_variable_search_paints_the_field_and_the_status_in_one_frame(make_app):
+    """The status is shown from the field's watcher: its repaint reached the screen a turn after the field's,
+    once the frame had started, and was painted a frame (16 ms) later (TimerOnTheBeat waits that turn)."""
+    async with make_app().run_test(size=(100, 30)) as pilot:
+        screen = await open_screen(pilot, "m", MemoryScreen)
+        await pilot.press("slash", *"layer")
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause(0.3)
+        status = screen.query_one("#variable-status")
+        painted, frames = pilot.app._display, []
+
+        def display(shown, update) -> None:
+            painted(shown, update)
+            if update is not None:
+                frames.append(status.text.plain)
+
+        pilot.app._display = display
+        before = status.text.plain
+        await pilot.press("1")  # fewer names match
+        await pilot.pause(0.3)
+        assert len(frames) == 1 and frames[0] != before

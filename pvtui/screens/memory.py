@@ -214,10 +214,8 @@ class MemoryScreen(VariableSearching, TileMarking, TileDetailing):
     def action_zoom(self, direction: int) -> None:
         """Direction 1 puts half as many tiles on a row, -1 twice as many."""
         self.nav.zoomed(direction, self.heatmap.scrollable_content_region.height)
-        # The header first: its repaint, asked for after the heatmap's, was painted a frame later (16 ms). The
-        # tile's details follow the heatmap's Selected, which it posts as it regroups (_show_detail).
-        self._show_header()
         self.heatmap.set_zoom(self.nav.zoom)
+        self._show_header()  # the tile's details follow the heatmap's Selected, posted as it regroups
 
     def action_toggle_gaps(self) -> None:
         self.nav.gaps = not self.nav.gaps

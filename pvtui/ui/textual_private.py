@@ -69,7 +69,13 @@ class TimerOnTheBeat(Timer):
     Textual's counts one interval too many there: its next tick comes 1 to 2 intervals later, not 0 to 1.
     A screen's update timer, paused between keys, has always missed ticks: of a key answered in two frames
     (a table's cursor, then the details the screen draws for the row it reached), the first came at once
-    and the second 17-33 ms later, where 0-17 ms is due. Otherwise the same loop as Textual's Timer._run.
+    and the second 17-33 ms later, where 0-17 ms is due.
+
+    Each tick waits one turn of the event loop first: a tick due at once (after missed ones) came as soon as
+    the first widget's repaint reached the screen, and the repaints the same key asked of other widgets,
+    posted from their own message loops a turn later, were painted a frame (16 ms) after (the Memory
+    header after the heatmap on a zoom, the variable search's status after its field). Otherwise the same
+    loop as Textual's Timer._run.
     """
 
     async def _run(self) -> None:
@@ -89,6 +95,7 @@ class TimerOnTheBeat(Timer):
             if self._reset:
                 start, count, self._reset = _time.get_time(), 0, False
                 continue
+            await asyncio.sleep(0)  # the repaints asked for with the one that woke the timer reach the screen
             try:
                 await self._tick(next_timer=due, count=count)
             except EventTargetGone:
