@@ -312,7 +312,9 @@ SCREENS_IMPORTED = textwrap.dedent("""
         async with app.run_test(size=(80, 24)) as pilot:
             while not shown:
                 await pilot.pause(0.01)
-            deadline = time.monotonic() + 30
+            deadline = time.monotonic() + 30  # the imports' worker starts once the frame shown is painted
+            while not all(module in sys.modules for module in modules) and time.monotonic() < deadline:
+                await pilot.pause(0.02)
             while any(not worker.is_finished for worker in app.workers) and time.monotonic() < deadline:
                 await pilot.pause(0.02)
             print(json.dumps([shown[0], [module in sys.modules for module in modules], shown[1], shown[2],
