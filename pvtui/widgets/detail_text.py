@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.widget import Widget
 from textual.widgets import Static
@@ -38,8 +39,9 @@ class DetailText(Widget):
 
     def show(self, text: Text) -> None:
         text.rstrip()
-        lines = len(text.plain.splitlines())
-        widest = max((line.cell_len for line in text.split()), default=0)
+        plain = text.plain
+        lines = len(plain.splitlines())
+        widest = max(map(cell_len, plain.split("\n")), default=0)  # not Text.split: a Text a line, 20x slower
         self.lines, self.widest, was_widest = max(lines, self.lines), max(widest, self.widest), self.widest
         grew = self.lines > self.laid_out_lines or widest > was_widest
         text.append("\n" * (self.lines - lines))
