@@ -86,3 +86,15 @@ async def test_over_a_screen_without_a_key_bar_a_message_is_a_toast(make_app):
         pilot.app.notify("the program ended")
         await pilot.pause()
         assert said(pilot.app) == "" and [n.message for n in pilot.app._notifications] == ["the program ended"]
+
+
+@pytest.mark.anyio
+async def test_a_message_said_while_a_report_screen_has_no_key_bar_child_still_goes_on_the_status_line(make_app):
+    """As the screen composes its body over the opening line (`recompose`), its key bar is gone for a moment:
+    a message said then (the configuration's problems, from a thread) became a toast, never on the line."""
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        await wait_until_loaded(pilot)
+        await pilot.app.screen.query_one(KeyBar).remove()
+        pilot.app.notify("the keymap has a problem")
+        await pilot.pause()
+        assert said(pilot.app) == "the keymap has a problem" and not pilot.app._notifications

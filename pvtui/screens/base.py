@@ -264,6 +264,8 @@ class ReportScreen(StyledOnMount, FramesOnTheBeat):
     keys in MOVES (action -> the navigator's method) only move it, then `redraw` the screen.
     """
 
+    KEY_BAR = True  # composes one: the status line shows there (pvtui.widgets.status)
+
     SCREEN_NAME: ClassVar[str] = ""
     # Below WIDE columns the screen has the class "narrow" (a screen's details go under its main view
     # instead of beside it), from WIDE on "wide": Textual sets them on every resize.

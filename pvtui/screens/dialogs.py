@@ -41,6 +41,8 @@ class ReportPicker(Screen[ReportFiles | None]):
     any report, Escape and q quit, there being nothing to go back to.
     """
 
+    KEY_BAR = True  # composes one: the status line shows there (pvtui.widgets.status)
+
     BINDINGS = [  # one of the two applies; over a report, q is the app's Quit
         Binding("escape", "back", "Back"),
         Binding("escape,q", "quit", "Quit"),

@@ -74,9 +74,11 @@ class StatusMessage:
 
 
 def shows_status(stack: list[Screen]) -> bool:
-    """Whether the screen in front of STACK, or the one a dialog is over, has a key bar to show the status."""
+    """Whether the screen in front of STACK, or the one a dialog is over, has a key bar to show the status.
+    Asked of the screen's class (KEY_BAR), not of its children: a report screen composing its body over
+    the opening line (`recompose`) has none for a moment, and a message said then became a toast."""
     for screen in reversed(stack):
-        if screen.query_children("KeyBar"):
+        if getattr(screen, "KEY_BAR", False):
             return True
         if not isinstance(screen, ModalScreen):
             return False
