@@ -223,6 +223,22 @@ def at_first_body_frame(app, shows: Callable[[object], object], seen: Callable[[
     return found
 
 
+async def frames_of_key(pilot, key: str, seen: Callable[[], object]) -> list:
+    """Press KEY and let the app settle: SEEN() at each frame painted meanwhile, one entry a frame."""
+    painted, frames = pilot.app._display, []
+
+    def display(screen, update) -> None:
+        painted(screen, update)
+        if update is not None:
+            frames.append(seen())
+
+    pilot.app._display = display
+    await pilot.press(key)
+    await pilot.pause(0.3)
+    pilot.app._display = painted
+    return frames
+
+
 async def resize(pilot, width: int, height: int) -> None:
     """Resize the terminal to WIDTH x HEIGHT, as one app session's next size, and let the screen in
     front be laid out in it."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import open_screen, panes_built, resize, wait_until_loaded
+from conftest import frames_of_key, open_screen, panes_built, resize, wait_until_loaded
 from test_heatmap import write_bundle
 
 from pvtui.screens.memory import MemoryScreen
@@ -79,17 +79,8 @@ async def test_a_zoom_paints_the_header_and_the_bars_in_one_frame(make_app):
         await pilot.press("minus", "plus")  # the header as wide as it gets at these zooms: laid out once
         await pilot.pause(0.3)
         header = screen.query_one("#memory-header")
-        painted, frames = pilot.app._display, []
-
-        def display(shown, update) -> None:
-            painted(shown, update)
-            if update is not None:
-                frames.append(header.text.plain)
-
-        pilot.app._display = display
         before = header.text.plain
-        await pilot.press("minus")
-        await pilot.pause(0.3)
+        frames = await frames_of_key(pilot, "minus", lambda: header.text.plain)
         assert len(frames) == 1 and frames[0] != before
 
 

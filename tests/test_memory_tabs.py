@@ -8,7 +8,7 @@ import threading
 
 import numpy as np
 import pytest
-from conftest import open_screen, resize, wait_for, wait_until_loaded
+from conftest import frames_of_key, open_screen, resize, wait_for, wait_until_loaded
 from textual.widgets import DataTable
 
 from pvtui.model.lowered import Lowered
@@ -327,15 +327,6 @@ async def test_each_key_of_the_variable_search_paints_the_field_and_the_status_i
         await pilot.app.workers.wait_for_complete()
         await pilot.pause(0.3)
         status = screen.query_one("#variable-status")
-        painted, frames = pilot.app._display, []
-
-        def display(shown, update) -> None:
-            painted(shown, update)
-            if update is not None:
-                frames.append(status.text.plain)
-
-        pilot.app._display = display
         before = status.text.plain
-        await pilot.press("1")  # fewer names match
-        await pilot.pause(0.3)
+        frames = await frames_of_key(pilot, "1", lambda: status.text.plain)  # fewer names match
         assert len(frames) == 1 and frames[0] != before
