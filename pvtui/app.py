@@ -440,9 +440,9 @@ class PvtuiApp(StatusLine, InstantModeSwitch, ThemeVariables, ParsedOnChange, Us
     async def _watch_files(self, slot: ReportSlot) -> None:
         from pvtui.sources.watch import watch_report
 
-        assert slot.files is not None
+        assert slot.files is not None and slot.report is not None
         try:
-            async for seen in watch_report(slot.files):
+            async for seen in watch_report(slot.files, slot.report.files):
                 if seen.kind == "changed":
                     self.reloads.offer(seen.paths, slot)
                 else:  # a report directory removed, or made again

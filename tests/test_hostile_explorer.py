@@ -5,6 +5,7 @@ is, nor a hyperlink made of a name's markup; and the names are shown, made visib
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import pty
@@ -104,6 +105,20 @@ class Terminal:
             self.read(0.05)
         assert text in self.output[start:], f"{text!r} never came; the last bytes: {bytes(self.output[-2000:])!r}"
         self.settle()
+
+    def wait_watching(self, most: float = 60.0) -> None:
+        """Read until pvtui watches the report's files (an inotify descriptor among its files): the report
+        is read whole. Shown while it is read, a file changed then is read again, not offered."""
+        end = time.monotonic() + most
+        while not self._has_inotify() and time.monotonic() < end:
+            self.read(0.05)
+        assert self._has_inotify(), "pvtui never began to watch the report's files"
+
+    def _has_inotify(self) -> bool:
+        descriptors = Path(f"/proc/{self.pid}/fd")
+        with contextlib.suppress(OSError):
+            return any("inotify" in os.readlink(fd) for fd in descriptors.iterdir())
+        return False
 
     def press(self, *keys: str, label: str | None = None) -> None:
         """Type KEYS, one at a time, each drawn before the next."""
@@ -237,6 +252,7 @@ def test_loading_reloading_and_failing_to_open_over_hostile_names(hostile_dir, t
     terminal = Terminal([unbundled], cwd=tmp_path)
     try:
         terminal.wait_for(b"Architecture")
+        terminal.wait_watching()
         terminal.marks["opened"] = 0
         app_json = unbundled / "app.json"
         app_json.write_bytes(app_json.read_bytes() + b" ")

@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from pvtui.sources.base import ReportFiles
+from pvtui.sources.base import ReportFiles, file_stamp
 from pvtui.sources.watch import Seen, watch_report
 
 pytestmark = pytest.mark.anyio
@@ -30,7 +30,8 @@ async def test_a_report_directory_removed_and_made_again_is_said_and_watched_aga
     report.mkdir()
     (report / "app.json").write_text("{}")
     stop = asyncio.Event()
-    events = watch_report(ReportFiles(report, "run", app=report / "app.json"), stop, settle=0.2)
+    files = ReportFiles(report, "run", app=report / "app.json")
+    events = watch_report(files, {"app.json": file_stamp(files.app)}, stop, settle=0.2)
     first = asyncio.ensure_future(_next(events))
     await _watching(events)
     (report / "app.json").write_text('{"a": 1}')
@@ -47,6 +48,22 @@ async def test_a_report_directory_removed_and_made_again_is_said_and_watched_aga
     stop.set()
     with pytest.raises(StopAsyncIteration):
         await _next(events)
+
+
+async def test_a_file_changed_after_the_report_was_read_and_before_the_watch_began_is_offered(tmp_path):
+    """The app starts the watch once the report is read (a worker, and watchfiles' import, later): a file
+    written in between is told from its version when read, not lost."""
+    report = tmp_path / "run"
+    report.mkdir()
+    (report / "app.json").write_text("{}")
+    (report / "framework.json").write_text("{}")
+    files = ReportFiles(report, "run", app=report / "app.json", framework=report / "framework.json")
+    read = {"app.json": file_stamp(files.app), "framework.json": file_stamp(files.framework)}
+    (report / "app.json").write_text('{"a": 1}')
+    stop = asyncio.Event()
+    events = watch_report(files, read, stop, settle=0.2)
+    assert await _next(events) == Seen("changed", [report / "app.json"])
+    stop.set()
 
 
 def test_a_directory_gone_or_back_is_said_by_its_path(tmp_path):

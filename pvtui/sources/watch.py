@@ -5,12 +5,12 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 from pathlib import Path
-from typing import AsyncIterator
+from typing import Any, AsyncIterator
 
 from watchfiles import awatch
 
 from pvtui.model.schema import REPORT_FILES
-from pvtui.sources.base import ReportFiles, Settling
+from pvtui.sources.base import ReportFiles, Settling, file_stamp, same_version
 
 SETTLE_SECONDS = 1.0  # sizes and times must hold still this long
 POLL_SECONDS = 0.25
@@ -50,10 +50,17 @@ class Seen:
         return f"{where} is back: live reload watches it again"
 
 
+def changed_since(files: ReportFiles, read: dict[str, Any]) -> list[Path]:
+    """The report files that are not the versions READ (each file's file_stamp as the report was read)."""
+    return [path for name, path in files.present().items()
+            if path is not None and not same_version(read.get(name), file_stamp(path))]
+
+
 async def watch_report(
-    files: ReportFiles, stop: asyncio.Event | None = None, settle: float = SETTLE_SECONDS
+    files: ReportFiles, read: dict[str, Any], stop: asyncio.Event | None = None, settle: float = SETTLE_SECONDS
 ) -> AsyncIterator[Seen]:
-    """What happens to the report's files and directories, until STOP.
+    """What happens to the report's files and directories, until STOP; first, the files changed since
+    they were READ (their file_stamps then: written before the watch began).
 
     A watch on a directory ends with it: the directories' parents are watched too, so that a report
     directory removed and made again (a rerun into the same place) is said, and watched again.
@@ -61,6 +68,10 @@ async def watch_report(
     dirs = _directories(files)
     if not dirs:
         return
+    written = changed_since(files, read)
+    if written:
+        await settled(written, settle)
+        yield Seen("changed", written)
     parents = sorted({d.parent for d in dirs} - set(dirs))
     known = _identities(dirs)
 
