@@ -164,6 +164,9 @@ CACHE_DAMAGE = {
     "a newer schema": lambda bundle: (bundle / "meta.json").write_text(
         json.dumps({**json.loads((bundle / "meta.json").read_text()), "schema_version": 99})
     ),
+    "a file's stamp not one": lambda bundle: (bundle / "meta.json").write_text(json.dumps(
+        (meta := json.loads((bundle / "meta.json").read_text())) | {"files": meta["files"] | {"app.json": "x"}}
+    )),
 }
 
 
@@ -183,6 +186,21 @@ def test_a_damaged_cache_entry_is_rebuilt_never_trusted(damage, tiny_dir, tmp_pa
 
 
 # --- a bundle shipped beside a report, or exported: perhaps the only copy ------------
+
+
+def test_a_bundle_beside_its_report_whose_stamp_of_a_file_is_not_one_is_read_around(tiny_dir, tmp_path, capsys,
+                                                                                  monkeypatch):
+    """Its meta.json says which versions of the files it was made from; one that is not a stamp makes it
+    not current (the files are read), never a traceback."""
+    report = tmp_path / "report"
+    shutil.copytree(tiny_dir, report)  # times kept: its bundle is current
+    meta_path = report / "profile.pvtui" / "meta.json"
+    meta = json.loads(meta_path.read_text())
+    meta_path.write_text(json.dumps(meta | {"files": meta["files"] | {"app.json": ["a", "list"]}}))
+    monkeypatch.setenv("PVTUI_CACHE_DIR", str(tmp_path / "cache"))
+    assert main(["summary", str(report), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["name"] == "report"
+    assert any((tmp_path / "cache").iterdir())  # read from its files
 
 
 def test_a_damaged_column_takes_out_only_its_part(tiny_dir, tmp_path):

@@ -124,8 +124,9 @@ def file_stamp(path: Path | None) -> dict[str, Any] | None:
 
 
 def version_of(stamp: dict[str, Any] | None) -> Any:
-    """What of a stamp (file_stamp) tells one version of a file from another: its size and time."""
-    return None if stamp is None else (stamp.get("size"), stamp.get("mtime_ns"))
+    """What of a stamp (file_stamp) tells one version of a file from another: its size and time (None for a
+    file absent, or a stamp that is not one: a bundle's meta.json is read from disk)."""
+    return (stamp.get("size"), stamp.get("mtime_ns")) if isinstance(stamp, dict) else None
 
 
 def same_version(recorded: dict[str, Any] | None, now: dict[str, Any] | None) -> bool:

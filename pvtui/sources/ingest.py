@@ -195,18 +195,20 @@ def _built_from(meta: dict[str, Any], files: ReportFiles) -> bool:
     return all(version_of(recorded.get(name)) == version_of(stamp) for name, stamp in file_stamps(files).items())
 
 
-def _cached_bundle(path: Path, files: ReportFiles) -> Bundle | None:
+def _cached_bundle(path: Path, files: ReportFiles, reader: str) -> Bundle | None:
     """The cache entry at PATH, or None when any of it is damaged (it is ours, made from the
     report files: rebuilt whole, never trusted in part).
 
-    Raises SourceChanged when the files changed since its key was made from them."""
+    Raises SourceChanged when the files changed since its key (its name) was made from them."""
     try:
         bundle = Bundle(path).require_whole()
     except ReportError:
         return None
-    if not _built_from(bundle.meta, files):  # its key names these files' sizes and times
-        raise SourceChanged(files.directory, "changed while being opened")
-    return bundle
+    if _built_from(bundle.meta, files):
+        return bundle
+    if cache_key(files, reader) == path.name:  # the files are still those its name was made from: its meta is damaged
+        return None
+    raise SourceChanged(files.directory, "changed while being opened")
 
 
 def wait_until_settled(
@@ -261,7 +263,7 @@ def open_current(files: ReportFiles, cache: Path | None = None, reader: str = "a
     if own is not None:
         return own
     try:
-        bundle = Cache(cache).held(cache_key(files, reader), lambda path: _cached_bundle(path, files))
+        bundle = Cache(cache).held(cache_key(files, reader), lambda path: _cached_bundle(path, files, reader))
     except CacheUnusable:
         return None
     return None if bundle is None else _report(bundle, files)
@@ -324,6 +326,6 @@ def _load_once(files: ReportFiles, progress: Progress | None, cancel: CancelToke
         cancel.check()
         progress("waiting for another pvtui process reading this report", 0, 1)
 
-    bundle, unused = cached_or_private(cache, cache_key(files, reader), build, lambda path: _cached_bundle(path, files),
-                                       wait)
+    bundle, unused = cached_or_private(cache, cache_key(files, reader), build,
+                                       lambda path: _cached_bundle(path, files, reader), wait)
     return _report(bundle, files, [f"[cache] {unused}"] if unused else (), exact_text)
