@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from pvtui.sources.cache import parse_size
+from pvtui.sources.cache import _report_of, parse_size
 
 ROOT = Path(__file__).resolve().parent.parent
 PR_CAPBSET_DROP = 24
@@ -443,3 +443,11 @@ def test_sizes_read_as_binary_multiples(text, size):
 def test_a_size_that_is_not_one_is_refused(text):
     with pytest.raises(ValueError, match="not a size"):
         parse_size(text)
+
+
+@pytest.mark.parametrize("files", [{"app.json": {"path": 5}}, {"app.json": {"path": None}}, {"app.json": ["x"]}, []])
+def test_an_entry_whose_meta_names_its_files_wrongly_is_listed_by_its_own_path(tmp_path, files):
+    entry = tmp_path / "entry"
+    entry.mkdir()
+    (entry / "meta.json").write_text(json.dumps({"name": "r", "files": files}))
+    assert _report_of(entry) == str(entry)

@@ -482,9 +482,9 @@ def _report_of(entry: Path) -> str:
     try:
         meta = json.loads(read_regular(entry / "meta.json", BUNDLE_JSON_LIMIT).decode("utf-8"))
         paths = [stamp["path"] for stamp in meta.get("files", {}).values() if stamp]
-    except (OSError, ValueError, AttributeError, KeyError, TypeError):
+        return str(Path(paths[0]).parent) if paths else str(meta.get("name") or entry)
+    except (OSError, ValueError, AttributeError, KeyError, TypeError):  # damaged: a path that is no text too
         return str(entry)
-    return str(Path(paths[0]).parent) if paths else str(meta.get("name") or entry)
 
 
 # Without the cache ---------------------------------------------------------------------
