@@ -157,6 +157,7 @@ def _entries(tiny: Path) -> Iterator[tuple[str, str, str, str, Callable[[Path], 
     yield "bundle-newer-schema", "bundle of a newer schema", UNUSABLE, "schema", lambda where: exported_bundle(tiny, where, "newer")
     yield "bundle-meta-truncated", "bundle with meta.json cut short", UNUSABLE, "meta.json", lambda where: exported_bundle(tiny, where, "meta-truncated")
     yield "bundle-meta-garbage", "bundle with meta.json garbage", UNUSABLE, "No graph profile found", lambda where: exported_bundle(tiny, where, "meta-garbage")
+    yield "bundle-meta-entry-type", "bundle whose meta.json gives a figure as text", UNUSABLE, "'target.num_tiles' is damaged", lambda where: exported_bundle(tiny, where, "meta-entry")
     # an exported bundle may be the only copy: what is intact opens, the damaged column's part is named
     yield "bundle-missing-column", "bundle with a .npy missing", PARTIAL, "debug.id.npy", lambda where: exported_bundle(tiny, where, "missing")
     yield "bundle-truncated-column", "bundle with a .npy truncated", PARTIAL, "steps.from.npy", lambda where: exported_bundle(tiny, where, "truncated")
@@ -214,6 +215,8 @@ def exported_bundle(tiny: Path, where: Path, damage: str) -> Path:
         _replace(where / "meta.json", text[: text.index(b"pvtui-bundle") + 20])
     elif damage == "meta-garbage":
         _replace(where / "meta.json", random.Random(7).randbytes(300))
+    elif damage == "meta-entry":  # valid JSON, a figure of another type (with an escape: said made visible)
+        _rewrite_meta(where, target={**json.loads((where / "meta.json").read_text())["target"], "num_tiles": "8\x1b[31m"})
     elif damage == "missing":
         _cut(where / "debug.id.npy", None)
     elif damage == "truncated":

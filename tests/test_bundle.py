@@ -13,6 +13,7 @@ from hypothesis.extra import numpy as hnp
 
 from pvtui.errors import ReportError
 from pvtui.model.bundle import NUMPY_WRITES, SCHEMA_VERSION, Bundle, BundleWriter, _header_literal, is_bundle
+from pvtui.model.meta_entries import ENTRIES, damaged_entry
 
 dtypes = st.sampled_from([np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
                          np.float32, np.float64, np.bool_])
@@ -185,3 +186,26 @@ def test_a_bundle_opens_without_numpy(tmp_path):
     """)
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     assert done.stdout.split() == ["3", "True", "True"], done.stderr[-2000:]
+
+
+ODD_VALUES = [None, "x", -1, 2**60, float("inf"), True, [], {}, [1], {"a": 1}]
+
+
+@pytest.mark.parametrize("entry", list(ENTRIES))
+def test_every_entry_the_model_reads_is_checked_for_its_type(entry, tiny_dir):
+    """Each entry given values of other types: those it cannot be make the bundle damaged, by its name."""
+    meta = json.loads((tiny_dir / "profile.pvtui" / "meta.json").read_text())
+    assert damaged_entry(meta) is None  # what ingest writes fits
+    within, _, key = entry.rpartition(".")
+    holder = meta.setdefault(within, {}) if within else meta
+    for value in ODD_VALUES:
+        holder[key] = value
+        assert damaged_entry(meta) in (None, entry)
+        assert (damaged_entry(meta) is None) == ENTRIES[entry](value)
+    assert any(not ENTRIES[entry](value) for value in ODD_VALUES)
+
+
+def test_an_entry_within_one_of_another_type_is_said_as_that_one():
+    assert damaged_entry({"target": ["num_tiles"]}) == "target"
+    assert damaged_entry({"target": {"clock_hz": float("nan")}}) == "target.clock_hz"
+    assert damaged_entry({"target": {"architecture": "Ipu2", "num_tiles": None}, "unknown": object()}) is None

@@ -32,6 +32,7 @@ from typing import Any, BinaryIO, Iterable, Iterator, NamedTuple, Sequence
 import numpy as np
 
 from pvtui.errors import BundleWriteError, ReportError
+from pvtui.model.meta_entries import damaged_entry
 from pvtui.model.strings import StringTable
 from pvtui.files.regular import BUNDLE_JSON_LIMIT, open_regular, read_regular
 
@@ -41,8 +42,6 @@ FORMAT_TAG = "pvtui-bundle"
 # bytes of meta.json read for its format tag: its keys are sorted, and "format" comes after the
 # debug layers and the report files' paths, which may be long (a report's names are anyone's)
 META_HEAD = 1 << 20
-# The type of each meta.json entry the model relies on; the lists hold strings.
-META_TYPES = {"columns": list, "parts": list, "notes": list, "files": dict, "target": dict}
 
 
 def is_bundle(path: Path) -> bool:
@@ -342,10 +341,9 @@ def bundle_meta(path: Path) -> dict[str, Any]:
         raise ReportError(
             meta_path, f"bundle schema {version}, this pvtui reads schema {SCHEMA_VERSION}"
         )
-    for key, kind in META_TYPES.items():
-        value = meta.get(key, kind())
-        if not isinstance(value, kind) or (kind is list and not all(isinstance(v, str) for v in value)):
-            raise ReportError(meta_path, f"not a pvtui bundle (its {key!r} is damaged)")
+    damaged = damaged_entry(meta)
+    if damaged is not None:
+        raise ReportError(meta_path, f"not a pvtui bundle (its {damaged!r} is damaged)")
     if not all(_is_column_name(c) for c in meta.get("columns", [])):
         raise ReportError(meta_path, "not a pvtui bundle (a column name is damaged)")
     return meta
