@@ -28,8 +28,10 @@ from hypothesis import strategies as st
 
 from bad_inputs import (
     PARTIAL,
+    STAND_IN,
     UNUSABLE,
     BadInput,
+    _rewrite_meta,
     build_corpus,
     damage_header,
     debug_read,
@@ -201,6 +203,29 @@ def test_a_bundle_beside_its_report_whose_stamp_of_a_file_is_not_one_is_read_aro
     assert main(["summary", str(report), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["name"] == "report"
     assert any((tmp_path / "cache").iterdir())  # read from its files
+
+
+NAMES_OF_CODES = {"memory.categories": ("memory", "categories", "category"),
+                  "programs.types": ("programs", "type_names", "program type"),
+                  "debug.layers": ("debug", "layer_names", "layer"), "debug.categories": ("debug", "category_names", "category")}
+
+
+@pytest.mark.parametrize("entry", list(NAMES_OF_CODES))
+def test_codes_a_bundle_gives_no_name_for_are_shown_as_such(entry, tiny_dir, tmp_path, capsys, cache_root):
+    """A bundle whose meta.json names fewer codes than its columns hold (its list of names cut short): every
+    view answers, a code with no name named as one."""
+    bundle = tmp_path / "bundle"
+    shutil.copytree(tiny_dir / STAND_IN, bundle)
+    within, key = entry.split(".")
+    meta = json.loads((bundle / "meta.json").read_text())
+    _rewrite_meta(bundle, **{within: meta[within] | {key: []}})
+    for command in (*COMMANDS[:-1], "insights", "operations", "hotspots", "split"):
+        status = main([command, str(bundle), *(["--ipus", "2"] if command == "split" else [])])
+        answer = capsys.readouterr()
+        assert status == 0 and "Traceback" not in answer.err, (command, answer.err)
+    assert main(["sql", str(bundle), "select count(*) from steps where type is null"]) == 0
+    part, names, what = NAMES_OF_CODES[entry]
+    assert getattr(getattr(Report(bundle), part), names)[3] == f"({what} 3: no name)"
 
 
 def test_a_damaged_column_takes_out_only_its_part(tiny_dir, tmp_path):

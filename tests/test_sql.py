@@ -364,3 +364,11 @@ def test_a_view_the_report_cannot_fill_is_empty_and_says_what_would_fill_it(tiny
                                         "count(always_live)": 0}]
     assert json.loads("[" + steps) == [{"count(*)": 0}]
     assert result.stderr == f"pvtui sql: steps is empty: {report.missing('execution')}\n"
+
+
+def test_a_code_no_name_is_of_is_named_none_not_an_error():
+    """A damaged column's codes beyond the names (or below 0) are unknown, as codes not KNOWN are."""
+    from pvtui.sql.views import named
+
+    codes = np.array([0, 1, 5, -2, 1])
+    assert named(["a", "b"], codes, np.array([True, True, True, True, False])) == ["a", "b", None, None, None]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 from typing import Any, Callable
 
 import numpy as np
@@ -40,6 +41,26 @@ class Part:
 
     def opt(self, name: str) -> np.ndarray | None:
         return self.bundle.array(name) if self.bundle.has(name) else None
+
+    def code_names(self, entry: str, what: str) -> "CodeNames":
+        """The names meta.json's ENTRY ("debug.layers") gives the codes of a column, each a WHAT."""
+        within, key = entry.split(".")
+        return CodeNames(self.text(list(self.meta.get(within, {}).get(key, []))), what)
+
+
+class CodeNames(list):
+    """Names looked up by codes read from a column. A code with no name (a damaged bundle's column) gets
+    one that says so: never an IndexError, nor another code's name by a negative index."""
+
+    def __init__(self, names: list[str], what: str) -> None:
+        super().__init__(names)
+        self.what = what
+
+    def __getitem__(self, key: Any) -> Any:
+        if isinstance(key, slice):
+            return super().__getitem__(key)
+        code = operator.index(key)
+        return super().__getitem__(code) if 0 <= code < len(self) else f"({self.what} {code}: no name)"
 
 
 def report_text(value: Any, exact_text: bool) -> Any:

@@ -17,7 +17,7 @@ from pvtui.model.arrays import distinct
 from pvtui.model.bundle import Bundle
 from pvtui.model.envelope import Envelope, column_names
 from pvtui.model.lowered import Lowered
-from pvtui.model.part import Part, report_text
+from pvtui.model.part import CodeNames, Part, report_text
 from pvtui.safe_text import visible_json
 
 LIVE_CHECKPOINT = 256  # steps between the stored sets of live intervals (Liveness.live_variables)
@@ -57,8 +57,8 @@ class Memory(Part):
     the reader did not give them (profile.pop read without libpva)."""
 
     @cached_property
-    def categories(self) -> list[str]:
-        return self.text(list(self.meta.get("memory", {}).get("categories", [])))
+    def categories(self) -> CodeNames:
+        return self.code_names("memory.categories", "category")
 
     ipu = cached_property(lambda self: self.col(s.TILE_IPU))
     including_gaps = cached_property(lambda self: self.col(s.TILE_INCLUDING_GAPS))
@@ -119,8 +119,8 @@ class Programs(Part):
         return self.meta.get("programs", {}).get("tree", True)
 
     @cached_property
-    def type_names(self) -> list[str]:
-        return self.text(list(self.meta.get("programs", {}).get("types", [])))
+    def type_names(self) -> CodeNames:
+        return self.code_names("programs.types", "program type")
 
     def __len__(self) -> int:
         return self.length(s.PROGRAM_TYPE)
@@ -347,12 +347,12 @@ class Debug(Part):
     fields = cached_property(lambda self: self.strings(s.DEBUG_FIELDS, visible_json))  # JSON text
 
     @cached_property
-    def layer_names(self) -> list[str]:
-        return self.text(list(self.meta.get("debug", {}).get("layers", [])))
+    def layer_names(self) -> CodeNames:
+        return self.code_names("debug.layers", "layer")
 
     @cached_property
-    def category_names(self) -> list[str]:
-        return self.text(list(self.meta.get("debug", {}).get("categories", [])))
+    def category_names(self) -> CodeNames:
+        return self.code_names("debug.categories", "category")
 
     def __len__(self) -> int:
         return self.length(s.DEBUG_ID)

@@ -27,9 +27,10 @@ def with_nulls(values: np.ndarray, null: np.ndarray) -> list:
 
 
 def named(names: Sequence[str], codes: np.ndarray, known: np.ndarray) -> list:
-    """The name of each code, None where not KNOWN."""
+    """The name of each code, None where not KNOWN or no name's (a damaged column)."""
     table = np.array(list(names) + [None], dtype=object)
-    return table[np.where(known, codes, len(names))].tolist()
+    codes = np.asarray(codes)
+    return table[np.where(known & (codes >= 0) & (codes < len(names)), codes, len(names))].tolist()
 
 
 def optional(values: np.ndarray | None, count: int) -> Sequence[Any]:

@@ -98,7 +98,7 @@ def tile_memory(report: Report) -> TileMemory | None:
             by_category, names = including.reshape(-1, 1), [NOT_SPLIT_YET]
         else:
             by_category = np.asarray(m.by_category, dtype=np.int64).reshape(m.num_tiles, -1)
-            names = list(m.categories)
+            names = [m.categories[code] for code in range(by_category.shape[1])]  # as many as the column has
         live = m.always_live is not None and m.not_always_live is not None
         return _ordered(
             TileMemory(
