@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from typing import Any, Callable
 
-LARGEST_COUNT = 2**53  # a count beyond it (bytes, cycles, tiles) is no report's, and overflows int64 sums
+LARGEST_COUNT = 2**63  # a count (bytes, cycles, tiles) beyond int64 is no report's, and numpy cannot take it
 
 
 def _names(value: Any) -> bool:
