@@ -228,6 +228,21 @@ def test_codes_a_bundle_gives_no_name_for_are_shown_as_such(entry, tiny_dir, tmp
     assert getattr(getattr(Report(bundle), part), names)[3] == f"({what} 3: no name)"
 
 
+def test_a_column_of_indices_beyond_its_table_is_one_line_where_it_is_read(tiny_dir, tmp_path, capsys, cache_root):
+    """steps.program naming programs far beyond the table (an index of int32's largest): the views that read
+    it say so in one line naming the column's file; the others answer (before, the trace's sums asked numpy
+    for gigabytes)."""
+    bundle = tmp_path / "bundle"
+    shutil.copytree(tiny_dir / STAND_IN, bundle)
+    program = np.load(bundle / "steps.program.npy")
+    program[len(program) // 2] = np.iinfo(program.dtype).max
+    np.save(bundle / "steps.program.npy", program)
+    assert main(["trace", str(bundle)]) == 2
+    said = capsys.readouterr().err.splitlines()
+    assert len(said) == 1 and said[0].startswith(f"pvtui: {bundle / 'steps.program.npy'}: damaged column: values")
+    assert main(["memory", str(bundle)]) == 0
+
+
 def test_a_damaged_column_takes_out_only_its_part(tiny_dir, tmp_path):
     bundle = exported_bundle(tiny_dir, tmp_path / "export", "truncated")  # steps.from.npy cut short
     damage_header(bundle / "tiles.ipu.npy")

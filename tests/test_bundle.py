@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import io
 import json
+import re
 
 import numpy as np
 import pytest
@@ -14,6 +15,7 @@ from hypothesis.extra import numpy as hnp
 from pvtui.errors import ReportError
 from pvtui.model.bundle import NUMPY_WRITES, SCHEMA_VERSION, Bundle, BundleWriter, _header_literal, is_bundle
 from pvtui.model.meta_entries import ENTRIES, damaged_entry
+from pvtui.model.references import CODES, INDICES, OFFSETS, STEPS
 
 dtypes = st.sampled_from([np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
                          np.float32, np.float64, np.bool_])
@@ -209,3 +211,23 @@ def test_an_entry_within_one_of_another_type_is_said_as_that_one():
     assert damaged_entry({"target": ["num_tiles"]}) == "target"
     assert damaged_entry({"target": {"clock_hz": float("nan")}}) == "target.clock_hz"
     assert damaged_entry({"target": {"architecture": "Ipu2", "num_tiles": None}, "unknown": object()}) is None
+
+
+@pytest.mark.parametrize("column", [*INDICES, *OFFSETS, *STEPS, *CODES])
+def test_a_column_of_indices_beyond_what_it_refers_to_is_damaged_once_mapped(column, tiny_dir, tmp_path):
+    """Each rule of model/references.py holds for what ingest writes, and a column breaking it is said as
+    damaged, naming its file, when it is first mapped (not a huge count or an IndexError in a view)."""
+    import shutil
+
+    bundle = tmp_path / "bundle"
+    shutil.copytree(tiny_dir / "profile.pvtui", bundle)
+    if not (bundle / f"{column}.npy").exists():
+        pytest.skip(f"the tiny report has no {column}")
+    Bundle(bundle).array(column)  # whole as written
+    values = np.load(bundle / f"{column}.npy")
+    values.reshape(-1)[-1] = np.iinfo(values.dtype).min if column in CODES else np.iinfo(values.dtype).max
+    np.save(bundle / f"{column}.npy", values)
+    opened = Bundle(bundle)
+    with pytest.raises(ReportError, match=f"{re.escape(column)}.npy: damaged column"):
+        opened.array(column)
+    assert column in opened.damaged and not opened.has(column)

@@ -3,6 +3,7 @@ screen's keyboard flow, reports without a profile, and snapshots."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from pathlib import Path
@@ -15,6 +16,7 @@ from pvtui.cli import main
 from pvtui.render.insights import SECTIONS
 from pvtui.model import insights as model
 from pvtui.model.insights import insights
+from pvtui.model.unavailable import Unavailable
 from pvtui.screens.insights import InsightsScreen
 from pvtui.units import format_bytes
 
@@ -64,6 +66,30 @@ def test_histogram_counts_every_tile_and_reaches_the_limit(tiny_report, tiny_ins
     assert len(hist["counts"]) == model.HISTOGRAM_BINS == len(hist["edges"]) - 1
     assert hist["edges"][0] == int(np.min(tiny_report.memory.including_gaps))
     assert hist["edges"][-1] >= tiny_report.target.bytes_per_tile
+
+
+def test_a_tile_of_no_known_ipu_is_in_no_ipus_always_live_sum(tiny_dir, tmp_path):
+    """tiles.ipu is -1 where the reader could not tell a tile's IPU: that tile is left out, not a crash."""
+    import shutil
+
+    from pvtui.model.report import Report
+
+    bundle = tmp_path / "bundle"
+    shutil.copytree(tiny_dir / "profile.pvtui", bundle)
+    ipu = np.load(bundle / "tiles.ipu.npy")
+    ipu[0] = -1
+    np.save(bundle / "tiles.ipu.npy", ipu)
+    report = Report(bundle)
+    always = np.asarray(report.memory.always_live)
+    per_ipu = insights(report)["liveness"]["per_ipu"]["ipus"]
+    assert sum(entry["always_live_bytes"] for entry in per_ipu) == int(always.sum() - always[0])
+
+
+def test_tiles_of_one_count_of_bytes_too_large_for_bins_are_said_so(tiny_report):
+    memory = model.tile_memory(tiny_report)
+    huge = np.full(memory.num_tiles, 2**63 - 1, np.int64)
+    section = model.histogram(tiny_report, dataclasses.replace(memory, including_gaps=huge), 20)
+    assert isinstance(section, Unavailable) and "too large to count in bins" in section.reason
 
 
 def test_largest_vertex_state_and_code(tiny_report, tiny_insights):

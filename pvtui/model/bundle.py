@@ -33,6 +33,7 @@ import numpy as np
 
 from pvtui.errors import BundleWriteError, ReportError
 from pvtui.model.meta_entries import damaged_entry
+from pvtui.model.references import check_references
 from pvtui.model.strings import StringTable
 from pvtui.files.regular import BUNDLE_JSON_LIMIT, open_regular, read_regular
 
@@ -407,8 +408,21 @@ class Bundle:
                 arr = map_column(path)
             except (OSError, *BAD_NPY_HEADER) as exc:
                 raise ReportError(path, f"unreadable column ({getattr(exc, 'strerror', None) or exc})") from None
+            try:
+                check_references(name, path, arr, self._count)
+            except ReportError as exc:  # damaged from here on, as a column whose header is
+                self.damaged[name] = exc
+                self._columns.discard(name)
+                raise
             self._arrays[name] = arr
         return arr
+
+    def _count(self, name: str) -> int | None:
+        """The length of column (or string table) NAME; None where the bundle has no whole one."""
+        if name in self._columns:
+            return self.length(name)
+        offsets = f"{name}.offsets"
+        return self.length(offsets) - 1 if offsets in self._columns else None
 
     def strings(self, name: str) -> StringTable:
         table = self._strings.get(name)

@@ -119,7 +119,11 @@ def histogram(report: Report, memory: TileMemory | None, bins: int) -> dict[str,
     values, limit = memory.including_gaps, memory.limit
     lo = int(values.min())
     hi = max(int(values.max()), limit or 0, lo + 1)
-    counts, edges = np.histogram(values, bins=max(bins, 1), range=(lo, hi))
+    try:
+        counts, edges = np.histogram(values, bins=max(bins, 1), range=(lo, hi))
+    except ValueError:  # bins of no width in float64: every tile's count of bytes alike, and beyond 2**53
+        return Unavailable(f"The tiles' bytes, {lo:,} to {hi:,}, are too large to count in bins: the report is"
+                           " damaged.")
     return {"available": True, "source": memory.source, "bytes_per_tile": limit,
             "edges": [int(e) for e in edges], "counts": counts.tolist()}
 
@@ -220,9 +224,11 @@ def _ipu_peaks(report: Report) -> dict[str, Any] | Unavailable:
         return Unavailable("This report has no liveness per IPU: profile.pop gives it per step for each IPU.")
     table = np.asarray(by_ipu).reshape(len(report.liveness), -1)
     always = None
-    if report.memory is not None:
-        always = np.bincount(np.asarray(report.memory.ipu, dtype=np.int64),
-                             weights=np.asarray(report.memory.always_live), minlength=table.shape[1])
+    if report.memory is not None and report.memory.always_live is not None:
+        ipu = np.asarray(report.memory.ipu, dtype=np.int64)
+        known = (ipu >= 0) & (ipu < table.shape[1])  # a tile of no known IPU is in no IPU's sum
+        always = np.bincount(ipu[known], weights=np.asarray(report.memory.always_live)[known],
+                             minlength=table.shape[1])
     ipus = []
     for ipu in range(table.shape[1]):
         step = int(np.argmax(table[:, ipu]))

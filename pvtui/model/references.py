@@ -1,0 +1,78 @@
+"""What each column of indices refers to, checked as a bundle maps it (Bundle.array).
+
+A bundle may come from anyone: an index beyond what it refers to would be an IndexError in a view, and a
+huge one a count of gigabytes (np.bincount). A column that breaks its rule is damaged, said once with
+its file, as a column with a damaged header is.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from pvtui.errors import ReportError
+from pvtui.model import schema as s
+
+# column: (its lowest value, the column (or string table) it indexes: values below its length)
+INDICES: dict[str, tuple[int, str]] = {
+    s.TILE_VERTEX_TYPE: (0, s.VERTEX_TYPE_STATE_BYTES),
+    s.PROGRAM_PARENT: (-1, s.PROGRAM_TYPE),
+    s.PROGRAM_CHILDREN: (0, s.PROGRAM_TYPE),
+    s.PROGRAM_ROOTS: (0, s.PROGRAM_TYPE),
+    s.PROGRAM_COMPUTE_SET: (-1, s.COMPUTE_SET_NAME),
+    s.COMPUTE_SET_VERTEX_TYPE: (0, s.VERTEX_TYPE_STATE_BYTES),
+    s.TILE_CS_SET: (0, s.COMPUTE_SET_NAME),
+    s.TILE_VT_TYPE: (0, s.VERTEX_TYPE_STATE_BYTES),
+    s.TILE_EXCHANGE_PROGRAM: (0, s.PROGRAM_TYPE),
+    s.INTERVAL_VARIABLE: (0, s.VARIABLE_BYTES),
+    s.LOWERED_NAME: (0, s.LOWERED_NAMES),
+    s.LOWERED_NAME_PIECES: (0, s.LOWERED_TILE),
+    s.LOWERED_CLASS: (0, s.LOWERED_CLASS_STEPS),
+    s.STEP_PROGRAM: (-1, s.PROGRAM_TYPE),
+    s.BSP_STEP: (0, s.STEP_PROGRAM),
+    s.OPERATION_PROGRAMS: (0, s.PROGRAM_TYPE),
+}
+# column: the column it is the offsets of (CSR): rising, from 0 to at most that column's length
+OFFSETS: dict[str, str] = {
+    s.TILE_VERTEX_OFFSETS: s.TILE_VERTEX_TYPE,
+    s.PROGRAM_CHILD_OFFSETS: s.PROGRAM_CHILDREN,
+    s.COMPUTE_SET_VERTEX_OFFSETS: s.COMPUTE_SET_VERTEX_TYPE,
+    s.TILE_CS_OFFSETS: s.TILE_CS_SET,
+    s.TILE_VT_OFFSETS: s.TILE_VT_TYPE,
+    s.TILE_EXCHANGE_OFFSETS: s.TILE_EXCHANGE_PROGRAM,
+    s.LOWERED_TILE_OFFSETS: s.LOWERED_TILE,
+    s.LOWERED_NAME_OFFSETS: s.LOWERED_NAME_PIECES,
+    s.LOWERED_CLASS_OFFSETS: s.LOWERED_CLASS_START,
+    s.RUN_STEP_OFFSETS: s.STEP_PROGRAM,
+    s.OPERATION_PROGRAM_OFFSETS: s.OPERATION_PROGRAMS,
+}
+# columns of liveness steps: from 0 to the number of steps (an end is exclusive)
+STEPS = (s.INTERVAL_START, s.INTERVAL_END)
+# columns of codes, and their lowest (-1: none); their names are meta.json's, and a code with none is named
+# so (model/part.py)
+CODES = {s.PROGRAM_TYPE: 0, s.DEBUG_LAYER: -1, s.DEBUG_CATEGORY: -1}
+
+
+def check_references(name: str, path: Path, values: np.ndarray, count: Callable[[str], int | None]) -> None:
+    """Raise ReportError where column NAME's VALUES (its file at PATH) break its rule. COUNT gives a column's
+    (or string table's) length, None where the bundle has none."""
+    if name in OFFSETS:
+        lowest, bound, past_end = 0, count(OFFSETS[name]), 1
+    elif name in INDICES:
+        lowest, bound, past_end = INDICES[name][0], count(INDICES[name][1]), 0
+    elif name in STEPS:
+        lowest, bound, past_end = 0, count(s.LIVENESS_PROGRAM), 1
+    elif name in CODES:
+        lowest, bound, past_end = CODES[name], None, 0
+    else:
+        return
+    if not values.size:
+        return
+    low, high = int(values.min()), int(values.max())
+    if low < lowest or (bound is not None and high >= bound + past_end):
+        within = f"{lowest} to {bound + past_end - 1}" if bound is not None else f"{lowest} or more"
+        raise ReportError(path, f"damaged column: values from {low} to {high}, where they are {within}")
+    if name in OFFSETS and bool((np.diff(values) < 0).any()):
+        raise ReportError(path, "damaged column: offsets that fall")
