@@ -31,7 +31,7 @@ from pvtui.screens.base import ReportScreen, key_state
 from pvtui.ui.slots import ReportSlot, Slot
 from pvtui.ui.long_lived import collect_then_freeze, freeze_after_frame
 from pvtui.process.streams import NEEDS_TERMINAL, on_a_terminal
-from pvtui.ui.textual_private import InstantModeSwitch, ParsedOnChange
+from pvtui.ui.textual_private import DamageEndsTheApp, InstantModeSwitch, ParsedOnChange
 from pvtui.ui.theming import ThemeVariables, builtin_themes, resolve_theme_name, user_theme_dir
 from pvtui.units import UNIT_NAMES
 from pvtui.ui.parsed_css import ParsedCss, parsed_css_folder, textual_installed
@@ -108,7 +108,7 @@ class ScreenActions(Provider):
                 yield Hit(score, matcher.highlight(text), run, help=help_text)
 
 
-class PvtuiApp(StatusLine, InstantModeSwitch, ThemeVariables, ParsedOnChange, UserFiles, PartsShown):
+class PvtuiApp(StatusLine, InstantModeSwitch, ThemeVariables, ParsedOnChange, DamageEndsTheApp, UserFiles, PartsShown):
     """pvtui: the screens show the reports of its slots (A, and B in a comparison), one shared model each;
     what it says shows on the status line.
 

@@ -229,18 +229,28 @@ def test_codes_a_bundle_gives_no_name_for_are_shown_as_such(entry, tiny_dir, tmp
 
 
 def test_a_column_of_indices_beyond_its_table_is_one_line_where_it_is_read(tiny_dir, tmp_path, capsys, cache_root):
-    """steps.program naming programs far beyond the table (an index of int32's largest): the views that read
-    it say so in one line naming the column's file; the others answer (before, the trace's sums asked numpy
-    for gigabytes)."""
+    """intervals.variable naming variables far beyond the table (int32's largest): the views that read it say
+    so in one line naming the column's file (it was an IndexError); the others answer."""
+    bundle = tmp_path / "bundle"
+    shutil.copytree(tiny_dir / STAND_IN, bundle)
+    variable = np.load(bundle / "intervals.variable.npy")
+    variable[len(variable) // 2] = np.iinfo(variable.dtype).max
+    np.save(bundle / "intervals.variable.npy", variable)
+    assert main(["liveness", str(bundle)]) == 2
+    said = capsys.readouterr().err.splitlines()
+    assert len(said) == 1 and said[0].startswith(f"pvtui: {bundle / 'intervals.variable.npy'}: damaged column: values")
+    assert main(["memory", str(bundle)]) == 0
+
+
+def test_steps_of_programs_the_table_does_not_hold_are_counted_under_no_type(tiny_dir, tmp_path, capsys, cache_root):
+    """A step may name a program beyond the program table (the views say "not in the program table"): the
+    trace's totals by type leave it out, where they raised an IndexError."""
     bundle = tmp_path / "bundle"
     shutil.copytree(tiny_dir / STAND_IN, bundle)
     program = np.load(bundle / "steps.program.npy")
     program[len(program) // 2] = np.iinfo(program.dtype).max
     np.save(bundle / "steps.program.npy", program)
-    assert main(["trace", str(bundle)]) == 2
-    said = capsys.readouterr().err.splitlines()
-    assert len(said) == 1 and said[0].startswith(f"pvtui: {bundle / 'steps.program.npy'}: damaged column: values")
-    assert main(["memory", str(bundle)]) == 0
+    assert main(["trace", str(bundle), "--json"]) == 0
 
 
 def test_a_damaged_column_takes_out_only_its_part(tiny_dir, tmp_path):

@@ -13,8 +13,9 @@ from textual.scroll_view import ScrollView
 
 from textual.widgets import Button, Input
 
+from pvtui.errors import ReportError
 from pvtui.ui.textual_private import (
-    InputWithoutLayout, InstantModeSwitch, ParsedOnChange, SteadyScrollbars, StyledOnMount, screens_of_every_mode,
+    DamageEndsTheApp, InputWithoutLayout, InstantModeSwitch, ParsedOnChange, SteadyScrollbars, StyledOnMount, screens_of_every_mode,
     styled_as_now, update_scrollbars,
 )
 
@@ -419,3 +420,37 @@ async def test_a_report_screens_update_timer_is_on_the_beat(tiny_dir, cache_root
         await pilot.pause()
         assert type(app.screen._update_timer) is TimerOnTheBeat
         assert app.screen._update_timer in app.screen._timers
+
+
+@pytest.mark.parametrize("where", ["handler", "worker"])
+@pytest.mark.parametrize("error", [ReportError("/r/steps.x.npy", "damaged column"), ValueError("a bug")])
+async def test_textual_ends_an_app_on_an_error_in_a_handler_or_a_worker_through_handle_exception(where, error, capsys):
+    """DamageEndsTheApp: a ReportError (the report found damaged while read) ends the app with its one line
+    and status 2; any other error as Textual ends it (status 1, its traceback)."""
+    from textual import work
+
+    class Reading(Screen):  # as a report screen reads its columns: in its handlers, or in a worker
+        def on_mount(self) -> None:
+            if where == "worker":
+                self.fail()
+            else:
+                raise error
+
+        @work
+        async def fail(self) -> None:
+            raise error
+
+    class Failing(DamageEndsTheApp):
+        def on_mount(self) -> None:
+            self.push_screen(Reading())
+
+    app = Failing()
+    with pytest.raises(Exception) as raised:  # what Textual ended the app on, raised again by its pilot
+        async with app.run_test() as pilot:
+            await pilot.pause(0.2)
+    if isinstance(error, ReportError):
+        assert raised.value.line == "pvtui: /r/steps.x.npy: damaged column" and app.return_code == 2
+        said = capsys.readouterr()
+        assert (said.out + said.err).strip() == "pvtui: /r/steps.x.npy: damaged column"  # one line, not a traceback
+    else:
+        assert error in (raised.value, getattr(raised.value, "error", None)) and app.return_code == 1

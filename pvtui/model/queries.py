@@ -306,7 +306,7 @@ def trace_table(report: Report) -> dict[str, Any] | Unavailable:
     programs = report.programs
     if programs is not None:
         step_program = np.asarray(execution.program)
-        known = step_program >= 0
+        known = (step_program >= 0) & (step_program < len(programs))  # a program not in the table has no type
         step_types = np.asarray(programs.type)[step_program[known]]
         cycles = np.asarray(execution.cycles)[known].sum(axis=1)
         sums = np.bincount(step_types, weights=cycles, minlength=len(programs.type_names))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
+from rich.text import Text
 from textual import _time
 from textual.app import App
 from textual.css.stylesheet import Stylesheet
@@ -21,6 +22,9 @@ from textual.scroll_view import ScrollView
 from textual.timer import EventTargetGone, Timer
 from textual.widget import AwaitMount, Widget
 from textual.widgets import Input
+from textual.worker import WorkerFailed
+
+from pvtui.errors import ReportError
 
 if TYPE_CHECKING:
     from textual.css.model import RuleSet
@@ -252,6 +256,33 @@ class ParsedOnChange(App):
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.stylesheet = StylesheetParsedOnChange(variables=self.get_css_variables())
+
+
+class DamageEndsTheApp(App):
+    """An App that a report found damaged while a screen reads it (a column whose values break their rule,
+    checked as it is first mapped: model/references.py) ends with the error's one line and the status of a
+    report that does not open, not with Textual's traceback. `_handle_exception` is where Textual ends an app
+    on an error raised in a handler or a worker (wrapped in WorkerFailed), and `_return_code` its status; no
+    public hook sees both."""
+
+    def _handle_exception(self, error: Exception) -> None:
+        damage = error.error if isinstance(error, WorkerFailed) else error
+        if not isinstance(damage, ReportError):
+            super()._handle_exception(error)
+            return
+        super()._handle_exception(Said(f"pvtui: {damage}"))  # Textual shows an error that has __rich__
+        self._return_code = 2
+
+
+class Said(Exception):
+    """An error Textual ends an app with by showing LINE, as plain text (a path in it may look like markup)."""
+
+    def __init__(self, line: str) -> None:
+        super().__init__(line)
+        self.line = line
+
+    def __rich__(self) -> Text:
+        return Text(self.line)
 
 
 class InputWithoutLayout(Input):
