@@ -134,6 +134,11 @@ def same_version(recorded: dict[str, Any] | None, now: dict[str, Any] | None) ->
     return version_of(recorded) == version_of(now)
 
 
+def changed_files(files: ReportFiles, recorded: dict[str, Any]) -> list[str]:
+    """The names of FILES' report files that are not the versions RECORDED (their file_stamps, by name)."""
+    return [name for name, path in files.present().items() if not same_version(recorded.get(name), file_stamp(path))]
+
+
 class Settling:
     """Tells when files have stopped changing: sizes and times unchanged for SETTLE seconds.
 

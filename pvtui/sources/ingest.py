@@ -15,8 +15,8 @@ from pvtui.model.bundle import SCHEMA_VERSION, Bundle, BundleWriter, bundle_meta
 from pvtui.model.host_waits import device_cycles
 from pvtui.model.queries import KEPT_MEMORY_SUMMARY, keep_memory_summary
 from pvtui.model.report import Report, note_messages
-from pvtui.sources.base import (CancelToken, IngestContext, Progress, ReportFiles, Settling, file_stamp, no_progress,
-                                version_of)
+from pvtui.sources.base import (CancelToken, IngestContext, Progress, ReportFiles, Settling, changed_files,
+                                file_stamp, no_progress)
 from pvtui.sources.cache import ENTRY_FORMAT, Cache, CacheUnusable, cached_or_private
 from pvtui.sources.readers import NATIVE, profile_reader, read_by_libpva, resolve
 from pvtui.sources.unfinished import unfinished_notes
@@ -122,7 +122,7 @@ def _keep_program_figures(ctx: IngestContext) -> None:
 
 
 def _check_unchanged(files: ReportFiles, before: dict[str, Any]) -> None:
-    changed = [name for name, stamp in file_stamps(files).items() if version_of(stamp) != version_of(before[name])]
+    changed = changed_files(files, before)
     if changed:
         raise SourceChanged(files.directory, f"{', '.join(changed)} changed while being read")
 
@@ -191,8 +191,7 @@ def is_current(bundle_path: Path, files: ReportFiles) -> bool:
 
 
 def _built_from(meta: dict[str, Any], files: ReportFiles) -> bool:
-    recorded = meta.get("files", {})
-    return all(version_of(recorded.get(name)) == version_of(stamp) for name, stamp in file_stamps(files).items())
+    return not changed_files(files, meta.get("files", {}))
 
 
 def _cached_bundle(path: Path, files: ReportFiles, reader: str) -> Bundle | None:

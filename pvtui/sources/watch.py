@@ -10,7 +10,7 @@ from typing import Any, AsyncIterator
 from watchfiles import awatch
 
 from pvtui.model.schema import REPORT_FILES
-from pvtui.sources.base import ReportFiles, Settling, file_stamp, same_version
+from pvtui.sources.base import ReportFiles, Settling, changed_files
 
 SETTLE_SECONDS = 1.0  # sizes and times must hold still this long
 POLL_SECONDS = 0.25
@@ -50,12 +50,6 @@ class Seen:
         return f"{where} is back: live reload watches it again"
 
 
-def changed_since(files: ReportFiles, read: dict[str, Any]) -> list[Path]:
-    """The report files that are not the versions READ (each file's file_stamp as the report was read)."""
-    return [path for name, path in files.present().items()
-            if path is not None and not same_version(read.get(name), file_stamp(path))]
-
-
 async def watch_report(
     files: ReportFiles, read: dict[str, Any], stop: asyncio.Event | None = None, settle: float = SETTLE_SECONDS
 ) -> AsyncIterator[Seen]:
@@ -68,7 +62,8 @@ async def watch_report(
     dirs = _directories(files)
     if not dirs:
         return
-    written = changed_since(files, read)
+    present = files.present()
+    written = [path for name in changed_files(files, read) if (path := present[name]) is not None]
     if written:
         await settled(written, settle)
         yield Seen("changed", written)
