@@ -26,7 +26,7 @@ from pathlib import Path
 from bench.figures import Results, Row, seconds
 from bench.runner import ROOT, child_env, run_child
 from pvtui.model.bundle import is_bundle
-from pvtui.sources.cache import LOCK_SUFFIX, PARSED_CSS
+from pvtui.sources.cache import KEPT_FOLDERS, LOCK_SUFFIX
 
 PROMPT = 1.0  # seconds from the interrupt to the exit that count as prompt
 INTERRUPT_SHARE = 0.5  # of the whole cold run's time: when the interrupt comes
@@ -47,7 +47,7 @@ def left_whole(cache: Path) -> bool:
     """Whether what an interrupted ingest left in CACHE is all right: nothing (locks, and the app's stylesheets
     parsed, aside), or bundles committed whole before the interrupt came. A build's temporary directory, or an
     entry without its meta.json, is half a bundle."""
-    entries = [name for name in _leftovers(cache) if not name.endswith(LOCK_SUFFIX) and name != PARSED_CSS]
+    entries = [name for name in _leftovers(cache) if not name.endswith(LOCK_SUFFIX) and name not in KEPT_FOLDERS]
     return all(not name.startswith(".") and is_bundle(cache / name) for name in entries)
 
 

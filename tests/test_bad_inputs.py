@@ -228,18 +228,23 @@ def test_codes_a_bundle_gives_no_name_for_are_shown_as_such(entry, tiny_dir, tmp
     assert getattr(getattr(Report(bundle), part), names)[3] == f"({what} 3: no name)"
 
 
-def test_a_column_of_indices_beyond_its_table_is_one_line_where_it_is_read(tiny_dir, tmp_path, capsys, cache_root):
-    """intervals.variable naming variables far beyond the table (int32's largest): the views that read it say
-    so in one line naming the column's file (it was an IndexError); the others answer."""
+def test_a_column_of_indices_beyond_its_table_takes_out_its_part_as_the_bundle_opens(tiny_dir, tmp_path, capsys,
+                                                                                     cache_root):
+    """intervals.variable naming variables far beyond the table (int32's largest), where it was an IndexError:
+    checked as the bundle opens, it takes out the liveness, said in one line naming its file; the other
+    views answer, and `pvtui check` finds it."""
     bundle = tmp_path / "bundle"
     shutil.copytree(tiny_dir / STAND_IN, bundle)
     variable = np.load(bundle / "intervals.variable.npy")
     variable[len(variable) // 2] = np.iinfo(variable.dtype).max
     np.save(bundle / "intervals.variable.npy", variable)
-    assert main(["liveness", str(bundle)]) == 2
-    said = capsys.readouterr().err.splitlines()
-    assert len(said) == 1 and said[0].startswith(f"pvtui: {bundle / 'intervals.variable.npy'}: damaged column: values")
+    problem = f"{bundle / 'intervals.variable.npy'}: damaged column: values from 0 to {np.iinfo(variable.dtype).max}"
+    assert main(["liveness", str(bundle), "--json"]) == 0
+    answer = capsys.readouterr()
+    assert json.loads(answer.out)["reason"].startswith(problem)
+    assert len(answer.err.splitlines()) == 1 and answer.err.startswith(f"warning: {problem}")
     assert main(["memory", str(bundle)]) == 0
+    assert main(["check", str(bundle)]) == 2 and "without liveness" in capsys.readouterr().out
 
 
 def test_steps_of_programs_the_table_does_not_hold_are_counted_under_no_type(tiny_dir, tmp_path, capsys, cache_root):
@@ -298,6 +303,27 @@ async def test_the_app_opens_a_bundle_with_a_damaged_column(tiny_dir, tmp_path, 
         await pilot.press("p")
         await pilot.pause()
         assert not app.screen.query(UnavailableNotice)
+
+
+@pytest.mark.anyio
+async def test_the_app_opens_a_bundle_with_a_column_of_indices_beyond_its_table(tiny_dir, tmp_path, make_app):
+    """Found as the bundle opens, not as a screen reads it (which ended the explorer): the Liveness screen
+    says which file is damaged, and the others show their parts."""
+    bundle = tmp_path / "bundle"
+    shutil.copytree(tiny_dir / STAND_IN, bundle)
+    variable = np.load(bundle / "intervals.variable.npy")
+    variable[0] = len(variable) + 10**6
+    np.save(bundle / "intervals.variable.npy", variable)
+    app = make_app(bundle)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until_loaded(pilot)
+        await pilot.press("l")
+        await wait_for(pilot, lambda: app.screen.SCREEN_NAME == "Liveness" and not app.screen.opening)
+        assert "intervals.variable.npy: damaged column" in str(app.screen.query_one("#liveness-missing").render())
+        await pilot.press("m")
+        await wait_for(pilot, lambda: app.screen.SCREEN_NAME == "Memory" and not app.screen.opening)
+        assert app.screen.query_one("#memory-view").display
+        assert app.is_running
 
 
 def test_a_file_still_being_written_is_waited_for_and_named(tiny_dir, tmp_path, capsys, monkeypatch):

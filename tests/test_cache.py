@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from pvtui.sources.cache import _report_of, parse_size
+from pvtui.sources.cache import KEPT_FOLDERS, _report_of, parse_size
 
 ROOT = Path(__file__).resolve().parent.parent
 PR_CAPBSET_DROP = 24
@@ -106,7 +106,8 @@ def _opened_without_cache(done, expected: str, *words: str) -> None:
 
 
 def _names(folder: Path) -> list[str]:
-    return sorted(path.name for path in folder.iterdir())
+    """What FOLDER holds, besides pvtui's folders kept beside the entries (stylesheets, checks)."""
+    return sorted(path.name for path in folder.iterdir() if path.name not in KEPT_FOLDERS)
 
 
 # --- an unusable cache -------------------------------------------------------------

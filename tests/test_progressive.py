@@ -15,7 +15,7 @@ from conftest import report_without_bundle, wait_for
 from pvtui.model import schema as s
 from pvtui.sources import base, native_memory, native_steps, readers
 from pvtui.sources.base import IngestContext, ReportFiles
-from pvtui.sources.cache import PARSED_CSS
+from pvtui.sources.cache import KEPT_FOLDERS
 from pvtui.sources.discovery import discover
 from pvtui.synth import generate, standin
 
@@ -218,7 +218,7 @@ async def test_quitting_while_the_rest_is_read_leaves_no_bundle(profile_dir, tmp
         await pilot.press("q")
         await wait_for(pilot, lambda: all(worker.is_finished for worker in app.workers if worker.group == "load"))
     assert left_whole(cache)
-    bundles = [entry for entry in cache.iterdir() if entry.is_dir() and entry.name != PARSED_CSS]  # (stylesheets)
+    bundles = [entry for entry in cache.iterdir() if entry.is_dir() and entry.name not in KEPT_FOLDERS]  # (stylesheets, checks)
     assert not bundles  # nothing: the reading was cancelled
 
 

@@ -33,7 +33,7 @@ import numpy as np
 
 from pvtui.errors import BundleWriteError, ReportError
 from pvtui.model.meta_entries import damaged_entry
-from pvtui.model.references import check_references
+from pvtui.model.references import REFERENCE_RULES, check_references
 from pvtui.model.strings import StringTable
 from pvtui.files.regular import BUNDLE_JSON_LIMIT, open_regular, read_regular
 
@@ -366,13 +366,17 @@ class Bundle:
         self.damaged: dict[str, ReportError] = {}
         self._headers: dict[str, ColumnHeader] = {}
         stamps = []  # each column's file as it is now: the figures kept from them hold while it is unchanged
+        files = []  # and what tells it from any file written since (its inode, and the time it last changed)
         for name in columns:
             try:
-                self._headers[name], stamp = _check_column(self.path / f"{name}.npy")
-                stamps.append(f"{name}:{stamp}")
+                self._headers[name], st = _check_column(self.path / f"{name}.npy")
             except ReportError as exc:
                 self.damaged[name] = exc
-        self.columns_stamp = hashlib.sha256("\n".join(sorted(stamps)).encode("utf-8", "surrogatepass")).hexdigest()
+                continue
+            stamps.append(f"{name}:{st.st_size}:{st.st_mtime_ns}")
+            files.append(f"{name}:{st.st_dev}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}")
+        self.columns_stamp = _digest(sorted(stamps))
+        self.files_identity = _digest(sorted(files))  # what the checks of its columns' values depend on
         self.columns = [name for name in columns if name not in self.damaged]
         self._columns = set(self.columns)
         self._arrays: dict[str, np.ndarray] = {}
@@ -416,6 +420,15 @@ class Bundle:
                 raise
             self._arrays[name] = arr
         return arr
+
+    def check_references(self) -> None:
+        """Map every column a rule of model/references.py covers: one that breaks it is damaged from then on
+        (`damaged`), before a view reads it."""
+        for name in [name for name in self.columns if name in REFERENCE_RULES]:
+            try:
+                self.array(name)
+            except ReportError:
+                pass  # kept in `damaged`
 
     def _count(self, name: str) -> int | None:
         """The length of column (or string table) NAME; None where the bundle has no whole one."""
@@ -490,9 +503,13 @@ class ColumnHeader(NamedTuple):
         return np.dtype(self.descr)
 
 
-def _check_column(path: Path) -> tuple[ColumnHeader, str]:
-    """PATH's header and a stamp of its file (size, time written), or ReportError unless PATH is a whole .npy
-    file: a bundle cut short is never trusted.
+def _digest(lines: list[str]) -> str:
+    return hashlib.sha256("\n".join(lines).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _check_column(path: Path) -> tuple[ColumnHeader, os.stat_result]:
+    """PATH's header and its file's status, or ReportError unless PATH is a whole .npy file: a bundle cut
+    short is never trusted.
 
     Reads only the header, so checking costs the same for any column size.
     """
@@ -508,7 +525,7 @@ def _check_column(path: Path) -> tuple[ColumnHeader, str]:
         raise ReportError(path, f"damaged column header ({_one_line(exc)})") from None
     if actual < expected:
         raise ReportError(path, f"truncated column ({actual} of {expected} bytes)")
-    return header, f"{actual}:{stat.st_mtime_ns}"
+    return header, stat
 
 
 def _column_header(f: BinaryIO) -> ColumnHeader:

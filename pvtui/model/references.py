@@ -54,6 +54,7 @@ STEPS = (s.INTERVAL_START, s.INTERVAL_END)
 # columns of codes, and their lowest (-1: none); their names are meta.json's, and a code with none is named
 # so (model/part.py)
 CODES = {s.PROGRAM_TYPE: 0, s.DEBUG_LAYER: -1, s.DEBUG_CATEGORY: -1}
+REFERENCE_RULES = {*INDICES, *OFFSETS, *STEPS, *CODES}  # the columns a rule covers
 
 
 def check_references(name: str, path: Path, values: np.ndarray, count: Callable[[str], int | None]) -> None:

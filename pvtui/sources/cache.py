@@ -47,7 +47,9 @@ LOCK_SUFFIX = ".pvtui-lock"
 TMP_MARK = ".pvtui-tmp-"
 ENTRY_MARKER = ".pvtui-entry"
 MARKER_TEXT = b"A pvtui cache entry: `pvtui cache` lists it, `pvtui cache clear` removes it.\n"
-PARSED_CSS = ".parsed-css"  # the stylesheets Textual parsed (pvtui.ui.parsed_css): not an entry, nor another's
+PARSED_CSS = ".parsed-css"  # the stylesheets Textual parsed (pvtui.ui.parsed_css)
+CHECKED_BUNDLES = ".checked-bundles"  # the bundles whose columns were checked whole (sources/checked_bundles.py)
+KEPT_FOLDERS = (PARSED_CSS, CHECKED_BUNDLES)  # pvtui's folders beside the entries: not entries, nor another's
 ENTRY_FORMAT = 2  # part of every key: 2, marked entries (the unmarked of format 1 are never taken for ours)
 BUILD_ATTEMPTS = 3  # an entry evicted between its build and its use is built again, not forever
 # Polls of a lock that others hold shared while the entry is missing or damaged: they hold it
@@ -68,6 +70,15 @@ def cache_dir() -> Path:
         return Path(override)
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "pvtui"
+
+
+def kept_folder(cache: Path | None, name: str) -> Path | None:
+    """The folder NAME (one of KEPT_FOLDERS) in the cache directory CACHE (the default one where None); None
+    where there is no cache directory."""
+    try:
+        return (cache if cache is not None else cache_dir()) / name
+    except RuntimeError:  # no $HOME and no passwd entry
+        return None
 
 
 def parse_size(text: str) -> int:
@@ -355,7 +366,7 @@ class Cache:
             if is_entry(path):
                 entries.append(Entry(name, path, _report_of(path), tree_size(path), self._last_used(path),
                                      self._in_use(name)))
-            elif self._key_of_own(path) is None and not (name == PARSED_CSS and is_own(path)):
+            elif self._key_of_own(path) is None and not (name in KEPT_FOLDERS and is_own(path)):
                 skipped.append(Skipped(path, _why_not_an_entry(path)))
         return sorted(entries, key=lambda e: e.last_used), skipped
 

@@ -18,6 +18,7 @@ from pvtui.model.report import Report, note_messages
 from pvtui.sources.base import (CancelToken, IngestContext, Progress, ReportFiles, Settling, changed_files,
                                 file_stamp, no_progress)
 from pvtui.sources.cache import ENTRY_FORMAT, Cache, CacheUnusable, cached_or_private
+from pvtui.sources.checked_bundles import check_references
 from pvtui.sources.readers import NATIVE, profile_reader, read_by_libpva, resolve
 from pvtui.sources.unfinished import unfinished_notes
 
@@ -258,24 +259,33 @@ def load_report(
 
 def open_current(files: ReportFiles, cache: Path | None = None, reader: str = "auto") -> Report | None:
     """The report without reading any report file, when a bundle of exactly these files exists."""
-    own = _own_bundle(files, reader)
+    own = _own_bundle(files, reader, cache)
     if own is not None:
         return own
     try:
         bundle = Cache(cache).held(cache_key(files, reader), lambda path: _cached_bundle(path, files, reader))
     except CacheUnusable:
         return None
-    return None if bundle is None else _report(bundle, files)
+    return None if bundle is None else _report(_checked(bundle, cache), files)
 
 
-def _own_bundle(files: ReportFiles, reader: str, exact_text: bool = False) -> Report | None:
+def _own_bundle(files: ReportFiles, reader: str, cache: Path | None, exact_text: bool = False) -> Report | None:
     """The report's own bundle (an export, or a synthetic report's), when it is current, and READER
     does not ask for profile.pop to be read."""
     standalone = not files.existing()  # an exported bundle, away from its report
     chosen = files.profile is None or reader == "auto"
     if files.bundle is not None and (standalone or chosen and is_current(files.bundle, files)):
-        return _report(files.bundle, files, exact_text=exact_text)
+        return _report(_checked(files.bundle, cache), files, exact_text=exact_text)
     return None
+
+
+def _checked(bundle: Bundle | Path, cache: Path | None, lasting: bool = True) -> Bundle:
+    """BUNDLE (a whole one, not one being written), its columns of indices checked unless CACHE records it
+    found whole before (sources/checked_bundles.py): one breaking its rule takes out its part. LASTING false:
+    a bundle read into a temporary directory."""
+    bundle = bundle if isinstance(bundle, Bundle) else Bundle(bundle)
+    check_references(bundle, cache, lasting)
+    return bundle
 
 
 def _report(bundle: Bundle | Path, files: ReportFiles, notes: Iterable[str] = (), exact_text: bool = False) -> Report:
@@ -302,12 +312,12 @@ def _show_native_first(files: ReportFiles, progress: Progress, cancel: CancelTok
         return
     meta = {**native.meta, "being_read": list(PROFILE_NEEDS)}  # libpva reads them now, in its place
     meta["notes"] = [note for note in native.meta.get("notes", []) if not note.endswith(LIMITS)]
-    shown(_report(Bundle(native.path, meta=meta), files, exact_text=exact_text))
+    shown(_report(_checked(Bundle(native.path, meta=meta), cache), files, exact_text=exact_text))
 
 
 def _load_once(files: ReportFiles, progress: Progress | None, cancel: CancelToken, cache: Path | None,
                reader: str, exact_text: bool, shown: Callable[[Report], None] | None = None) -> Report:
-    own = _own_bundle(files, reader, exact_text)
+    own = _own_bundle(files, reader, cache, exact_text)
     if own is not None:
         return own
     progress = progress or no_progress
@@ -327,4 +337,5 @@ def _load_once(files: ReportFiles, progress: Progress | None, cancel: CancelToke
 
     bundle, unused = cached_or_private(cache, cache_key(files, reader), build,
                                        lambda path: _cached_bundle(path, files, reader), wait)
-    return _report(bundle, files, [f"[cache] {unused}"] if unused else (), exact_text)
+    return _report(_checked(bundle, cache, lasting=not unused), files, [f"[cache] {unused}"] if unused else (),
+                   exact_text)

@@ -106,6 +106,15 @@ def mkdir_private(path: Path) -> None:
             raise
 
 
+def make_private_folder(folder: Path) -> Path:
+    """FOLDER resolved, made 0700 where missing (its parent too), once its parent is seen to be this user's
+    alone (resolved_if_trusted): nothing is made in a directory others can change. OSError says why not."""
+    mkdir_private(folder.parent)
+    resolved_if_trusted(folder.parent)
+    mkdir_private(folder)
+    return resolved_if_trusted(folder)
+
+
 def open_own(path: Path, flags: int, mode: int = FILE_MODE) -> int:
     """A descriptor of the plain file PATH, this user's, never through a symbolic link (O_NOFOLLOW:
     one planted there is refused, its target never created or touched) nor blocking on a FIFO."""
@@ -149,6 +158,14 @@ def replace_whole(path: Path, data: bytes) -> None:
     finally:
         if os.path.lexists(temporary):
             os.unlink(temporary)
+
+
+def remove_oldest(folder: Path, suffix: str, keep: int) -> None:
+    """Remove the oldest files named *SUFFIX in FOLDER beyond the KEEP newest."""
+    files = sorted((entry for entry in os.scandir(folder) if entry.name.endswith(suffix)),
+                   key=lambda entry: entry.stat(follow_symlinks=False).st_mtime)
+    for entry in files[:max(len(files) - keep, 0)]:
+        os.unlink(entry.path)
 
 
 def make_private(tree: Path) -> None:

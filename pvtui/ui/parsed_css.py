@@ -21,7 +21,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from pvtui.sources.private_fs import mkdir_private, open_own, read_small, replace_whole, resolved_if_trusted
+from pvtui.sources.private_fs import (make_private_folder, open_own, read_small, remove_oldest, replace_whole,
+                                     resolved_if_trusted)
 
 MAX_BYTES = 1 << 20  # of one source's parse
 MAX_FILES = 2000  # the oldest are removed beyond it: 40-60 sources a theme tried, for each Textual installed
@@ -30,12 +31,9 @@ MAX_FILES = 2000  # the oldest are removed beyond it: 40-60 sources a theme trie
 def parsed_css_folder(cache: Path | None) -> Path | None:
     """Where the parses are kept for the cache directory CACHE (the default one where None); None where
     there is no cache directory."""
-    from pvtui.sources.cache import PARSED_CSS, cache_dir
+    from pvtui.sources.cache import PARSED_CSS, kept_folder
 
-    try:
-        return (cache if cache is not None else cache_dir()) / PARSED_CSS
-    except RuntimeError:  # no $HOME and no passwd entry
-        return None
+    return kept_folder(cache, PARSED_CSS)
 
 
 class ParsedCss:
@@ -89,11 +87,10 @@ class ParsedCss:
         if not new or self.folder is None:
             return
         try:
-            mkdir_private(self.folder)
-            folder = resolved_if_trusted(self.folder)
+            folder = make_private_folder(self.folder)
             for name, rules in new.items():
                 replace_whole(folder / name, pickle.dumps(rules, protocol=pickle.HIGHEST_PROTOCOL))
-            _prune(folder)
+            remove_oldest(folder, ".pickle", MAX_FILES)
         except Exception:  # housekeeping, as the app starts or ends: a parse not written is parsed again next run
             return
 
@@ -109,14 +106,6 @@ class ParsedCss:
 
 def _digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
-
-
-def _prune(folder: Path) -> None:
-    """Remove the oldest files beyond MAX_FILES."""
-    files = sorted((entry for entry in os.scandir(folder) if entry.name.endswith(".pickle")),
-                   key=lambda entry: entry.stat(follow_symlinks=False).st_mtime)
-    for entry in files[:max(len(files) - MAX_FILES, 0)]:
-        os.unlink(entry.path)
 
 
 def textual_installed() -> str:
