@@ -22,7 +22,7 @@ from textual.widgets import Input
 
 from pvtui.process import collector
 from pvtui.process.blas_threads import one_blas_thread
-from pvtui.process.deferred_import import defer_import, load_deferred
+from pvtui.process.deferred_import import defer_import, defer_numpy_unused, load_deferred
 from pvtui.errors import Cancelled, ReportError
 from pvtui.render.glyphs import basic_console
 from pvtui.safe_text import visible
@@ -51,9 +51,11 @@ def start_lightly() -> None:
     """Set up the process for the app, before anything imports numpy (importing this module does not).
 
     The first frame needs no numpy: a stand-in takes its place until the report is opened,
-    after that frame. And numpy's OpenBLAS starts one thread (pvtui.process.blas_threads).
+    after that frame, and others take the place of its modules that pvtui does not use. And numpy's
+    OpenBLAS starts one thread (pvtui.process.blas_threads).
     """
     defer_import("numpy")
+    defer_numpy_unused()
     one_blas_thread()
 
 

@@ -169,6 +169,32 @@ def test_importing_the_app_changes_nothing_until_it_starts():
     assert json.loads(done.stdout.splitlines()[-1]) == [False, False, None, True, "1"]
 
 
+NUMPY_UNUSED = textwrap.dedent("""
+    import json
+    import pvtui.app
+    from pvtui.process.deferred_import import is_deferred
+    pvtui.app.start_lightly()
+    import numpy as np
+    names = ("numpy._core._add_newdocs", "numpy._core._add_newdocs_scalars", "numpy._typing")
+    seen = [float(np.linalg.norm(np.array([3.0, 4.0]))), [is_deferred(name) for name in names]]
+    import numpy.typing as npt
+    from numpy._core import _add_newdocs
+    seen += [npt.NDArray[np.int64].__origin__ is np.ndarray, _add_newdocs.add_newdoc is not None,
+             [is_deferred(name) for name in names]]
+    print(json.dumps(seen))
+""")
+
+
+def test_numpy_imports_without_its_modules_pvtui_does_not_use():
+    """Guard of defer_numpy_unused (process/deferred_import.py), for numpy as installed: its import, numpy.linalg
+    and all, leaves its docstrings and typing modules alone (where it reads one, 96 M instructions of a start are
+    lost: see what it reads from it); each is imported on its first use."""
+    done = subprocess.run([sys.executable, "-c", NUMPY_UNUSED], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout.splitlines()[-1]) == [
+        5.0, [True, True, True], True, True, [False, True, False]]
+
+
 @pytest.mark.parametrize("users", [None, "4"])
 def test_every_command_starts_numpy_with_one_openblas_thread_unless_the_user_asked(users):
     env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}

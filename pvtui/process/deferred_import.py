@@ -17,6 +17,7 @@ import importlib.util
 import sys
 import threading
 import types
+from pathlib import Path
 
 
 class DeferredModule(types.ModuleType):
@@ -53,6 +54,45 @@ def defer_import(name: str) -> None:
     stand_in = DeferredModule(name)
     # No __path__: importing a submodule reads it, and must find the real package.
     stand_in.__dict__.update(__spec__=spec, _deferred_lock=threading.RLock())
+    sys.modules[name] = stand_in
+
+
+# numpy's own modules that its import runs and nothing of pvtui uses (numpy 2): two that add docstrings to
+# its C functions and scalar types, and numpy._typing, imported by numpy.linalg for NDArray alone, to annotate
+# its result types. 96 M instructions, 38% of numpy's import after Textual's (bench.instructions).
+NUMPY_DOCSTRINGS = ("_core/_add_newdocs.py", "_core/_add_newdocs_scalars.py")
+NUMPY_TYPING = "_typing/__init__.py"
+
+
+class Annotation:
+    """Stands for numpy._typing's NDArray in the annotations numpy.linalg makes with it (NDArray[Any])."""
+
+    def __class_getitem__(cls, item: object) -> type:
+        return cls
+
+
+def defer_numpy_unused() -> None:
+    """Put stand-ins in the place of numpy's modules that pvtui does not use (NUMPY_DOCSTRINGS, NUMPY_TYPING),
+    while numpy itself is deferred (`defer_import`): the first use of one imports it, as for numpy. Where
+    numpy holds other modules (another version), nothing is done."""
+    numpy = sys.modules.get("numpy")
+    if not isinstance(numpy, DeferredModule) or not numpy.__spec__.submodule_search_locations:
+        return
+    folder = Path(numpy.__spec__.submodule_search_locations[0])
+    for file in NUMPY_DOCSTRINGS:
+        if (folder / file).is_file():
+            _stand_in(f"numpy.{file[:-3].replace('/', '.')}")
+    typing = folder / NUMPY_TYPING
+    if typing.is_file():
+        # Its __path__, so that the import statement (which reads it) does not import it, and its submodules
+        # are found; NDArray, which numpy.linalg imports from it.
+        _stand_in("numpy._typing", __path__=[str(typing.parent)], NDArray=Annotation)
+
+
+def _stand_in(name: str, **held: object) -> None:
+    stand_in = DeferredModule(name)
+    # __spec__ None: the import statement reads it (to see whether the module is still being imported)
+    stand_in.__dict__.update(__spec__=None, _deferred_lock=threading.RLock(), **held)
     sys.modules[name] = stand_in
 
 
