@@ -10,7 +10,9 @@ import numpy as np
 import pytest
 from bad_inputs import STAND_IN
 
-from pvtui.model.bundle import Bundle
+from pvtui.model import schema as s
+from pvtui.model.bundle import Bundle, BundleWriter
+from pvtui.model.report import Report
 from pvtui.sources.cache import CHECKED_BUNDLES
 from pvtui.sources.discovery import discover
 from pvtui.sources.ingest import load_report, open_current
@@ -95,3 +97,17 @@ def test_without_a_cache_directory_every_opening_checks(bundle, tmp_path, checks
         report = load_report(files, cache=cache)
         assert report.programs is None and "programs.parent.npy: damaged column" in report.missing("programs")
     assert len(checks) == 2
+
+
+def test_the_parts_shown_while_a_report_is_read_leave_out_one_whose_column_breaks_its_rule(tmp_path):
+    """A reader's column of indices beyond its table (a damaged profile.pop) takes out its part from the
+    report shown while the rest is read, where it raised out of the reading."""
+    with BundleWriter(tmp_path / "bundle") as writer:
+        writer.meta["parts"] = ["programs", "liveness"]
+        writer.meta["programs"] = {"types": ["Sequence"]}
+        writer.array(s.PROGRAM_TYPE, [0, 0], np.int16)
+        writer.array(s.PROGRAM_PARENT, [-1, 0], np.int32)
+        writer.array(s.PROGRAM_CHILD_OFFSETS, [0, 1, 1], np.int64)
+        writer.array(s.PROGRAM_CHILDREN, [7], np.int32)  # no program 7
+        report = Report(writer.snapshot())
+    assert report.programs is None and "programs.children.npy: damaged column" in report.missing("programs")

@@ -260,8 +260,8 @@ class ParsedOnChange(App):
 
 class DamageEndsTheApp(App):
     """An App that a report found damaged while a screen reads it (a column whose values break their rule,
-    checked as it is first mapped: model/references.py; a whole bundle's are checked as it opens, so only
-    one still being read, or written since, can be) ends with the error's one line and the status of a report that does not open,
+    checked as it is first mapped: model/references.py; a bundle's are checked as it opens, and as each
+    part of one being read is shown, so only a column written since can be) ends with the error's one line and the status of a report that does not open,
     not with Textual's traceback. `_handle_exception` is where Textual ends an app
     on an error raised in a handler or a worker (wrapped in WorkerFailed), and `_return_code` its status; no
     public hook sees both."""
