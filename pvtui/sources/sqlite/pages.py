@@ -293,28 +293,26 @@ class LeafBatches:
             kinds[j] = data[record + 1 + j]
             simple &= kinds[j] < 0x80
         at = record + head
-        all_simple = bool(simple.all())
-        if not all_simple:
+        if bool(simple.all()):
+            widths = [SIZE[kind] for kind in kinds]
+        else:  # serial types of two bytes or more: long texts and blobs
             rest = np.flatnonzero(~simple)
             rest_kinds, rest_head = self._serial_types(data, record[rest], end[rest], needed)
             at[rest] = record[rest] + rest_head
+            kinds = kinds.astype(np.int64)
+            kinds[:, rest] = rest_kinds
+            widths = np.where(kinds < len(SIZE), SIZE[np.minimum(kinds, len(SIZE) - 1)], (kinds - 12) >> 1)
         if (at > end).any():
             raise Unreadable("a record's header is longer than the record")
+        starts = {}  # where each wanted value starts; none is read before all are seen to end within the record
         for j in range(needed):
-            kind = kinds[j]
-            width = SIZE[kind]
-            if not all_simple:  # serial types of two bytes or more: long texts and blobs
-                kind = kind.astype(np.int64)
-                kind[rest] = rest_kinds[j]
-                width = np.where(kind < len(SIZE), SIZE[np.minimum(kind, len(SIZE) - 1)], (kind - 12) >> 1)
             if j in self.columns:
-                if j != self.alias and (at + width > end).any():
-                    raise Unreadable("a record's values leave it")
-                row = 1 + self.columns.index(j)
-                out[row] = out[0] if j == self.alias else self._integers(data, kind, at)
-            at += width
+                starts[j] = at
+            at = at + widths[j]
         if (at > end).any():
             raise Unreadable("a record's values leave it")
+        for row, j in enumerate(self.columns, 1):
+            out[row] = out[0] if j == self.alias else self._integers(data, kinds[j], starts[j])
 
     @staticmethod
     def _serial_types(data: np.ndarray, record: np.ndarray, end: np.ndarray,
@@ -339,8 +337,13 @@ class LeafBatches:
     def _integers(data: np.ndarray, kind: np.ndarray, at: np.ndarray) -> np.ndarray:
         """The integers of serial types KIND at AT (1-6: big-endian two's complement of 1 to 8 bytes; 8 and 9:
         0 and 1; 0: NULL), those of one width read together."""
-        sort = KIND_CLASS[np.minimum(kind, 255)] if kind.dtype != np.uint8 else KIND_CLASS[kind]
-        counts = np.bincount(sort, minlength=NOT_AN_INTEGER + 1)
+        if kind.dtype == np.uint8:  # each its own class, once none is NOT_AN_INTEGER: counted without one
+            counts = np.bincount(kind, minlength=256)
+            counts = np.append(counts[:NOT_AN_INTEGER], counts[NOT_AN_INTEGER:].sum())
+            sort = kind
+        else:
+            sort = KIND_CLASS[np.minimum(kind, 255)]
+            counts = np.bincount(sort, minlength=NOT_AN_INTEGER + 1)
         if counts[7] or counts[NOT_AN_INTEGER]:
             raise Unreadable("a value is not an integer")
         sized = np.flatnonzero(counts[1:7]) + 1  # the serial types of 1 to 8 bytes present
