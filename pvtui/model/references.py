@@ -1,8 +1,10 @@
-"""What each column of indices refers to, checked as a bundle maps it (Bundle.array).
+"""What each column of indices refers to, checked as a bundle maps it (Bundle.array); and how many rows each
+column has, against the others of its table (schema.SHAPES), checked from the headers as it opens.
 
 A bundle may come from anyone: an index beyond what it refers to would be an IndexError in a view, and a
-huge one a count of gigabytes (np.bincount). A column that breaks its rule is damaged, said once with
-its file, as a column with a damaged header is.
+huge one a count of gigabytes (np.bincount); a column shorter than its table, an IndexError or a broadcast
+error. A column that breaks its rule is damaged, said once with its file, as a column with a damaged
+header is.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ INDICES: dict[str, tuple[int, str]] = {
     s.BSP_STEP: (0, s.STEP_PROGRAM),
     s.OPERATION_PROGRAMS: (0, s.PROGRAM_TYPE),
 }
-# column: the column it is the offsets of (CSR): rising, from 0 to at most that column's length
+# column: the column it is the offsets of (CSR): rising, from 0 to that column's length
 OFFSETS: dict[str, str] = {
     s.TILE_VERTEX_OFFSETS: s.TILE_VERTEX_TYPE,
     s.PROGRAM_CHILD_OFFSETS: s.PROGRAM_CHILDREN,
@@ -55,6 +57,43 @@ STEPS = (s.INTERVAL_START, s.INTERVAL_END)
 # so (model/part.py)
 CODES = {s.PROGRAM_TYPE: 0, s.DEBUG_LAYER: -1, s.DEBUG_CATEGORY: -1}
 REFERENCE_RULES = {*INDICES, *OFFSETS, *STEPS, *CODES}  # the columns a rule covers
+
+
+def length_damage(shapes: dict[str, tuple[int, ...]]) -> dict[str, str]:
+    """The columns among SHAPES (their headers' shapes) whose dimensions are not what schema.SHAPES says of
+    them, each with its problem: the first column (in schema.SHAPES's order) with a letter gives its count."""
+    counts: dict[str, tuple[int, str]] = {}  # a letter's count, and the column that gave it
+    damage = {}
+    for name, dims in s.SHAPES.items():
+        shape = shapes.get(name)
+        if shape is None:
+            continue
+        if len(shape) != len(dims):
+            damage[name] = f"{len(shape)} dimensions, where it has {len(dims)}"
+            continue
+        given = {}  # the counts this column gives, once it is seen whole
+        for axis, (dim, size) in enumerate(zip(dims, shape)):
+            if dim is None:
+                continue
+            letter, _, more = dim.partition("+")
+            extra = int(more or 0)
+            if letter.isdigit():
+                due, source = int(letter), ""
+            elif letter in counts:
+                count, given_by = counts[letter]
+                due, source = count + extra, f" ({given_by}.npy has {count:,})"
+            elif size >= extra:
+                given[letter] = (size - extra, name)
+                continue
+            else:
+                due, source = extra, ""
+            if size != due:
+                what = ("rows", "columns")[min(axis, 1)]
+                damage[name] = f"{size:,} {what}, where {due:,} {'is' if due == 1 else 'are'} due{source}"
+                break
+        else:
+            counts.update(given)
+    return damage
 
 
 def check_references(name: str, path: Path, values: np.ndarray, count: Callable[[str], int | None]) -> None:
@@ -78,3 +117,6 @@ def check_references(name: str, path: Path, values: np.ndarray, count: Callable[
         raise ReportError(path, f"damaged column: values from {low} to {high}, where they are {within}")
     if name in OFFSETS and bool((np.diff(values) < 0).any()):
         raise ReportError(path, "damaged column: offsets that fall")
+    if name in OFFSETS and bound is not None and (int(values[0]) != 0 or high != bound):
+        raise ReportError(path, f"damaged column: offsets from {int(values[0])} to {high}, where they run from 0 to "
+                                f"{bound}, the length of {OFFSETS[name]}.npy")

@@ -141,6 +141,50 @@ PROFILE_READERS = ("libpva", "native")
 PROFILE_PARTS = ("memory", "programs", "liveness", "liveness_tiles", "lowered", "execution", "bsp", "operations")
 REPORT_FILES = ("profile.pop", "debug.cbor", "archive.a", "framework.json", "app.json")
 
+# Each column's dimensions, by the letters of the comments above ("P+1": one more than P; a number: exactly
+# that many; None: any), each letter one count for every column it names (T: the tiles, in every part that
+# has a column of them). A string table's are those of its offsets. The first column named with a letter
+# that a bundle has gives its count: model/references.py
+SHAPES: dict[str, tuple[str | None, ...]] = {
+    **dict.fromkeys([TILE_IPU, TILE_INCLUDING_GAPS, TILE_EXCLUDING_GAPS, TILE_ALWAYS_LIVE, TILE_NOT_ALWAYS_LIVE], ("T",)),
+    TILE_CATEGORIES: ("T", None),
+    **dict.fromkeys([TILE_VERTEX_OFFSETS, TILE_CS_OFFSETS, TILE_VT_OFFSETS, TILE_EXCHANGE_OFFSETS], ("T+1",)),
+    **dict.fromkeys([TILE_VERTEX_TYPE, TILE_VERTEX_CODE], ("V",)),
+    **dict.fromkeys([ARCHIVE_CODE, ARCHIVE_DATA, ARCHIVE_BSS], ("M",)), f"{ARCHIVE_MEMBER}.offsets": ("M+1",),
+    **dict.fromkeys([PROGRAM_TYPE, PROGRAM_PARENT, PROGRAM_COMPUTE_SET, PROGRAM_CODE_BYTES, PROGRAM_DEBUG_CONTEXT,
+                     PROGRAM_ESTIMATED_CYCLES], ("P",)),
+    **dict.fromkeys([f"{PROGRAM_NAME}.offsets", PROGRAM_CHILD_OFFSETS], ("P+1",)),
+    **dict.fromkeys([f"{COMPUTE_SET_NAME}.offsets", COMPUTE_SET_VERTEX_OFFSETS], ("S+1",)),
+    **dict.fromkeys([COMPUTE_SET_VERTEX_TYPE, COMPUTE_SET_VERTEX_COUNT], ("CV",)),
+    **dict.fromkeys([TILE_CS_SET, TILE_CS_INSTANCES, TILE_CS_VERTICES, TILE_CS_STATE_BYTES], ("TS",)),
+    **dict.fromkeys([TILE_VT_TYPE, TILE_VT_INSTANCES, TILE_VT_STATE_BYTES], ("TT",)),
+    **dict.fromkeys([TILE_EXCHANGE_PROGRAM, TILE_EXCHANGE_BYTES], ("TX",)),
+    VERTEX_TYPE_STATE_BYTES: ("VT",), f"{VERTEX_TYPE_NAME}.offsets": ("VT+1",),
+    **dict.fromkeys([LIVENESS_PROGRAM, LIVENESS_NOT_ALWAYS_LIVE], ("N",)),
+    LIVENESS_BY_IPU: ("N", None), LIVENESS_BY_TILE: ("N", "T"),
+    ALWAYS_LIVE_BYTES: ("AV",), f"{ALWAYS_LIVE_NAME}.offsets": ("AV+1",),
+    VARIABLE_BYTES: ("NV",), f"{VARIABLE_NAME}.offsets": ("NV+1",),
+    **dict.fromkeys([INTERVAL_VARIABLE, INTERVAL_START, INTERVAL_END], ("K",)), INTERVAL_MAX_LENGTH: ("1",),
+    LOWERED_TILE_OFFSETS: ("T+1",),
+    **dict.fromkeys([LOWERED_TILE, LOWERED_NAME, LOWERED_BYTES, LOWERED_CLASS, LOWERED_NAME_PIECES], ("L",)),
+    **dict.fromkeys([f"{LOWERED_NAMES}.offsets", LOWERED_NAME_OFFSETS], ("LN+1",)), LOWERED_NAME_CONTEXT: ("LN",),
+    LOWERED_CLASS_OFFSETS: ("EC+1",), LOWERED_CLASS_STEPS: ("EC",),
+    **dict.fromkeys([LOWERED_CLASS_START, LOWERED_CLASS_END], ("EK",)),
+    **dict.fromkeys([f"{RUN_NAME}.offsets", RUN_STEP_OFFSETS], ("RN+1",)),
+    **dict.fromkeys([RUN_START_US, RUN_END_US], ("RN",)),
+    STEP_PROGRAM: ("X",),
+    **dict.fromkeys([STEP_FROM, STEP_TO, STEP_CYCLES, STEP_TILE_BALANCE, STEP_ACTIVE_TILE_BALANCE, STEP_DATA_IN,
+                     STEP_DATA_OUT, STEP_ACTIVE_TILES], ("X", "I")),
+    **{PROGRAM_FIGURES + key: ("P+1",) for key in PROGRAM_FIGURE_KEYS}, PROGRAM_FIGURES + "cycles_by_ipu": ("P+1", "I"),
+    BSP_STEP: ("B",), BSP_CYCLES: ("B", "T"),
+    **dict.fromkeys([OPERATION_DEBUG_CONTEXT, OPERATION_FIRST_STEP, OPERATION_LAST_STEP, OPERATION_VARIABLES,
+                     OPERATION_VARIABLES_MATCHED, OPERATION_VARIABLE_BYTES], ("O",)),
+    **dict.fromkeys([f"{OPERATION_NAME}.offsets", OPERATION_PROGRAM_OFFSETS], ("O+1",)),
+    OPERATION_PROGRAMS: ("OP",),
+    **dict.fromkeys([DEBUG_ID, DEBUG_PARENT, DEBUG_LAYER, DEBUG_CATEGORY], ("D",)),
+    **dict.fromkeys([f"{DEBUG_NAME}.offsets", f"{DEBUG_FIELDS}.offsets"], ("D+1",)),
+}
+
 # The part each column belongs to, by name prefix (the longest that matches): a damaged column
 # takes out its part, and only that.
 COLUMN_PARTS = {
