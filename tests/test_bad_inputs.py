@@ -275,6 +275,46 @@ def test_a_column_of_more_or_fewer_rows_than_its_table_takes_out_its_part(column
     assert main(["split", str(bundle), "--ipus", "2"]) in (0, 1, 2) and "Traceback" not in capsys.readouterr().err
 
 
+def empty_table(bundle: Path, letter: str) -> None:
+    """Empty BUNDLE's table LETTER (schema.SHAPES) as a writer would: its columns of no rows, its offsets [0] (the
+    string tables' blobs empty), and so the tables those offsets index."""
+    from pvtui.model.references import OFFSETS
+    from pvtui.model.schema import SHAPES
+
+    letters = [letter]
+    while letters:
+        table = letters.pop()
+        for name, dims in SHAPES.items():
+            path = bundle / f"{name}.npy"
+            if not path.exists() or dims[0] not in (table, f"{table}+1"):
+                continue
+            values = np.load(path)
+            np.save(path, values[:0] if dims[0] == table else np.zeros((1, *values.shape[1:]), values.dtype))
+            if name.endswith(".offsets") and (bundle / f"{name[:-8]}.blob.npy").exists():
+                np.save(bundle / f"{name[:-8]}.blob.npy", np.zeros(0, np.uint8))
+            if dims[0] != table and OFFSETS.get(name) in SHAPES:
+                letters.append(SHAPES[OFFSETS[name]][0])
+
+
+@pytest.mark.parametrize("letter", ["T", "X", "RN", "N", "P", "K", "O", "D"])
+def test_a_report_whose_table_has_no_rows_is_shown(letter, tiny_dir, tmp_path, capsys, cache_root):
+    """No tiles, runs of no steps, no liveness steps, no programs...: every view answers, where reshaping a table
+    of no rows (reshape(0, -1)) raised, in the memory and SQL views among others."""
+    bundle = tmp_path / "bundle"
+    shutil.copytree(tiny_dir / STAND_IN, bundle)
+    empty_table(bundle, letter)
+    if letter == "X":  # runs that ran no step
+        np.save(bundle / "runs.step_offsets.npy", np.zeros_like(np.load(bundle / "runs.step_offsets.npy")))
+    for command in (*COMMANDS[:-1], "insights", "operations", "hotspots"):
+        status = main([command, str(bundle), "--json"])
+        answer = capsys.readouterr()
+        assert status in (0, 1) and "Traceback" not in answer.err, (command, answer.err)
+    for command in (["memory", str(bundle), "--tile", "0"], ["split", str(bundle), "--ipus", "2"],
+                    ["sql", str(bundle), "select count(*) from steps"], ["sql", str(bundle), "select * from tiles"]):
+        main(command)
+        assert "Traceback" not in capsys.readouterr().err, command
+
+
 def test_steps_of_programs_the_table_does_not_hold_are_counted_under_no_type(tiny_dir, tmp_path, capsys, cache_root):
     """A step may name a program beyond the program table (the views say "not in the program table"): the
     trace's totals by type leave it out, where they raised an IndexError."""
@@ -768,3 +808,24 @@ def test_a_profile_pop_that_is_a_fifo_is_never_handed_to_sqlite(tiny_dir, tmp_pa
     report = finished_within(lambda: load_report(files, cache=cache_root))
     assert report.archive is not None and report.memory is None
     assert f"{tmp_path / 'profile.pop'}: cannot be read (not a regular file (a FIFO))" in report.problems
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("letter", ["T", "X"])
+async def test_the_app_shows_every_screen_of_a_report_whose_table_has_no_rows(letter, tiny_dir, tmp_path, make_app):
+    """No tiles, or runs of no steps: each screen is shown, and the app runs on."""
+    bundle = tmp_path / "bundle"
+    shutil.copytree(tiny_dir / STAND_IN, bundle)
+    empty_table(bundle, letter)
+    if letter == "X":
+        np.save(bundle / "runs.step_offsets.npy", np.zeros_like(np.load(bundle / "runs.step_offsets.npy")))
+    app = make_app(bundle)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until_loaded(pilot)
+        for key, name in (("m", "Memory"), ("l", "Liveness"), ("p", "Programs"), ("t", "Trace"), ("i", "Insights"),
+                          ("o", "Operations"), ("H", "Hotspots"), ("s", "Summary")):
+            await pilot.press(key)
+            await wait_for(pilot, lambda: app.screen.SCREEN_NAME == name and not app.screen.opening)
+            await pilot.press("down", "pagedown", "end", "v")
+            await pilot.pause()
+            assert app.is_running, name
