@@ -275,6 +275,28 @@ def test_a_column_of_more_or_fewer_rows_than_its_table_takes_out_its_part(column
     assert main(["split", str(bundle), "--ipus", "2"]) in (0, 1, 2) and "Traceback" not in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("column, part, dtype", [
+    ("programs.type", "programs", np.float64), ("intervals.variable", "liveness", np.bool_),
+    ("steps.from", "execution", np.uint64), ("programs.name.offsets", "programs", np.float32),
+    ("debug.name.blob", "debug", np.int64), ("steps.tile_balance", "execution", np.int32),
+])
+def test_a_column_of_another_kind_of_number_takes_out_its_part(column, part, dtype, tiny_dir, tmp_path, capsys,
+                                                                cache_root):
+    """Floats where indices are (no index), true or false where counts are, 64-bit unsigned integers (SQLite holds
+    none past 2**63): read from the header as the bundle opens, the column takes out its part. A fuzz of every
+    column in another type found 24 TypeErrors and IndexErrors in the headless views."""
+    bundle = tmp_path / "bundle"
+    shutil.copytree(tiny_dir / STAND_IN, bundle)
+    np.save(bundle / f"{column}.npy", np.load(bundle / f"{column}.npy").astype(dtype))
+    report = Report(bundle)
+    assert getattr(report, part) is None
+    assert report.missing(part).startswith(f"{bundle / column}.npy: damaged column: holds ")
+    for command in (*COMMANDS[:-1], "insights", "operations", "hotspots"):
+        status = main([command, str(bundle), "--json"])
+        answer = capsys.readouterr()
+        assert status in (0, 1) and "Traceback" not in answer.err, (command, answer.err)
+
+
 def empty_table(bundle: Path, letter: str) -> None:
     """Empty BUNDLE's table LETTER (schema.SHAPES) as a writer would: its columns of no rows, its offsets [0] (the
     string tables' blobs empty), and so the tables those offsets index."""

@@ -88,7 +88,7 @@ WORDED = {
     "model/navigators/trace.py": 1,  # the progress of merging the steps by model layer
     "model/operations.py": 3,  # cycles_note, and why a debug layer has no rows (its Unavailable's reason)
     "model/queries.py": 2,  # unknown_program: why a step's program is not in the table
-    "model/references.py": 1,  # length_damage: a column's rows against its table's (the error its bundle keeps)
+    "model/references.py": 2,  # length_damage, kind_damage: a column's rows and numbers (the error its bundle keeps)
     "model/report.py": 13,  # Report.missing: the reasons every Unavailable quotes (and a part, or the categories, not read yet)
     "model/splits.py": 9,  # the split's notes and the layer memory's description, in the JSON
     "model/step_stats.py": 2,  # device_note: why a run has no device time, in the JSON

@@ -33,7 +33,7 @@ import numpy as np
 
 from pvtui.errors import BundleWriteError, ReportError
 from pvtui.model.meta_entries import damaged_entry
-from pvtui.model.references import REFERENCE_RULES, check_references, length_damage
+from pvtui.model.references import REFERENCE_RULES, check_references, kind_damage, length_damage
 from pvtui.model.strings import StringTable
 from pvtui.files.regular import BUNDLE_JSON_LIMIT, open_regular, read_regular
 
@@ -378,7 +378,9 @@ class Bundle:
                 continue
             stamps.append(f"{name}:{st.st_size}:{st.st_mtime_ns}")
             files.append(f"{name}:{st.st_dev}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}")
-        for name, problem in length_damage({name: header.shape for name, header in self._headers.items()}).items():
+        headers = self._headers
+        for name, problem in {**length_damage({name: header.shape for name, header in headers.items()}),
+                              **kind_damage({name: header.descr for name, header in headers.items()})}.items():
             self.damaged[name] = ReportError(self.path / f"{name}.npy", f"damaged column: {problem}")
         self.columns_stamp = _digest(sorted(stamps))
         self.files_identity = _digest(sorted(files))  # what the checks of its columns' values depend on

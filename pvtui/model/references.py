@@ -1,10 +1,11 @@
 """What each column of indices refers to, checked as a bundle maps it (Bundle.array); and how many rows each
-column has, against the others of its table (schema.SHAPES), checked from the headers as it opens.
+column has, against the others of its table (schema.SHAPES), and what numbers it holds, checked from the
+headers as it opens.
 
 A bundle may come from anyone: an index beyond what it refers to would be an IndexError in a view, and a
 huge one a count of gigabytes (np.bincount); a column shorter than its table, an IndexError or a broadcast
-error. A column that breaks its rule is damaged, said once with its file, as a column with a damaged
-header is.
+error; floats where indices are, a TypeError. A column that breaks its rule is damaged, said once with its
+file, as a column with a damaged header is.
 """
 
 from __future__ import annotations
@@ -57,6 +58,25 @@ STEPS = (s.INTERVAL_START, s.INTERVAL_END)
 # so (model/part.py)
 CODES = {s.PROGRAM_TYPE: 0, s.DEBUG_LAYER: -1, s.DEBUG_CATEGORY: -1}
 REFERENCE_RULES = {*INDICES, *OFFSETS, *STEPS, *CODES}  # the columns a rule covers
+
+
+# the numbers each column holds (numpy's kind of type): signed integers of any size, but for these, and a string
+# table's blob (bytes); the views compute with them as such (a float is no index, true or false no count)
+KINDS = {s.STEP_TILE_BALANCE: "f", s.STEP_ACTIVE_TILE_BALANCE: "f", s.PROGRAM_FIGURES + "several_ipus": "b"}
+KIND_WORDS = {"i": "signed integers", "u": "unsigned integers", "f": "floats", "b": "true or false", "u1": "bytes"}
+
+
+def kind_damage(descrs: dict[str, str]) -> dict[str, str]:
+    """The columns of the schema's parts among DESCRS (their headers' types, as "<i8") that do not hold the
+    numbers they do (KINDS), each with its problem."""
+    damage = {}
+    for name, descr in descrs.items():
+        if s.part_of_column(name) == "bundle":
+            continue  # of no part: no view reads it
+        due = "u1" if name.endswith(".blob") else KINDS.get(name, "i")
+        if not descr[1:].startswith(due):
+            damage[name] = f"holds {KIND_WORDS[descr[1]]} of {descr[2:]} bytes, where it holds {KIND_WORDS[due]}"
+    return damage
 
 
 def length_damage(shapes: dict[str, tuple[int, ...]]) -> dict[str, str]:
