@@ -63,6 +63,7 @@ REFERENCE_RULES = {*INDICES, *OFFSETS, *STEPS, *CODES}  # the columns a rule cov
 # the numbers each column holds (numpy's kind of type): signed integers of any size, but for these, and a string
 # table's blob (bytes); the views compute with them as such (a float is no index, true or false no count)
 KINDS = {s.STEP_TILE_BALANCE: "f", s.STEP_ACTIVE_TILE_BALANCE: "f", s.PROGRAM_FIGURES + "several_ipus": "b"}
+PART_PREFIXES = tuple(s.COLUMN_PARTS)
 KIND_WORDS = {"i": "signed integers", "u": "unsigned integers", "f": "floats", "b": "true or false", "u1": "bytes"}
 
 
@@ -71,7 +72,7 @@ def kind_damage(descrs: dict[str, str]) -> dict[str, str]:
     numbers they do (KINDS), each with its problem."""
     damage = {}
     for name, descr in descrs.items():
-        if s.part_of_column(name) == "bundle":
+        if not name.startswith(PART_PREFIXES):
             continue  # of no part: no view reads it
         due = "u1" if name.endswith(".blob") else KINDS.get(name, "i")
         if not descr[1:].startswith(due):
