@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import ast
 import errno
-import hashlib
 import io
 import json
 import math
@@ -32,6 +31,7 @@ from typing import Any, BinaryIO, Iterable, Iterator, NamedTuple, Sequence
 import numpy as np
 
 from pvtui.errors import BundleWriteError, ReportError
+from pvtui.process.digest import digest
 from pvtui.model.meta_entries import damaged_entry
 from pvtui.model.references import REFERENCE_RULES, check_references, kind_damage, length_damage
 from pvtui.model.strings import StringTable
@@ -511,7 +511,7 @@ class ColumnHeader(NamedTuple):
 
 
 def _digest(lines: list[str]) -> str:
-    return hashlib.sha256("\n".join(lines).encode("utf-8", "surrogatepass")).hexdigest()
+    return digest("\n".join(lines))
 
 
 def _check_column(path: Path) -> tuple[ColumnHeader, os.stat_result]:

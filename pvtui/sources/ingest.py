@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 import time
@@ -15,6 +14,7 @@ from pvtui.model.bundle import SCHEMA_VERSION, Bundle, BundleWriter, bundle_meta
 from pvtui.model.host_waits import device_cycles
 from pvtui.model.queries import KEPT_MEMORY_SUMMARY, keep_memory_summary
 from pvtui.model.report import Report, note_messages
+from pvtui.process.digest import digest
 from pvtui.sources.base import (CancelToken, IngestContext, Progress, ReportFiles, Settling, changed_files,
                                 file_stamp, no_progress)
 from pvtui.sources.cache import ENTRY_FORMAT, Cache, CacheUnusable, cached_or_private
@@ -42,9 +42,8 @@ def cache_key(files: ReportFiles, reader: str = "auto") -> str:
         key["reader"] = resolve(reader)
     if files.bundle is not None:
         key["bundle"] = file_stamp(files.bundle / "meta.json")
-    digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:24]
     label = re.sub(r"[^\w.+-]+", "_", files.directory.name, flags=re.ASCII).strip("._")[:48]
-    return f"{label or 'report'}-{digest}"
+    return f"{label or 'report'}-{digest(json.dumps(key, sort_keys=True))[:24]}"
 
 
 def build_bundle(

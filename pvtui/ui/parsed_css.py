@@ -13,7 +13,6 @@ parsed as without one, and written again.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import pickle
 import sys
@@ -21,6 +20,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from pvtui.process.digest import digest
 from pvtui.sources.private_fs import (make_private_folder, open_own, read_small, remove_oldest, replace_whole,
                                      resolved_if_trusted)
 
@@ -105,7 +105,7 @@ class ParsedCss:
 
 
 def _digest(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+    return digest(text)[:32]
 
 
 def textual_installed() -> str:
