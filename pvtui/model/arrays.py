@@ -13,9 +13,3 @@ def distinct(values) -> np.ndarray:
     np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
     return ordered[first]
 
-
-def as_rows(values, count: int) -> np.ndarray:
-    """VALUES as COUNT rows, a column each (a 1-D column: one); also where COUNT is 0, which reshape(0, -1)
-    refuses (a run of no steps, a report of no tiles)."""
-    values = np.asarray(values)
-    return values.reshape(count, -1) if count else values.reshape(0, values.shape[1] if values.ndim == 2 else 1)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from pvtui.model.arrays import as_rows
 from pvtui.model.report import Report
 from pvtui.model.step_types import phase_of
 
@@ -70,14 +69,14 @@ def device_cycles(report: Report) -> list[int | None]:
     spans: list[int | None] = []
     for run in range(execution.num_runs):
         lo, hi = execution.run_range(run)
-        starts = as_rows(execution.cycles_from[lo:hi], hi - lo)
+        starts = np.asarray(execution.cycles_from[lo:hi])
         ran = starts >= 0
         device = np.flatnonzero(~host_wait_steps(report, waits, lo, hi) & ran.any(axis=1))
         if not len(device):
             spans.append(None)
             continue
         first, last = int(device[0]), int(device[-1]) + 1
-        ends = as_rows(execution.cycles_to[lo + first : lo + last], last - first)
+        ends = np.asarray(execution.cycles_to[lo + first : lo + last])
         inside = ran[first:last]
         spans.append(int(ends[inside].max() - starts[first:last][inside].min()))
     return spans

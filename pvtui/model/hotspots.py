@@ -23,7 +23,6 @@ from typing import Any, Callable
 
 import numpy as np
 
-from pvtui.model.arrays import as_rows
 from pvtui.model.host_waits import host_wait_programs, remote_buffer_programs
 from pvtui.model.layers import program_layers
 from pvtui.model.report import Report
@@ -57,8 +56,8 @@ def step_cycles(report: Report, lo: int, hi: int) -> tuple[np.ndarray, np.ndarra
     execution, count = report.execution, len(report.programs)
     program = np.asarray(execution.program[lo:hi], dtype=np.int64)
     index = np.where((program >= 0) & (program < count), program, count)
-    ran = as_rows(execution.cycles_from[lo:hi], len(program)) >= 0
-    cycles = as_rows(execution.cycles[lo:hi], len(program))
+    ran = np.asarray(execution.cycles_from[lo:hi]) >= 0
+    cycles = np.asarray(execution.cycles[lo:hi])
     cycles = np.where(ran, cycles, 0).astype(np.int64, copy=False)
     return index, cycles, ran
 
@@ -82,8 +81,8 @@ def figures_by_id(program: np.ndarray, cycles: np.ndarray, cycles_from: np.ndarr
     program = np.asarray(program, dtype=np.int64)
     index = np.where((program >= 0) & (program < programs), program + 1, 0)
     rows = programs + 1
-    ran = as_rows(cycles_from, len(index)) >= 0
-    cycles = np.where(ran, as_rows(cycles, len(index)), 0).astype(np.int64, copy=False)
+    ran = np.asarray(cycles_from) >= 0
+    cycles = np.where(ran, np.asarray(cycles), 0).astype(np.int64, copy=False)
     by_ipu = np.zeros((rows, ran.shape[1]), np.int64)  # in integers: a hostile report's 63-bit cycles wrap, as
     np.add.at(by_ipu, index, cycles)  # integers do, where floats would overflow (the layers' sums: a test holds it)
     ipus, step_max = by_step(cycles, ran)

@@ -13,7 +13,6 @@ import numpy as np
 
 from pvtui.errors import Cancelled
 from pvtui.model import schema as s
-from pvtui.model.arrays import as_rows
 from pvtui.model.queries import step_program_name
 from pvtui.model.report import Report
 from pvtui.model.navigators.memory import TileMemory, tile_memory
@@ -223,7 +222,7 @@ def _ipu_peaks(report: Report) -> dict[str, Any] | Unavailable:
     by_ipu = report.liveness.by_ipu
     if by_ipu is None:
         return Unavailable("This report has no liveness per IPU: profile.pop gives it per step for each IPU.")
-    table = as_rows(by_ipu, len(report.liveness))
+    table = np.asarray(by_ipu)
     always = None
     if report.memory is not None and report.memory.always_live is not None:
         ipu = np.asarray(report.memory.ipu, dtype=np.int64)

@@ -21,7 +21,7 @@ from typing import Iterator
 
 import numpy as np
 
-from pvtui.model.arrays import as_rows, distinct
+from pvtui.model.arrays import distinct
 from pvtui.model.host_waits import host_wait_programs
 from pvtui.model.report import Operations, Report
 
@@ -288,8 +288,8 @@ def program_cycles(report: Report, lo: int = 0, hi: int | None = None) -> tuple[
     hi = execution.num_steps if hi is None else hi
     program = np.asarray(execution.program[lo:hi], dtype=np.int64)
     index = np.where((program >= 0) & (program < count), program, count)
-    starts = as_rows(execution.cycles_from[lo:hi], len(program))
-    cycles = as_rows(execution.cycles[lo:hi], len(program))
+    starts = np.asarray(execution.cycles_from[lo:hi])
+    cycles = np.asarray(execution.cycles[lo:hi])
     out = np.zeros((count + 1, starts.shape[1]), np.int64)
     for ipu in range(starts.shape[1]):
         ran = starts[:, ipu] >= 0

@@ -310,7 +310,7 @@ class Execution(Part):
 
     @property
     def num_ipus(self) -> int:
-        return self.cycles_from.shape[1] if self.cycles_from.ndim == 2 else 1
+        return self.cycles_from.shape[1]  # [X, I]: schema.SHAPES, checked as the bundle opens
 
     def run_range(self, run: int) -> tuple[int, int]:
         return int(self.run_step_offsets[run]), int(self.run_step_offsets[run + 1])

@@ -11,7 +11,6 @@ from typing import Any
 
 import numpy as np
 
-from pvtui.model.arrays import as_rows
 from pvtui.model.host_waits import device_cycles, remote_buffer_programs
 from pvtui.model.queries import run_figures
 from pvtui.model.report import Report
@@ -55,8 +54,8 @@ def step_stats(report: Report) -> dict[str, Any] | Unavailable:
         code[known] = types[step_programs[known]]
         is_remote = np.zeros(len(step_programs), dtype=bool)
         is_remote[known] = remote[step_programs[known]]
-        starts = as_rows(execution.cycles_from[lo:hi], len(step_programs))
-        cycles = as_rows(execution.cycles[lo:hi], len(step_programs))
+        starts = np.asarray(execution.cycles_from[lo:hi])
+        cycles = np.asarray(execution.cycles[lo:hi])
         ipus = []
         for ipu in range(starts.shape[1]):
             ran = starts[:, ipu] >= 0

@@ -10,7 +10,6 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from pvtui.model.arrays import as_rows
 from pvtui.model.host_waits import device_cycles
 from pvtui.model.layers import LayerFigures, build_tree, layer_figures
 from pvtui.model.queries import run_figures, tile_ipus, tile_totals
@@ -63,7 +62,7 @@ class ReportViews:
         report, ex = self.report, self.report.execution
         if ex is None:
             return Unavailable(report.missing("execution"))
-        starts = as_rows(ex.cycles_from, ex.num_steps)
+        starts = np.asarray(ex.cycles_from)
         step, ipu = np.nonzero(starts >= 0)  # by step, then IPU
         program = np.asarray(ex.program, dtype=np.int64)[step]
         count = len(report.programs) if report.programs is not None else 0
@@ -74,8 +73,8 @@ class ReportViews:
             "run": np.searchsorted(np.asarray(ex.run_step_offsets), step, side="right") - 1,
             "step": step, "ipu": ipu, "program": with_nulls(program, ~known), "type": named(types, codes, known),
             "start": starts[step, ipu],
-            "end": as_rows(ex.cycles_to, ex.num_steps)[step, ipu],
-            "cycles": as_rows(ex.cycles, ex.num_steps)[step, ipu],
+            "end": np.asarray(ex.cycles_to)[step, ipu],
+            "cycles": np.asarray(ex.cycles)[step, ipu],
         }
 
     def _runs(self) -> Columns | Unavailable:
@@ -110,7 +109,7 @@ class ReportViews:
         memory = self.report.memory
         if memory is None:
             return Unavailable(self.report.missing("memory"))
-        table = as_rows(memory.by_category, memory.num_tiles)
+        table = np.asarray(memory.by_category)
         tile, category = np.nonzero(np.ones_like(table, dtype=bool))
         return {"ipu": np.asarray(memory.ipu)[tile], "tile": tile,
                 "category": named(memory.categories, category, np.ones(len(tile), bool)),

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Callable, NamedTuple
 import numpy as np
 
 from pvtui.model import schema
-from pvtui.model.arrays import as_rows, distinct
+from pvtui.model.arrays import distinct
 from pvtui.model.queries import tile_ipus
 from pvtui.model.report import Report
 from pvtui.model.tables import Table
@@ -97,7 +97,7 @@ def tile_memory(report: Report) -> TileMemory | None:
         if report.categories_being_read:
             by_category, names = including.reshape(-1, 1), [NOT_SPLIT_YET]
         else:
-            by_category = as_rows(np.asarray(m.by_category, dtype=np.int64), m.num_tiles)
+            by_category = np.asarray(m.by_category, dtype=np.int64)
             names = [m.categories[code] for code in range(by_category.shape[1])]  # as many as the column has
         live = m.always_live is not None and m.not_always_live is not None
         return _ordered(
