@@ -12,6 +12,7 @@ report file that cannot be read.
 from __future__ import annotations
 
 import ast
+import copy
 import errno
 import io
 import json
@@ -388,6 +389,13 @@ class Bundle:
         self._columns = set(self.columns)
         self._arrays: dict[str, np.ndarray] = {}
         self._strings: dict[str, StringTable] = {}
+
+    def with_meta(self, meta: dict[str, Any]) -> "Bundle":
+        """This bundle described by META, of the same columns: what was found of its files (their headers, their
+        damage, the columns mapped) holds for it, without reading them again."""
+        other = copy.copy(self)
+        other.meta = meta
+        return other
 
     def has(self, name: str) -> bool:
         return name in self._columns or {f"{name}.blob", f"{name}.offsets"} <= self._columns

@@ -311,7 +311,7 @@ def _show_native_first(files: ReportFiles, progress: Progress, cancel: CancelTok
         return
     meta = {**native.meta, "being_read": list(PROFILE_NEEDS)}  # libpva reads them now, in its place
     meta["notes"] = [note for note in native.meta.get("notes", []) if not note.endswith(LIMITS)]
-    shown(_report(_checked(Bundle(native.path, meta=meta), cache), files, exact_text=exact_text))
+    shown(_report(native.bundle.with_meta(meta), files, exact_text=exact_text))  # checked as it was read
 
 
 def _load_once(files: ReportFiles, progress: Progress | None, cancel: CancelToken, cache: Path | None,
