@@ -22,13 +22,13 @@ from pvtui.sources.ingest import load_report, open_current
 def checks(monkeypatch) -> list[Path]:
     """The bundles whose columns were checked, as they are."""
     checked: list[Path] = []
-    check = Bundle.check_references
+    check = Bundle.check_every_reference
 
     def counted(bundle: Bundle) -> None:
         checked.append(bundle.path)
         check(bundle)
 
-    monkeypatch.setattr(Bundle, "check_references", counted)
+    monkeypatch.setattr(Bundle, "check_every_reference", counted)
     return checked
 
 

@@ -436,7 +436,7 @@ class Bundle:
             self._arrays[name] = arr
         return arr
 
-    def check_references(self) -> None:
+    def check_every_reference(self) -> None:
         """Map every column a rule of model/references.py covers: one that breaks it is damaged from then on
         (`damaged`), before a view reads it."""
         for name in [name for name in self.columns if name in REFERENCE_RULES]:

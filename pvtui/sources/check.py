@@ -402,7 +402,7 @@ def _check_bundle(path: Path, check: FileCheck, cancel: CancelToken) -> None:
     try:
         bundle = Bundle(path)
         check.facts["bytes"] = bundle.disk_bytes()
-        bundle.check_references()  # every time: what a record of an earlier check says is not checking
+        bundle.check_every_reference()  # every time: what a record of an earlier check says is not checking
     except ReportError as exc:
         check.problems.append(f"{_name(Path(exc.path), path)}: {exc.problem}")
         return

@@ -25,15 +25,15 @@ MAX_RECORDS = 2000  # the oldest are removed beyond it
 SUFFIX = ".checked"
 
 
-def check_references(bundle: Bundle, cache: Path | None, lasting: bool = True) -> None:
-    """Check BUNDLE's columns of indices (Bundle.check_references) unless this user's cache CACHE (the
+def check_unless_recorded(bundle: Bundle, cache: Path | None, lasting: bool = True) -> None:
+    """Check BUNDLE's columns of indices (Bundle.check_every_reference) unless this user's cache CACHE (the
     default one where None) records that these very files were found whole. A bundle not LASTING (read into
     a temporary directory, the cache unusable) is checked, not recorded."""
     folder = kept_folder(cache, CHECKED_BUNDLES) if lasting else None
     name = bundle.files_identity + SUFFIX
     if folder is not None and _recorded(folder / name):
         return
-    bundle.check_references()
+    bundle.check_every_reference()
     if folder is not None and not bundle.damaged:
         _record(folder, name)
 

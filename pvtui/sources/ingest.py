@@ -18,7 +18,7 @@ from pvtui.process.digest import digest
 from pvtui.sources.base import (CancelToken, IngestContext, Progress, ReportFiles, Settling, changed_files,
                                 file_stamp, no_progress)
 from pvtui.sources.cache import ENTRY_FORMAT, Cache, CacheUnusable, cached_or_private
-from pvtui.sources.checked_bundles import check_references
+from pvtui.sources.checked_bundles import check_unless_recorded
 from pvtui.sources.readers import NATIVE, profile_reader, read_by_libpva, resolve
 from pvtui.sources.unfinished import unfinished_notes
 
@@ -283,7 +283,7 @@ def _checked(bundle: Bundle | Path, cache: Path | None, lasting: bool = True) ->
     found whole before (sources/checked_bundles.py): one breaking its rule takes out its part. LASTING false:
     a bundle read into a temporary directory."""
     bundle = bundle if isinstance(bundle, Bundle) else Bundle(bundle)
-    check_references(bundle, cache, lasting)
+    check_unless_recorded(bundle, cache, lasting)
     return bundle
 
 
