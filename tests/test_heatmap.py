@@ -23,7 +23,7 @@ from pvtui.widgets.heatmap import (
     bar_segments,
     limit_column,
     row_layout,
-    row_segments,
+    rows_segments,
 )
 from pvtui.widgets.look import UNICODE
 
@@ -55,9 +55,14 @@ def memory_of(by_category, gaps=0, ipu=None, limit=100) -> TileMemory:
 
 
 def test_bar_cells_fill_by_category_then_gaps():
-    cells = bar_cells(np.array([30, 20]), gaps_bytes=10, scale=100, width=10)
-    # 3 cells of c0, 2 of c1, 1 of gaps (index 2), 4 empty (index 3)
-    assert cells.tolist() == [0, 0, 0, 1, 1, 2, 3, 3, 3, 3]
+    cells = bar_cells(np.array([[30, 20], [0, 100], [10, 0]]), gaps_bytes=np.array([10, 0, -5]), scale=100, width=10)
+    # 3 cells of c0, 2 of c1, 1 of gaps (index 2), 4 empty (index 3); each bar on its own
+    assert cells.tolist() == [[0, 0, 0, 1, 1, 2, 3, 3, 3, 3], [1] * 10, [0, 3, 3, 3, 3, 3, 3, 3, 3, 3]]
+
+
+def test_a_cell_shows_what_covers_its_centre():
+    # centres at 5, 15, 25...: a part ending exactly on a centre leaves that cell to the next
+    assert bar_cells(np.array([[15, 10]]), np.array([0]), scale=100, width=10).tolist() == [[0, 1] + [3] * 8]
 
 
 def test_limit_column_stays_inside_the_bar():
@@ -67,12 +72,14 @@ def test_limit_column_stays_inside_the_bar():
 
 
 def test_bar_segments_mark_the_limit_and_colour_the_overflow():
-    cells = bar_cells(np.array([120]), 0, scale=120, width=12)
-    segments = bar_segments(cells, 1, limit_col=9, palette=PALETTE, cursor=False)
-    assert "".join(seg.text for seg in segments) == " " * 9 + UNICODE.limit + "  "
-    assert segments[0].style == PALETTE.category(0)
-    assert segments[-1].style == PALETTE.over
-    assert sum(len(seg.text) for seg in segments) == 12
+    cells = bar_cells(np.array([[120], [60]]), np.array([0, 0]), scale=120, width=12)
+    over, under = bar_segments(cells, 1, limit_col=9, palette=PALETTE, cursors=[False, True])
+    assert "".join(seg.text for seg in over) == " " * 9 + UNICODE.limit + "  "
+    assert over[0].style == PALETTE.category(0)
+    assert over[-1].style == PALETTE.over
+    assert [len(seg.text) for seg in under] == [6, 3, 1, 2]  # the bar, the empty cells, the limit, beyond it
+    assert [seg.style for seg in under] == [PALETTE.category(0), PALETTE.cursor_empty,
+                                            PALETTE.cursor_empty + PALETTE.limit, PALETTE.cursor_empty]
 
 
 def test_row_is_exactly_as_wide_as_asked_and_labels_the_tile():
@@ -80,23 +87,23 @@ def test_row_is_exactly_as_wide_as_asked_and_labels_the_tile():
     rows = tile_rows(memory.totals(True), np.arange(2), 1)
     for width in (30, 80, 200):
         layout = row_layout(memory, 1, "bytes", True)
-        segments = row_segments(memory, rows, 1, width, layout, True, "bytes", False, PALETTE)
+        [segments] = rows_segments(memory, rows, [1], width, layout, True, "bytes", None, PALETTE)
         text = "".join(seg.text for seg in segments)
         assert len(text) == width
         assert text.startswith(" 1 IPU1")
         assert "125 B" in text
     layout = row_layout(memory, 1, "bytes", True)
-    over = row_segments(memory, rows, 1, 80, layout, True, "bytes", False, PALETTE)
+    [over] = rows_segments(memory, rows, [1], 80, layout, True, "bytes", None, PALETTE)
     assert any(seg.style == PALETTE.over_label for seg in over)
 
 
 def test_cursor_row_is_marked():
-    memory = memory_of([[40, 20]])
-    rows = tile_rows(memory.totals(True), np.arange(1), 1)
+    memory = memory_of([[40, 20], [10, 10]])
+    rows = tile_rows(memory.totals(True), np.arange(2), 1)
     layout = row_layout(memory, 1, "binary", True)
-    segments = row_segments(memory, rows, 0, 60, layout, True, "binary", True, PALETTE)
-    text = "".join(seg.text for seg in segments)
-    assert text.startswith("▶")
+    first, second = rows_segments(memory, rows, [0, 1], 60, layout, True, "binary", 1, PALETTE)
+    assert "".join(seg.text for seg in second).startswith("▶")
+    assert "".join(seg.text for seg in first).startswith(" 0")
 
 
 def test_zoomed_rows_show_the_largest_tile_of_each_group():

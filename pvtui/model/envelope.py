@@ -7,8 +7,6 @@ wider than a column, so the cost is O(W) whatever the length of the series.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 FANOUT = 8
@@ -35,12 +33,13 @@ def column_names(name: str, level: int) -> tuple[str, str]:
     return f"env.{name}.L{level}.min", f"env.{name}.L{level}.max"
 
 
-@dataclass
 class Envelope:
-    """A series and its pyramid, answering min/max per column for any range."""
+    """A series and its pyramid, answering min/max per column for any range. A plain class, made on every
+    start: a dataclass would cost 3-4 M instructions more (bench/missed.md)."""
 
-    series: np.ndarray
-    levels: list[tuple[np.ndarray, np.ndarray]]
+    def __init__(self, series: np.ndarray, levels: list[tuple[np.ndarray, np.ndarray]]) -> None:
+        self.series = series
+        self.levels = levels
 
     def __len__(self) -> int:
         return len(self.series)

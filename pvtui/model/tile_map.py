@@ -7,7 +7,6 @@ showing the fullest. Pure numpy: the widget only turns codes into colours.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cached_property
 from typing import NamedTuple
 
@@ -50,12 +49,15 @@ def blocks_of(ipu: np.ndarray, tiles: np.ndarray) -> tuple[Block, ...]:
     return tuple(Block(int(ipus[s]), int(tiles[s]), int(e - s)) for s, e in zip(starts, ends))
 
 
-@dataclass(frozen=True, eq=False)
 class MapLayout:
-    blocks: tuple[Block, ...]
-    per_cell: int  # tiles per half cell
-    block_width: int  # cells across a block
-    block_columns: int  # blocks side by side
+    """Where the map's blocks of tiles go. A plain class, made on every start on the Memory screen: a dataclass
+    would cost 3-4 M instructions more (bench/missed.md)."""
+
+    def __init__(self, blocks: tuple[Block, ...], per_cell: int, block_width: int, block_columns: int) -> None:
+        self.blocks = blocks
+        self.per_cell = per_cell  # tiles per half cell
+        self.block_width = block_width  # cells across a block
+        self.block_columns = block_columns  # blocks side by side
 
     def groups(self, block: int) -> int:
         return -(-self.blocks[block].count // self.per_cell)

@@ -325,9 +325,8 @@ class ReportScreen(StyledOnMount, FramesOnTheBeat):
         return self.pv_app.shown_slot.report
 
     def compose(self) -> ComposeResult:
-        # Over a report already open too, a new screen paints its frame and this line within a frame of
-        # its key, then composes its body (composing, styling and drawing a body took 100-400 ms of CPU
-        # on the large report): see __init__.
+        # A new screen (over a report already open too) paints its frame and this line within a frame of its key,
+        # then its body in the line's place (report_opened: 100-400 ms of CPU on the large report), see __init__.
         yield TitleBar(self.title_label(), self.SCREEN_NAME, self.title_tabs(), id="title")
         if self._has_body:
             yield from self.compose_body()
@@ -408,7 +407,9 @@ class ReportScreen(StyledOnMount, FramesOnTheBeat):
         if self._has_body or not self.pv_app.ready:
             return
         self._has_body = True
-        await self.recompose()
+        async with self.batch():  # the body in place of the opening line: the title and key bar stay
+            await self.mount_compose(self.compose_body(), before=(opening := self.query_one("#opening")))
+            await opening.remove()
         if self.is_attached:
             self._show_body()
             if self.focused is None:  # Textual focuses a screen's first widget only when it is shown
@@ -543,6 +544,13 @@ class ReportScreen(StyledOnMount, FramesOnTheBeat):
         """Called after a reload: the model is new; redraw from it."""
         for bar in self.query(TitleBar).results(TitleBar):  # none while the screen recomposes
             bar.show(self.title_label(), self.title_tabs())
+
+
+# The base of a part of a screen's class kept in a module of its own, mixed into the screen with ReportScreen after
+# it: to type checkers that ReportScreen; when run, a plain class, as making a subclass of Textual's costs 2.7 M
+# instructions (its bindings merged, its attributes listed), three times on the Memory screen's start. Its handlers
+# go by name (on_...): Textual finds those decorated with `on` only in its own subclasses.
+ScreenPart = ReportScreen if TYPE_CHECKING else object
 
 
 def report_screens(app: App) -> list[ReportScreen]:

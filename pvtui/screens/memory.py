@@ -19,7 +19,7 @@ from pvtui.model.navigators.memory import MapValues, MemoryNavigator, tile_memor
 from pvtui.model.unavailable import Unavailable
 from pvtui.render.item_lines import item_lines
 from pvtui.render.memory import header_items, variable_label
-from pvtui.screens.base import Needs, UnavailableNotice
+from pvtui.screens.base import Needs, ReportScreen, UnavailableNotice
 from pvtui.screens.memory_details import TileDetailing
 from pvtui.screens.memory_marks import TileMarking
 from pvtui.screens.memory_search import VariableSearching
@@ -35,7 +35,7 @@ from pvtui.widgets.variable_bar import VariableBar
 WIDER = 150  # columns from which the detail pane is wide enough for the variables' names
 
 
-class MemoryScreen(VariableSearching, TileMarking, TileDetailing):
+class MemoryScreen(VariableSearching, TileMarking, TileDetailing, ReportScreen):
     """Every tile's memory as rows of bars or as a map (`view`), the selected tile's details and
     tables beside them, and a search for a variable that colours both by where it lives.
 

@@ -6,8 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from pvtui.model.navigators.memory import MemoryNavigator, tile_vertices
-from pvtui.model.tile_detail import row_program
-from pvtui.screens.base import ReportScreen
+from pvtui.screens.base import ScreenPart
 from pvtui.widgets.detail_pane import DetailPane
 
 if TYPE_CHECKING:
@@ -16,7 +15,7 @@ if TYPE_CHECKING:
     from pvtui.widgets.tile_tables import TileDetails, TileTablePane
 
 
-class TileDetailing(ReportScreen):
+class TileDetailing(ScreenPart):
     """The tabs' keys and drawing: the Memory screen gives the tiles' `views`, the `selected` tile and
     `_show_detail` (the tile's details, where the tabs are built)."""
 
@@ -76,6 +75,8 @@ class TileDetailing(ReportScreen):
 
     async def action_show_program(self) -> None:
         """The program of the Sets or Exchange row under the cursor (a set's first), in the Programs tree."""
+        from pvtui.model.tile_detail import row_program  # with the tabs' modules, after the first frame
+
         await self.show_program(row_program(self.report, *self.cursor_row()))
 
     def _show_table(self) -> None:

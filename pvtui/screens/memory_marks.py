@@ -4,12 +4,11 @@ line to edit (`3,17,1461`, `8-11`) and shows them side by side, by category and 
 from __future__ import annotations
 
 from pvtui.model.navigators.memory import MemoryNavigator, compare_tiles, parse_tiles
-from pvtui.model.tile_detail import tile_contents
 from pvtui.render.memory import tile_columns
-from pvtui.screens.base import ReportScreen
+from pvtui.screens.base import ScreenPart
 
 
-class TileMarking(ReportScreen):
+class TileMarking(ScreenPart):
     """The marks' keys: the Memory screen gives the `selected` tile and `_show_header`."""
 
     nav: MemoryNavigator
@@ -31,6 +30,7 @@ class TileMarking(ReportScreen):
                              self._compare_tiles)
 
     def _compare_tiles(self, tiles: list[int] | None) -> None:
+        from pvtui.model.tile_detail import tile_contents  # imported with the detail pane's tabs, after the first frame
         from pvtui.screens.columns_dialog import ColumnsDialog
 
         if tiles and self.nav.memory is not None:

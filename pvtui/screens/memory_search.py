@@ -3,16 +3,18 @@ and the bars' swatches coloured by where it lives."""
 
 from __future__ import annotations
 
-from textual import on
-from textual.widgets import Input
+from typing import TYPE_CHECKING
 
 from pvtui.model.navigators.memory import MemoryNavigator
 from pvtui.render.memory import search_status
-from pvtui.screens.base import ReportScreen
+from pvtui.screens.base import ScreenPart
 from pvtui.widgets.variable_bar import VariableBar
 
+if TYPE_CHECKING:
+    from textual.widgets import Input
 
-class VariableSearching(ReportScreen):
+
+class VariableSearching(ScreenPart):
     """The search's keys and what they colour: the Memory screen gives the tiles' `views`, `heatmap`,
     `cursor_row` and `selected` tile, `_update_map` and `_show_header`."""
 
@@ -29,11 +31,11 @@ class VariableSearching(ReportScreen):
         self._choose(None)
         self.views.focus()
 
-    @on(Input.Submitted, "#variable-input")
-    def _search_submitted(self, event: Input.Submitted) -> None:
+    def on_input_submitted(self, event: Input.Submitted) -> None:
         """Keep the variable chosen and go back to the tiles."""
-        self.query_one(VariableBar).open(False)
-        self.views.focus()
+        if event.input.id == "variable-input":
+            self.query_one(VariableBar).open(False)
+            self.views.focus()
 
     def action_pick_variable(self) -> None:
         """The variable under the Variables tab's cursor (the largest, until moved): where else it lives,
@@ -49,8 +51,7 @@ class VariableSearching(ReportScreen):
         if variable is not None:
             self._choose(variable)
 
-    @on(VariableBar.Found)
-    def _found(self, event: VariableBar.Found) -> None:
+    def on_variable_bar_found(self, event: VariableBar.Found) -> None:
         self._choose(event.variable)
 
     def _choose(self, variable: int | None) -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, NamedTuple
 
@@ -68,16 +67,18 @@ class CancelToken:
         return self._event.wait(seconds)
 
 
-@dataclass
 class IngestContext:
-    """Where a reader writes its columns, reports progress and notes problems."""
+    """Where a reader writes its columns, reports progress and notes problems. A plain class, made on every
+    start: a dataclass would cost 3-4 M instructions more (bench/missed.md)."""
 
-    writer: BundleWriter
-    progress: Progress = no_progress
-    cancel: CancelToken = field(default_factory=CancelToken)
-    shown: Callable[[Bundle], None] | None = None  # takes the parts read so far, while the rest are read
-    last_shown: float = field(default_factory=time.monotonic)  # when reading started, or parts were last shown
-    unshown: bool = False  # parts were read since parts were last shown
+    def __init__(self, writer: BundleWriter, progress: Progress = no_progress, cancel: CancelToken | None = None,
+                 shown: Callable[[Bundle], None] | None = None) -> None:
+        self.writer = writer
+        self.progress = progress
+        self.cancel = CancelToken() if cancel is None else cancel
+        self.shown = shown  # takes the parts read so far, while the rest are read
+        self.last_shown = time.monotonic()  # when reading started, or parts were last shown
+        self.unshown = False  # parts were read since parts were last shown
 
     def show_parts(self) -> None:
         """Hand the parts read so far to `shown` (an app shows them while the rest are read), at most every

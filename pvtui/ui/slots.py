@@ -6,7 +6,6 @@ watching and the reload prompt act on one slot; the single-report screens show o
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -23,13 +22,14 @@ class Slot(Enum):
     B = "B"  # the report compared with A (`pvtui compare A B`)
 
 
-@dataclass(eq=False)
 class ReportSlot:
-    """One of the app's reports: its files, and its model once read (None until then)."""
+    """One of the app's reports: its files, and its model once read (None until then). A plain class, made on
+    every start: a dataclass would cost 3-4 M instructions more (bench/missed.md)."""
 
-    which: Slot
-    files: ReportFiles | None  # None while the user picks one of several reports
-    report: Report | None = None
+    def __init__(self, which: Slot, files: ReportFiles | None, report: Report | None = None) -> None:
+        self.which = which
+        self.files = files  # None while the user picks one of several reports
+        self.report = report
 
     @property
     def is_open(self) -> bool:

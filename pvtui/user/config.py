@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from pvtui.files.regular import read_regular
@@ -26,13 +25,16 @@ DEFAULTS = ("theme", "units", "reader")  # the [defaults] a file may set, as the
 TABLES = ("keymap", "defaults")
 
 
-@dataclass
 class Config:
-    path: Path
-    keymap: dict[str, str] = field(default_factory=dict)  # binding id -> keys, not checked against the bindings
-    defaults: dict[str, str] = field(default_factory=dict)  # checked: DEFAULTS with values they take
-    problems: list[str] = field(default_factory=list)  # one line each, naming the file
-    exists: bool = False
+    """What the configuration file at PATH gives. A plain class, made on every start: a dataclass would cost
+    3-4 M instructions more (bench/missed.md)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.keymap: dict[str, str] = {}  # binding id -> keys, not checked against the bindings
+        self.defaults: dict[str, str] = {}  # checked: DEFAULTS with values they take
+        self.problems: list[str] = []  # one line each, naming the file
+        self.exists = False
 
 
 def config_path(given: Path | str | None = None) -> Path:

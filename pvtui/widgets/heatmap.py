@@ -116,14 +116,18 @@ def variable_level(palette: Palette, variable_bytes: tuple[np.ndarray, int], til
     values, top = variable_bytes
     return palette.heat_level(values[tile] / top) if values[tile] > 0 else NO_SWATCH
 
-def bar_cells(category_bytes: np.ndarray, gaps_bytes: int, scale: int, width: int) -> np.ndarray:
-    """What fills each of WIDTH cells: a category index, C for gaps, C + 1 for nothing.
+def bar_cells(category_bytes: np.ndarray, gaps_bytes: np.ndarray, scale: int, width: int) -> np.ndarray:
+    """What fills each of WIDTH cells of each bar ([bars, width]), a bar per row of CATEGORY_BYTES
+    ([bars, C]) with its GAPS_BYTES ([bars]): a category index, C for gaps, C + 1 for nothing.
 
     A cell shows whatever covers its centre, so the bar is as long as the bytes are.
     """
-    cumulative = np.cumsum(np.append(category_bytes, max(gaps_bytes, 0)))
+    category_bytes = np.atleast_2d(category_bytes)
+    gaps = np.maximum(np.broadcast_to(gaps_bytes, len(category_bytes)), 0)
+    cumulative = np.cumsum(np.column_stack([category_bytes, gaps]), axis=1)
     centres = (np.arange(width) + 0.5) * (scale / width)
-    return np.searchsorted(cumulative, centres, side="right")
+    # the parts that end at or before a cell's centre: which part covers it, for every bar in one pass
+    return (cumulative[:, None, :] <= centres[None, :, None]).sum(axis=2)
 
 def limit_column(limit: int | None, scale: int, width: int) -> int | None:
     if not limit or width <= 0:
@@ -131,36 +135,46 @@ def limit_column(limit: int | None, scale: int, width: int) -> int | None:
     return min(int(limit / scale * width), width - 1)
 
 def bar_segments(
-    cells: np.ndarray, num_categories: int, limit_col: int | None, palette: Palette, cursor: bool
-) -> list[Segment]:
-    """The bar as segments: one per run of equal cells, the limit column split out."""
-    width = len(cells)
-    codes = cells.copy()
+    cells: np.ndarray, num_categories: int, limit_col: int | None, palette: Palette, cursors: list[bool]
+) -> list[list[Segment]]:
+    """Each bar of CELLS ([bars, width]) as segments: one per run of equal cells, the limit column split
+    out; CURSORS says which bars are the cursor's."""
+    bars, width = cells.shape
     over_code = num_categories + 2
+    codes = cells.copy()
     if limit_col is not None:
-        beyond = np.arange(width) > limit_col
-        codes[beyond & (cells <= num_categories)] = over_code
-    empty = palette.cursor_empty if cursor else Style()
-    breaks = set((np.flatnonzero(np.diff(codes)) + 1).tolist())
-    if limit_col is not None:
-        breaks |= {limit_col, limit_col + 1}
-    edges = sorted(b for b in breaks if 0 < b < width)
-    run_codes = codes[[0, *edges]].tolist()
-    segments = []
-    for start, end, code in zip([0, *edges], [*edges, width], run_codes):
-        if code == over_code:
-            style = palette.over
-        elif code == num_categories:
-            style = palette.gaps
-        elif code > num_categories:
-            style = empty
-        else:
-            style = palette.category(code)
-        if start == limit_col:
-            segments.append(Segment(palette.glyphs.limit, style + palette.limit))
-        else:
-            segments.append(Segment(_fill(code, num_categories, over_code, palette) * (end - start), style))
-    return segments
+        beyond = codes[:, limit_col + 1:]
+        beyond[beyond <= num_categories] = over_code
+    starts_run = codes[:, 1:] != codes[:, :-1]  # [bars, width - 1]: a run starts at the column after
+    if limit_col is not None:  # the limit column is a run of its own
+        starts_run[:, [column - 1 for column in (limit_col, limit_col + 1) if 0 < column < width]] = True
+    bar_of, before = np.nonzero(starts_run)  # by bar, then by column
+    edges = (before + 1).tolist()
+    edge_codes = codes[bar_of, before + 1].tolist()
+    first_codes = codes[:, 0].tolist()
+    edges_per_bar = np.bincount(bar_of, minlength=bars).tolist()
+    drawn, at = [], 0
+    for bar, count in enumerate(edges_per_bar):
+        bar_edges = edges[at:at + count]
+        run_codes = [first_codes[bar], *edge_codes[at:at + count]]
+        at += count
+        empty = palette.cursor_empty if cursors[bar] else Style()
+        segments = []
+        for start, end, code in zip([0, *bar_edges], [*bar_edges, width], run_codes):
+            if code == over_code:
+                style = palette.over
+            elif code == num_categories:
+                style = palette.gaps
+            elif code > num_categories:
+                style = empty
+            else:
+                style = palette.category(code)
+            if start == limit_col:
+                segments.append(Segment(palette.glyphs.limit, style + palette.limit))
+            else:
+                segments.append(Segment(_fill(code, num_categories, over_code, palette) * (end - start), style))
+        drawn.append(segments)
+    return drawn
 
 
 def _fill(code: int, num_categories: int, over_code: int, palette: Palette) -> str:
@@ -208,48 +222,53 @@ def row_layout(memory: TileMemory, zoom: int, units: str, gaps: bool) -> RowLayo
     ipu_width = len(f"IPU{max(memory.ipus, default=0)}")
     return RowLayout(tile_width, ipu_width, widest_bytes_label(memory.totals(gaps), units))
 
-def row_segments(
+def rows_segments(
     memory: TileMemory,
     rows: TileRows,
-    row: int,
+    drawn: list[int],
     width: int,
     layout: RowLayout,
     gaps: bool,
     units: str,
-    cursor: bool,
+    cursor_row: int | None,
     palette: Palette,
     variable_bytes: tuple[np.ndarray, int] | None = None,
-) -> list[Segment]:
-    """One heatmap row, WIDTH cells wide; VARIABLE_BYTES (bytes per tile, its top) colours the swatch
-    instead of the tile's total against its limit."""
-    tile = int(rows.representative[row])
-    first, last = rows.span(row)
-    tile_text = str(first) if rows.zoom == 1 else f"{first}–{last}"
-    total = int(memory.totals(gaps)[tile])
+) -> list[list[Segment]]:
+    """The heatmap rows DRAWN, each WIDTH cells wide, their bars found together; VARIABLE_BYTES (bytes per tile,
+    its top) colours the swatch instead of the tile's total against its limit."""
+    tiles = rows.representative[drawn]
+    totals = memory.totals(gaps)[tiles].tolist()
     limit = memory.limit
-    over = bool(limit) and total > limit
-    fraction = total / (limit or memory.scale(gaps))
-    level = palette.heat_level(fraction) if variable_bytes is None else variable_level(palette, variable_bytes, tile)
-    swatch, swatch_style = palette.swatch(level)
-    name_style = palette.cursor_label if cursor else palette.label
-    bytes_style = palette.cursor_label if cursor else (palette.over_label if over else palette.label)
-    mark = palette.glyphs.pointer if cursor else " "
-    ipu = "IPU?" if not memory.ipu_known else f"IPU{int(memory.ipu[tile])}"
-    segments = [
-        Segment(f"{mark}{tile_text:>{layout.tile_width}} {ipu:<{layout.ipu_width}} ", name_style),
-        Segment(swatch * 2, swatch_style),
-        Segment(" ", name_style),
-        Segment(f"{format_bytes(total, units):>{layout.bytes_width}}", bytes_style),
-        Segment(" "),
-    ]
+    scale = memory.scale(gaps)
+    lines = []
+    for row, tile, total in zip(drawn, tiles.tolist(), totals):
+        cursor = row == cursor_row
+        first, last = rows.span(row)
+        tile_text = str(first) if rows.zoom == 1 else f"{first}–{last}"
+        over = bool(limit) and total > limit
+        fraction = total / (limit or scale)
+        level = palette.heat_level(fraction) if variable_bytes is None else variable_level(palette, variable_bytes, tile)
+        swatch, swatch_style = palette.swatch(level)
+        name_style = palette.cursor_label if cursor else palette.label
+        bytes_style = palette.cursor_label if cursor else (palette.over_label if over else palette.label)
+        mark = palette.glyphs.pointer if cursor else " "
+        ipu = "IPU?" if not memory.ipu_known else f"IPU{int(memory.ipu[tile])}"
+        lines.append([
+            Segment(f"{mark}{tile_text:>{layout.tile_width}} {ipu:<{layout.ipu_width}} ", name_style),
+            Segment(swatch * 2, swatch_style),
+            Segment(" ", name_style),
+            Segment(f"{format_bytes(total, units):>{layout.bytes_width}}", bytes_style),
+            Segment(" "),
+        ])
     bar_width = width - layout.label_width
-    if bar_width > 0:
-        scale = memory.scale(gaps)
-        gap_bytes = int(memory.including_gaps[tile] - memory.excluding_gaps[tile]) if gaps else 0
-        cells = bar_cells(memory.by_category[tile], gap_bytes, scale, bar_width)
-        limit_col = limit_column(limit, scale, bar_width)
-        segments += bar_segments(cells, len(memory.categories), limit_col, palette, cursor)
-    return segments
+    if bar_width > 0 and drawn:
+        gap_bytes = memory.including_gaps[tiles] - memory.excluding_gaps[tiles] if gaps else np.zeros(len(tiles), np.int64)
+        cells = bar_cells(memory.by_category[tiles], gap_bytes, scale, bar_width)
+        bars = bar_segments(cells, len(memory.categories), limit_column(limit, scale, bar_width), palette,
+                            [row == cursor_row for row in drawn])
+        for line, bar in zip(lines, bars):
+            line += bar
+    return lines
 
 def legend(memory: TileMemory, palette: Palette, gaps: bool) -> list[Text]:
     """The legend's entries: the marks first (gaps, the limit, over it, the shared colour of the other
@@ -303,6 +322,7 @@ class TileHeatmap(SteadyScrollbars, can_focus=False):
         self._strips: LRUCache[tuple, Strip] = LRUCache(LINES_KEPT)  # render_line's rows
         self._lines: LRUCache[tuple, Strip] = LRUCache(LINES_KEPT)  # render_lines' finished lines
         self._style: Style | None = None  # the widget's base style at the last repaint
+        self._keys_drawn: dict[int, tuple | None] = {}  # each line's key while render_lines draws them
 
     def on_resize(self) -> None:
         # The caches stay: their keys hold the width, and shown again after the tile map
@@ -446,37 +466,48 @@ class TileHeatmap(SteadyScrollbars, can_focus=False):
         restyle and refilter each one though only the rows scrolled in are new."""
         # Looked up once per repaint, not per line: each costs a walk up the DOM.
         self._style = style = self.rich_style
-        if self.styles.gutter:  # a border or padding: lines also depend on where they are
-            return super().render_lines(crop)
         width, colours = self.scrollable_content_region.width, self.background_colors
-        keys = [(key, crop.x, crop.width, colours) for key in self._row_keys(crop.line_range, width, style)]
-        lines = [self._lines.get(key) for key in keys]
-        missing = [i for i, line in enumerate(lines) if line is None]
-        while missing:
-            first = last = missing.pop(0)
-            while missing and missing[0] == last + 1:
-                last = missing.pop(0)
-            drawn = super().render_lines(Region(crop.x, crop.y + first, crop.width, last - first + 1))
-            for i, line in enumerate(drawn, first):
-                lines[i] = self._lines[keys[i]] = line
-        return lines
+        row_keys = self._row_keys(crop.line_range, width, style)
+        self._keys_drawn = dict(zip(crop.line_range, row_keys))  # for render_line, as Textual asks line by line
+        try:
+            if self.styles.gutter:  # a border or padding: lines also depend on where they are
+                self._draw_rows(row_keys, width, style)
+                return super().render_lines(crop)
+            keys = [(key, crop.x, crop.width, colours) for key in row_keys]
+            lines = [self._lines.get(key) for key in keys]
+            missing = [i for i, line in enumerate(lines) if line is None]
+            self._draw_rows([row_keys[i] for i in missing], width, style)
+            while missing:
+                first = last = missing.pop(0)
+                while missing and missing[0] == last + 1:
+                    last = missing.pop(0)
+                drawn = super().render_lines(Region(crop.x, crop.y + first, crop.width, last - first + 1))
+                for i, line in enumerate(drawn, first):
+                    lines[i] = self._lines[keys[i]] = line
+            return lines
+        finally:
+            self._keys_drawn = {}
+
+    def _draw_rows(self, keys: list[tuple], width: int, style: Style) -> None:
+        """The rows of KEYS (see _row_keys; None: no row) not in the row cache, drawn together into it."""
+        keys = [key for key in keys if key is not None and key not in self._strips]
+        if not keys:
+            return
+        assert self.memory is not None and self.rows is not None and self.label_layout is not None
+        lines = rows_segments(self.memory, self.rows, [key[0] for key in keys], width, self.label_layout, self.gaps,
+                              self.units, self.cursor_row, self.palette, self.swatch)
+        for key, segments in zip(keys, lines):
+            strip = Strip(segments)
+            if strip.cell_length != width:  # a label wider than a very narrow widget
+                strip = strip.crop_extend(0, width, style)
+            self._strips[key] = strip.apply_style(style)
 
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
         style = self._style or self.rich_style
-        key = self._row_keys(range(y, y + 1), width, style)[0]
+        key = self._keys_drawn[y] if y in self._keys_drawn else self._row_keys(range(y, y + 1), width, style)[0]
         if key is None:
             return Strip.blank(width, style)
-        row, cursor = key[0], key[1]
-        strip = self._strips.get(key)
-        if strip is None:
-            segments = row_segments(
-                self.memory, self.rows, row, width, self.label_layout, self.gaps, self.units, cursor,
-                self.palette, self.swatch,
-            )
-            strip = Strip(segments)
-            if strip.cell_length != width:  # a label wider than a very narrow widget
-                strip = strip.crop_extend(0, width, style)
-            strip = strip.apply_style(style)
-            self._strips[key] = strip
-        return strip
+        if key not in self._strips:
+            self._draw_rows([key], width, style)
+        return self._strips[key]

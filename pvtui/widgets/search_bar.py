@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from textual.containers import Horizontal
 from textual.widget import Widget
-from textual.widgets import Input, Label
+from textual.widgets import Input, Static
 
 
 class SearchBar(Horizontal):
@@ -29,6 +29,8 @@ class SearchBar(Horizontal):
         self.says = says
 
     def fields(self) -> list[Widget]:
+        from textual.widgets import Label  # with the fields, after the first frame (its import: 2 M instructions)
+
         field = Input(placeholder=self.placeholder, id=f"{self.id}-input", compact=True)
         status = [Label("", id=f"{self.id}-status", markup=False, classes="status")] if self.says else []
         return [Label("/"), field, *status]
@@ -48,4 +50,4 @@ class SearchBar(Horizontal):
 
     def say(self, text: str) -> None:
         self.build()
-        self.query_one(f"#{self.id}-status", Label).update(text)
+        self.query_one(f"#{self.id}-status", Static).update(text)

@@ -8,7 +8,6 @@ from rich.text import Text
 from textual import work
 from textual.message import Message
 from textual.widget import Widget
-from textual.widgets import Label
 
 from pvtui.ui.textual_private import InputWithoutLayout
 from pvtui.widgets.detail_text import DetailText
@@ -42,6 +41,8 @@ class VariableBar(SearchBar):
         self.lowered: Lowered | None = None  # the report's lowered variables, set by the screen
 
     def fields(self) -> list[Widget]:
+        from textual.widgets import Label  # see SearchBar.fields
+
         field = InputWithoutLayout(placeholder=self.placeholder, id="variable-input", compact=True)
         field.cursor_blink = False  # a frame every half second over SSH, for nothing
         return [Label("/"), field, DetailText(id="variable-status")]  # a DetailText: no layout on each key

@@ -9,7 +9,6 @@ tile, colour, the variable search), each key's change a method.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Callable, NamedTuple
 
@@ -33,20 +32,29 @@ REST = "neither"  # a tile's bytes excluding gaps that neither part counts (none
 UNKNOWN_IPU = -1  # a tile's IPU where the report does not say it
 
 
-@dataclass(frozen=True, eq=False)
 class TileMemory:
     """Bytes per tile and per category, with the categories ordered largest first."""
 
-    source: str  # "profile" or "archive"
-    categories: tuple[str, ...]  # largest report-wide total first
-    by_category: np.ndarray  # int64 [T, C], columns in `categories` order
-    including_gaps: np.ndarray  # int64 [T]; archive.a has no gaps: the same as excluding
-    excluding_gaps: np.ndarray  # int64 [T]
-    ipu: np.ndarray  # int64 [T]; UNKNOWN_IPU where the report does not say
-    limit: int | None  # bytes per tile
-    always_live: np.ndarray | None = None
-    not_always_live: np.ndarray | None = None
-    has_gaps: bool = False  # whether including and excluding gaps differ (the profile read by libpva)
+    # A plain class, made on every start on the Memory screen: a dataclass would cost 3-4 M instructions more
+    # (its methods are compiled from source: bench/missed.md).
+    def __init__(self, source: str, categories: tuple[str, ...], by_category: np.ndarray, including_gaps: np.ndarray,
+                 excluding_gaps: np.ndarray, ipu: np.ndarray, limit: int | None, always_live: np.ndarray | None = None,
+                 not_always_live: np.ndarray | None = None, has_gaps: bool = False) -> None:
+        self.source = source  # "profile" or "archive"
+        self.categories = categories  # largest report-wide total first
+        self.by_category = by_category  # int64 [T, C], columns in `categories` order
+        self.including_gaps = including_gaps  # int64 [T]; archive.a has no gaps: the same as excluding
+        self.excluding_gaps = excluding_gaps  # int64 [T]
+        self.ipu = ipu  # int64 [T]; UNKNOWN_IPU where the report does not say
+        self.limit = limit  # bytes per tile
+        self.always_live = always_live
+        self.not_always_live = not_always_live
+        self.has_gaps = has_gaps  # whether including and excluding gaps differ (the profile read by libpva)
+
+    def with_categories(self, categories: tuple[str, ...], by_category: np.ndarray) -> TileMemory:
+        """The same tiles' memory split into CATEGORIES (BY_CATEGORY: [T, C] in their order)."""
+        return TileMemory(self.source, categories, by_category, self.including_gaps, self.excluding_gaps, self.ipu,
+                          self.limit, self.always_live, self.not_always_live, self.has_gaps)
 
     @property
     def num_tiles(self) -> int:
@@ -138,18 +146,8 @@ def _ordered(memory: TileMemory) -> TileMemory:
     """The same memory with its categories sorted by report-wide total, largest first."""
     sums = memory.by_category.sum(axis=0)
     order = np.argsort(-sums, kind="stable")
-    return TileMemory(
-        source=memory.source,
-        categories=tuple(memory.categories[c] for c in order),
-        by_category=np.ascontiguousarray(memory.by_category[:, order]),
-        including_gaps=memory.including_gaps,
-        excluding_gaps=memory.excluding_gaps,
-        ipu=memory.ipu,
-        limit=memory.limit,
-        always_live=memory.always_live,
-        not_always_live=memory.not_always_live,
-        has_gaps=memory.has_gaps,
-    )
+    return memory.with_categories(tuple(memory.categories[c] for c in order),
+                                  np.ascontiguousarray(memory.by_category[:, order]))
 
 
 def by_liveness(memory: TileMemory) -> TileMemory | None:
@@ -162,7 +160,7 @@ def by_liveness(memory: TileMemory) -> TileMemory | None:
     rest = np.maximum(memory.excluding_gaps - memory.always_live - memory.not_always_live, 0)
     names = LIVENESS_PARTS + ((REST,) if rest.any() else ())
     parts += [rest] if rest.any() else []
-    return replace(memory, categories=names, by_category=np.stack(parts, axis=1).astype(np.int64))
+    return memory.with_categories(names, np.stack(parts, axis=1).astype(np.int64))
 
 
 MAX_COMPARED = 64  # tiles side by side: more is no comparison a terminal shows
@@ -228,13 +226,13 @@ def worst_tile(totals: np.ndarray, tiles: np.ndarray) -> int | None:
     return int(tiles[int(np.argmax(totals[tiles]))])
 
 
-@dataclass(frozen=True, eq=False)
 class TileRows:
     """The heatmap's rows: TILES grouped ZOOM at a time, each shown by its largest tile."""
 
-    tiles: np.ndarray  # visible tile numbers, ascending
-    zoom: int  # tiles per row
-    representative: np.ndarray  # int64 [rows]: the largest tile of each row
+    def __init__(self, tiles: np.ndarray, zoom: int, representative: np.ndarray) -> None:
+        self.tiles = tiles  # visible tile numbers, ascending
+        self.zoom = zoom  # tiles per row
+        self.representative = representative  # int64 [rows]: the largest tile of each row
 
     def __len__(self) -> int:
         return len(self.representative)
