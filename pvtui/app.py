@@ -110,7 +110,8 @@ class ScreenActions(Provider):
                 yield Hit(score, matcher.highlight(text), run, help=help_text)
 
 
-class PvtuiApp(StatusLine, InstantModeSwitch, ThemeVariables, ParsedOnChange, DamageEndsTheApp, UserFiles, PartsShown):
+class PvtuiApp(StatusLine, InstantModeSwitch, ThemeVariables, ParsedOnChange, DamageEndsTheApp, UserFiles, PartsShown,
+                App):
     """pvtui: the screens show the reports of its slots (A, and B in a comparison), one shared model each;
     what it says shows on the status line.
 

@@ -15,8 +15,8 @@ from textual.widgets import Button, Input
 
 from pvtui.errors import ReportError
 from pvtui.ui.textual_private import (
-    DamageEndsTheApp, InputWithoutLayout, InstantModeSwitch, ParsedOnChange, SteadyScrollbars, StyledOnMount, screens_of_every_mode,
-    styled_as_now, update_scrollbars,
+    AppPart, DamageEndsTheApp, InputWithoutLayout, InstantModeSwitch, ParsedOnChange, SteadyScrollbars, StyledOnMount,
+    screens_of_every_mode, styled_as_now, update_scrollbars,
 )
 
 pytestmark = pytest.mark.anyio
@@ -67,7 +67,7 @@ async def test_a_theme_change_parses_the_stylesheet_once_and_styles_every_screen
         def compose(self):
             yield Static("x")
 
-    class Modes(ParsedOnChange):
+    class Modes(ParsedOnChange, App):
         MODES = {"a": Painted, "b": Painted}
         DEFAULT_MODE = "a"
 
@@ -219,7 +219,7 @@ TWO_MODES = {"a": Screen, "b": Screen}
 def two_modes(b: type[Screen]) -> InstantModeSwitch:
     """An InstantModeSwitch app in mode "a" (a bare Screen), with mode "b" showing a screen of type B."""
 
-    class Modes(InstantModeSwitch):
+    class Modes(InstantModeSwitch, App):
         MODES = {**TWO_MODES, "b": b}
         DEFAULT_MODE = "a"
 
@@ -265,7 +265,7 @@ async def test_a_screen_styled_on_mount_is_not_styled_again_until_shown_once(mon
     real = App.update_styles
     monkeypatch.setattr(App, "update_styles", lambda self, node, animate=True: styled.append(node) or real(self, node, animate))
 
-    class Plain(StyledOnMount):
+    class Plain(StyledOnMount, Screen):
         pass
 
     app = two_modes(Plain)
@@ -352,7 +352,7 @@ async def test_new_screen_painted_is_called_after_the_new_screens_first_frame():
     displayed: list[Screen] = []
     painted: list[tuple[Screen, list[Screen]]] = []
 
-    class Modes(InstantModeSwitch):
+    class Modes(InstantModeSwitch, App):
         MODES = TWO_MODES
         DEFAULT_MODE = "a"
 
@@ -440,7 +440,7 @@ async def test_textual_ends_an_app_on_an_error_in_a_handler_or_a_worker_through_
         async def fail(self) -> None:
             raise error
 
-    class Failing(DamageEndsTheApp):
+    class Failing(DamageEndsTheApp, App):
         def on_mount(self) -> None:
             self.push_screen(Reading())
 
@@ -454,3 +454,49 @@ async def test_textual_ends_an_app_on_an_error_in_a_handler_or_a_worker_through_
         assert (said.out + said.err).strip() == "pvtui: /r/steps.x.npy: damaged column"  # one line, not a traceback
     else:
         assert error in (raised.value, getattr(raised.value, "error", None)) and app.return_code == 1
+
+
+async def test_textual_calls_a_plain_bases_handlers_and_takes_its_reactives_but_not_its_bindings():
+    """AppPart and ScreenPart: a part of an App or Screen class, a plain class when run, mixed in before the Textual
+    class. Textual dispatches to the handlers (by name) of every class of the MRO and takes the reactives of every
+    one, but merges the bindings (and CSS, and handlers decorated with `on`) only of its own subclasses."""
+    from textual.binding import Binding
+    from textual.reactive import reactive
+
+    class Part(AppPart):
+        BINDINGS = [Binding("x", "bell")]
+        count = reactive(0)
+        mounted = seen = None
+
+        def on_mount(self) -> None:
+            self.mounted = True
+
+        def watch_count(self, value: int) -> None:
+            self.seen = value
+
+    class Mixed(Part, App):
+        pass
+
+    assert "x" not in Mixed._merged_bindings.key_to_bindings
+    app = Mixed()
+    async with app.run_test() as pilot:
+        app.count = 3
+        await pilot.pause()
+        assert app.mounted and app.seen == 3
+
+
+def test_the_plain_parts_of_the_app_and_the_screens_say_nothing_textual_reads_only_from_its_own_subclasses():
+    import importlib
+    from typing import Generic
+
+    from textual.dom import DOMNode
+
+    from pvtui.app import SCREENS, PvtuiApp
+
+    classes = [PvtuiApp, *(getattr(importlib.import_module(module), name)
+                           for module, name in (target.split(":") for target in SCREENS.values()))]
+    parts = {base for cls in classes for base in cls.__mro__ if not issubclass(base, DOMNode)} - {object, Generic}
+    assert {"StyledOnMount", "InstantModeSwitch", "UserFiles", "VariableSearching"} <= {part.__name__ for part in parts}
+    for part in parts:
+        assert not {"BINDINGS", "DEFAULT_CSS", "CSS", "CSS_PATH", "COMPONENT_CLASSES"} & set(vars(part)), part
+        assert not [name for name, value in vars(part).items() if hasattr(value, "_textual_on")], part

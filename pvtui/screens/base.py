@@ -10,6 +10,7 @@ from textual import events
 from textual.events import Click
 from textual.geometry import Offset, Size
 from textual.reactive import Reactive
+from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Input, Static
 
@@ -244,7 +245,7 @@ def _move(move: str) -> Callable[..., None]:
     return action
 
 
-class ReportScreen(StyledOnMount, FramesOnTheBeat):
+class ReportScreen(StyledOnMount, FramesOnTheBeat, Screen):
     """A screen over the app's one shared report.
 
     A screen shown before the report is open paints its frame (tabs and keys) with a
@@ -265,6 +266,7 @@ class ReportScreen(StyledOnMount, FramesOnTheBeat):
     """
 
     KEY_BAR = True  # composes one: the status line shows there (pvtui.widgets.status)
+    BLANK = True  # its own lines, its background under the widgets, are one blank line repeated: drawn once
 
     SCREEN_NAME: ClassVar[str] = ""
     # Below WIDE columns the screen has the class "narrow" (a screen's details go under its main view
@@ -434,9 +436,8 @@ class ReportScreen(StyledOnMount, FramesOnTheBeat):
         return False
 
     def after_the_frame(self, start: Callable[..., object], *args: object) -> None:
-        """Call START (which starts a worker) with ARGS once the frame at hand is painted: a thread started
-        while the screen is built takes the GIL from the building (the Compare screen's first frame waited
-        on its comparison)."""
+        """Call START (which starts a worker) with ARGS once the frame at hand is painted: a thread started while
+        the screen is built takes the GIL from the building (the Compare screen's first frame waited on it)."""
         self.call_after_refresh(start, *args)
 
     def show_report(self) -> None:
@@ -546,11 +547,9 @@ class ReportScreen(StyledOnMount, FramesOnTheBeat):
             bar.show(self.title_label(), self.title_tabs())
 
 
-# The base of a part of a screen's class kept in a module of its own, mixed into the screen with ReportScreen after
-# it: to type checkers that ReportScreen; when run, a plain class, as making a subclass of Textual's costs 2.7 M
-# instructions (its bindings merged, its attributes listed), three times on the Memory screen's start. Its handlers
-# go by name (on_...): Textual finds those decorated with `on` only in its own subclasses.
-ScreenPart = ReportScreen if TYPE_CHECKING else object
+# The base of a part of a screen's class kept in a module of its own, mixed in before ReportScreen (the Memory
+# screen's three): as textual_private's AppPart and ScreenPart, that ReportScreen to type checkers, a plain class when run.
+ReportScreenPart = ReportScreen if TYPE_CHECKING else object
 
 
 def report_screens(app: App) -> list[ReportScreen]:

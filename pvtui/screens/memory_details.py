@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from pvtui.model.navigators.memory import MemoryNavigator, tile_vertices
-from pvtui.screens.base import ScreenPart
+from pvtui.screens.base import ReportScreenPart
 from pvtui.widgets.detail_pane import DetailPane
 
 if TYPE_CHECKING:
@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from pvtui.widgets.tile_tables import TileDetails, TileTablePane
 
 
-class TileDetailing(ScreenPart):
+class TileDetailing(ReportScreenPart):
     """The tabs' keys and drawing: the Memory screen gives the tiles' `views`, the `selected` tile and
     `_show_detail` (the tile's details, where the tabs are built)."""
 

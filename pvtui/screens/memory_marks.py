@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from pvtui.model.navigators.memory import MemoryNavigator, compare_tiles, parse_tiles
 from pvtui.render.memory import tile_columns
-from pvtui.screens.base import ScreenPart
+from pvtui.screens.base import ReportScreenPart
 
 
-class TileMarking(ScreenPart):
+class TileMarking(ReportScreenPart):
     """The marks' keys: the Memory screen gives the `selected` tile and `_show_header`."""
 
     nav: MemoryNavigator

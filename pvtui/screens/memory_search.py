@@ -7,14 +7,14 @@ from typing import TYPE_CHECKING
 
 from pvtui.model.navigators.memory import MemoryNavigator
 from pvtui.render.memory import search_status
-from pvtui.screens.base import ScreenPart
+from pvtui.screens.base import ReportScreenPart
 from pvtui.widgets.variable_bar import VariableBar
 
 if TYPE_CHECKING:
     from textual.widgets import Input
 
 
-class VariableSearching(ScreenPart):
+class VariableSearching(ReportScreenPart):
     """The search's keys and what they colour: the Memory screen gives the tiles' `views`, `heatmap`,
     `cursor_row` and `selected` tile, `_update_map` and `_show_header`."""
 

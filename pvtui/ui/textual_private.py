@@ -32,6 +32,14 @@ if TYPE_CHECKING:
     from pvtui.ui.parsed_css import ParsedCss
 
 
+# The bases of the parts of pvtui's App and Screen classes (mixins) kept apart: to type checkers the Textual class
+# each is mixed into, before it; when run, plain classes, as making a subclass of Textual's costs 1.5-3 M instructions
+# (its bindings merged, its attributes listed) on every start. A part says no BINDINGS nor CSS and decorates no
+# handler with `on`: Textual reads those only from its own subclasses (its handlers by name it finds in any base).
+AppPart = App if TYPE_CHECKING else object
+ScreenPart = Screen if TYPE_CHECKING else object
+
+
 def styled_as_now(screen: Screen, app: App) -> None:
     """Mark a new SCREEN as styled with APP's stylesheet as it is now.
 
@@ -42,7 +50,7 @@ def styled_as_now(screen: Screen, app: App) -> None:
     screen._css_update_count = app._css_update_count
 
 
-class StyledOnMount(Screen):
+class StyledOnMount(ScreenPart):
     """A Screen that the resumes of its first showing do not style again.
 
     Textual styles every widget of a screen again on each ScreenResume (its look may lag
@@ -106,7 +114,7 @@ class TimerOnTheBeat(Timer):
                 break
 
 
-class FramesOnTheBeat(Screen):
+class FramesOnTheBeat(ScreenPart):
     """A Screen whose frames come on its update timer's next beat (TimerOnTheBeat): Textual makes the
     timer on first use, in `Screen._update_timer`, with `set_interval`."""
 
@@ -151,7 +159,7 @@ class SteadyScrollbars(ScrollView):
         return super()._size_updated(size, virtual_size, container_size, layout)
 
 
-class InstantModeSwitch(App):
+class InstantModeSwitch(AppPart):
     """An App whose switch to a mode paints as soon as the mode's screen is whole.
 
     Textual holds the frame after `switch_mode` for 50 ms (`delay_update`) so that a
@@ -250,7 +258,7 @@ class StylesheetParsedOnChange(Stylesheet):
             self.parse()
 
 
-class ParsedOnChange(App):
+class ParsedOnChange(AppPart):
     """An App whose stylesheet is parsed again only when its sources or variables changed."""
 
     def __init__(self, *args, **kwargs) -> None:
@@ -258,7 +266,7 @@ class ParsedOnChange(App):
         self.stylesheet = StylesheetParsedOnChange(variables=self.get_css_variables())
 
 
-class DamageEndsTheApp(App):
+class DamageEndsTheApp(AppPart):
     """An App that a report found damaged while a screen reads it (a column whose values break their rule,
     checked as it is first mapped: model/references.py; a bundle's are checked as it opens, and as each
     part of one being read is shown, so only a column written since can be) ends with the error's one line and the status of a report that does not open,

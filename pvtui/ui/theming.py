@@ -13,12 +13,12 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from textual.app import App
 from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
 from pvtui.files.regular import read_regular
 from pvtui.ui.pv_colours import derived_variables
+from pvtui.ui.textual_private import AppPart
 
 if TYPE_CHECKING:
     from pvtui.user.config import Config
@@ -95,7 +95,7 @@ def resolve_theme_name(name: str | None, available: list[str]) -> str | None:
     return None
 
 
-class ThemeVariables(App):
+class ThemeVariables(AppPart):
     """An App with pvtui's themes and the user's, whose CSS variables hold pvtui's pv-* colours for any theme,
     computed once per theme."""
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from textual.app import App
+from pvtui.ui.textual_private import AppPart
 
 if TYPE_CHECKING:
     from pvtui.user.config import Config
@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from pvtui.user.state import Recent, State
 
 
-class UserFiles(App):
+class UserFiles(AppPart):
     """An app with the user's configuration, that records each report it opens in its State (none: nothing
     is read nor written)."""
 

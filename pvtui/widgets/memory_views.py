@@ -20,6 +20,7 @@ class MemoryViews(Container, can_focus=True):
     and its scrollbars after the layout.
     """
 
+    BLANK = True  # its own lines, under the view shown, are one blank line repeated: drawn once (Textual's)
     DEFAULT_CSS = """
     MemoryViews {
         layers: bars map;
