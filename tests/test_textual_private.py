@@ -500,3 +500,40 @@ def test_the_plain_parts_of_the_app_and_the_screens_say_nothing_textual_reads_on
     for part in parts:
         assert not {"BINDINGS", "DEFAULT_CSS", "CSS", "CSS_PATH", "COMPONENT_CLASSES"} & set(vars(part)), part
         assert not [name for name, value in vars(part).items() if hasattr(value, "_textual_on")], part
+
+
+@pytest.mark.parametrize("css", ["border-left: vkey $panel; background: $surface;",
+                                 "border-top: hkey $panel; border-left: tall red;",
+                                 "border: round $accent; background: $boost; padding: 0 2;",
+                                 "border: heavy green; padding: 1 1;",  # padding above: drawn as Textual draws it
+                                 "border-title-align: center; border: solid blue;"])
+@pytest.mark.parametrize("scrolls", [False, True])
+async def test_a_containers_rows_drawn_once_each_kind_are_the_rows_textual_draws(css, scrolls):
+    """AlikeRows: a container's own rows, as Textual draws them one by one, are alike but for a top and a bottom
+    border's (and its border title's), with any CSS of borders, background and side padding; scrolled too."""
+    from textual.containers import Vertical, VerticalScroll
+    from textual.geometry import Region
+    from textual.widget import Widget
+    from textual.widgets import Static
+
+    from pvtui.ui.textual_private import AlikeRows
+
+    class Pane(AlikeRows, VerticalScroll if scrolls else Vertical):
+        DEFAULT_CSS = f"Pane {{ height: 12; {css} }}"
+
+    class Panes(App):
+        def compose(self):
+            with Pane() as pane:
+                pane.border_title = "tiles"
+                yield Static("over the pane\n" * (30 if scrolls else 1))
+
+    async with Panes().run_test(size=(40, 16)) as pilot:
+        await pilot.pause()
+        pane = pilot.app.query_one(Pane)
+        pane.scroll_to(y=5, animate=False)
+        await pilot.pause()
+        crops = [Region(0, 0, 40, 12), Region(3, 2, 20, 10), Region(0, 11, 40, 1)]
+        for crop in crops:
+            alike = pane.render_lines(crop)
+            pane._styles_cache.clear()
+            assert alike == Widget.render_lines(pane, crop)

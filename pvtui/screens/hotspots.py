@@ -8,7 +8,7 @@ from rich.text import Text
 from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Horizontal
 from textual.widgets import Label
 
 from pvtui.model.navigators.hotspots import HotspotsNavigator, Key
@@ -23,6 +23,7 @@ from pvtui.screens.base import Needs, ReportScreen, UnavailableNotice, beside_or
 from pvtui.widgets.detail_text import DetailText, PaneText
 from pvtui.widgets.figures_table import FiguresTable
 from pvtui.widgets.filter_line import FilterLine
+from pvtui.widgets.pane_scroll import PaneScroll
 from pvtui.widgets.to_ui import to_ui
 
 MIN_NAME_WIDTH = 24  # below this, figures other than the sort's give way to the names
@@ -90,7 +91,7 @@ class HotspotsScreen(ReportScreen):
             yield self.filter_line
         with Horizontal(id="hotspots-body"):
             yield FiguresTable(id="hotspots-table")
-            with VerticalScroll(id="hotspot-scroll", can_focus=False):
+            with PaneScroll(id="hotspot-scroll", can_focus=False):
                 yield DetailText(id="hotspot-details")  # grows only: no layout, and no second frame, per key
 
     def show_report(self) -> None:

@@ -8,7 +8,7 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Horizontal
 from textual.widgets import Input, Static
 
 from pvtui.model.layers import build_tree, layer_figures
@@ -22,6 +22,7 @@ from pvtui.render.operations import operation_details, operation_header, operati
 from pvtui.screens.base import Needs, ReportScreen, UnavailableNotice, beside_or_under
 from pvtui.widgets.figures_table import FiguresTable
 from pvtui.widgets.look import look_of
+from pvtui.widgets.pane_scroll import PaneScroll
 from pvtui.widgets.search_bar import SearchBar
 from pvtui.widgets.to_ui import to_ui
 
@@ -76,7 +77,7 @@ class OperationsScreen(ReportScreen):
         yield SearchBar("part of a name; Enter keeps the rows that contain it", id="filter")
         with Horizontal(id="operations-body"):
             yield FiguresTable(id="operations-table")
-            with VerticalScroll(id="operation-scroll", can_focus=False):
+            with PaneScroll(id="operation-scroll", can_focus=False):
                 yield Static(id="operation-details")
 
     def show_report(self) -> None:

@@ -9,7 +9,7 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Horizontal
 from textual.widgets import Input
 
 from pvtui.model.contexts import layer_names, name_in_layer, programs_in_layer
@@ -22,6 +22,7 @@ from pvtui.screens.base import Needs, ReportScreen, UnavailableNotice, beside_or
 from pvtui.widgets.detail_text import DetailText
 from pvtui.widgets.palette import phase_text_styles
 from pvtui.widgets.keys import close_search, open_search
+from pvtui.widgets.pane_scroll import PaneScroll
 from pvtui.widgets.program_tree import ProgramTree
 from pvtui.widgets.search_bar import SearchBar
 from pvtui.widgets.to_ui import to_ui
@@ -70,7 +71,7 @@ class ProgramsScreen(ReportScreen):
         yield SearchBar("part of a program name; Enter finds it", id="search", says=True)
         with Horizontal(id="programs-body", classes="unpainted"):
             yield ProgramTree(programs, rows, id="program-tree")
-            with VerticalScroll(id="details-scroll"):
+            with PaneScroll(id="details-scroll"):
                 yield DetailText(id="details")
 
     def show_report(self) -> None:

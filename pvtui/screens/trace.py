@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import Vertical
 from textual.widgets import Static
 
 from pvtui.model.queries import unknown_program
@@ -23,6 +23,7 @@ from pvtui.widgets.flame_view import FlameView
 from pvtui.widgets.keys import ZOOM, ends, pages
 from pvtui.widgets.look import look_of
 from pvtui.widgets.palette import phase_fill_styles
+from pvtui.widgets.pane_scroll import PaneScroll
 from pvtui.widgets.trace_lower import TraceLower
 from pvtui.widgets.trace_view import TraceState, lane_legend
 
@@ -114,9 +115,9 @@ class TraceScreen(TraceRuns):
         yield FlameView(id="trace")
         yield Static(id="trace-legend")
         with TraceLower(initial="details", id="trace-lower"):
-            with VerticalScroll(id="details", can_focus=False):
+            with PaneScroll(id="details", can_focus=False):
                 yield PaneText(id="details-text")
-            with VerticalScroll(id="stats", can_focus=False):
+            with PaneScroll(id="stats", can_focus=False):
                 yield PaneText(id="stats-text")
             with Vertical(id="bsp"):
                 yield Static(id="bsp-status")

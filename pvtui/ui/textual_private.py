@@ -15,10 +15,11 @@ from textual import _time
 from textual.app import App
 from textual.css.stylesheet import Stylesheet
 from textual.events import ScreenResume
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.reactive import Reactive
 from textual.screen import UPDATE_PERIOD, Screen
 from textual.scroll_view import ScrollView
+from textual.strip import Strip
 from textual.timer import EventTargetGone, Timer
 from textual.widget import AwaitMount, Widget
 from textual.widgets import Input
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
 # handler with `on`: Textual reads those only from its own subclasses (its handlers by name it finds in any base).
 AppPart = App if TYPE_CHECKING else object
 ScreenPart = Screen if TYPE_CHECKING else object
+WidgetPart = Widget if TYPE_CHECKING else object
 
 
 def styled_as_now(screen: Screen, app: App) -> None:
@@ -157,6 +159,28 @@ class SteadyScrollbars(ScrollView):
             return self._container_size != container_size  # what Textual answers when nothing changed
         self._sizes_laid_out = sizes
         return super()._size_updated(size, virtual_size, container_size, layout)
+
+
+class AlikeRows(WidgetPart):
+    """A container whose own rows are drawn once for each kind: Textual draws them one by one (130-290 k
+    instructions a row: each a new Strip, with seven caches, through the widget's styles), though a container
+    draws nothing but its background and borders, so that every row but a top or bottom border's is alike.
+    (Textual's BLANK does this for a container without borders.) Textual's way where rows may differ
+    otherwise: padding above or below, keylines. Mixed in before a Textual container."""
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        styles = self.styles
+        if not self.is_container or styles.padding.top or styles.padding.bottom or styles.keyline[0] != "none":
+            return super().render_lines(crop)
+        top, bottom = 0 if styles.border_top[0] else -1, self.outer_size.height - 1 if styles.border_bottom[0] else -1
+        drawn: dict[str, Strip] = {}
+        lines = []
+        for y in crop.line_range:
+            kind = "top" if y == top else "bottom" if y == bottom else "between"
+            if kind not in drawn:
+                drawn[kind] = super().render_lines(Region(crop.x, y, crop.width, 1))[0]
+            lines.append(drawn[kind])
+        return lines
 
 
 class InstantModeSwitch(AppPart):

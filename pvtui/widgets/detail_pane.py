@@ -7,11 +7,13 @@ from typing import TYPE_CHECKING
 from textual.containers import Vertical
 from textual.message import Message
 
+from pvtui.ui.textual_private import AlikeRows
+
 if TYPE_CHECKING:
     from pvtui.widgets.tile_tables import TileDetails
 
 
-class DetailPane(Vertical):
+class DetailPane(AlikeRows, Vertical):
     """Holds the selected tile's TileDetails, mounted by `build` after the frame this pane is mounted in (its
     tabs, panes and texts, 17 widgets, with their import: 9% of the instructions of a start on the Memory
     screen); it then says Built, and the screen fills them. A key for the tabs before then does nothing.
