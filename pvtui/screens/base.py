@@ -548,7 +548,8 @@ class ReportScreen(StyledOnMount, FramesOnTheBeat, Screen):
 
 
 # The base of a part of a screen's class kept in a module of its own, mixed in before ReportScreen (the Memory
-# screen's three): as textual_private's AppPart and ScreenPart, that ReportScreen to type checkers, a plain class when run.
+# screen's three): as textual_private's AppPart and ScreenPart, that ReportScreen to type checkers, a plain class
+# when run.
 ReportScreenPart = ReportScreen if TYPE_CHECKING else object
 
 

@@ -116,9 +116,9 @@ def variable_level(palette: Palette, variable_bytes: tuple[np.ndarray, int], til
     values, top = variable_bytes
     return palette.heat_level(values[tile] / top) if values[tile] > 0 else NO_SWATCH
 
-def bar_cells(category_bytes: np.ndarray, gaps_bytes: np.ndarray, scale: int, width: int) -> np.ndarray:
+def bar_cells(category_bytes: np.ndarray, gaps_bytes: np.ndarray | int, scale: int, width: int) -> np.ndarray:
     """What fills each of WIDTH cells of each bar ([bars, width]), a bar per row of CATEGORY_BYTES
-    ([bars, C]) with its GAPS_BYTES ([bars]): a category index, C for gaps, C + 1 for nothing.
+    ([bars, C]) with its GAPS_BYTES ([bars], or one for all): a category index, C for gaps, C + 1 for nothing.
 
     A cell shows whatever covers its centre, so the bar is as long as the bytes are.
     """
@@ -247,7 +247,8 @@ def rows_segments(
         tile_text = str(first) if rows.zoom == 1 else f"{first}–{last}"
         over = bool(limit) and total > limit
         fraction = total / (limit or scale)
-        level = palette.heat_level(fraction) if variable_bytes is None else variable_level(palette, variable_bytes, tile)
+        level = (palette.heat_level(fraction) if variable_bytes is None
+                 else variable_level(palette, variable_bytes, tile))
         swatch, swatch_style = palette.swatch(level)
         name_style = palette.cursor_label if cursor else palette.label
         bytes_style = palette.cursor_label if cursor else (palette.over_label if over else palette.label)
@@ -262,7 +263,7 @@ def rows_segments(
         ])
     bar_width = width - layout.label_width
     if bar_width > 0 and drawn:
-        gap_bytes = memory.including_gaps[tiles] - memory.excluding_gaps[tiles] if gaps else np.zeros(len(tiles), np.int64)
+        gap_bytes = memory.including_gaps[tiles] - memory.excluding_gaps[tiles] if gaps else 0
         cells = bar_cells(memory.by_category[tiles], gap_bytes, scale, bar_width)
         bars = bar_segments(cells, len(memory.categories), limit_column(limit, scale, bar_width), palette,
                             [row == cursor_row for row in drawn])
