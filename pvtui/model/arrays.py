@@ -12,4 +12,3 @@ def distinct(values) -> np.ndarray:
     first = np.ones(len(ordered), dtype=bool)
     np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
     return ordered[first]
-

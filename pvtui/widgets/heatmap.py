@@ -122,7 +122,6 @@ def bar_cells(category_bytes: np.ndarray, gaps_bytes: np.ndarray | int, scale: i
 
     A cell shows whatever covers its centre, so the bar is as long as the bytes are.
     """
-    category_bytes = np.atleast_2d(category_bytes)
     gaps = np.maximum(np.broadcast_to(gaps_bytes, len(category_bytes)), 0)
     cumulative = np.cumsum(np.column_stack([category_bytes, gaps]), axis=1)
     centres = (np.arange(width) + 0.5) * (scale / width)
@@ -509,6 +508,5 @@ class TileHeatmap(SteadyScrollbars, can_focus=False):
         key = self._keys_drawn[y] if y in self._keys_drawn else self._row_keys(range(y, y + 1), width, style)[0]
         if key is None:
             return Strip.blank(width, style)
-        if key not in self._strips:
-            self._draw_rows([key], width, style)
+        self._draw_rows([key], width, style)  # unless it is drawn already
         return self._strips[key]
