@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import shutil
 import sqlite3
+import threading
 import time
 import tracemalloc
 from pathlib import Path
@@ -18,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pvtui.sources.base import CancelToken
-from pvtui.sources.sqlite import database
+from pvtui.sources.sqlite import database, pages
 from pvtui.sources.sqlite.pages import Unreadable, leaf_batches
 
 LEAF, INTERIOR = 0x0D, 0x05
@@ -70,6 +71,65 @@ def test_pages_read_as_sqlite_reads_them(tmp_path):
         want = conn.execute(f"SELECT rowid, {quoted} FROM {name} ORDER BY rowid").fetchall()
         want = np.array([[database.NULL if v is None else v for v in row] for row in want], np.int64).T
         np.testing.assert_array_equal(got, want, err_msg=name)
+
+
+@pytest.mark.parametrize("decoders", [1, 2])
+def test_every_integer_width_and_long_serial_types_are_read_from_the_pages(tmp_path, monkeypatch, decoders):
+    """Values of every serial type before and among the wanted columns (texts too long for a one-byte serial
+    type, NULLs, 0 and 1, 1 to 8 bytes, negative), over more serial types than one 8-byte read of the header
+    holds and more reads of pages than there are decoders: as SQLite reads them, in order, never through it."""
+    monkeypatch.setattr(database, "_sql_batches", lambda *args, **kwargs: pytest.fail("read through SQLite"))
+    monkeypatch.setattr(pages, "DECODERS", decoders)
+    monkeypatch.setattr(pages, "PAGES_PER_READ", 64)
+    path = tmp_path / "widths.db"
+    db = sqlite3.connect(path)
+    names = [f"c{i}" for i in range(10)]
+    db.execute(f"CREATE TABLE t (label TEXT, {', '.join(n + ' INTEGER' for n in names)})")
+    values = [None, 0, 1, -1, 127, -128, 255, 2**15, -(2**23), 2**31 - 1, -(2**40), 2**47, 2**62, -(2**63), 2**63 - 1]
+    rng = np.random.default_rng(3)
+    rows = [("y" * int(rng.integers(0, 1500)) if i % 3 == 0 else "",
+             *(values[int(k)] for k in rng.integers(0, len(values), len(names)))) for i in range(9_000)]
+    db.executemany(f"INSERT INTO t VALUES ({', '.join('?' * (1 + len(names)))})", rows)
+    db.commit()
+    db.close()
+    conn = database.connect(path, CancelToken())
+    table = database.tables(conn)["t"]
+    wanted = ["c9", "c0", "c4", "c8"]
+    got = np.concatenate(list(database.integer_batches(conn, path, table, wanted, rowid=True)), axis=1)
+    want = conn.execute(f"SELECT rowid, {', '.join(wanted)} FROM t ORDER BY rowid").fetchall()
+    want = np.array([[database.NULL if v is None else v for v in row] for row in want], np.int64).T
+    assert table.rows > 1, "rows"
+    np.testing.assert_array_equal(got, want)
+    assert path.stat().st_size > 4 * 64 * 4096 * decoders  # more reads than decoders
+
+
+def test_decoding_threads_are_done_when_a_read_fails_or_its_caller_stops(tmp_path, monkeypatch):
+    monkeypatch.setattr(pages, "DECODERS", 2)
+    monkeypatch.setattr(pages, "PAGES_PER_READ", 4)
+    path = tmp_path / "many.db"
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE t (a INTEGER, b INTEGER)")
+    db.executemany("INSERT INTO t VALUES (?, ?)", [(i, -i) for i in range(40_000)])
+    db.commit()
+    root = db.execute("SELECT rootpage FROM sqlite_master WHERE name = 't'").fetchone()[0]
+    db.close()
+    leaves = sound_tree(path, root)[1]
+
+    def decoding() -> list[str]:
+        return [t.name for t in threading.enumerate() if t.name.startswith("pvtui-pages")]
+
+    batches = leaf_batches(path, root, [0, 1], -1, True)
+    next(batches)
+    batches.close()
+    assert not decoding()
+    data = bytearray(path.read_bytes())
+    data[(leaves[len(leaves) // 2] - 1) * 4096] = 0x42  # no page type
+    path.write_bytes(bytes(data))
+    read = 0
+    with pytest.raises(Unreadable, match="a leaf page is not one"):
+        for _, _, batch in leaf_batches(path, root, [0, 1], -1, True):
+            read += batch.shape[1]
+    assert 0 < read < 40_000 and not decoding()
 
 
 def test_a_plain_table_is_read_from_its_pages_not_through_sqlite(tiny_dir, monkeypatch):

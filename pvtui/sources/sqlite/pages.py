@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import os
 import struct
+from collections import deque
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import closing
 from pathlib import Path
 from typing import Iterator
@@ -27,11 +29,19 @@ from pvtui.files.regular import open_regular
 NULL = np.iinfo(np.int64).min
 LEAF, INTERIOR = 0x0D, 0x05  # table b-tree page types
 PAGES_PER_READ = 512  # a read: small enough that each batch's arrays stay in the processor's caches
+# reads decoded at once, each on a thread of its own (numpy lets go of the GIL in its passes): as many as
+# the processors this process may run on, up to four (each read in flight holds about 10 MB)
+DECODERS = min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
 VARINT_MAX = 9
 # bytes of a value by serial type: 0..11 (10 and 11 are reserved), then (type - 12) // 2
 SIZE = np.array([0, 1, 2, 3, 4, 6, 8, 8, 0, 0, 0, 0, *((np.arange(12, 256) - 12) >> 1)], np.int32)
-NOT_AN_INTEGER = 10  # the class of reserved serial types, texts and blobs; 7 (a float) is its own
-KIND_CLASS = np.minimum(np.arange(256), NOT_AN_INTEGER).astype(np.uint8)
+WIDTHS = bytes(SIZE.tolist())  # the same, for bytes.translate: a byte of serial type to its width at memcpy's pace
+# each serial type's bit among those a column holds: 1 to 6 (1 to 8 bytes) their own, 0, 8 and 9 (NULL, 0 and
+# 1, no bytes) one, 7 (a float), the reserved types, texts and blobs another
+NO_BYTES, NOT_AN_INTEGER = 0x40, 0x80
+CLASS_BITS = bytes([NO_BYTES, 1, 2, 4, 8, 16, 32, NOT_AN_INTEGER, NO_BYTES, NO_BYTES, *[NOT_AN_INTEGER] * 246])
+NO_BYTE_VALUES = ((0, NULL), (8, 0), (9, 1))  # (serial type, its value)
+WORD_READ = 4  # values this wide or wider are read as the 8 bytes from their start, one gather (fewer passes)
 WIDEST_TYPE = 12 + 2 * 65536  # a serial type at least this wide leaves any page
 # the fewest bytes of a cell and its 2-byte pointer: a child page number and a varint on an interior page,
 # a payload size, rowid and record header size (one byte each, at least) on a leaf
@@ -138,16 +148,25 @@ class PageFile:
         return children
 
 
+def _words(data: np.ndarray, dtype: str) -> np.ndarray:
+    """DATA as integers of DTYPE starting at every byte (one gather reads a value at any offset)."""
+    size = np.dtype(dtype).itemsize
+    return np.ndarray((len(data) - size + 1,), dtype=dtype, buffer=data, strides=(1,))
+
+
 def _be16(data: np.ndarray, at: np.ndarray) -> np.ndarray:
-    return data[at].astype(np.int64) << 8 | data[at + 1]
+    return _words(data, ">u2")[at].astype(np.int64)
 
 
 def _be32(data: np.ndarray, at: np.ndarray) -> np.ndarray:
-    return _be16(data, at) << 16 | _be16(data, at + 2)
+    return _words(data, ">u4")[at].astype(np.int64)
 
 
 def _signed(data: np.ndarray, at: np.ndarray, width: int) -> np.ndarray:
-    """The big-endian two's complement integers of WIDTH (1 to 8) bytes at AT."""
+    """The big-endian two's complement integers of WIDTH (1 to 8) bytes at AT: narrow ones a byte at a time,
+    wide ones as the 8 bytes from each start shifted down (DATA is padded past its last value)."""
+    if width >= WORD_READ:
+        return _words(data, ">i8")[at].astype(np.int64) >> (64 - 8 * width)
     values = data.view(np.int8)[at].astype(np.int64)  # the first byte carries the sign
     for k in range(1, width):
         values <<= 8
@@ -155,12 +174,18 @@ def _signed(data: np.ndarray, at: np.ndarray, width: int) -> np.ndarray:
     return values
 
 
+def _translated(bytes_: np.ndarray, table: bytes) -> np.ndarray:
+    """Each byte of BYTES_ through TABLE (bytes.translate: one pass at memcpy's pace), in its shape."""
+    return np.frombuffer(bytes_.tobytes().translate(table), np.uint8).reshape(bytes_.shape)
+
+
 def _all_of_length(data: np.ndarray, at: np.ndarray, size: int) -> bool:
     """Whether each varint at AT takes SIZE bytes: a top bit set in each byte but its last (of nine, in
-    every byte but the last). The SIZE bytes of each are gathered at once, a row each."""
-    rows = np.lib.stride_tricks.as_strided(data, (len(data) - VARINT_MAX + 1, VARINT_MAX), (1, 1))
-    top = rows[at, :size] >= 0x80
-    return bool(top[:, : size - 1].all()) and (size == VARINT_MAX or not top[:, size - 1].any())
+    every byte but the last)."""
+    for k in range(size - 1):
+        if not np.bitwise_and.reduce(data[at + k]) & 0x80:
+            return False
+    return size == VARINT_MAX or not np.bitwise_or.reduce(data[at + size - 1]) & 0x80
 
 
 def _varint_length(data: np.ndarray, at: np.ndarray) -> np.ndarray:
@@ -204,14 +229,43 @@ class LeafBatches:
         self.file, self.columns, self.alias = file, columns, alias
         self.with_rowid = with_rowid or alias in columns
         self.needed = max(columns) + 1 if columns else 0  # serial types read from each record's header
+        # the top bit of each byte of a header read (its size and NEEDED serial types), by 8-byte word: set in none
+        # where every one is a byte (a varint's bytes but its last have it)
+        top = np.zeros(8 * (self.needed // 8 + 1), np.uint8)
+        top[: 1 + self.needed] = 0x80
+        self.top_bits = [int(word) for word in top.view(np.uint64)]
         self.leaves = file.leaves(root)
         self.local_max = file.usable - 35  # a longer payload spills to overflow pages
 
     def __iter__(self) -> Iterator[tuple[int, np.ndarray]]:
-        """(leaves read so far, the batch of their rows), a read of pages at a time."""
-        for lo in range(0, len(self.leaves), PAGES_PER_READ):
-            pages = self.leaves[lo : lo + PAGES_PER_READ]
-            yield lo + len(pages), self._decode(self._read(pages), len(pages), pages[0] == 1)
+        """(leaves read so far, the batch of their rows), a read of pages at a time, in order: the next
+        DECODERS reads decoded on threads while the caller takes this one. Every thread is done with the
+        file before this returns or is closed."""
+        starts = range(0, len(self.leaves), PAGES_PER_READ)
+        if DECODERS < 2 or len(starts) < 2:
+            yield from ((self._done(lo), self._batch(lo)) for lo in starts)
+            return
+        with ThreadPoolExecutor(DECODERS, thread_name_prefix="pvtui-pages") as pool:
+            ahead: deque[tuple[int, Future]] = deque()
+            try:
+                for lo in starts:
+                    ahead.append((lo, pool.submit(self._batch, lo)))
+                    if len(ahead) > DECODERS:
+                        done, future = ahead.popleft()
+                        yield self._done(done), future.result()
+                while ahead:
+                    done, future = ahead.popleft()
+                    yield self._done(done), future.result()
+            finally:  # a caller that stops, or a read that fails: the reads not begun are not begun
+                for _, future in ahead:
+                    future.cancel()
+
+    def _done(self, lo: int) -> int:
+        return min(lo + PAGES_PER_READ, len(self.leaves))
+
+    def _batch(self, lo: int) -> np.ndarray:
+        pages = self.leaves[lo : lo + PAGES_PER_READ]
+        return self._decode(self._read(pages), len(pages), pages[0] == 1)
 
     def _read(self, pages: list[int]) -> np.ndarray:
         """The pages, in order, then zeros (so that no read of a value near the end leaves the buffer)."""
@@ -286,33 +340,38 @@ class LeafBatches:
         header of one-byte serial types) all at once, any other one serial type at a time. Every header
         and value is checked to lie within its record before it is read."""
         needed = self.needed
-        head = data[record]
-        kinds = np.empty((needed, len(record)), np.uint8)
-        simple = (head >= 1 + needed) & (head < 0x80)
-        for j in range(needed):
-            kinds[j] = data[record + 1 + j]
-            simple &= kinds[j] < 0x80
+        words = _words(data, "u8")  # the header's first bytes, 8 at a time: its size, then a serial type a value
+        header = np.stack([words[record + 8 * k] for k in range(len(self.top_bits))], axis=1)
+        simple = header[:, 0] & self.top_bits[0] == 0
+        for k in range(1, len(self.top_bits)):
+            simple &= header[:, k] & self.top_bits[k] == 0
+        kinds = np.ascontiguousarray(header.view(np.uint8)[:, : 1 + needed].T)  # [1 + NEEDED, n]
+        head = kinds[0].astype(np.int64)
+        simple &= head >= 1 + needed
         at = record + head
         if bool(simple.all()):
-            widths = [SIZE[kind] for kind in kinds]
+            widths = _translated(kinds, WIDTHS)
         else:  # serial types of two bytes or more: long texts and blobs
             rest = np.flatnonzero(~simple)
             rest_kinds, rest_head = self._serial_types(data, record[rest], end[rest], needed)
             at[rest] = record[rest] + rest_head
-            kinds = kinds.astype(np.int64)
-            kinds[:, rest] = rest_kinds
-            widths = np.where(kinds < len(SIZE), SIZE[np.minimum(kinds, len(SIZE) - 1)], (kinds - 12) >> 1)
+            widths = _translated(kinds, WIDTHS).astype(np.int64)
+            widths[1:, rest] = np.where(rest_kinds < len(SIZE), SIZE[np.minimum(rest_kinds, len(SIZE) - 1)],
+                                        (rest_kinds - 12) >> 1)
+            kinds[1:, rest] = np.minimum(rest_kinds, 12)  # 12 and up: no integer, as the rest of its class
         if (at > end).any():
             raise Unreadable("a record's header is longer than the record")
         starts = {}  # where each wanted value starts; none is read before all are seen to end within the record
         for j in range(needed):
             if j in self.columns:
                 starts[j] = at
-            at = at + widths[j]
+            at = at + widths[1 + j]
         if (at > end).any():
             raise Unreadable("a record's values leave it")
+        present = np.bitwise_or.reduce(_translated(kinds, CLASS_BITS), axis=1)  # the classes each column holds
         for row, j in enumerate(self.columns, 1):
-            out[row] = out[0] if j == self.alias else self._integers(data, kinds[j], starts[j])
+            out[row] = out[0] if j == self.alias else self._integers(data, kinds[1 + j], starts[j],
+                                                                    int(present[1 + j]))
 
     @staticmethod
     def _serial_types(data: np.ndarray, record: np.ndarray, end: np.ndarray,
@@ -334,29 +393,22 @@ class LeafBatches:
         return kinds, head
 
     @staticmethod
-    def _integers(data: np.ndarray, kind: np.ndarray, at: np.ndarray) -> np.ndarray:
+    def _integers(data: np.ndarray, kind: np.ndarray, at: np.ndarray, present: int) -> np.ndarray:
         """The integers of serial types KIND at AT (1-6: big-endian two's complement of 1 to 8 bytes; 8 and 9:
-        0 and 1; 0: NULL), those of one width read together."""
-        if kind.dtype == np.uint8:  # each its own class, once none is NOT_AN_INTEGER: counted without one
-            counts = np.bincount(kind, minlength=256)
-            counts = np.append(counts[:NOT_AN_INTEGER], counts[NOT_AN_INTEGER:].sum())
-            sort = kind
-        else:
-            sort = KIND_CLASS[np.minimum(kind, 255)]
-            counts = np.bincount(sort, minlength=NOT_AN_INTEGER + 1)
-        if counts[7] or counts[NOT_AN_INTEGER]:
+        0 and 1; 0: NULL), those of one width read together; PRESENT the CLASS_BITS of KIND."""
+        if present & NOT_AN_INTEGER:
             raise Unreadable("a value is not an integer")
-        sized = np.flatnonzero(counts[1:7]) + 1  # the serial types of 1 to 8 bytes present
+        sized = [serial for serial in range(1, 7) if present & 1 << (serial - 1)]  # types of 1 to 8 bytes present
         if len(sized) == 1:  # the rows of other types (NULL, 0, 1) are set below
             values = _signed(data, at, int(SIZE[sized[0]]))
         else:
             values = np.zeros(len(at), np.int64)
-            for serial in sized.tolist():
-                rows = np.flatnonzero(sort == serial)
+            for serial in sized:
+                rows = np.flatnonzero(kind == serial)
                 values[rows] = _signed(data, at[rows], int(SIZE[serial]))
-        if counts[8] or counts[9]:
-            values[sort == 8] = 0
-            values[sort == 9] = 1
-        if counts[0]:
-            values[sort == 0] = NULL
+        if present & NO_BYTES:
+            for serial, value in NO_BYTE_VALUES:
+                where = kind == serial
+                if where.any():
+                    np.putmask(values, where, value)
         return values
