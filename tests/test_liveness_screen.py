@@ -9,6 +9,8 @@ import shutil
 import numpy as np
 import pytest
 from conftest import open_screen, wait_for, wait_until_loaded
+from textual.content import Content
+from textual.geometry import Region
 
 from pvtui.model.navigators.liveness import columns_of_step
 from pvtui.model.report import Report
@@ -16,6 +18,7 @@ from pvtui.model.schema import LIVENESS_BY_IPU, LIVENESS_BY_TILE
 from pvtui.render.liveness import vertex_lines
 from pvtui.screens.base import UnavailableNotice
 from pvtui.screens.liveness import LivenessScreen
+from pvtui.widgets.detail_text import PaneText
 from pvtui.widgets.live_variables import LiveVariables
 from pvtui.widgets.liveness_chart import LivenessChart
 
@@ -384,3 +387,32 @@ async def test_several_marked_steps_compare_column_by_column(make_app, tiny_repo
         assert pilot.app.screen is screen
         await pilot.press("left", "b")  # on a marked step: unmarked
         assert screen.nav.marks == [0, 2] and screen.nav.marked == 2
+
+
+@pytest.mark.anyio
+async def test_a_theme_change_draws_the_whole_chart_in_the_new_colours(make_app):
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        screen = await open_liveness(pilot)
+        chart = screen.query_one(LivenessChart)
+        old = pilot.app.theme_variables["background"].lower()
+        pilot.app.theme = "pvtui-light"
+        await pilot.pause()
+        new = pilot.app.theme_variables["background"].lower()
+        lines = chart.render_lines(Region(0, 0, chart.size.width, chart.size.height))
+        backgrounds = {segment.style.bgcolor.triplet.hex.lower() for line in lines for segment in line}
+        assert old != new and new in backgrounds and old not in backgrounds
+
+
+@pytest.mark.anyio
+async def test_a_zoom_parses_only_the_facts_line_it_changes(make_app, monkeypatch):
+    async with make_app().run_test(size=(100, 40)) as pilot:
+        screen = await open_liveness(pilot)
+        facts = screen.query_one("#step-facts", PaneText)
+        before = facts.shown
+        parsed = []
+        real = Content.from_markup
+        monkeypatch.setattr(Content, "from_markup", lambda markup: parsed.append(markup) or real(markup))
+        await pilot.press("plus")
+        changed = [line for line in facts.shown if line not in before]
+        assert changed and parsed == changed
+        assert str(facts.render()) == str(real("\n".join(facts.shown)))

@@ -330,9 +330,10 @@ def live_difference(report: Report, a: int, b: int) -> tuple[list[tuple[int, int
     """(variable, bytes) live at B and not at A, those live at A and not at B, and B's not-always-live
     bytes minus A's; each list largest first."""
     live = report.liveness
-    at_a, at_b = dict(live.live_variables(a)), dict(live.live_variables(b))
-    added = [(v, size) for v, size in live.live_variables(b) if v not in at_a]
-    removed = [(v, size) for v, size in live.live_variables(a) if v not in at_b]
+    live_a, live_b = live.live_variables(a), live.live_variables(b)
+    at_a, at_b = dict(live_a), dict(live_b)
+    added = [(v, size) for v, size in live_b if v not in at_a]
+    removed = [(v, size) for v, size in live_a if v not in at_b]
     return added, removed, int(live.not_always_live[b]) - int(live.not_always_live[a])
 
 

@@ -21,6 +21,7 @@ from pvtui.model.part import CodeNames, Part, report_text
 from pvtui.safe_text import visible_json
 
 LIVE_CHECKPOINT = 256  # steps between the stored sets of live intervals (Liveness.live_variables)
+LIVE_KEPT = 8  # steps whose live variables are kept (Liveness.live_variables)
 
 
 class Target(NamedTuple):
@@ -237,8 +238,20 @@ class Liveness(Part):
         per_checkpoint = np.bincount(checkpoint, minlength=len(self) // LIVE_CHECKPOINT + 1)
         return np.concatenate([[0], np.cumsum(per_checkpoint)]), interval[order]
 
+    _live_kept = cached_property(lambda self: {})  # step -> live_variables, for the last LIVE_KEPT steps asked
+
     def live_variables(self, step: int) -> list[tuple[int, int]]:
-        """(variable index, bytes) live at STEP, largest first."""
+        """(variable index, bytes) live at STEP, largest first: a list kept for the next asking of the same step
+        (a zoom, a redraw), so not to be changed."""
+        kept = self._live_kept
+        found = kept.get(step)
+        if found is None:
+            if len(kept) >= LIVE_KEPT:
+                kept.clear()
+            found = kept[step] = self._live_variables(step)
+        return found
+
+    def _live_variables(self, step: int) -> list[tuple[int, int]]:
         if step < 0:
             return []
         offsets, live_at = self._live_at_checkpoints

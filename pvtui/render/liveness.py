@@ -70,9 +70,10 @@ def hanging(head: str, name: str, width: int, tail: str = "", style: str = "", a
 
 
 def step_facts(report: "Report", nav: "LivenessNavigator", series: "StepSeries | None", width: int,
-               chart_width: int, fmt: Callable[[int], str], marks: Marks) -> str:
-    """The cursor step's facts in lines of WIDTH cells: its program, the bytes live in SERIES (the view's)
-    against its capacity, the chart's scale (CHART_WIDTH columns), the marked step, the step's vertices."""
+               chart_width: int, fmt: Callable[[int], str], marks: Marks) -> list[str]:
+    """The cursor step's facts in lines of WIDTH cells, each line's markup whole: its program, the bytes live in
+    SERIES (the view's) against its capacity, the chart's scale (CHART_WIDTH columns), the marked step, the
+    step's vertices."""
     live, step = report.liveness, nav.cursor
     program = int(live.program[step])
     at_peak = " · [$pv-peak]peak[/]" if series is not None and step == series.peak_step else ""
@@ -98,7 +99,7 @@ def step_facts(report: "Report", nav: "LivenessNavigator", series: "StepSeries |
         lines.append(f"[$pv-muted]Reading tile {nav.tile}…[/]")
     if nav.marked is not None:
         lines.append(f"[b]{marks.marked}[/b] Marked step {nav.marked:,} [$pv-muted]· b on it unmarks[/]")
-    return "\n".join(lines + vertex_lines(report, program, width))
+    return lines + vertex_lines(report, program, width)
 
 
 def own_change_lines(report: "Report", step: int, width: int, fmt: Callable[[int], str]) -> list[str]:

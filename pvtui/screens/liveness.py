@@ -79,6 +79,7 @@ class LivenessScreen(ReportScreen):
              "next_ipu": "next_ipu", "tile": "next_tile", "next_band": "next_band"}
 
     view = var(VIEWS[0], init=False)
+    _listed: tuple = ()  # what the variables panel was last listed for
 
     def compose_body(self) -> ComposeResult:
         yield UnavailableNotice(id="liveness-missing")
@@ -151,8 +152,11 @@ class LivenessScreen(ReportScreen):
         marks = Marks(glyphs.shades[1], glyphs.blocks[8], glyphs.marked) if look.plain else Marks(marked=glyphs.marked)
         facts = self.query_one("#step-facts", PaneText)
         width = facts.content_size.width or 40  # set on a resize, in _fit_details
-        facts.show(step_facts(self.report, self.nav, series, width, chart_width, self.bytes, marks))
-        self.query_one(LiveVariables).show(*live_list(self.report, self.nav, self.bytes, self.minus))
+        facts.show_lines(step_facts(self.report, self.nav, series, width, chart_width, self.bytes, marks))
+        listed = (self.report, self.nav.cursor, self.nav.marked, self.nav.view, self.pv_app.units, self.minus)
+        if listed != self._listed:  # a zoom or a pan leaves the step, and its variables, as they were
+            self._listed = listed
+            self.query_one(LiveVariables).show(*live_list(self.report, self.nav, self.bytes, self.minus))
 
     @work(thread=True, exclusive=True, group="liveness-tile")
     def _read_tile(self, report, tile: int) -> None:

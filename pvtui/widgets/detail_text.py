@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rich.cells import cell_len
 from rich.text import Text
+from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Static
 
@@ -61,13 +62,26 @@ class PaneText(Static):
 
     def __init__(self, *, id: str) -> None:
         super().__init__(id=id)
-        self.shown: Text | str | None = None
+        self.shown: Text | str | tuple[str, ...] | None = None
         self._lines = -1
+        self._parsed: dict[str, Content] = {}  # each markup line shown, parsed
 
     def show(self, content: Text | str) -> None:
         if content == self.shown:
             return
-        lines = (content.plain if isinstance(content, Text) else content).count("\n")
+        self._update(content, content, (content.plain if isinstance(content, Text) else content).count("\n"))
+
+    def show_lines(self, lines: list[str]) -> None:
+        """Markup LINES, no tag open from one line to the next: a line is parsed once while it is shown, so
+        that a key changing one line (the liveness chart's scale on a zoom) parses that one."""
+        shown = tuple(lines)
+        if shown == self.shown:
+            return
+        parsed = {line: self._parsed.get(line) or Content.from_markup(line) for line in shown}
+        self._parsed = parsed
+        self._update(shown, Content("\n").join(parsed[line] for line in shown), len(shown) - 1)
+
+    def _update(self, shown: Text | str | tuple[str, ...], visual: Text | str | Content, lines: int) -> None:
         height = self.styles.height
-        self.update(content, layout=lines != self._lines and (height is None or height.is_auto))
-        self.shown, self._lines = content, lines
+        self.update(visual, layout=lines != self._lines and (height is None or height.is_auto))
+        self.shown, self._lines = shown, lines

@@ -47,6 +47,7 @@ ALWAYS, SOLID, RANGE, EMPTY = range(4)  # the stacked layers, bottom to top
 PLAIN, PEAK, CURSOR, MARKED, CURSOR_ON_MARKED = range(5)
 MIN_LABEL_GAP = 2
 MIN_TICK_SPACING = 8
+NO_PLOT = (None, range(0), [])  # LivenessChart._plot_cache before a plot is drawn: (frame, cursor, rows)
 
 
 class Frame(NamedTuple):
@@ -121,6 +122,7 @@ def _ticks(first_steps: np.ndarray, stop: int) -> list[tuple[int, str]]:
 class LivenessChart(CachedLines, Widget):
     """Draws a StepSeries over a Window of steps, with a cursor step highlighted and a marked step flagged."""
 
+    LINES_ON_BASE = True  # every style a line is drawn with is laid over the widget's own (`_on_base`)
     DEFAULT_CSS = """
     LivenessChart {
         background: $background;
@@ -144,17 +146,28 @@ class LivenessChart(CachedLines, Widget):
         self.marked: int | None = None  # the step marked to compare with
         self.units = "binary"
         self.band = BANDS[0]  # how the always-live band is drawn (LivenessNavigator.band)
-        self._styles: dict[tuple[int, int, int], Style] = {}
+        self._styles: dict[tuple[int, int, int] | str, Style] = {}  # each over the widget's style, `_base`
+        self._base = Style()
         self._frame_cache: tuple[tuple, Frame] | None = None
         # the state of the chart last drawn (all but the row) and its first cursor
         self._first_cursor: tuple[tuple, range] = ((), range(0))
         self._cursor_cache: tuple[Frame | None, int, range] = (None, 0, range(0))  # the frame, the cursor, its columns
+        self._plot_cache: tuple[Frame | None, range, list[list[Segment]]] = NO_PLOT  # each plot row's cells
 
     def restyle(self) -> None:
         self._styles.clear()
+        self._plot_cache = NO_PLOT
 
     def on_resize(self) -> None:
         self._frame_cache = None
+
+    def render_lines(self, crop):
+        base = self.rich_style  # looked up once a repaint: each lookup walks up the DOM
+        if base != self._base:
+            self._base = base
+            self.restyle()
+            self._strips.clear()
+        return super().render_lines(crop)
 
     def clear_caches(self) -> None:
         """Forget what was drawn: the units or the report changed."""
@@ -239,7 +252,7 @@ class LivenessChart(CachedLines, Widget):
                 over = [Segment(self._look.glyphs.marker * len(cursor), self._marker_style(CURSOR))]
             else:
                 level = frame.plot_height - 1 - (y - MARKER_ROWS)
-                over = self._plot_cells(frame, level, cursor, [CURSOR] * len(cursor))
+                over = self._plot_cells(frame, range(level, level + 1), cursor, [CURSOR] * len(cursor))[0]
             strip = Strip.join([plain.crop(0, x0), Strip(over), plain.crop(x1, self.size.width)])
         self._strips[cursor_key] = strip
         return strip
@@ -253,7 +266,8 @@ class LivenessChart(CachedLines, Widget):
         kinds = frame.kinds.tolist()
         kinds[cursor.start : cursor.stop] = [CURSOR] * len(cursor)
         segments = chart_row(
-            y, frame.plot_height, lambda: self._marker_row(frame, kinds), lambda row: self._plot_row(frame, row, kinds),
+            y, frame.plot_height, lambda: self._marker_row(frame, kinds),
+            lambda row: self._plot_row(frame, row, cursor, kinds),
             lambda: self._axis_row(frame), lambda: self._step_label_row(frame),
         )
         if segments is None:
@@ -261,7 +275,7 @@ class LivenessChart(CachedLines, Widget):
         return Strip(segments).adjust_cell_length(width, background)
 
     def _marker_row(self, frame: Frame, kinds: list[int]) -> list[Segment]:
-        muted = self.theme_text_style("pv-muted")
+        muted = self._text("pv-muted")
         segments = [Segment(" " * frame.label_width, muted)]
         marks = [(CURSOR_ON_MARKED if kind == CURSOR else MARKED) if column in frame.marked else kind
                  for column, kind in enumerate(kinds)]
@@ -274,28 +288,37 @@ class LivenessChart(CachedLines, Widget):
                 segments.append(Segment(glyph * n, self._marker_style(CURSOR if kind == CURSOR_ON_MARKED else kind)))
         return segments
 
-    def _plot_row(self, frame: Frame, level: int, kinds: list[int]) -> list[Segment]:
-        """Row LEVEL of the plot, 0 at the bottom."""
-        label = Segment(self._y_label(frame, level), self.theme_text_style("pv-muted"))
-        return [label, *self._plot_cells(frame, level, range(frame.plot_width), kinds)]
+    def _plot_row(self, frame: Frame, level: int, cursor: range, kinds: list[int]) -> list[Segment]:
+        """Row LEVEL of the plot, 0 at the bottom, the CURSOR columns highlighted (as KINDS says): the cells of
+        every row are found together, for the first row a repaint draws, and kept for the others."""
+        drawn_for, drawn_cursor, rows = self._plot_cache
+        if drawn_for is not frame or drawn_cursor != cursor:
+            rows = self._plot_cells(frame, range(frame.plot_height), range(frame.plot_width), kinds)
+            self._plot_cache = (frame, cursor, rows)
+        return [Segment(self._y_label(frame, level), self._text("pv-muted")), *rows[level]]
 
-    def _plot_cells(self, frame: Frame, level: int, columns: range, kinds: list[int]) -> list[Segment]:
-        """The cells of COLUMNS in row LEVEL, each highlighted as KINDS says: a segment per run of like cells."""
-        cells, span = frame.cells, slice(columns.start, columns.stop)
-        eighths, lower, upper = cells.eighths[level, span], cells.lower[level, span], cells.upper[level, span]
+    def _plot_cells(self, frame: Frame, levels: range, columns: range, kinds: list[int]) -> list[list[Segment]]:
+        """The cells of COLUMNS in each row of LEVELS, each highlighted as KINDS says: a segment per run of like
+        cells, the runs of all the rows found in one pass."""
+        cells, rows, span = frame.cells, slice(levels.start, levels.stop), slice(columns.start, columns.stop)
+        eighths, lower, upper = cells.eighths[rows, span], cells.lower[rows, span], cells.upper[rows, span]
         highlights = np.asarray(kinds, dtype=np.int64)
         like = (((eighths.astype(np.int64) << 4) | lower) << 4 | upper) << 4 | highlights
-        starts = [0, *(np.flatnonzero(like[1:] != like[:-1]) + 1).tolist()]
-        runs = zip(starts, [*starts[1:], len(like)], eighths[starts].tolist(), lower[starts].tolist(),
-                   upper[starts].tolist(), highlights[starts].tolist())
+        starts_run = np.ones(like.shape, bool)
+        starts_run[:, 1:] = like[:, 1:] != like[:, :-1]
+        row, start = np.nonzero(starts_run)  # row by row, each row's runs in order
+        stop = np.append(start[1:], 0)
+        stop[np.append(row[1:] != row[:-1], True)] = like.shape[1]  # a row's last run ends at its end
+        runs = zip(row.tolist(), (stop - start).tolist(), eighths[row, start].tolist(), lower[row, start].tolist(),
+                   upper[row, start].tolist(), highlights[start].tolist())
         look = self._look
         blocks, texture = look.glyphs.blocks, look.glyphs.shades[1] if look.plain else None
-        segments = []
-        for start, stop, filled, below, above, kind in runs:
+        segments: list[list[Segment]] = [[] for _ in levels]
+        for level, length, filled, below, above, kind in runs:
             char, below, above = cell_glyph(filled, below, above, EMPTY, blocks)
             if texture is not None and below == above == ALWAYS:  # a texture, not a grey, sets it apart
                 char, above = texture, EMPTY
-            segments.append(Segment(char * (stop - start), self._style(below, above, kind)))
+            segments[level].append(Segment(char * length, self._style(below, above, kind)))
         return segments
 
     def _y_label(self, frame: Frame, level: int) -> str:
@@ -309,14 +332,14 @@ class LivenessChart(CachedLines, Widget):
     def _axis_row(self, frame: Frame) -> list[Segment]:
         line = axis_line(frame.label_width, frame.plot_width, (column for column, _ in frame.ticks), self.units,
                          self._look.glyphs)
-        return [Segment(line, self.theme_text_style("pv-muted"))]
+        return [Segment(line, self._text("pv-muted"))]
 
     def _step_label_row(self, frame: Frame) -> list[Segment]:
         text = [" "] * frame.plot_width
         for column, label in frame.ticks:
             text[column : column + len(label)] = label
         line = " " * frame.label_width + "".join(text)[: frame.plot_width]
-        return [Segment(line, self.theme_text_style("pv-muted"))]
+        return [Segment(line, self._text("pv-muted"))]
 
     # Colours ------------------------------------------------------------------------
 
@@ -324,11 +347,18 @@ class LivenessChart(CachedLines, Widget):
     def _look(self) -> Look:
         return look_of(self.app)
 
+    def _text(self, name: str) -> Style:
+        """Text in the theme's colour NAME over the widget's style."""
+        style = self._styles.get(name)
+        if style is None:
+            style = self._styles[name] = self._base + self.theme_text_style(name)
+        return style
+
     def _marker_style(self, kind: int) -> Style:
         """The peak's, the marked step's or the cursor's mark; plain, the cursor's is reversed, as the others' are not."""
         if kind == MARKED:  # its own glyph, in the text's colour: no pv-* colour is spare
-            return self.theme_text_style("foreground") + Style(bold=True)
-        style = self.theme_text_style("pv-peak" if kind == PEAK else "pv-cursor")
+            return self._text("foreground") + Style(bold=True)
+        style = self._text("pv-peak" if kind == PEAK else "pv-cursor")
         return style + Style(reverse=True, bold=True) if kind == CURSOR and self._look.plain else style
 
     def _style(self, lower: int, upper: int, kind: int) -> Style:
@@ -336,7 +366,8 @@ class LivenessChart(CachedLines, Widget):
         style = self._styles.get(key)
         if style is None:
             layers = self._layer_colours(kind)
-            style = self._styles[key] = Style(color=layers[lower].rich_color, bgcolor=layers[upper].rich_color)
+            style = self._styles[key] = self._base + Style(color=layers[lower].rich_color,
+                                                           bgcolor=layers[upper].rich_color)
         return style
 
     def _layer_colours(self, kind: int) -> list[Color]:
