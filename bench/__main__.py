@@ -44,8 +44,9 @@ METHOD = """
 - Peak memory of debug.cbor ingest and of `cbor2.load(f)` (the whole file into Python
   objects): the child resets its VmHWM (`/proc/self/clear_refs`), runs the one call
   and reports VmHWM minus the RSS just before it.
-- Warm open: the bundle is in the cache (built once beforehand). Both pvtui and the
-  bare Textual app (an App that composes one Label) run as
+- Warm open: the bundle is in the cache (built once beforehand). Its figures are medians of three
+  times `--runs` rounds, 15 at least (each round's ratio to the bare app spreads widely on a shared host).
+  Both pvtui and the bare Textual app (an App that composes one Label) run as
   `App.run_test(headless=True, size=(200, 50))` in a fresh process, in an order that
   turns by one each run (in a fixed order, the screen started after Memory measured
   15-25% slower than when started first); the time runs

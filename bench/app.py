@@ -33,7 +33,13 @@ def cached_bundle(cache: Path) -> Path | None:
     return bundles[0] if bundles else None
 
 
+FIRST_PAINT_ROUNDS = 15  # the fewest rounds of the warm open (see measure_first_paint)
+
+
 def measure_first_paint(report: Path, cache: Path, runs: int, results: Results, say: Callable[[str], None]) -> None:
+    # Each round's ratio to the bare app spread from 0.8 to 2.3 on this host in one run: the median of 5 rounds
+    # moved by 0.3 between runs of the same code, more than these rows' margin. Three times the rounds, 15 at least.
+    runs = max(FIRST_PAINT_ROUNDS, 3 * runs)
     say(f"  first paint: bare app and five screens x{runs}, interleaved")
     bare: list[dict] = []
     screens: dict[str, list[dict]] = {name: [] for name in SCREENS}
