@@ -18,7 +18,9 @@ from conftest import report_without_bundle
 from pvtui.cli import main
 from pvtui.model.report import Report
 from pvtui.sources.discovery import discover
+from pvtui.sources import native_steps, native_tables
 from pvtui.sources.ingest import load_report
+from pvtui.sources.sqlite import pages
 from pvtui.synth.memory import CATEGORIES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -182,6 +184,34 @@ def test_step_ids_with_gaps_in_any_row_order_read_as_ids_that_run_on(tiny_dir, t
     for column in ("cycles", "cycles_from", "cycles_to"):
         np.testing.assert_array_equal(getattr(report.execution, column), getattr(truth.execution, column))
     np.testing.assert_array_equal(report.execution.program, truth.execution.program)
+
+
+@pytest.mark.parametrize("order", ["step_id, ipu", "(step_id * 7919) % 1009, ipu DESC"])
+def test_a_step_and_ipu_without_a_row_did_not_run_there_whatever_the_rows_order(tiny_dir, tmp_path, truth, order,
+                                                                                monkeypatch, no_libpva):
+    """Rows in step order or not, some (step, IPU) with no row (the last step's among them), in batches of a leaf
+    page and columns filled a few cells at a time: every cell without a row reads as not run."""
+    monkeypatch.setattr(pages, "PAGES_PER_READ", 1)
+    monkeypatch.setattr(native_tables, "BYTES_PER_BATCH", 64 * 50)
+    monkeypatch.setattr(native_steps, "FILL_SLICE", 37)
+    gone = "(step_id % 5 = 2 AND ipu = 1) OR step_id % 23 = 0 OR step_id = (SELECT max(id) FROM steps)"
+    folder = variant(tiny_dir, tmp_path / "r",
+                     f"CREATE TABLE b2 AS SELECT * FROM steps_by_ipu WHERE NOT ({gone}) ORDER BY {order}",
+                     "DROP TABLE steps_by_ipu", "ALTER TABLE b2 RENAME TO steps_by_ipu")
+    db = sqlite3.connect(folder / "profile.pop")
+    ids = np.array([row[0] for row in db.execute("SELECT id FROM steps ORDER BY id")])
+    every_pair = ("SELECT steps.id AS step_id, ipus.ipu AS ipu FROM steps,"
+                  " (SELECT DISTINCT ipu FROM steps_by_ipu) AS ipus")
+    missing = {(int(np.searchsorted(ids, step)), ipu)
+               for step, ipu in db.execute(f"SELECT * FROM ({every_pair}) WHERE {gone}")}
+    db.close()
+    ex, e = open_natively(folder, tmp_path / "cache").execution, truth.execution
+    assert missing and len(missing) < ex.cycles.size
+    for column, none in (("cycles_from", -1), ("cycles_to", -1), ("cycles", 0)):
+        want = getattr(e, column).copy()
+        for cell in missing:
+            want[cell] = none
+        np.testing.assert_array_equal(getattr(ex, column), want, err_msg=column)
 
 
 def test_each_program_of_a_step_type_of_its_own_has_its_type(tiny_dir, tmp_path, truth, no_libpva):
