@@ -213,6 +213,52 @@ async def test_every_layout_repaints_a_scroll_views_scrollbar_and_steady_scrollb
     assert steady[:2] == [0, 0] and steady[2] > 0, steady  # only the new virtual size
 
 
+@pytest.mark.parametrize("css", ["", "View { scrollbar-size: 3 2; scrollbar-color: red; scrollbar-background: #123456; }",
+                                 "View { scrollbar-color: red 50%; scrollbar-background: blue 30%; }"])
+async def test_quick_scrollbars_draw_the_lines_textual_draws(css):
+    """A steady view's scrollbars are QuickScrollBars (made as Textual's Widget makes its own, whose code this
+    copies but for the class), and their lines are those Textual draws: the thumb anywhere along the bar, at
+    its ends, hovered, grabbed, a bar as long as the view."""
+    from textual.geometry import Region
+    from textual.scrollbar import ScrollBar
+
+    from pvtui.widgets.quick_scrollbar import QuickScrollBar
+
+    for made in ("vertical_scrollbar", "horizontal_scrollbar"):
+        source = inspect.getsource(getattr(ScrollView, made).fget)
+        assert "self.app._start_widget(self, scroll_bar)" in source and ".display = False" in source, made
+
+    class View(SteadyScrollbars):
+        DEFAULT_CSS = "View { height: 1fr; overflow: scroll scroll; }"
+
+    class Host(App):
+        CSS = css
+
+        def compose(self):
+            yield View()
+
+    async with Host().run_test(size=(30, 12)) as pilot:
+        view = pilot.app.query_one(View)
+        view.virtual_size = Size(300, 500)
+        await pilot.pause()
+        checked = 0
+        for bar in (view.vertical_scrollbar, view.horizontal_scrollbar):
+            assert type(bar) is QuickScrollBar and bar.size.area
+            for virtual, window, position, hover, grab in [(500, 10, 0, False, None), (500, 10, 123.4, False, None),
+                                                          (500, 10, 490, True, None), (37, 10, 13.6, False, (1, 1)),
+                                                          (10, 10, 0, False, None), (1_000_000, 3, 999_000, False, None)]:
+                bar.window_virtual_size, bar.window_size, bar.position = virtual, window, position
+                bar.mouse_over, bar.grabbed = hover, grab
+                drawn = []
+                for kind in (ScrollBar, QuickScrollBar):  # the same bar drawn by Textual's class, then by pvtui's
+                    bar.__class__ = kind
+                    bar.refresh()
+                    drawn.append(bar.render_lines(Region(0, 0, *bar.size)))
+                assert drawn[0] == drawn[1], (bar.vertical, virtual, window, position, hover, grab)
+                checked += 1
+        assert checked == 12 and ScrollBar.render_line is not QuickScrollBar.render_line
+
+
 TWO_MODES = {"a": Screen, "b": Screen}
 
 

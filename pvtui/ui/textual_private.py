@@ -29,6 +29,7 @@ from pvtui.errors import ReportError
 
 if TYPE_CHECKING:
     from textual.css.model import RuleSet
+    from textual.scrollbar import ScrollBar
 
     from pvtui.ui.parsed_css import ParsedCss
 
@@ -143,7 +144,8 @@ def update_scrollbars(view: ScrollView, virtual_size: Size) -> None:
 
 
 class SteadyScrollbars(ScrollView):
-    """A ScrollView whose scrollbars a layout repaints only when the view's sizes changed.
+    """A ScrollView whose scrollbars a layout repaints only when the view's sizes changed, and which are
+    QuickScrollBars (Widget's own properties, but for the class they make).
 
     For each view, a layout passes the virtual size the compositor measured (a Line-API
     view has no children: its own size), and Textual compares it with the one the view
@@ -152,6 +154,26 @@ class SteadyScrollbars(ScrollView):
     """
 
     _sizes_laid_out: tuple[Size, Size, Size] | None = None
+
+    @property
+    def vertical_scrollbar(self) -> ScrollBar:
+        if self._vertical_scrollbar is None:
+            self._vertical_scrollbar = self._new_scrollbar(True, self.scrollbar_size_vertical)
+        return self._vertical_scrollbar
+
+    @property
+    def horizontal_scrollbar(self) -> ScrollBar:
+        if self._horizontal_scrollbar is None:
+            self._horizontal_scrollbar = self._new_scrollbar(False, self.scrollbar_size_horizontal)
+        return self._horizontal_scrollbar
+
+    def _new_scrollbar(self, vertical: bool, thickness: int) -> ScrollBar:
+        from pvtui.widgets.quick_scrollbar import QuickScrollBar  # textual.scrollbar: not before a view needs one
+
+        bar = QuickScrollBar(vertical=vertical, name="vertical" if vertical else "horizontal", thickness=thickness)
+        bar.display = False
+        self.app._start_widget(self, bar)
+        return bar
 
     def _size_updated(self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True) -> bool:
         sizes = (size, self.virtual_size, container_size)
