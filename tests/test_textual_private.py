@@ -213,7 +213,8 @@ async def test_every_layout_repaints_a_scroll_views_scrollbar_and_steady_scrollb
     assert steady[:2] == [0, 0] and steady[2] > 0, steady  # only the new virtual size
 
 
-@pytest.mark.parametrize("css", ["", "View { scrollbar-size: 3 2; scrollbar-color: red; scrollbar-background: #123456; }",
+@pytest.mark.parametrize("css", ["",
+                                 "View { scrollbar-size: 3 2; scrollbar-color: red; scrollbar-background: #123456; }",
                                  "View { scrollbar-color: red 50%; scrollbar-background: blue 30%; }"])
 async def test_quick_scrollbars_draw_the_lines_textual_draws(css):
     """A steady view's scrollbars are QuickScrollBars (made as Textual's Widget makes its own, whose code this
