@@ -21,6 +21,7 @@ from textual.geometry import Region, Size
 from textual.message import Message
 from textual.strip import Strip
 
+from pvtui.model.arrays import runs_by_row
 from pvtui.model.navigators.memory import TileMemory, TileRows, tile_rows, visible_tiles
 from pvtui.ui.textual_private import SteadyScrollbars, update_scrollbars
 from pvtui.units import format_bytes
@@ -138,41 +139,30 @@ def bar_segments(
 ) -> list[list[Segment]]:
     """Each bar of CELLS ([bars, width]) as segments: one per run of equal cells, the limit column split
     out; CURSORS says which bars are the cursor's."""
-    bars, width = cells.shape
+    width = cells.shape[1]
     over_code = num_categories + 2
     codes = cells.copy()
+    breaks = []
     if limit_col is not None:
         beyond = codes[:, limit_col + 1:]
         beyond[beyond <= num_categories] = over_code
-    starts_run = codes[:, 1:] != codes[:, :-1]  # [bars, width - 1]: a run starts at the column after
-    if limit_col is not None:  # the limit column is a run of its own
-        starts_run[:, [column - 1 for column in (limit_col, limit_col + 1) if 0 < column < width]] = True
-    bar_of, before = np.nonzero(starts_run)  # by bar, then by column
-    edges = (before + 1).tolist()
-    edge_codes = codes[bar_of, before + 1].tolist()
-    first_codes = codes[:, 0].tolist()
-    edges_per_bar = np.bincount(bar_of, minlength=bars).tolist()
-    drawn, at = [], 0
-    for bar, count in enumerate(edges_per_bar):
-        bar_edges = edges[at:at + count]
-        run_codes = [first_codes[bar], *edge_codes[at:at + count]]
-        at += count
-        empty = palette.cursor_empty if cursors[bar] else Style()
-        segments = []
-        for start, end, code in zip([0, *bar_edges], [*bar_edges, width], run_codes):
-            if code == over_code:
-                style = palette.over
-            elif code == num_categories:
-                style = palette.gaps
-            elif code > num_categories:
-                style = empty
-            else:
-                style = palette.category(code)
-            if start == limit_col:
-                segments.append(Segment(palette.glyphs.limit, style + palette.limit))
-            else:
-                segments.append(Segment(_fill(code, num_categories, over_code, palette) * (end - start), style))
-        drawn.append(segments)
+        breaks = [column for column in (limit_col, limit_col + 1) if column < width]  # the limit column: a run
+    bar_of, start, stop = runs_by_row(codes, breaks)
+    empties = [palette.cursor_empty if cursor else Style() for cursor in cursors]
+    drawn: list[list[Segment]] = [[] for _ in cursors]
+    for bar, begin, end, code in zip(bar_of.tolist(), start.tolist(), stop.tolist(), codes[bar_of, start].tolist()):
+        if code == over_code:
+            style = palette.over
+        elif code == num_categories:
+            style = palette.gaps
+        elif code > num_categories:
+            style = empties[bar]
+        else:
+            style = palette.category(code)
+        if begin == limit_col:
+            drawn[bar].append(Segment(palette.glyphs.limit, style + palette.limit))
+        else:
+            drawn[bar].append(Segment(_fill(code, num_categories, over_code, palette) * (end - begin), style))
     return drawn
 
 

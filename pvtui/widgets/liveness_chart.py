@@ -19,6 +19,7 @@ from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
 
+from pvtui.model.arrays import runs_by_row
 from pvtui.model.navigators.liveness import (
     BANDS,
     CellRow,
@@ -304,11 +305,7 @@ class LivenessChart(CachedLines, Widget):
         eighths, lower, upper = cells.eighths[rows, span], cells.lower[rows, span], cells.upper[rows, span]
         highlights = np.asarray(kinds, dtype=np.int64)
         like = (((eighths.astype(np.int64) << 4) | lower) << 4 | upper) << 4 | highlights
-        starts_run = np.ones(like.shape, bool)
-        starts_run[:, 1:] = like[:, 1:] != like[:, :-1]
-        row, start = np.nonzero(starts_run)  # row by row, each row's runs in order
-        stop = np.append(start[1:], 0)
-        stop[np.append(row[1:] != row[:-1], True)] = like.shape[1]  # a row's last run ends at its end
+        row, start, stop = runs_by_row(like)
         runs = zip(row.tolist(), (stop - start).tolist(), eighths[row, start].tolist(), lower[row, start].tolist(),
                    upper[row, start].tolist(), highlights[start].tolist())
         look = self._look
