@@ -26,6 +26,7 @@ from textual.widgets import Input
 from textual.worker import WorkerFailed
 
 from pvtui.errors import ReportError
+from pvtui.ui.drawn_once import each_kind_drawn_once
 
 if TYPE_CHECKING:
     from textual.css.model import RuleSet
@@ -195,14 +196,8 @@ class AlikeRows(WidgetPart):
         if not self.is_container or styles.padding.top or styles.padding.bottom or styles.keyline[0] != "none":
             return super().render_lines(crop)
         top, bottom = 0 if styles.border_top[0] else -1, self.outer_size.height - 1 if styles.border_bottom[0] else -1
-        drawn: dict[str, Strip] = {}
-        lines = []
-        for y in crop.line_range:
-            kind = "top" if y == top else "bottom" if y == bottom else "between"
-            if kind not in drawn:
-                drawn[kind] = super().render_lines(Region(crop.x, y, crop.width, 1))[0]
-            lines.append(drawn[kind])
-        return lines
+        return each_kind_drawn_once(super().render_lines, crop,
+                                    lambda y: "top" if y == top else "bottom" if y == bottom else "between")
 
 
 class InstantModeSwitch(AppPart):

@@ -5,9 +5,11 @@ from __future__ import annotations
 from rich.color import Color
 from rich.segment import Segment
 from rich.style import Style
-from textual.scrollbar import ScrollBar, ScrollBarRender
 from textual.geometry import Region
+from textual.scrollbar import ScrollBar, ScrollBarRender
 from textual.strip import Strip
+
+from pvtui.ui.drawn_once import each_kind_drawn_once
 
 
 class QuickScrollBar(ScrollBar):
@@ -28,15 +30,8 @@ class QuickScrollBar(ScrollBar):
                      bar.style, base)
         if self._drawn[0] != drawn_for:
             self._drawn = (drawn_for, self._bar_lines(bar, width, height, base))
-        kinds, finished = self._drawn[1], {}
-        lines = []
-        for y in crop.line_range:
-            kind = kinds[y] if y < len(kinds) else None
-            line = finished.get(id(kind))
-            if line is None:
-                line = finished[id(kind)] = super().render_lines(Region(crop.x, y, crop.width, 1))[0]
-            lines.append(line)
-        return lines
+        kinds = self._drawn[1]
+        return each_kind_drawn_once(super().render_lines, crop, lambda y: id(kinds[y]) if y < len(kinds) else None)
 
     def render_line(self, y: int) -> Strip:
         lines = self._drawn[1]
