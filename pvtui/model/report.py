@@ -21,7 +21,7 @@ from pvtui.model.part import CodeNames, Part, report_text
 from pvtui.safe_text import visible_json
 
 LIVE_CHECKPOINT = 256  # steps between the stored sets of live intervals (Liveness.live_variables)
-LIVE_KEPT = 8  # steps whose live variables are kept (Liveness.live_variables)
+LIVE_KEPT = 8  # steps whose live variables are kept, all forgotten once there are more (Liveness.live_variables)
 
 
 class Target(NamedTuple):
@@ -238,7 +238,7 @@ class Liveness(Part):
         per_checkpoint = np.bincount(checkpoint, minlength=len(self) // LIVE_CHECKPOINT + 1)
         return np.concatenate([[0], np.cumsum(per_checkpoint)]), interval[order]
 
-    _live_kept = cached_property(lambda self: {})  # step -> live_variables, for the last LIVE_KEPT steps asked
+    _live_kept = cached_property(lambda self: {})  # step -> live_variables: up to LIVE_KEPT steps, then forgotten
 
     def live_variables(self, step: int) -> list[tuple[int, int]]:
         """(variable index, bytes) live at STEP, largest first: a list kept for the next asking of the same step
